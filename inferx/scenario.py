@@ -1,0 +1,279 @@
+"""A serving scenario: the shared controls, validated, and the model evaluated on it.
+
+`PARAMS` is the one list of controls. Its names are the CLI options, the URL query
+parameters and the dashboard's control ids (`ctl-<name>`); values are in user
+units (TB/s, PFLOPS, GB, tokens, percent). `Scenario` holds the same in SI units.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from . import engine as E
+from .presets import DEEPSEEK_R1, DTYPE_BYTES, HARDWARE, INTERCONNECTS, ModelSpec
+
+MODES = ("article", "calibrated")
+
+
+class InvalidParameter(ValueError):
+    """A control value outside its allowed domain; the message names both."""
+
+    def __init__(self, name: str, message: str):
+        super().__init__(f"{name}: {message}")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class Param:
+    label: str
+    unit: str
+    kind: str  # "float", "int", "pow2" or "choice"
+    default: object = None  # None: taken from the hardware preset
+    ui_min: float = 0.0  # slider range (URL values outside it are refused)
+    ui_max: float = 0.0
+    step: float = 0.0
+    log: bool = False
+    choices: tuple = ()
+    lower: float = 0.0  # validity domain: lower < x <= upper (or >= lower for ints)
+    upper: float = math.inf
+    help: str = ""
+
+
+DTYPES = tuple(DTYPE_BYTES)
+PARAMS: dict[str, Param] = {
+    "preset": Param(
+        "Hardware preset", "", "choice", "h200x8", choices=tuple(HARDWARE), help="sets bw, compute, hbm, tp"
+    ),
+    "bw": Param("Memory bandwidth", "TB/s", "float", None, 1, 200, 0.1, help="aggregate HBM bandwidth"),
+    "compute": Param("Compute", "PFLOPS", "float", None, 1, 200, 0.01, help="aggregate peak FLOP/s"),
+    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, help="aggregate HBM capacity"),
+    "ctx": Param(
+        "Context length", "tokens", "int", 1024, 128, 131072, 1, log=True, lower=1, help="S: tokens of KV per request"
+    ),
+    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 1, log=True, lower=1, help="S_in: prompt tokens"),
+    "wdtype": Param("Weight dtype", "", "choice", "fp8", choices=DTYPES),
+    "kvdtype": Param("KV dtype", "", "choice", "fp8", choices=DTYPES),
+    "cv": Param(
+        "Output length CV",
+        "",
+        "float",
+        0.0,
+        0,
+        2,
+        0.05,
+        lower=-1e-300,
+        help="coefficient of variation of output length",
+    ),
+    "util": Param("KV utilisation", "%", "float", 87.0, 50, 100, 1, upper=100, help="η: usable share of KV headroom"),
+    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16, lower=1),
+    "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, lower=1),
+    "ic": Param("Interconnect", "", "choice", None, choices=tuple(INTERCONNECTS)),
+    "mode": Param(
+        "Model", "", "choice", "article", choices=MODES, help="article physics or calibrated to measurements"
+    ),
+}
+
+
+def preset_values(preset: str) -> dict:
+    """The user-unit control values a hardware preset sets."""
+    hw = HARDWARE[preset]
+    return {"bw": hw.bw / 1e12, "compute": hw.compute / 1e15, "hbm": hw.hbm / 1e9, "tp": hw.tp, "ic": hw.ic}
+
+
+def default_params(preset: str = "h200x8") -> dict:
+    values = {name: p.default for name, p in PARAMS.items()}
+    values["preset"] = preset
+    values.update(preset_values(preset))
+    return values
+
+
+def check_param(name: str, value):
+    """Return `value` coerced to the parameter's type, or raise InvalidParameter."""
+    p = PARAMS.get(name)
+    if p is None:
+        raise InvalidParameter(name, f"unknown parameter; known: {', '.join(PARAMS)}")
+    if p.kind == "choice":
+        value = str(value).strip().lower()
+        if value not in p.choices:
+            raise InvalidParameter(name, f"{value!r} is not one of {', '.join(p.choices)}")
+        return value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidParameter(name, f"{value!r} is not a number") from None
+    unit = f" {p.unit}" if p.unit else ""
+    if math.isnan(number) or math.isinf(number):
+        raise InvalidParameter(name, f"must be a finite number{unit}")
+    if p.kind in ("int", "pow2"):
+        if number != int(number) or number < max(p.lower, 1):
+            raise InvalidParameter(name, f"must be a whole number ≥ {max(int(p.lower), 1)}{unit}, got {value}")
+        return int(number)
+    if not (p.lower < number <= p.upper) and not (name == "cv" and number == 0):
+        bounds = {"cv": "≥ 0", "util": "in (0, 100] %"}.get(name, f"> 0{unit}")
+        raise InvalidParameter(name, f"must be {bounds}, got {value}")
+    return number
+
+
+def in_ui_range(name: str, value) -> bool:
+    """Whether a valid value also lies on the control's slider (used for URL input)."""
+    p = PARAMS[name]
+    if p.kind == "choice":
+        return True
+    return p.ui_min <= value <= p.ui_max
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Validated controls in SI units. Build with `Scenario.from_params`."""
+
+    params: dict = field(compare=False)  # user-unit values, as in the URL
+    model: ModelSpec
+    bw: float
+    compute: float
+    hbm: float
+    ctx: int
+    isl: int
+    b_w: float
+    b_kv: float
+    cv: float
+    eta: float
+    tp: int
+    pp: int
+    ic_bw: float
+    ic_alpha: float
+    mode: str = "article"
+    hardware: str = "h200x8"  # calibration family (the preset's GPU)
+
+    @classmethod
+    def from_params(cls, model: ModelSpec = DEEPSEEK_R1, **given) -> Scenario:
+        """Scenario from user-unit values; missing ones come from the preset, then defaults."""
+        preset = check_param("preset", given.get("preset") or "h200x8")
+        values = default_params(preset)
+        for name, value in given.items():
+            if value is not None:
+                values[name] = check_param(name, value)
+        ic = INTERCONNECTS[values["ic"]]
+        return cls(
+            params=values,
+            model=model,
+            bw=values["bw"] * 1e12,
+            compute=values["compute"] * 1e15,
+            hbm=values["hbm"] * 1e9,
+            ctx=values["ctx"],
+            isl=values["isl"],
+            b_w=DTYPE_BYTES[values["wdtype"]],
+            b_kv=DTYPE_BYTES[values["kvdtype"]],
+            cv=values["cv"],
+            eta=values["util"] / 100.0,
+            tp=values["tp"],
+            pp=values["pp"],
+            ic_bw=ic.bw,
+            ic_alpha=ic.alpha,
+            mode=values["mode"],
+            hardware=preset,
+        )
+
+    def with_params(self, **changes) -> Scenario:
+        """A copy with some user-unit controls changed."""
+        return Scenario.from_params(self.model, **{**self.params, **changes})
+
+    def with_context(self, ctx: int) -> Scenario:
+        return replace(self, ctx=int(ctx), params={**self.params, "ctx": int(ctx)})
+
+    # --- Scalars of the scenario --------------------------------------------------
+
+    @property
+    def kappa(self) -> float:
+        return E.kv_bytes_per_token(self.model, self.b_kv)
+
+    @property
+    def weight_bytes(self) -> float:
+        return self.model.p_total * self.b_w
+
+    @property
+    def headroom(self) -> float:
+        return E.kv_headroom(self.hbm, self.model, self.b_w)
+
+    @property
+    def b_max(self) -> int:
+        return int(E.b_max(self.headroom, self.ctx, self.kappa, self.eta))
+
+    def unfit_reason(self) -> str | None:
+        """Why no frontier exists, in words a page can show, or None if one does."""
+        if self.headroom <= 0:
+            return f"weights {self.weight_bytes / 1e9:,.0f} GB exceed HBM {self.hbm / 1e9:,.0f} GB"
+        if self.b_max < 1:
+            need = self.ctx * self.kappa / self.eta / 1e9
+            return (
+                f"no request fits: one {self.ctx:,}-token KV cache needs {need:,.2f} GB "
+                f"of the {self.headroom / 1e9:,.2f} GB headroom at {self.eta:.0%} utilisation"
+            )
+        return None
+
+    # --- Curves over batch size ---------------------------------------------------
+
+    def step_and_comm(self, B):
+        """(t_step, t_comm) in seconds for batch sizes B, in the selected model mode."""
+        B = np.asarray(B, dtype=float)
+        if self.mode == "calibrated":
+            from .calibrated import calibrated_step
+
+            step = calibrated_step(self, B)
+        else:
+            step = E.t_step(B, self.ctx, self.model, self.b_w, self.kappa, self.bw, self.compute)
+        comm = E.t_allreduce(B, self.tp, self.model, self.b_w, self.ic_bw, self.ic_alpha) + E.t_pipeline(
+            B, self.pp, self.model, self.b_w, self.ic_bw, self.ic_alpha
+        )
+        return step, comm
+
+    def evaluate(self, B) -> dict:
+        """Every per-batch quantity, as arrays aligned with B (TTFT is ∞ where ρ ≥ 1)."""
+        B = np.atleast_1d(np.asarray(B, dtype=float))
+        step, comm = self.step_and_comm(B)
+        itl = E.itl(step, comm)
+        rho = E.utilisation(B, self.b_max)
+        prefill = float(E.t_prefill(self.isl, self.model, self.compute))
+        return {
+            "batch": B,
+            "t_step": step,
+            "t_comm": comm,
+            "itl": itl,
+            "throughput": E.throughput(B, itl),
+            "ttft": E.ttft(prefill, rho, itl, self.cv),
+            "rho": rho,
+            "stable": rho < 1.0,
+        }
+
+    def summary(self) -> dict:
+        """Scenario-level scalars, SI units."""
+        return {
+            "kappa": self.kappa,
+            "weight_bytes": self.weight_bytes,
+            "headroom": self.headroom,
+            "b_max": self.b_max,
+            "b_star": E.ridge_batch(self.compute, self.bw, self.b_w),
+            "ridge": E.ridge_intensity(self.compute, self.bw),
+            "t_inf": float(E.kv_ceiling(self.ctx, self.kappa, self.bw)),
+            "t_prefill": float(E.t_prefill(self.isl, self.model, self.compute)),
+            "itl_floor": E.itl_floor(self.model.p_active, self.b_w, self.bw),
+            "unfit": self.unfit_reason(),
+        }
+
+
+def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
+    """Batch sizes 1..b_max: every integer, or about `points` samples.
+
+    Samples are geometric in B (the interactive end) and in B_max − B (the queue
+    knee, where TTFT turns upward), so both ends of the frontier stay smooth.
+    """
+    if b_max < 1:
+        return np.zeros(0, dtype=int)
+    if points is None or points >= b_max:
+        return np.arange(1, b_max + 1)
+    low = np.geomspace(1, b_max, max(2, points * 2 // 3))
+    high = b_max - np.geomspace(1, b_max, max(2, points - len(low)))
+    grid = np.unique(np.clip(np.rint(np.concatenate([low, high, [b_max]])), 1, b_max).astype(int))
+    return grid

@@ -1,0 +1,192 @@
+"""The engine's formulas and the identities the article states, as properties."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inferx import engine as E
+from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
+from inferx.scenario import PARAMS, InvalidParameter, Scenario, frontier_batches
+
+presets = st.sampled_from(sorted(HARDWARE))
+contexts = st.integers(128, 32768)
+cvs = st.floats(0, 2)
+utils = st.floats(50, 100)
+tps = st.sampled_from([1, 2, 4, 8, 16])
+pps = st.sampled_from([1, 2, 4])
+ics = st.sampled_from(sorted(INTERCONNECTS))
+
+
+def scenario(**kw):
+    return Scenario.from_params(**kw)
+
+
+@settings(max_examples=60, deadline=None)
+@given(preset=presets, ctx=contexts, tp=tps, pp=pps, ic=ics)
+def test_itl_times_throughput_is_batch(preset, ctx, tp, pp, ic):
+    s = scenario(preset=preset, ctx=ctx, tp=tp, pp=pp, ic=ic)
+    B = np.arange(1, 2000)
+    r = s.evaluate(B)
+    np.testing.assert_allclose(r["itl"] * r["throughput"], B, rtol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(preset=presets, ctx=contexts, util=utils)
+def test_throughput_non_decreasing_up_to_b_max_without_comm(preset, ctx, util):
+    s = scenario(preset=preset, ctx=ctx, util=util, tp=1, pp=1)
+    B = frontier_batches(s.b_max)
+    t = s.evaluate(B)["throughput"]
+    assert np.all(np.diff(t) >= -1e-9 * t[1:])
+
+
+@settings(max_examples=60, deadline=None)
+@given(preset=presets, ctx=contexts, cv=cvs, util=utils, tp=tps)
+def test_ttft_increasing_in_batch(preset, ctx, cv, util, tp):
+    s = scenario(preset=preset, ctx=ctx, cv=cv, util=util, tp=tp)
+    B = frontier_batches(s.b_max)
+    ttft = s.evaluate(B)["ttft"]
+    finite = ttft[np.isfinite(ttft)]
+    assert np.all(np.diff(finite) > 0)
+    assert math.isinf(ttft[-1]) and B[-1] == s.b_max  # ρ = 1 at B_max: unstable
+
+
+@settings(max_examples=60, deadline=None)
+@given(headroom=st.floats(1e9, 5e12), ctx=contexts, eta=st.floats(0.05, 1), factor=st.integers(2, 8))
+def test_b_max_proportional_to_eta_and_headroom(headroom, ctx, eta, factor):
+    kappa = E.kv_bytes_per_token(DEEPSEEK_R1, 1.0)
+    base = E.b_max(headroom, ctx, kappa, eta)
+    exact = eta * headroom / (ctx * kappa)
+    assert base == math.floor(exact)
+    # Scaling η or the headroom by k scales B_max by k, up to the flooring.
+    for scaled in (E.b_max(headroom * factor, ctx, kappa, eta), E.b_max(headroom, ctx, kappa, eta * factor)):
+        assert factor * base <= scaled <= factor * (base + 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(preset=presets, ctx=contexts, util=utils)
+def test_fp16_kv_halves_b_max(preset, ctx, util):
+    fp8 = scenario(preset=preset, ctx=ctx, util=util, kvdtype="fp8").b_max
+    fp16 = scenario(preset=preset, ctx=ctx, util=util, kvdtype="fp16").b_max
+    assert fp16 in (fp8 // 2, (fp8 + 1) // 2)
+
+
+def test_allreduce_flat_on_nvlink_and_linear_on_infiniband():
+    B = np.arange(1, 65)
+    nv, ib = INTERCONNECTS["nvlink"], INTERCONNECTS["infiniband"]
+    t_nv = E.t_allreduce(B, 8, DEEPSEEK_R1, 1.0, nv.bw, nv.alpha)
+    assert t_nv[-1] / t_nv[0] < 1.1  # latency-bound over the interactive range: α dominates
+    B = np.arange(1, 513)
+    t_ib = E.t_allreduce(B, 8, DEEPSEEK_R1, 1.0, ib.bw, ib.alpha)
+    slope = np.diff(t_ib)
+    np.testing.assert_allclose(slope, slope[0], rtol=1e-9)  # exactly linear
+    assert t_ib[-1] / t_ib[0] > 10  # and the bandwidth term dominates
+
+
+def test_no_collective_cost_on_one_gpu_or_one_stage():
+    B = np.arange(1, 10)
+    assert not E.t_allreduce(B, 1, DEEPSEEK_R1, 1.0, 450e9, 1e-5).any()
+    assert not E.t_pipeline(B, 1, DEEPSEEK_R1, 1.0, 450e9, 1e-5).any()
+    assert scenario(tp=1, pp=1).evaluate(B)["t_comm"].sum() == 0
+
+
+def test_roofline_two_regimes():
+    s = scenario(preset="h200x8", tp=1)
+    b_star = s.summary()["b_star"]
+    zero_ctx = E.t_step(np.array([1.0, b_star, 4 * b_star]), 0, s.model, 1.0, s.kappa, s.bw, s.compute)
+    T = np.array([1.0, b_star, 4 * b_star]) / zero_ctx
+    assert T[0] == pytest.approx(s.bw / (s.model.p_active * 1.0))  # memory bound: B·BW/(P·b_w)
+    assert T[2] == pytest.approx(s.compute / (2 * s.model.p_active))  # compute bound plateau
+    assert T[1] == pytest.approx(T[2])  # the two meet at the ridge batch
+
+
+def test_ttft_boxed_form_and_cv():
+    s = scenario(tp=1, cv=0)
+    r = s.evaluate([1])
+    step = r["itl"][0]
+    rho = 1 / s.b_max
+    assert r["ttft"][0] == pytest.approx(s.summary()["t_prefill"] + 0.5 * step / (1 - rho))
+    doubled = scenario(tp=1, cv=1).evaluate([1])["ttft"][0] - s.summary()["t_prefill"]
+    assert doubled == pytest.approx(2 * (r["ttft"][0] - s.summary()["t_prefill"]))
+
+
+def test_e2e_cost_efficiency_and_speculation():
+    assert E.e2e_latency(0.05, 500, 0.03) == pytest.approx(15.05)
+    assert E.cost_per_million_tokens(36.0, 10_000) == pytest.approx(1.0)  # $36/h at 10k tok/s
+    assert E.tokens_per_joule(10_000, 5_000) == pytest.approx(2.0)
+    assert E.expected_accepted(5, 1.0) == 6.0
+    assert E.itl_speculative(5, 0.0, 1e-3, 1e-3) == pytest.approx(6e-3)
+
+
+def test_weights_that_do_not_fit_are_a_result():
+    s = scenario(preset="h200x8", wdtype="fp16")
+    assert s.unfit_reason() == "weights 1,342 GB exceed HBM 1,128 GB"
+    assert s.b_max == 0
+    r = s.evaluate([1, 8])
+    assert np.isinf(r["ttft"]).all() and not r["stable"].any()
+    assert frontier_batches(s.b_max).size == 0
+
+
+def test_context_too_long_for_one_request_is_explained():
+    s = scenario(preset="mi300x4", hbm=680, ctx=131072, kvdtype="fp16", util=50)
+    assert s.b_max == 0
+    assert "no request fits" in s.unfit_reason()
+
+
+@pytest.mark.parametrize(
+    "name,value,fragment",
+    [
+        ("bw", -1, "bw: must be > 0 TB/s"),
+        ("bw", 0, "bw: must be > 0 TB/s"),
+        ("hbm", float("nan"), "hbm: must be a finite number GB"),
+        ("ctx", 0, "ctx: must be a whole number ≥ 1"),
+        ("isl", 10.5, "isl: must be a whole number ≥ 1"),
+        ("util", 0, "util: must be in (0, 100] %"),
+        ("util", 101, "util: must be in (0, 100] %"),
+        ("cv", -0.1, "cv: must be ≥ 0"),
+        ("tp", 0, "tp: must be a whole number ≥ 1"),
+        ("pp", 0, "pp: must be a whole number ≥ 1"),
+        ("wdtype", "fp3", "wdtype: 'fp3' is not one of fp16, bf16, fp8, int8, fp4, int4"),
+        ("preset", "tpu", "preset: 'tpu' is not one of h200x8, mi300x4, b200x8"),
+        ("ic", "carrier-pigeon", "ic: 'carrier-pigeon' is not one of nvlink, infiniband, roce"),
+        ("compute", "fast", "compute: 'fast' is not a number"),
+    ],
+)
+def test_invalid_input_names_parameter_and_range(name, value, fragment):
+    with pytest.raises(InvalidParameter) as err:
+        scenario(**{name: value})
+    assert fragment in str(err.value)
+    assert err.value.name == name
+
+
+def test_preset_sets_hardware_and_explicit_values_override():
+    s = scenario(preset="mi300x4")
+    assert (s.bw, s.compute, s.hbm, s.tp) == (21.2e12, 10.456e18 / 1e3, 768e9, 4)
+    t = scenario(preset="mi300x4", bw=30, tp=8)
+    assert (t.bw, t.hbm, t.tp) == (30e12, 768e9, 8)
+    assert set(PARAMS) >= {
+        "preset",
+        "bw",
+        "compute",
+        "hbm",
+        "ctx",
+        "isl",
+        "wdtype",
+        "kvdtype",
+        "cv",
+        "util",
+        "tp",
+        "pp",
+        "ic",
+    }
+
+
+def test_frontier_samples_cover_both_ends():
+    grid = frontier_batches(10_000, 100)
+    assert grid[0] == 1 and grid[-1] == 10_000
+    assert len(grid) <= 100
+    assert (np.diff(grid) > 0).all()
+    assert (grid > 9_990).sum() >= 5  # dense near the queue knee
+    np.testing.assert_array_equal(frontier_batches(5), np.arange(1, 6))
