@@ -1,0 +1,120 @@
+"""Shared fixtures: the real app served by gunicorn, and headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+MEASURED_CSV = SHARED / "data" / "inferencex" / "deepseek_r1_measured.csv"
+MEASURED_JSON = SHARED / "data" / "inferencex" / "api_benchmarks_dsr1_2026-06-14.json"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.1)
+
+
+class Server:
+    """`gunicorn app:server` as deployed, on a free loopback port."""
+
+    def __init__(self, env: dict | None = None, host: str = "127.0.0.1", prefix: str = "/"):
+        self.port = free_port(host)
+        self.url = f"http://{host}:{self.port}{prefix}"
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "app:server",
+                "--bind",
+                f"{host}:{self.port}",
+                "--workers",
+                "1",
+                "--threads",
+                "4",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+        )
+        try:
+            wait_http(self.url + "health", timeout=60)
+        except Exception:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server():
+    srv = Server()
+    yield srv
+    srv.stop()
+
+
+def make_driver(width: int = 1280, height: int = 800):
+    from selenium import webdriver
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+        f"--window-size={width},{height}",
+    ):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    return webdriver.Chrome(options=opts)
+
+
+@pytest.fixture
+def browser():
+    if not shutil.which("chromedriver"):
+        pytest.skip("chromedriver is not installed (apt-get install chromium chromium-driver)")
+    driver = make_driver()
+    yield driver
+    driver.quit()
+
+
+def severe_console_errors(driver) -> list[str]:
+    """Console messages at SEVERE level, e.g. JavaScript errors and failed callbacks."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
