@@ -1,0 +1,467 @@
+"""Figure builders: pure functions from a Scenario, through the engine, to plotly dicts.
+
+Each `figN(scn)` returns `{"data": [...], "layout": {...}}` as plain lists and dicts:
+validated `go.Figure` objects cost milliseconds each, and the dashboard redraws
+ten figures per slider step. Colours are Okabe–Ito (colour-blind safe); a reference
+curve keeps its colour on every figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine as E
+from .presets import HARDWARE
+from .scenario import Scenario, frontier_batches
+
+CURRENT = "#000000"
+AMBER = "#E69F00"
+CONTEXT_REFS = {1024: "#56B4E9", 8192: "#E69F00", 32768: "#CC79A7"}
+QUANT_REFS = {("fp16", "fp16"): "#CC79A7", ("fp8", "fp8"): "#56B4E9"}
+WORKLOAD_REFS = {"ideal": ("#009E73", 0.0, 100.0), "realistic": ("#D55E00", 1.0, 87.0)}
+COMM_REFS = {
+    "TP 4, NVLink": ("#56B4E9", dict(tp=4, pp=1, ic="nvlink"), "solid"),
+    "TP 8, NVLink": ("#0072B2", dict(tp=8, pp=1, ic="nvlink"), "solid"),
+    "TP 4, InfiniBand": ("#E69F00", dict(tp=4, pp=1, ic="infiniband"), "dash"),
+    "TP 4 + PP 4, InfiniBand": ("#D55E00", dict(tp=4, pp=4, ic="infiniband"), "dash"),
+}
+INTERACTIVE_BAND = "rgba(86,180,233,0.16)"
+BATCH_BAND = "rgba(0,158,115,0.13)"
+RHO_BAND = "rgba(0,158,115,0.15)"
+RHO_PRACTICAL = 0.85
+RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
+CURVE_POINTS = 90
+FIGURES = tuple(f"fig{i}" for i in range(1, 10))
+
+
+def _r(values, digits: int = 4) -> list:
+    """Round to `digits` significant figures for a compact JSON payload."""
+    a = np.asarray(values, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(a == 0, 1.0, 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a)))))
+    return (np.round(a * scale) / scale).tolist()
+
+
+def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict:
+    layout = {
+        "xaxis": {"title": {"text": title_x}, "type": "log" if xlog else "linear", "zeroline": False},
+        "yaxis": {"title": {"text": title_y}, "type": "log" if ylog else "linear", "zeroline": False},
+        "margin": {"l": 64, "r": 16, "t": 16, "b": 52},
+        "legend": {"orientation": "h", "y": -0.22, "x": 0, "font": {"size": 11}},
+        "hovermode": "closest",
+        "template": "plotly_white",
+        "font": {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12},
+        "uirevision": "keep",  # keep the user's zoom across redraws
+        "shapes": [],
+        "annotations": [],
+    }
+    layout.update(extra)
+    return layout
+
+
+def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, **extra) -> dict:
+    trace = {
+        "type": "scatter",
+        "mode": "lines",
+        "name": name,
+        "x": _r(x),
+        "y": _r(y),
+        "line": {"color": colour, "dash": dash, "width": width},
+        "hovertemplate": hover + f"<extra>{name}</extra>",
+    }
+    if custom is not None:
+        trace["customdata"] = custom
+    trace.update(extra)
+    return trace
+
+
+def _note(layout: dict, text: str, y: float = 0.5) -> None:
+    """A visible explanation in place of a curve that cannot exist."""
+    layout["annotations"].append(
+        {
+            "text": text,
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0.5,
+            "y": y,
+            "showarrow": False,
+            "font": {"size": 13, "color": "#8a2b00"},
+            "bgcolor": "rgba(255,244,229,0.95)",
+            "bordercolor": "#D55E00",
+            "borderpad": 6,
+        }
+    )
+
+
+def _vline(layout, x, colour, label) -> None:
+    layout["shapes"].append(
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": x,
+            "x1": x,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": colour, "dash": "dash", "width": 1.5},
+        }
+    )
+    layout["annotations"].append(
+        {
+            "text": label,
+            "x": x,
+            "xref": "x",
+            "y": 1,
+            "yref": "paper",
+            "showarrow": False,
+            "xanchor": "left",
+            "yanchor": "top",
+            "font": {"size": 11, "color": colour},
+            "xshift": 4,
+        }
+    )
+
+
+def _hline(layout, y, colour, label, xanchor="right") -> None:
+    layout["shapes"].append(
+        {
+            "type": "line",
+            "xref": "paper",
+            "yref": "y",
+            "x0": 0,
+            "x1": 1,
+            "y0": y,
+            "y1": y,
+            "line": {"color": colour, "dash": "dash", "width": 1.5},
+        }
+    )
+    layout["annotations"].append(
+        {
+            "text": label,
+            "xref": "paper",
+            "x": 1 if xanchor == "right" else 0,
+            "y": y,
+            "yref": "y",
+            "showarrow": False,
+            "xanchor": xanchor,
+            "yanchor": "bottom",
+            "font": {"size": 11, "color": colour},
+        }
+    )
+
+
+def _band(layout, x0, x1, colour, label="", xref="x") -> None:
+    layout["shapes"].append(
+        {
+            "type": "rect",
+            "xref": xref,
+            "yref": "paper",
+            "x0": x0,
+            "x1": x1,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": colour,
+            "line": {"width": 0},
+            "layer": "below",
+        }
+    )
+    if label:
+        layout["annotations"].append(
+            {
+                "text": label,
+                "x": x0,
+                "xref": xref,
+                "y": 0.02,
+                "yref": "paper",
+                "showarrow": False,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "font": {"size": 11, "color": "#555"},
+                "xshift": 4,
+            }
+        )
+
+
+# --- Sweeps shared by several figures ---------------------------------------------
+
+
+def frontier(scn: Scenario, points: int = CURVE_POINTS, extra=()) -> dict | None:
+    """The stable part of the frontier (ρ ≤ 0.99), or None when it cannot exist."""
+    if scn.unfit_reason():
+        return None
+    end = max(1, int(RHO_CURVE_END * scn.b_max))
+    B = np.union1d(frontier_batches(end, points), np.asarray(extra, dtype=int))
+    B = B[(B >= 1) & (B < scn.b_max)]
+    if B.size == 0:
+        return None
+    return scn.evaluate(B)
+
+
+def _hover_frontier() -> str:
+    return "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
+
+
+def _frontier_trace(name, r, colour, dash="solid", width=2.0) -> dict:
+    return _line(
+        name,
+        r["throughput"],
+        1e3 * r["ttft"],
+        colour,
+        dash,
+        width,
+        _hover_frontier(),
+        custom=r["batch"].astype(int).tolist(),
+    )
+
+
+def _preset_scenario(scn: Scenario, preset: str) -> Scenario:
+    """Another preset's hardware (and its TP and interconnect) under the current workload."""
+    keep = {k: scn.params[k] for k in ("ctx", "isl", "wdtype", "kvdtype", "cv", "util", "pp", "mode")}
+    return Scenario.from_params(scn.model, preset=preset, **keep)
+
+
+# --- Figures ------------------------------------------------------------------------
+
+
+def fig1(scn: Scenario) -> dict:
+    """Throughput vs batch with no KV cache (S = 0); the ridge batch B* dashed."""
+    b_star = E.ridge_batch(scn.compute, scn.bw, scn.b_w)
+    B = np.unique(np.rint(np.geomspace(1, max(8 * b_star, 64), CURVE_POINTS)))
+    step, comm = scn.with_context(0).step_and_comm(B)
+    hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
+    data = [_line("Roofline, no communication", B, E.throughput(B, step), CURRENT, "dot", 1.5, hover)]
+    if comm.any():
+        data.append(_line("With TP/PP communication", B, E.throughput(B, step + comm), CURRENT, "solid", 2.5, hover))
+    else:
+        data[0].update(line={"color": CURRENT, "dash": "solid", "width": 2.5}, name="Roofline (S = 0)")
+    layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True)
+    _vline(layout, float(b_star), "#0072B2", f"B* = {b_star:,.0f}")
+    return {"data": data, "layout": layout}
+
+
+def _context_refs(ctx: int) -> list[int]:
+    return [s for s in CONTEXT_REFS if s != ctx][:2]
+
+
+def fig2(scn: Scenario) -> dict:
+    """Throughput vs batch at the current context and two reference contexts; KV ceilings dashed."""
+    layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
+    if scn.headroom <= 0:
+        _note(layout, f"No curves: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    data, notes = [], []
+    hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
+    for S in [scn.ctx, *_context_refs(scn.ctx)]:
+        current = S == scn.ctx
+        s = scn.with_context(S)
+        colour = CURRENT if current else CONTEXT_REFS[S]
+        name = f"S = {S:,} tokens" + (" (current)" if current else "")
+        if s.unfit_reason():
+            notes.append(f"{name}: {s.unfit_reason()}")
+            continue
+        r = s.evaluate(frontier_batches(s.b_max, CURVE_POINTS))
+        data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover))
+        ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
+        _hline(layout, ceiling, colour, f"T∞({S:,}) = {ceiling:,.0f} tok/s", xanchor="left")
+    if notes:
+        _note(layout, "<br>".join(notes))
+    return {"data": data, "layout": layout}
+
+
+def fig3(scn: Scenario) -> dict:
+    """TTFT components vs batch: prefill floor, queueing term, total; ρ ≤ 0.85 band."""
+    layout = _layout("Batch size B (concurrent requests)", "Time to first token (ms)", xlog=True, ylog=True)
+    r = frontier(scn)
+    if r is None:
+        _note(layout, f"No frontier: {scn.unfit_reason() or 'B_max < 2'}")
+        return {"data": [], "layout": layout}
+    B = r["batch"]
+    prefill = scn.summary()["t_prefill"]
+    hover = "B = %{x:,.0f}<br>%{y:.3g} ms"
+    data = [
+        _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), "#0072B2", "dash", 2, hover),
+        _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), "#D55E00", "dot", 2, hover),
+        _line("TTFT total", B, 1e3 * r["ttft"], CURRENT, "solid", 2.5, hover),
+    ]
+    _band(layout, 1, RHO_PRACTICAL * scn.b_max, RHO_BAND, "ρ ≤ 0.85")
+    layout["xaxis"]["range"] = [0, float(np.log10(B[-1]))]
+    return {"data": data, "layout": layout}
+
+
+def fig4(scn: Scenario) -> dict:
+    """ITL vs throughput, parametric in B; the ITL floor P_active·b_w/BW dashed."""
+    layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
+    floor = scn.summary()["itl_floor"]
+    _hline(layout, 1e3 * floor, "#0072B2", f"ITL floor = {1e3 * floor:.3g} ms")
+    r = frontier(scn)
+    if r is None:
+        _note(layout, f"No curve: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    hover = "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>ITL = %{y:.3g} ms"
+    trace = _line(
+        "ITL(B) vs T(B)",
+        r["throughput"],
+        1e3 * r["itl"],
+        CURRENT,
+        "solid",
+        2.5,
+        hover,
+        custom=r["batch"].astype(int).tolist(),
+    )
+    layout["yaxis"]["rangemode"] = "tozero"
+    return {"data": [trace], "layout": layout}
+
+
+def _regimes(layout, scn: Scenario, r) -> None:
+    """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2)."""
+    split = min(E.ridge_batch(scn.compute, scn.bw, scn.b_w), scn.b_max / 2)
+    T = r["throughput"]
+    x_int = float(np.interp(split / 8, r["batch"], T))
+    x_batch = float(np.interp(split, r["batch"], T))
+    _band(layout, 0, x_int, INTERACTIVE_BAND, "interactive")
+    _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch")
+
+
+def fig5(scn: Scenario) -> dict:
+    """Throughput–TTFT frontier for the current settings and the other presets."""
+    layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    data, notes = [], []
+    for preset, hw in HARDWARE.items():
+        if preset == scn.hardware:
+            continue
+        ref = _preset_scenario(scn, preset)
+        r = frontier(ref)
+        if r is None:
+            notes.append(f"{hw.label}: {ref.unfit_reason()}")
+        else:
+            data.append(_frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8))
+    r = frontier(scn)
+    if r is None:
+        notes.insert(0, f"Current settings: {scn.unfit_reason()}")
+    else:
+        data.append(_frontier_trace("Current settings", r, CURRENT, "solid", 2.8))
+        _regimes(layout, scn, r)
+    if notes:
+        _note(layout, "<br>".join(notes), y=0.9)
+    return {"data": data, "layout": layout}
+
+
+EXPLORER_POINTS = 160
+
+
+def fig6(scn: Scenario, batch: int = 8) -> dict:
+    """Operating-point explorer: the frontier and an amber dot at the chosen batch.
+
+    customdata carries [B, ITL ms, ρ] for every sample so the browser can move the
+    dot and the readouts without asking the server.
+    """
+    layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    # Every B up to 64 plus the chosen one, so the dot sits on exact engine values.
+    r = frontier(scn, EXPLORER_POINTS, np.append(np.arange(1, 65), int(batch)))
+    if r is None:
+        _note(layout, f"No frontier: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    custom = np.column_stack([r["batch"], _r(1e3 * r["itl"]), _r(r["rho"])]).tolist()
+    line = _line(
+        "Frontier",
+        r["throughput"],
+        1e3 * r["ttft"],
+        CURRENT,
+        "solid",
+        2.5,
+        "B = %{customdata[0]:,.0f}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms<br>"
+        "ITL = %{customdata[1]:.3g} ms<br>ρ = %{customdata[2]:.3f}",
+        custom=custom,
+    )
+    i = int(np.clip(np.searchsorted(r["batch"], batch), 0, r["batch"].size - 1))
+    dot = {
+        "type": "scatter",
+        "mode": "markers",
+        "name": "Operating point",
+        "x": [line["x"][i]],
+        "y": [line["y"][i]],
+        "customdata": [custom[i]],
+        "marker": {"color": AMBER, "size": 15, "line": {"color": CURRENT, "width": 1.5}},
+        "hovertemplate": "B = %{customdata[0]:,.0f}<extra>operating point</extra>",
+    }
+    layout["showlegend"] = False
+    return {"data": [line, dot], "layout": layout}
+
+
+def fig7(scn: Scenario) -> dict:
+    """Quantization: the current frontier beside FP16+FP16 and FP8+FP8 on the same hardware."""
+    layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    data, notes = [], []
+    for (w, kv), colour in QUANT_REFS.items():
+        ref = scn.with_params(wdtype=w, kvdtype=kv)
+        name = f"{w.upper()} weights + {kv.upper()} KV"
+        r = frontier(ref)
+        if r is None:
+            notes.append(f"{name}: {ref.unfit_reason()}")
+        else:
+            data.append(_frontier_trace(name, r, colour, "dash", 1.8))
+    r = frontier(scn)
+    name = f"Current: {scn.params['wdtype'].upper()} weights + {scn.params['kvdtype'].upper()} KV"
+    if r is None:
+        notes.insert(0, f"{name}: {scn.unfit_reason()}")
+    else:
+        data.append(_frontier_trace(name, r, CURRENT, "solid", 2.8))
+    if notes:
+        _note(layout, "<br>".join(notes), y=0.9)
+    return {"data": data, "layout": layout}
+
+
+def fig8(scn: Scenario) -> dict:
+    """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
+    layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True)
+    B = np.unique(np.rint(np.geomspace(1, max(1024, scn.b_max), CURVE_POINTS)))
+    hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
+    data = []
+    for name, (colour, cfg, dash) in COMM_REFS.items():
+        _, comm = scn.with_params(**cfg).step_and_comm(B)
+        data.append(_line(name, B, 1e3 * comm, colour, dash, 1.8, hover))
+    _, comm = scn.step_and_comm(B)
+    p = scn.params
+    data.append(_line(f"Current: TP {p['tp']}, PP {p['pp']}, {p['ic']}", B, 1e3 * comm, CURRENT, "solid", 2.8, hover))
+    return {"data": data, "layout": layout}
+
+
+def fig9(scn: Scenario) -> dict:
+    """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %)."""
+    layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    data, notes = [], []
+    for name, (colour, cv, util) in WORKLOAD_REFS.items():
+        ref = scn.with_params(cv=cv, util=util)
+        r = frontier(ref)
+        label = f"{name.capitalize()} (CV {cv:g}, utilisation {util:g} %)"
+        if r is None:
+            notes.append(f"{label}: {ref.unfit_reason()}")
+        else:
+            data.append(_frontier_trace(label, r, colour, "dash", 1.8))
+    r = frontier(scn)
+    if r is None:
+        notes.insert(0, f"Current: {scn.unfit_reason()}")
+    else:
+        data.append(
+            _frontier_trace(f"Current (CV {scn.cv:g}, utilisation {100 * scn.eta:g} %)", r, CURRENT, "solid", 2.8)
+        )
+    if notes:
+        _note(layout, "<br>".join(notes), y=0.9)
+    return {"data": data, "layout": layout}
+
+
+BUILDERS = {
+    "fig1": fig1,
+    "fig2": fig2,
+    "fig3": fig3,
+    "fig4": fig4,
+    "fig5": fig5,
+    "fig7": fig7,
+    "fig8": fig8,
+    "fig9": fig9,
+}
+
+
+def build(scn: Scenario, names=FIGURES, batch: int = 8) -> dict[str, dict]:
+    """The requested figures for one control state."""
+    return {name: fig6(scn, batch) if name == "fig6" else BUILDERS[name](scn) for name in names}
