@@ -1,0 +1,32 @@
+"""gunicorn settings shared by the Docker image and bare-metal serving.
+
+gunicorn reads ./gunicorn.conf.py by default, so `gunicorn app:server` from the repo root serves exactly
+as the image does. Tune with the environment variables documented in inferx/deploy.py and the README;
+command-line flags still win over this file.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+# gunicorn loads this file before it puts the working directory on sys.path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from inferx.deploy import Settings  # noqa: E402
+
+_settings = Settings.from_env()  # fail at start-up, naming the bad variable, not at first request
+
+bind = [f"{_settings.host}:{_settings.port}"]
+worker_class = "gthread"  # threads overlap I/O; figures are numpy-bound and release the GIL in parts
+workers = _settings.workers
+threads = _settings.threads
+timeout = _settings.timeout
+graceful_timeout = 30
+keepalive = 5
+# Import the app once in the master: a broken app fails start-up instead of looping worker boots,
+# and workers share the numpy/pandas/plotly pages copy-on-write.
+preload_app = True
+# Heartbeat files on tmpfs: a container's overlay filesystem can stall the worker heartbeat.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+accesslog = "-"
+errorlog = "-"

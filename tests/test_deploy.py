@@ -1,0 +1,259 @@
+"""Deployment settings (inferx/deploy.py), gunicorn.conf.py, and the real app's response headers."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from conftest import ROOT
+from flask import Flask
+
+from inferx.deploy import ConfigError, Settings, healthcheck, normalise_prefix, parse_frame_ancestors
+
+
+def test_defaults_from_an_empty_environment():
+    s = Settings.from_env({})
+    assert s == Settings()
+    assert (s.prefix, s.frame_ancestors, s.workers, s.threads, s.host, s.port) == (
+        "/",
+        ("'self'",),
+        2,
+        4,
+        "0.0.0.0",
+        8050,
+    )
+    assert s.health_url == "http://127.0.0.1:8050/health"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("", "/"),
+        ("/", "/"),
+        ("///", "/"),
+        ("tools/inferx", "/tools/inferx/"),
+        ("/tools/inferx", "/tools/inferx/"),
+        ("/tools//inferx/", "/tools/inferx/"),
+        ("inferx/", "/inferx/"),
+    ],
+)
+def test_prefix_is_normalised_to_start_and_end_with_a_slash(raw, expected):
+    assert normalise_prefix(raw) == expected
+    assert Settings.from_env({"INFERX_PREFIX": raw}).prefix == expected
+
+
+@pytest.mark.parametrize("raw", ["/a b/", "/../x/", "/x/./", "/a?b=1", "/a#b", '/a"b'])
+def test_bad_prefix_names_the_variable(raw):
+    with pytest.raises(ConfigError, match="INFERX_PREFIX"):
+        Settings.from_env({"INFERX_PREFIX": raw})
+
+
+def test_dash_url_base_pathname_is_honoured_when_inferx_prefix_is_unset():
+    assert Settings.from_env({"DASH_URL_BASE_PATHNAME": "/wiki/tools"}).prefix == "/wiki/tools/"
+    assert Settings.from_env({"DASH_URL_BASE_PATHNAME": "/a/", "INFERX_PREFIX": "/b/"}).prefix == "/b/"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("'self'", ("'self'",)),
+        ("self", ("'self'",)),
+        ("'none'", ("'none'",)),
+        ("'self' https://wiki.example.com", ("'self'", "https://wiki.example.com")),
+        (
+            "self, https://wiki.example.com,https://*.corp.example",
+            ("'self'", "https://wiki.example.com", "https://*.corp.example"),
+        ),
+        ("http://127.0.0.2:8123", ("http://127.0.0.2:8123",)),
+        ("https:", ("https:",)),
+        ("'self' 'self' wiki.example.com:*", ("'self'", "wiki.example.com:*")),
+        ("http://[::1]:8080/wiki/", ("http://[::1]:8080/wiki/",)),
+    ],
+)
+def test_frame_ancestors_parsing(raw, expected):
+    assert parse_frame_ancestors(raw) == expected
+    assert Settings.from_env({"INFERX_FRAME_ANCESTORS": raw}).frame_ancestors == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "https://wiki.example.com; script-src *",  # would smuggle a second directive into the header
+        "'unsafe-inline'",
+        "https://wiki.example.com'",
+        "'none' https://wiki.example.com",
+        'https://exa mple.com/pa"th',
+        ",, ,",
+    ],
+)
+def test_bad_frame_ancestors_are_refused(raw):
+    with pytest.raises(ConfigError, match="INFERX_FRAME_ANCESTORS"):
+        Settings.from_env({"INFERX_FRAME_ANCESTORS": raw})
+
+
+@pytest.mark.parametrize(
+    ("env", "var"),
+    [
+        ({"INFERX_WORKERS": "0"}, "INFERX_WORKERS"),
+        ({"INFERX_WORKERS": "two"}, "INFERX_WORKERS"),
+        ({"INFERX_THREADS": "-1"}, "INFERX_THREADS"),
+        ({"INFERX_TIMEOUT": "1"}, "INFERX_TIMEOUT"),
+        ({"PORT": "70000"}, "PORT"),
+        ({"HOST": "0.0.0.0; rm"}, "HOST"),
+        ({"INFERX_REFERRER_POLICY": "everything"}, "INFERX_REFERRER_POLICY"),
+        ({"DASH_DEBUG": "true"}, "DASH_DEBUG"),
+        ({"DASH_UI": "True"}, "DASH_UI"),
+        ({"dash_serve_dev_bundles": "true"}, "DASH_SERVE_DEV_BUNDLES"),
+    ],
+)
+def test_bad_values_fail_with_a_clear_message(env, var):
+    with pytest.raises(ConfigError, match=var):
+        Settings.from_env(env)
+
+
+def test_numbers_and_dev_vars_that_are_fine():
+    s = Settings.from_env(
+        {"INFERX_WORKERS": " 3 ", "INFERX_THREADS": "8", "PORT": "9000", "HOST": "::", "DASH_DEBUG": "false"}
+    )
+    assert (s.workers, s.threads, s.port) == (3, 8, 9000)
+    assert s.health_url == "http://[::1]:9000/health"
+
+
+def test_headers_for_same_origin_none_and_a_wiki():
+    assert Settings().headers() == {
+        "Content-Security-Policy": "frame-ancestors 'self'",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+        "X-Frame-Options": "SAMEORIGIN",
+    }
+    assert Settings(frame_ancestors=("'none'",)).headers()["X-Frame-Options"] == "DENY"
+    wiki = Settings(frame_ancestors=("'self'", "https://wiki.example.com")).headers()
+    assert wiki["Content-Security-Policy"] == "frame-ancestors 'self' https://wiki.example.com"
+    assert "X-Frame-Options" not in wiki  # it would forbid the wiki, and it cannot name one
+
+
+def test_install_sets_headers_everywhere_and_hides_tracebacks():
+    server = Flask(__name__)
+    server.debug = True  # as FLASK_DEBUG=1 in the environment would leave it
+
+    @server.route("/boom")
+    def boom():
+        raise RuntimeError("secret internals")
+
+    Settings.from_env({"INFERX_FRAME_ANCESTORS": "https://wiki.example.com"}).install(server)
+    assert server.debug is False
+    client = server.test_client()
+    for path, status in (("/boom", 500), ("/missing", 404)):
+        resp = client.get(path)
+        assert resp.status_code == status
+        assert resp.headers["Content-Security-Policy"] == "frame-ancestors https://wiki.example.com"
+        assert resp.headers["X-Content-Type-Options"] == "nosniff"
+        assert resp.headers["Referrer-Policy"] == "same-origin"
+    body = client.get("/boom").get_data(as_text=True)
+    assert "Traceback" not in body and "secret internals" not in body
+
+
+# --- gunicorn.conf.py and the health check -----------------------------------------------
+
+
+def test_gunicorn_conf_reads_the_environment(monkeypatch):
+    monkeypatch.setenv("INFERX_WORKERS", "3")
+    monkeypatch.setenv("INFERX_THREADS", "6")
+    monkeypatch.setenv("PORT", "9123")
+    monkeypatch.setenv("HOST", "127.0.0.1")
+    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert conf["bind"] == ["127.0.0.1:9123"]
+    assert (conf["workers"], conf["threads"], conf["worker_class"]) == (3, 6, "gthread")
+    assert conf["preload_app"] is True
+
+
+def test_gunicorn_conf_defaults_suit_two_cores(monkeypatch):
+    for var in ("INFERX_WORKERS", "INFERX_THREADS", "PORT", "HOST", "INFERX_TIMEOUT"):
+        monkeypatch.delenv(var, raising=False)
+    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    assert (conf["bind"], conf["workers"], conf["threads"], conf["timeout"]) == (["0.0.0.0:8050"], 2, 4, 60)
+
+
+def test_gunicorn_conf_refuses_bad_values(monkeypatch):
+    monkeypatch.setenv("INFERX_WORKERS", "many")
+    with pytest.raises(ConfigError, match="INFERX_WORKERS"):
+        runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+
+
+@pytest.fixture
+def health_stub():
+    """A stand-in server whose /p/health answers 200 and everything else 503."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            self.send_response(200 if self.path == "/p/health" else 503)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield httpd.server_address[1]
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_healthcheck_follows_port_and_prefix(health_stub):
+    env = {"PORT": str(health_stub), "HOST": "0.0.0.0"}
+    assert healthcheck({**env, "INFERX_PREFIX": "p"}) == 0
+    assert healthcheck(env) == 1  # /health is not where the app lives
+
+
+def test_healthcheck_script_runs_without_importing_the_engine(health_stub):
+    """Docker runs it as `python inferx/deploy.py healthcheck` every few seconds: it must stay light."""
+    probe = (
+        "import runpy, sys; sys.argv = ['deploy.py', 'healthcheck']\n"
+        "try:\n    runpy.run_path('inferx/deploy.py', run_name='__main__')\n"
+        "except SystemExit as exc:\n    print(exc.code, 'numpy' in sys.modules, 'dash' in sys.modules)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "PORT": str(health_stub), "INFERX_PREFIX": "/p/"}
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["0", "False", "False"], out.stderr
+
+
+# --- The real app ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client():
+    import app
+
+    return app.server.test_client()
+
+
+def test_real_app_sends_security_headers_on_pages_assets_and_callbacks(client):
+    layout = client.get("/_dash-layout")
+    paths = ["/", "/embed/fig5?preset=b200x8", "/methods", "/health", "/_dash-layout", "/_dash-dependencies"]
+    suite = next(p for p in client.get("/").get_data(as_text=True).split('"') if "/_dash-component-suites/" in p)
+    paths.append(suite)
+    for path in paths:
+        resp = client.get(path)
+        assert resp.status_code == 200, path
+        assert resp.headers["Content-Security-Policy"] == "frame-ancestors 'self'", path
+        assert resp.headers["X-Content-Type-Options"] == "nosniff", path
+        assert resp.headers["Referrer-Policy"] == "same-origin", path
+        assert "Set-Cookie" not in resp.headers, path
+    assert layout.status_code == 200
+
+
+def test_real_app_serves_no_dev_tools(client):
+    html = client.get("/embed/fig5").get_data(as_text=True)
+    config = json.loads(html.split('<script id="_dash-config" type="application/json">')[1].split("</script>")[0])
+    assert config["ui"] is False and config["props_check"] is False
+    assert "dev_tools" not in config
+    assert "/_reload-hash" not in html
+    # a malformed callback request gets a bare error, never a traceback
+    resp = client.post("/_dash-update-component", json={"output": "nope.children", "inputs": []})
+    assert resp.status_code >= 400
+    assert "Traceback" not in resp.get_data(as_text=True)
