@@ -1,0 +1,254 @@
+"""Figure data for measured InferenceX points beside the models, as plain plotly dicts.
+
+No Dash here: each builder returns `{"data": [...], "layout": {...}}` (or a list of
+traces) that a page can hand to dcc.Graph or append to Figures 4 and 5. Colours are
+Okabe–Ito (colour-blind safe), and frameworks also differ by marker symbol.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import calibrated as C
+from .measured import apply_filters, instance_output_throughput, validation_rows
+from .presets import HARDWARE
+
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+FRAMEWORK_STYLE = {
+    "sglang": ("#E69F00", "circle"),
+    "trt": ("#56B4E9", "square"),
+    "vllm": ("#CC79A7", "diamond"),
+    "atom": ("#009E73", "triangle-up"),
+    "dynamo-sglang": ("#D55E00", "circle-open"),
+    "dynamo-trt": ("#0072B2", "square-open"),
+    "mori-sglang": ("#000000", "diamond-open"),
+}
+FAMILY_COLOUR = {family: HARDWARE[preset].colour for family, preset in C.FAMILY_PRESET.items()}
+MODEL_COLOUR = {"calibrated": "#000000", "article": "#CC79A7"}
+MAX_CONCURRENCY = 512
+HOVER = (
+    "%{fullData.name}<br>concurrency %{customdata[0]}<br>date %{customdata[1]}<br>"
+    "framework %{customdata[2]} · %{customdata[4]} GPUs<br>run: %{customdata[3]}<extra></extra>"
+)
+
+
+def _style(framework: str, index: int) -> tuple[str, str]:
+    return FRAMEWORK_STYLE.get(framework, (OKABE_ITO[index % len(OKABE_ITO)], "x"))
+
+
+def _customdata(rows: pd.DataFrame) -> list:
+    return [
+        [int(c), str(d), str(f), str(u), int(g)]
+        for c, d, f, u, g in zip(
+            rows["concurrency"], rows["date"], rows["framework"], rows["run_url"], rows["n_gpus"], strict=True
+        )
+    ]
+
+
+def _layout(title_x: str, title_y: str, **extra) -> dict:
+    layout = {
+        "xaxis": {"title": {"text": title_x}, "zeroline": False},
+        "yaxis": {"title": {"text": title_y}, "zeroline": False},
+        "margin": {"l": 64, "r": 16, "t": 16, "b": 52},
+        "legend": {"orientation": "h", "y": -0.22, "x": 0, "font": {"size": 11}},
+        "hovermode": "closest",
+        "template": "plotly_white",
+        "uirevision": "keep",
+        "annotations": [],
+    }
+    layout.update(extra)
+    return layout
+
+
+def _point_traces(rows: pd.DataFrame, x, y, prefix: str = "measured") -> list[dict]:
+    traces = []
+    for i, (framework, part) in enumerate(rows.groupby("framework", sort=True)):
+        colour, symbol = _style(framework, i)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{prefix} · {framework}",
+                "x": np.asarray(x.loc[part.index], dtype=float).tolist(),
+                "y": np.asarray(y.loc[part.index], dtype=float).tolist(),
+                "customdata": _customdata(part),
+                "hovertemplate": HOVER,
+                "marker": {"color": colour, "symbol": symbol, "size": 8, "line": {"width": 1, "color": "#333333"}},
+                "meta": {"measured": True, "framework": framework},
+            }
+        )
+    return traces
+
+
+def workload(scn, filters: dict | None) -> tuple[int, int]:
+    """(ISL, OSL) of the figure: a single value in the filters wins, else the scenario's.
+
+    The scenario's OSL follows from its mean context S = ISL + OSL/2; with S ≤ ISL the
+    InferenceX default of 1024 output tokens is used.
+    """
+    filters = filters or {}
+
+    def single(value):
+        if isinstance(value, list | tuple | set):
+            value = list(value)
+            return int(value[0]) if len(value) == 1 else None
+        return int(value) if value not in (None, "", "all") else None
+
+    isl = single(filters.get("isl")) or int(scn.isl)
+    osl = single(filters.get("osl")) or (int(2 * (scn.ctx - scn.isl)) if scn.ctx > scn.isl else 1024)
+    return isl, osl
+
+
+def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
+    """Both models over concurrency for the scenario's hardware on `gpus` GPUs.
+
+    Per-GPU bandwidth and compute come from the scenario (its sliders), divided by
+    the preset's GPU count, so the curve follows the controls and matches the GPU
+    count of the measured points. Returns interactivity (tok/s/user) and output
+    tokens/s per GPU for each model, with the concurrency grid.
+    """
+    family = C.PRESET_FAMILY.get(scn.hardware)
+    preset = HARDWARE[scn.hardware]
+    bw_gpu = scn.bw / preset.n_gpus
+    article_gpu = scn.compute / preset.n_gpus
+    dense_gpu = article_gpu * preset.dense_fp8_per_gpu / (preset.compute / preset.n_gpus)
+    # Concurrency stops where the KV cache of the batch no longer fits beside the weights.
+    hbm = scn.hbm / preset.n_gpus * gpus
+    kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
+    fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
+    batch = np.unique(np.rint(np.geomspace(1, min(MAX_CONCURRENCY, fit_limit), 48)))
+    calibrations = calibrations or C.load_calibration()
+    cal = calibrations.get(family) or calibrations["shared"]
+    calib = C.predict_closed_loop(cal, family, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu)
+    art = C.predict_article(family, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
+    return {
+        "batch": batch,
+        "calibrated": {"interactivity": 1.0 / calib["tpot"], "throughput_per_gpu": calib["throughput_per_gpu"]},
+        "article": {"interactivity": 1.0 / art["tpot"], "throughput_per_gpu": art["throughput_per_gpu"]},
+    }
+
+
+def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None, calibrations=None) -> dict:
+    """Output tokens/s per GPU against interactivity, measured points over the model's curves.
+
+    `filters` are `filter_measured` keywords. Unset ones default to what the model
+    describes: the scenario's hardware family and weight dtype, no speculative
+    decoding, single node (pass "all" to lift a default).
+    """
+    family = C.PRESET_FAMILY.get(scn.hardware)
+    defaults = {"hardware": family, "precision": scn.params.get("wdtype"), "spec_method": "none", "topology": "single"}
+    filters = {**defaults, **(filters or {})}
+    isl, osl = workload(scn, filters)
+    filters.setdefault("isl", isl)
+    filters.setdefault("osl", osl)
+    rows = apply_filters(df, filters) if df is not None and not df.empty else pd.DataFrame()
+    rows = rows[rows["output_tput_per_gpu_tok_s"].notna()] if not rows.empty else rows
+    gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else HARDWARE[scn.hardware].n_gpus
+    curves = model_curves(scn, gpus, isl, osl, calibrations)
+    label = f"{HARDWARE[scn.hardware].gpu} ×{gpus}, {isl}/{osl}"
+    data = []
+    for mode in ("article", "calibrated"):
+        selected = mode == scn.mode
+        c = curves[mode]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"{mode} model ({label})" + (" · selected" if selected else ""),
+                "x": _rounded(c["interactivity"]),
+                "y": _rounded(c["throughput_per_gpu"]),
+                "customdata": curves["batch"].astype(int).tolist(),
+                "hovertemplate": f"{mode} model<br>concurrency %{{customdata}}<br>%{{x:.3g}} tok/s/user"
+                "<br>%{y:.4g} tok/s/GPU<extra></extra>",
+                "line": {
+                    "color": MODEL_COLOUR[mode],
+                    "width": 3 if selected else 1.5,
+                    "dash": "solid" if selected else "dash",
+                },
+                "meta": {"model": mode},
+            }
+        )
+    if not rows.empty:
+        data += _point_traces(rows, rows["interactivity_tok_s_user"], rows["output_tput_per_gpu_tok_s"])
+    layout = _layout("Interactivity (tok/s per user = 1000 / TPOT ms)", "Output throughput per GPU (tok/s/GPU)")
+    if rows.empty:
+        text = "no measured points match the filters" if df is not None else "load a measured file to see points"
+        layout["annotations"].append(
+            {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.95, "showarrow": False}
+        )
+    return {"data": data, "layout": layout}
+
+
+def _rounded(values, digits: int = 4) -> list:
+    """Round to `digits` significant figures (NaN for non-finite values) for a compact payload."""
+    a = np.asarray(values, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(a == 0, 1.0, 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a)))))
+    return np.where(np.isfinite(a), np.round(a * scale) / scale, np.nan).tolist()
+
+
+def overlay_traces(df: pd.DataFrame | None, kind: str) -> list[dict]:
+    """Measured points as marker traces to append to Figure 4 or Figure 5.
+
+    Both figures put the instance's output throughput (tok/s) on x, so per-GPU
+    throughput is multiplied by the GPUs that produced it (the decode GPUs for
+    disaggregated rows, when known). Figure 4's y is the inter-token latency, taken
+    as median TPOT (ms); Figure 5's y is median TTFT (ms).
+    """
+    if kind not in ("fig4", "fig5"):
+        raise ValueError(f"kind must be 'fig4' or 'fig5', got {kind!r}")
+    if df is None or df.empty:
+        return []
+    y_column = "median_tpot_ms" if kind == "fig4" else "median_ttft_ms"
+    x = instance_output_throughput(df)
+    rows = df[x.notna() & df[y_column].notna() & (df[y_column] > 0)]
+    return _point_traces(rows, x, df[y_column])
+
+
+def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
+    """Where the models and reality part: measured TPOT / predicted TPOT against concurrency.
+
+    One colour per hardware; open markers for the article's ITL, filled for the
+    calibrated model. A ratio of 1 is a perfect prediction.
+    """
+    layout = _layout("Concurrency (requests in flight)", "Measured TPOT / model TPOT")
+    layout["xaxis"]["type"] = "log"
+    layout["yaxis"]["type"] = "log"
+    layout["shapes"] = [
+        {
+            "type": "line",
+            "xref": "paper",
+            "x0": 0,
+            "x1": 1,
+            "y0": 1,
+            "y1": 1,
+            "line": {"color": "#777777", "dash": "dot"},
+        }
+    ]
+    data: list[dict] = []
+    if df is None or df.empty:
+        return {"data": data, "layout": layout}
+    rows = validation_rows(df, C.FAMILIES)
+    if rows.empty:
+        return {"data": data, "layout": layout}
+    pred = C.predict_rows(rows, calibrations)
+    for family, part in rows.groupby("hardware", sort=True):
+        for mode, symbol in (("article", "circle-open"), ("calibrated", "circle")):
+            ratio = part["median_tpot_ms"] / pred.loc[part.index, f"tpot_{mode}_ms"]
+            # Spread points at the same concurrency a little so both models stay visible.
+            jitter = 1.06 if mode == "calibrated" else 1 / 1.06
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": f"{family} · {mode} model",
+                    "x": (part["concurrency"].to_numpy(float) * jitter).tolist(),
+                    "y": _rounded(ratio),
+                    "customdata": _customdata(part),
+                    "hovertemplate": "%{fullData.name}<br>measured/model %{y:.3g}<br>" + HOVER.split("<br>", 1)[1],
+                    "marker": {"color": FAMILY_COLOUR[family], "symbol": symbol, "size": 7, "opacity": 0.8},
+                    "meta": {"model": mode, "hardware": family},
+                }
+            )
+    return {"data": data, "layout": layout}

@@ -1,0 +1,176 @@
+"""Loader, filters and row mapping for measured InferenceX files (both shapes, and broken ones)."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import MEASURED_CSV, MEASURED_JSON
+
+from inferx.measured import (
+    REQUIRED,
+    MeasuredDataError,
+    filter_measured,
+    filter_options,
+    load_measured,
+    model_quantities,
+    parse_measured,
+    parse_upload,
+)
+
+HEADER = "hardware,precision,framework,spec_method,disagg,is_multinode,isl,osl,concurrency,n_gpus,"
+HEADER += "median_tpot_ms,output_tput_per_gpu_tok_s,median_ttft_ms,date,run_url"
+ROW_1 = "h200,fp8,sglang,none,False,False,1024,1024,4,8,11.6,52.1,122.0,2025-12-01,https://example.org/run/1"
+ROW_2 = "b200,fp8,trt,mtp,True,True,8192,1024,64,12,25.0,300.0,900.0,2026-01-02,https://example.org/run/2"
+
+
+def api_item(**metrics) -> dict:
+    base = {"median_tpot": 0.0116, "output_tput_per_gpu": 52.1, "median_ttft": 0.122, "median_intvty": 86.2}
+    return {
+        "hardware": "h200",
+        "framework": "sglang",
+        "precision": "fp8",
+        "spec_method": "none",
+        "disagg": False,
+        "is_multinode": False,
+        "decode_tp": 8,
+        "decode_ep": 1,
+        "decode_dp_attention": False,
+        "num_prefill_gpu": 8,
+        "num_decode_gpu": 8,
+        "isl": 1024,
+        "osl": 1024,
+        "conc": 4,
+        "date": "2025-12-01",
+        "run_url": "https://example.org/run/1",
+        "metrics": {**base, **metrics},
+    }
+
+
+def write(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# --- Good files ---------------------------------------------------------------------
+
+
+def test_small_csv_is_normalised(tmp_path):
+    df = load_measured(write(tmp_path, "m.csv", f"{HEADER}\n{ROW_1}\n{ROW_2}\n"))
+    assert len(df) == 2
+    assert set(REQUIRED) <= set(df.columns)
+    assert df.loc[0, "median_tpot_ms"] == pytest.approx(11.6)
+    assert df["disagg"].tolist() == [False, True]
+    assert df["spec_method"].tolist() == ["none", "mtp"]
+    # Interactivity is derived from TPOT when the file leaves it out.
+    assert df.loc[0, "interactivity_tok_s_user"] == pytest.approx(1000 / 11.6)
+
+
+def test_json_latencies_become_ms_and_gpu_counts_are_derived(tmp_path):
+    path = write(tmp_path, "api.json", json.dumps([api_item()]))
+    df = load_measured(path)
+    row = df.iloc[0]
+    assert row["median_tpot_ms"] == pytest.approx(11.6)
+    assert row["median_ttft_ms"] == pytest.approx(122.0)
+    assert row["concurrency"] == 4 and row["n_gpus"] == 8
+    assert row["output_tput_total_tok_s"] == pytest.approx(52.1 * 8)
+
+
+def test_content_as_bytes_str_and_upload_all_agree(tmp_path):
+    text = f"{HEADER}\n{ROW_1}\n"
+    from_path = load_measured(write(tmp_path, "m.csv", text))
+    from_bytes = parse_measured(text.encode(), "m.csv")
+    from_str = parse_measured(text)
+    upload = "data:text/csv;base64," + base64.b64encode(text.encode()).decode()
+    from_upload = parse_upload(upload, "m.csv")
+    for other in (from_bytes, from_str, from_upload):
+        pd.testing.assert_frame_equal(from_path, other)
+    # JSON recognised by its content when the name says nothing.
+    assert len(parse_measured(json.dumps([api_item()]).encode(), "download")) == 1
+
+
+# --- Broken files -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("bad.json", '[{"hardware": "h200",', ["invalid JSON", "line 1"]),
+        ("empty.csv", "", ["empty"]),
+        ("header.csv", HEADER + "\n", ["no data rows"]),
+        ("missing.csv", HEADER.replace(",median_tpot_ms", "") + "\n" + ROW_1.replace(",11.6", ""), ["median_tpot_ms"]),
+        ("text.csv", f"{HEADER}\n{ROW_1}\n{ROW_2.replace(',25.0,', ',fast,')}\n", ["row 2", "median_tpot_ms", "fast"]),
+        ("neg.csv", f"{HEADER}\n{ROW_1.replace(',122.0,', ',-5,')}\n", ["row 1", "median_ttft_ms", "negative"]),
+        ("blank.csv", f"{HEADER}\n{ROW_1}\n{ROW_2.replace(',64,12,', ',,12,')}\n", ["row 2", "concurrency"]),
+        ("flag.csv", f"{HEADER}\n{ROW_1.replace('False,False', 'maybe,False')}\n", ["row 1", "disagg"]),
+    ],
+)
+def test_broken_file_names_row_and_column(tmp_path, name, text, expected):
+    with pytest.raises(MeasuredDataError) as err:
+        load_measured(write(tmp_path, name, text))
+    for fragment in expected:
+        assert fragment in str(err.value)
+
+
+def test_broken_json_items_name_index_and_column(tmp_path):
+    no_metrics = api_item()
+    del no_metrics["metrics"]
+    with pytest.raises(MeasuredDataError, match=r"item \[1\].*metrics"):
+        load_measured(write(tmp_path, "a.json", json.dumps([api_item(), no_metrics])))
+    with pytest.raises(MeasuredDataError, match=r"item \[0\].*median_tpot_ms.*'slow'"):
+        load_measured(write(tmp_path, "b.json", json.dumps([api_item(median_tpot="slow")])))
+    with pytest.raises(MeasuredDataError, match="array"):
+        load_measured(write(tmp_path, "c.json", '"just a string"'))
+    with pytest.raises(MeasuredDataError, match="cannot read"):
+        load_measured(tmp_path / "absent.csv")
+
+
+# --- Filters and mapping ------------------------------------------------------------
+
+
+def test_filters_and_options(tmp_path):
+    df = load_measured(write(tmp_path, "m.csv", f"{HEADER}\n{ROW_1}\n{ROW_2}\n"))
+    assert filter_measured(df, topology="single")["hardware"].tolist() == ["h200"]
+    assert filter_measured(df, topology="disagg")["hardware"].tolist() == ["b200"]
+    assert len(filter_measured(df, hardware=["h200", "b200"], precision="fp8")) == 2
+    assert len(filter_measured(df, isl=8192, osl="1024", framework="trt", spec_method="mtp")) == 1
+    assert len(filter_measured(df, hardware="all", framework=None)) == 2
+    assert filter_measured(df, hardware="mi300x").empty
+    with pytest.raises(ValueError, match="topology"):
+        filter_measured(df, topology="cluster")
+    options = filter_options(df)
+    assert options["hardware"] == ["b200", "h200"] and options["topology"] == ["single", "disagg"]
+
+
+def test_model_quantities(tmp_path):
+    df = load_measured(write(tmp_path, "m.csv", f"{HEADER}\n{ROW_1}\n"))
+    q = model_quantities(df).iloc[0]
+    assert q["batch"] == 4 and q["context"] == 1024 + 512 and q["tp"] == 8 and q["gpus"] == 8
+
+
+# --- The shared InferenceX files -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def both_shapes():
+    if not (MEASURED_CSV.exists() and MEASURED_JSON.exists()):
+        pytest.skip(f"measured InferenceX data not found under {MEASURED_CSV.parent}")
+    return load_measured(MEASURED_CSV), load_measured(MEASURED_JSON)
+
+
+def test_shared_files_load_and_agree(both_shapes):
+    csv_df, json_df = both_shapes
+    raw = pd.read_csv(MEASURED_CSV)
+    assert len(csv_df) == len(raw) and len(json_df) == len(json.loads(MEASURED_JSON.read_text()))
+    assert list(csv_df.columns) == list(json_df.columns)
+    keys = ["run_url", "concurrency", "isl", "osl", "hardware", "framework", "precision", "spec_method"]
+    keys += ["decode_tp", "decode_ep", "decode_dp_attention", "disagg"]
+    both = json_df.merge(csv_df, on=keys, suffixes=("_json", "_csv"))
+    assert len(both) > 0.9 * len(json_df)
+    for column in ("median_tpot_ms", "median_ttft_ms", "output_tput_per_gpu_tok_s", "n_gpus"):
+        same = np.isclose(both[f"{column}_json"], both[f"{column}_csv"], rtol=1e-3, equal_nan=True)
+        assert same.mean() > 0.99, column
