@@ -1,1 +1,27 @@
-"""Assembles the inferx Dash app; `python app.py` serves it on 0.0.0.0:8050."""
+"""Assembles the inferx Dash app. `python app.py` serves it; `gunicorn app:server` in production."""
+
+import os
+
+import dash_bootstrap_components as dbc
+from dash import Dash, html, page_container
+
+from inferx.deploy import Settings
+from pages._shared import ui_config
+
+settings = Settings.from_env()
+app = Dash(
+    __name__,
+    use_pages=True,
+    url_base_pathname=settings.prefix,
+    health_endpoint="health",
+    external_stylesheets=[dbc.themes.BOOTSTRAP],
+    suppress_callback_exceptions=True,  # pages carry different subsets of the shared controls
+    update_title=None,  # keep the tab title steady while figures redraw
+    title="inferx",
+)
+settings.install(app.server)
+server = app.server
+app.layout = html.Div([ui_config(), page_container])
+
+if __name__ == "__main__":
+    app.run(host=os.environ.get("HOST", "0.0.0.0"), port=int(os.environ.get("PORT", "8050")), debug=False)

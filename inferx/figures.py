@@ -382,7 +382,7 @@ def fig6(scn: Scenario, batch: int = 8) -> dict:
         "y": [line["y"][i]],
         "customdata": [custom[i]],
         "marker": {"color": AMBER, "size": 15, "line": {"color": CURRENT, "width": 1.5}},
-        "hovertemplate": "B = %{customdata[0]:,.0f}<extra>operating point</extra>",
+        "hovertemplate": line["hovertemplate"].replace("<extra>Frontier", "<extra>operating point"),
     }
     layout["showlegend"] = False
     return {"data": [line, dot], "layout": layout}

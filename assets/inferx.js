@@ -1,0 +1,161 @@
+/* Browser-side callbacks and the explorer animation (no server round trip per frame). */
+(function () {
+  "use strict";
+  const NO = () => window.dash_clientside.no_update;
+  const fmt = {
+    throughput: (v) => `${Math.round(v).toLocaleString("en-US")} tok/s`,
+    ms: (v) => (v >= 100 ? `${Math.round(v).toLocaleString("en-US")} ms` : `${v.toPrecision(3)} ms`),
+    rho: (v) => `${v.toFixed(v < 0.01 ? 4 : 3)} (${(100 * v).toPrecision(2)} %)`,
+  };
+  const toBatch = (pos) => Math.max(1, Math.round(Math.pow(2, pos)));
+
+  /* The frontier sample at batch b: exact when b is a sample, else linear between neighbours. */
+  function pointAt(trace, b) {
+    const cd = trace.customdata;
+    const n = cd.length;
+    let i = 0;
+    while (i < n - 1 && cd[i + 1][0] <= b) i++;
+    if (cd[i][0] === b || i === n - 1 || b < cd[0][0]) {
+      const j = b < cd[0][0] ? 0 : i;
+      return { x: trace.x[j], y: trace.y[j], b: cd[j][0], itl: cd[j][1], rho: cd[j][2] };
+    }
+    const f = (b - cd[i][0]) / (cd[i + 1][0] - cd[i][0]);
+    const lerp = (a, c) => a + f * (c - a);
+    return {
+      x: lerp(trace.x[i], trace.x[i + 1]),
+      y: lerp(trace.y[i], trace.y[i + 1]),
+      b: b,
+      itl: lerp(cd[i][1], cd[i + 1][1]),
+      rho: lerp(cd[i][2], cd[i + 1][2]),
+    };
+  }
+
+  function readoutTexts(p) {
+    return [fmt.throughput(p.x), fmt.ms(p.y), fmt.ms(p.itl), fmt.rho(p.rho), String(p.b)];
+  }
+
+  function batchMarks(maxPos) {
+    const marks = {};
+    for (let e = 0; e <= maxPos; e += 2) marks[e] = Math.pow(2, e).toLocaleString("en-US");
+    return marks;
+  }
+
+  /* --- Animation: requestAnimationFrame drives Plotly.restyle of the dot directly. --- */
+  const anim = { running: false, start: 0, last: null, raf: 0, seconds: 8 };
+
+  function graphDiv() {
+    return document.querySelector("#fig-6 .js-plotly-plot");
+  }
+
+  function setReadouts(p) {
+    const ids = ["readout-throughput", "readout-ttft", "readout-itl", "readout-rho", "batch-value"];
+    readoutTexts(p).forEach((text, k) => {
+      const el = document.getElementById(ids[k]);
+      if (el) el.textContent = text;
+    });
+  }
+
+  function frame(now) {
+    if (!anim.running) return;
+    const gd = graphDiv();
+    const trace = gd && gd.data && gd.data[0];
+    if (!trace || !trace.customdata || !trace.customdata.length) return stopAnimation();
+    const n = trace.customdata.length;
+    const t = (now - anim.start) / (1000 * anim.seconds);
+    const i = Math.min(n - 1, Math.floor(t * n));
+    const p = pointAt(trace, trace.customdata[i][0]);
+    window.Plotly.restyle(gd, { x: [[p.x]], y: [[p.y]], customdata: [[[p.b, p.itl, p.rho]]] }, [1]);
+    setReadouts(p);
+    anim.last = p.b;
+    anim.frames += 1;
+    if (i >= n - 1) return stopAnimation();
+    anim.raf = window.requestAnimationFrame(frame);
+  }
+
+  function startAnimation() {
+    anim.running = true;
+    anim.frames = 0;
+    anim.start = performance.now();
+    anim.raf = window.requestAnimationFrame(frame);
+  }
+
+  function stopAnimation() {
+    const wasRunning = anim.running;
+    anim.running = false;
+    window.cancelAnimationFrame(anim.raf);
+    const set = window.dash_clientside.set_props;
+    set("btn-animate", { children: "Animate" });
+    // Hand the final batch back to Dash: one server request, after the sweep.
+    if (wasRunning && anim.last) set("ctl-batch", { value: Math.log2(anim.last) });
+  }
+
+  window.inferxAnimation = anim; // read by the browser tests and the benchmark
+
+  window.inferx = {
+    applyPreset: function (preset, cfg) {
+      const p = cfg.presets[preset];
+      return p ? [p.bw, p.compute, p.hbm, p.tp, p.ic] : [NO(), NO(), NO(), NO(), NO()];
+    },
+
+    tokens: function (ctxDrag, islDrag, ctxVal, islVal) {
+      const f = (pos) => `${Math.round(Math.pow(2, pos)).toLocaleString("en-US")} tokens`;
+      return [f(ctxDrag ?? ctxVal), f(islDrag ?? islVal)];
+    },
+
+    syncUrl: function (...args) {
+      const cfg = args[args.length - 1];
+      const batchPos = args[args.length - 2];
+      const values = args.slice(0, cfg.controls.length);
+      const preset = cfg.presets[values[0]] || {};
+      const query = new URLSearchParams();
+      cfg.controls.forEach((name, k) => {
+        let v = values[k];
+        if (v === null || v === undefined) return;
+        if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
+        if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
+      });
+      if (batchPos !== null && batchPos !== undefined) query.set("batch", toBatch(batchPos));
+      const url = `${window.location.pathname}?${query.toString()}`;
+      // replaceState: the address follows the controls without piling up history entries.
+      window.history.replaceState(window.history.state, "", url);
+      return NO();
+    },
+
+    explorer: function (dragPos, pos, figure) {
+      const none = Array(8).fill(NO());
+      const trace = figure && figure.data && figure.data[0];
+      if (!trace || !trace.customdata || !trace.customdata.length) {
+        return ["—", "—", "—", "—", NO(), NO(), NO(), NO()];
+      }
+      const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+      const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
+      const maxB = trace.customdata[trace.customdata.length - 1][0];
+      const maxPos = Math.log2(maxB);
+      const b = Math.min(toBatch(usePos ?? 3), maxB);
+      const p = pointAt(trace, b);
+      const patch = new window.dash_clientside.Patch();
+      patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
+      patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho]]);
+      if (anim.running) return none; // the animation owns the dot and the readouts
+      return [...readoutTexts(p), maxPos, batchMarks(maxPos), patch.build()];
+    },
+
+    toggleAnimation: function () {
+      if (anim.running) {
+        stopAnimation();
+        return "Animate";
+      }
+      startAnimation();
+      return "Stop";
+    },
+
+    copyLink: function () {
+      return window.location.href;
+    },
+
+    embedCode: function (n, path) {
+      const src = `${window.location.origin}${path}${window.location.search}`;
+      return `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure"></iframe>`;
+    },
+  };
+})();

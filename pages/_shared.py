@@ -1,0 +1,470 @@
+"""Controls, figure cards and the callbacks every page shares.
+
+Dash Pages skips modules whose name starts with an underscore, so this is imported
+by the page modules rather than registered as a page.
+"""
+
+from __future__ import annotations
+
+import math
+
+import dash_bootstrap_components as dbc
+from dash import (
+    ALL,
+    MATCH,
+    Input,
+    Output,
+    State,
+    callback,
+    clientside_callback,
+    ctx,
+    dcc,
+    get_relative_path,
+    html,
+    no_update,
+)
+
+from inferx import figures
+from inferx.presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS
+from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param, default_params, in_ui_range
+
+CONTROLS = tuple(PARAMS)  # preset, bw, compute, hbm, ctx, isl, wdtype, kvdtype, cv, util, tp, pp, ic, mode
+LOG2_CONTROLS = ("ctx", "isl")  # sliders whose position is log2(tokens)
+DEFAULT_BATCH = 8
+FIGURE_ORDER = figures.FIGURES
+
+TITLES = {
+    "fig1": "Figure 1 · The decode roofline",
+    "fig2": "Figure 2 · The KV-cache tax",
+    "fig3": "Figure 3 · Where time to first token comes from",
+    "fig4": "Figure 4 · Inter-token latency against throughput",
+    "fig5": "Figure 5 · The throughput–TTFT frontier",
+    "fig6": "Figure 6 · Operating-point explorer",
+    "fig7": "Figure 7 · Quantization",
+    "fig8": "Figure 8 · Collective communication",
+    "fig9": "Figure 9 · Workload reality check",
+}
+
+# Our captions; each ends with the figure's governing equation (MathJax).
+CAPTIONS = {
+    "fig1": (
+        "Ignore the KV cache and every decode step streams the active weights from HBM once, whatever the batch. "
+        "Batching more requests into that one read buys throughput linearly, until the arithmetic units saturate "
+        "at the ridge batch $B^*$ (dashed); past it more requests only queue behind the same FLOPs. With "
+        "TP or PP above one, the solid line adds each step's collective cost.",
+        r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}{\text{compute}}"
+        r"\right)},\qquad B^*=\frac{b_w\cdot\text{compute}}{2\,\text{BW}}",
+    ),
+    "fig2": (
+        "Each request in the batch also reads its own KV cache every step, so bytes per step grow with $B\\cdot S$. "
+        "Longer contexts bend the curve over sooner and cap it at $T_\\infty(S)$ (dashed), a ceiling that no "
+        "weight format moves. Curves end at $B_\\text{max}$, where the KV headroom is full.",
+        r"T_\infty(S)=\frac{\text{BW}}{S\,\kappa},\qquad \kappa=L\,(d_c+d_r)\,b_{kv}",
+    ),
+    "fig3": (
+        "Prefill of the prompt sets a floor that batching cannot lower. On top sits the wait for a decode slot, "
+        "modelled as an M/G/1 queue: small while the batch is far from the KV limit, unbounded as "
+        "$\\rho=B/B_\\text{max}\\to1$. Operators aim to stay in the shaded band, $\\rho\\le0.85$.",
+        r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{t_\text{step}}{1-B/B_\text{max}}",
+    ),
+    "fig4": (
+        "Each point is one batch size. Every request gets one token per step, so ITL is the step time and ITL "
+        "times throughput is exactly $B$: more throughput from batching always costs latency. Only more "
+        "bandwidth lowers the floor (dashed), one read of the active weights.",
+        r"\text{ITL}\times T=B,\qquad \text{ITL}_\text{min}=\frac{P_\text{active}\,b_w}{\text{BW}}",
+    ),
+    "fig5": (
+        "Sweeping the batch traces the best TTFT this hardware can give at each throughput: nothing real sits below "
+        "it. The dashed curves are the other presets under the same workload. Shading marks the interactive "
+        "regime ($B\\le B_\\text{split}/8$) and the batch regime ($B\\ge B_\\text{split}$), with "
+        "$B_\\text{split}=\\min(B^*, B_\\text{max}/2)$. Curves stop at $\\rho=0.99$.",
+        r"T=\frac{B}{\text{ITL}(B)},\qquad \text{TTFT}(B)\ \text{as in Figure 3},\qquad 1\le B<B_\text{max}",
+    ),
+    "fig6": (
+        "Pick a batch size and the amber dot shows where it lands on the frontier, with its throughput, TTFT, ITL and "
+        "utilisation. Animate sweeps the dot from one request to the edge of the stable region; it runs in the "
+        "browser, with no server round trip per frame.",
+        r"\rho=\frac{B}{B_\text{max}},\qquad B_\text{max}=\left\lfloor\eta\,\frac{\text{HBM}-P_\text{total}\,b_w}"
+        r"{S\,\kappa}\right\rfloor",
+    ),
+    "fig7": (
+        "Narrower weights halve the bytes of every step and the weights' share of HBM; a narrower KV cache halves "
+        "$\\kappa$ and so doubles $B_\\text{max}$. Dashed lines are the FP16 and FP8 references on the same hardware; "
+        "a format whose weights do not fit is named in the note.",
+        r"\text{headroom}=\text{HBM}-P_\text{total}\,b_w,\qquad \kappa\propto b_{kv}",
+    ),
+    "fig8": (
+        "Tensor parallelism adds two all-reduces per layer to every step; pipeline parallelism adds a hop per stage "
+        "boundary. On NVLink the fixed launch latency $\\alpha$ dominates, so the cost barely moves with $B$; "
+        "over InfiniBand the bytes dominate and the cost grows linearly with the batch.",
+        r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right),\quad"
+        r"t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+    ),
+    "fig9": (
+        "Two workload effects that no hardware removes: variable output lengths (CV) inflate the queueing term, and "
+        "KV fragmentation (utilisation $\\eta$) shrinks $B_\\text{max}$ so the wall arrives sooner. The gap between "
+        "the ideal and realistic curves is TTFT a production SLA must budget for.",
+        r"W_q\propto\frac{1+\text{CV}^2}{2},\qquad B_\text{max}^\text{eff}=\lfloor\eta\,B_\text{max}\rfloor",
+    ),
+}
+
+
+def navbar(active: str) -> dbc.Navbar:
+    links = [("dashboard", "Dashboard", "/"), ("methods", "Methods & checks", "/methods")]
+    return dbc.Navbar(
+        dbc.Container(
+            [
+                dbc.NavbarBrand(
+                    ["inferx", html.Span(" · the LLM serving frontier from hardware physics", className="brand-sub")],
+                    href=get_relative_path("/"),
+                ),
+                dbc.Nav(
+                    [dbc.NavLink(text, href=get_relative_path(path), active=key == active) for key, text, path in links]
+                ),
+            ],
+            fluid=True,
+        ),
+        color="dark",
+        dark=True,
+        className="mb-3",
+    )
+
+
+# --- Reading the URL ----------------------------------------------------------------
+
+
+def parse_query(query: dict) -> tuple[dict, int, list[str]]:
+    """Control values and batch from URL query parameters, and a notice per bad value.
+
+    A bad or out-of-range value is dropped (the default stays) and reported.
+    """
+    notices, given = [], {}
+    preset = query.get("preset")
+    if preset is not None:
+        try:
+            given["preset"] = check_param("preset", preset)
+        except InvalidParameter as err:
+            notices.append(f"Ignored {err}.")
+    values = default_params(given.get("preset", "h200x8"))
+    for name, raw in query.items():
+        if name in ("preset", "batch") or name not in PARAMS:
+            if name not in PARAMS and name != "batch":
+                notices.append(f"Ignored unknown parameter {name!r}.")
+            continue
+        try:
+            value = check_param(name, raw)
+        except InvalidParameter as err:
+            notices.append(f"Ignored {err}.")
+            continue
+        p = PARAMS[name]
+        if not in_ui_range(name, value):
+            notices.append(f"Ignored {name}={raw}: outside {p.ui_min:g}–{p.ui_max:g} {p.unit}.")
+            continue
+        values[name] = value
+    batch = DEFAULT_BATCH
+    if "batch" in query:
+        try:
+            batch = int(query["batch"])
+            if batch < 1:
+                raise ValueError
+        except ValueError:
+            notices.append(f"Ignored batch={query['batch']}: must be a whole number ≥ 1.")
+            batch = DEFAULT_BATCH
+    return values, batch, notices
+
+
+def control_values_to_params(values: list) -> dict:
+    """Control values in CONTROLS order (log2 sliders converted back to tokens)."""
+    params = dict(zip(CONTROLS, values, strict=True))
+    for name in LOG2_CONTROLS:
+        if params[name] is not None:
+            params[name] = int(round(2 ** float(params[name])))
+    return params
+
+
+# --- Controls -----------------------------------------------------------------------
+
+
+def _label(name: str, extra=None) -> html.Label:
+    p = PARAMS[name]
+    unit = html.Span(f" {p.unit}", className="unit") if p.unit else None
+    return html.Label([p.label, unit, extra], htmlFor=f"ctl-{name}", className="ctl-label")
+
+
+def _token_marks() -> dict:
+    return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(7, 18, 2)}
+
+
+def control(name: str, value) -> html.Div:
+    p = PARAMS[name]
+    cid = f"ctl-{name}"
+    if name == "preset":
+        options = [{"label": hw.label, "value": key} for key, hw in HARDWARE.items()]
+        widget = dcc.Dropdown(id=cid, options=options, value=value, clearable=False, searchable=False)
+    elif name in ("wdtype", "kvdtype"):
+        options = [{"label": d.upper(), "value": d} for d in DTYPE_BYTES]
+        widget = dcc.Dropdown(id=cid, options=options, value=value, clearable=False, searchable=False)
+    elif name == "ic":
+        options = [
+            {"label": f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs", "value": key}
+            for key, ic in INTERCONNECTS.items()
+        ]
+        widget = dcc.Dropdown(id=cid, options=options, value=value, clearable=False, searchable=False)
+    elif name == "mode":
+        options = [{"label": " Article physics", "value": "article"}, {"label": " Calibrated", "value": "calibrated"}]
+        widget = dcc.RadioItems(id=cid, options=options, value=value, inline=True, className="radio-row")
+    elif p.kind == "pow2":
+        options = [{"label": str(2**i), "value": 2**i} for i in range(int(math.log2(p.ui_max)) + 1)]
+        widget = dcc.RadioItems(id=cid, options=options, value=value, inline=True, className="radio-row")
+    elif name in LOG2_CONTROLS:
+        widget = dcc.Slider(
+            id=cid,
+            min=7,
+            max=17,
+            step=0.05,
+            value=math.log2(value),
+            marks=_token_marks(),
+            updatemode="drag",
+            allow_direct_input=False,
+        )
+        return html.Div([_label(name, html.Span(id=f"{cid}-tokens", className="ctl-value")), widget], className="ctl")
+    else:
+        widget = dcc.Slider(
+            id=cid, min=p.ui_min, max=p.ui_max, step=p.step, value=value, updatemode="drag", marks=None, tooltip=None
+        )
+    return html.Div([_label(name), widget], className="ctl", title=p.help)
+
+
+def controls_panel(values: dict) -> html.Div:
+    groups = {
+        "Hardware": ("preset", "bw", "compute", "hbm"),
+        "Workload": ("ctx", "isl", "cv", "util"),
+        "Precision": ("wdtype", "kvdtype"),
+        "Parallelism": ("tp", "pp", "ic"),
+        "Model": ("mode",),
+    }
+    body = []
+    for title, names in groups.items():
+        body.append(html.H6(title, className="ctl-group"))
+        body.extend(control(n, values[n]) for n in names)
+    return html.Div(body, className="controls")
+
+
+def share_buttons(fig: str | None) -> html.Div:
+    """Copy-link and copy-embed-code buttons: inside a wiki iframe the address bar never changes."""
+    items = [html.Span([dcc.Clipboard(id="copy-link", className="clip"), " Copy link"], className="share-btn")]
+    if fig:
+        items.append(embed_button(fig, " Copy embed code"))
+    return html.Div(items, className="share")
+
+
+def embed_button(fig: str, text: str = "") -> html.Span:
+    return html.Span(
+        [
+            dcc.Clipboard(
+                id={"role": "embed-copy", "fig": fig},
+                className="clip",
+                title="Copy an <iframe> of this figure with the current settings",
+            ),
+            text,
+            html.Span(get_relative_path(f"/embed/{fig}"), id={"role": "embed-path", "fig": fig}, hidden=True),
+        ],
+        className="share-btn",
+    )
+
+
+def graph(fig: str, height: int = 380) -> html.Div:
+    """A figure's graph. The wrapper carries the stable DOM id `fig-N`; the graph's own
+    pattern-matching id lets one callback fill whichever graphs a page has."""
+    return html.Div(
+        dcc.Graph(
+            id={"role": "figure", "fig": fig},
+            config={"displaylogo": False, "responsive": True},
+            style={"height": f"{height}px"},
+            mathjax=False,
+        ),
+        id=f"fig-{fig[3:]}",
+        className="graph-wrap",
+    )
+
+
+def readouts() -> html.Div:
+    cells = [("throughput", "Throughput"), ("ttft", "TTFT"), ("itl", "ITL"), ("rho", "Utilisation ρ")]
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.Div(label, className="readout-label"),
+                    html.Div("—", id=f"readout-{key}", className="readout-value"),
+                ],
+                className="readout",
+            )
+            for key, label in cells
+        ],
+        className="readouts",
+    )
+
+
+def explorer_controls(batch: int) -> html.Div:
+    return html.Div(
+        [
+            html.Label(
+                [
+                    "Batch size B ",
+                    html.Span(str(batch), id="batch-value", className="ctl-value"),
+                    html.Span(" requests", className="unit"),
+                ],
+                htmlFor="ctl-batch",
+                className="ctl-label",
+            ),
+            html.Div(
+                [
+                    html.Div(
+                        dcc.Slider(
+                            id="ctl-batch",
+                            min=0,
+                            max=14,
+                            step=0.01,
+                            value=math.log2(batch),
+                            updatemode="drag",
+                            allow_direct_input=False,
+                            marks={i: f"{2**i:,}" for i in range(0, 17, 2)},
+                        ),
+                        className="grow",
+                    ),
+                    html.Button("Animate", id="btn-animate", className="btn btn-warning btn-sm"),
+                ],
+                className="batch-row",
+            ),
+        ]
+    )
+
+
+def figure_card(fig: str, batch: int = DEFAULT_BATCH, caption: bool = True) -> dbc.Card:
+    text, eq = CAPTIONS[fig]
+    body = [graph(fig, 440 if fig in ("fig5", "fig6") else 380)]
+    if fig == "fig6":
+        body += [readouts(), explorer_controls(batch)]
+    if caption:
+        body.append(dcc.Markdown(f"{text}\n\n$${eq}$$", mathjax=True, className="caption"))
+    header = html.Div([html.H5(TITLES[fig], className="card-title"), embed_button(fig)], className="card-head")
+    return dbc.Card([dbc.CardBody([header, *body])], className="fig-card", id=f"card-{fig}")
+
+
+def notices_area(notices: list[str]) -> html.Div:
+    return html.Div(
+        [
+            dbc.Alert(
+                [html.Div(n) for n in notices],
+                color="warning",
+                dismissable=True,
+                is_open=bool(notices),
+                id="url-notice",
+            ),
+            dbc.Alert(id="runtime-notice", color="danger", is_open=False, dismissable=True),
+        ],
+        className="notices",
+    )
+
+
+def ui_config() -> dcc.Store:
+    """What the browser-side callbacks need: presets and defaults (user units)."""
+    presets = {key: default_params(key) for key in HARDWARE}
+    data = {"controls": list(CONTROLS), "log2": list(LOG2_CONTROLS), "presets": presets, "batchDefault": DEFAULT_BATCH}
+    return html.Div([dcc.Store(id="ui-config", data=data), dcc.Store(id="url-sink")])
+
+
+# --- Callbacks ----------------------------------------------------------------------
+
+CONTROL_INPUTS = [Input(f"ctl-{name}", "value") for name in CONTROLS]
+
+
+@callback(
+    Output({"role": "figure", "fig": ALL}, "figure"),
+    Output("runtime-notice", "children"),
+    Output("runtime-notice", "is_open"),
+    *CONTROL_INPUTS,
+    Input("ctl-batch", "value", allow_optional=True),
+    State({"role": "figure", "fig": ALL}, "id"),
+)
+def redraw(*args):
+    """One engine pass per control change, redrawing whichever figures the page shows."""
+    *values, batch_pos, ids = args
+    names = [i["fig"] for i in ids]
+    batch = DEFAULT_BATCH if batch_pos is None else max(1, round(2 ** float(batch_pos)))
+    # Only the explorer depends on the batch.
+    names_to_draw = {"fig6"} if ctx.triggered_id == "ctl-batch" else set(names)
+    try:
+        scn = Scenario.from_params(**control_values_to_params(values))
+        figs = figures.build(scn, [n for n in names if n in names_to_draw], batch)
+    except (InvalidParameter, ValueError, ImportError) as err:
+        return [no_update] * len(names), f"Could not redraw: {err}", True
+    return [figs.get(n, no_update) for n in names], None, False
+
+
+clientside_callback(
+    "window.inferx.applyPreset",
+    [Output(f"ctl-{n}", "value", allow_duplicate=True) for n in ("bw", "compute", "hbm", "tp", "ic")],
+    Input("ctl-preset", "value"),
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "window.inferx.tokens",
+    [Output(f"ctl-{n}-tokens", "children") for n in LOG2_CONTROLS],
+    [Input(f"ctl-{n}", "drag_value") for n in LOG2_CONTROLS],
+    [State(f"ctl-{n}", "value") for n in LOG2_CONTROLS],
+)
+
+clientside_callback(
+    "window.inferx.syncUrl",
+    Output("url-sink", "data"),  # the address bar itself is written with history.replaceState
+    *CONTROL_INPUTS,
+    Input("ctl-batch", "value", allow_optional=True),
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "window.inferx.explorer",
+    Output("readout-throughput", "children"),
+    Output("readout-ttft", "children"),
+    Output("readout-itl", "children"),
+    Output("readout-rho", "children"),
+    Output("batch-value", "children"),
+    Output("ctl-batch", "max"),
+    Output("ctl-batch", "marks"),
+    Output({"role": "figure", "fig": "fig6"}, "figure", allow_duplicate=True),
+    Input("ctl-batch", "drag_value"),
+    Input("ctl-batch", "value"),
+    Input({"role": "figure", "fig": "fig6"}, "figure"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "window.inferx.toggleAnimation",
+    Output("btn-animate", "children"),
+    Input("btn-animate", "n_clicks"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "function(n, open) { return !open; }",
+    Output("embed-settings", "is_open"),
+    Input("embed-settings-toggle", "n_clicks"),
+    State("embed-settings", "is_open"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "window.inferx.copyLink", Output("copy-link", "content"), Input("copy-link", "n_clicks"), prevent_initial_call=True
+)
+
+clientside_callback(
+    "window.inferx.embedCode",
+    Output({"role": "embed-copy", "fig": MATCH}, "content"),
+    Input({"role": "embed-copy", "fig": MATCH}, "n_clicks"),
+    State({"role": "embed-path", "fig": MATCH}, "children"),
+    prevent_initial_call=True,
+)

@@ -1,0 +1,160 @@
+"""`/methods`: the article's tables computed live from the engine, and the numbers check."""
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from inferx import engine as E
+from inferx.check import MISMATCH, ROWS
+from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
+from inferx.scenario import Scenario
+from pages._shared import navbar
+
+dash.register_page(__name__, path="/methods", title="inferx · methods and checks", order=1)
+
+STATUS_CLASS = {
+    "ok": "table-success",
+    MISMATCH: "table-danger",
+    "article inconsistent": "table-warning",
+    "flag": "table-info",
+}
+
+
+def table(header, rows, row_classes=None):
+    head = html.Thead(html.Tr([html.Th(h) for h in header]))
+    body = html.Tbody(
+        [html.Tr([html.Td(c) for c in row], className=(row_classes or {}).get(i)) for i, row in enumerate(rows)]
+    )
+    return dbc.Table([head, body], bordered=False, hover=True, size="sm", responsive=True, className="num-table")
+
+
+def config_table():
+    rows = []
+    for key, hw in HARDWARE.items():
+        s = Scenario.from_params(preset=key)
+        rows.append(
+            [
+                f"{hw.label} (TP {hw.tp})",
+                f"{hw.bw / 1e12:,.1f} TB/s",
+                f"{hw.compute / 1e12:,.0f} TFLOPS",
+                f"{hw.hbm / 1e9:,.0f} GB",
+                f"{s.headroom / 1e9:,.0f} GB",
+                f"{s.b_max:,}",
+            ]
+        )
+    return table(["Config", "HBM bandwidth", "Peak FP8 compute", "HBM total", "KV headroom", "B_max (S = 1,024)"], rows)
+
+
+def ridge_table():
+    rows = []
+    for hw in HARDWARE.values():
+        ridge = E.ridge_intensity(hw.compute, hw.bw)
+        rows.append(
+            [
+                hw.label,
+                f"{ridge:,.0f} FLOP/B",
+                f"{E.ridge_batch(hw.compute, hw.bw, 1.0):,.0f}",
+                f"{float(E.arithmetic_intensity(1, 1.0)):.1f} FLOP/B",
+                f"{100 * float(E.compute_utilisation(1, 1.0, hw.compute, hw.bw)):.2f} %",
+            ]
+        )
+    return table(["Config (FP8)", "Ridge I*", "Ridge batch B*", "I(B = 1)", "Compute utilisation at B = 1"], rows)
+
+
+def interconnect_table():
+    rows = []
+    for ic in INTERCONNECTS.values():
+        ar = E.t_allreduce(1, 8, DEEPSEEK_R1, 1.0, ic.bw, ic.alpha)
+        pp = E.t_pipeline(256, 4, DEEPSEEK_R1, 1.0, ic.bw, ic.alpha)
+        rows.append(
+            [
+                ic.label,
+                f"{ic.bw / 1e9:g} GB/s",
+                f"{ic.alpha * 1e6:g} µs",
+                f"{1e3 * float(ar):.3f} ms",
+                f"{1e3 * float(pp):.3f} ms",
+            ]
+        )
+    return table(
+        ["Interconnect", "Bandwidth (one way)", "Latency floor α", "t_AR (B = 1, TP 8)", "t_PP (B = 256, PP 4)"], rows
+    )
+
+
+def metrics_table():
+    s = Scenario.from_params()
+    r = {k: float(v[0]) for k, v in s.evaluate([64]).items()}
+    n_out, price, watts = 1024, 8 * 3.5, 8 * 700.0
+    e2e = float(E.e2e_latency(r["ttft"], n_out, r["itl"]))
+    rows = [
+        ["TTFT", "prefill + M/G/1 queueing wait", f"{1e3 * r['ttft']:.2f} ms"],
+        ["ITL / TPOT", "t_step + t_comm (no speculative decoding)", f"{1e3 * r['itl']:.2f} ms"],
+        ["End-to-end latency", f"TTFT + N_out × ITL, N_out = {n_out:,}", f"{e2e:.2f} s"],
+        ["Output throughput", "B / ITL", f"{r['throughput']:,.0f} tok/s"],
+        [
+            "Cost per million tokens",
+            f"${price:.0f}/h ÷ (3600 × T / 10⁶)",
+            f"${float(E.cost_per_million_tokens(price, r['throughput'])):.3f}",
+        ],
+        ["Token efficiency", f"T ÷ {watts:,.0f} W", f"{float(E.tokens_per_joule(r['throughput'], watts)):.2f} tok/J"],
+    ]
+    return table(["Metric", "Model", "8×H200, S = 1,024, B = 64"], rows)
+
+
+def check_table():
+    rows, classes = [], {}
+    for i, r in enumerate(ROWS):
+        rows.append(
+            [
+                r.section,
+                r.quantity,
+                f"{r.article:,.4g}",
+                f"{r.engine:,.4g}",
+                r.unit,
+                f"{100 * r.rel_diff:+.1f} %",
+                r.status,
+                r.note,
+            ]
+        )
+        classes[i] = STATUS_CLASS[r.status]
+    return table(["Section", "Quantity", "Article", "Engine", "Unit", "Diff", "Status", "Note"], rows, classes)
+
+
+INTRO = """
+The tables below are computed by the same engine that draws the dashboard, every time this page loads.
+The last table is `inferx check`: each number the article prints beside the engine's value. Rows marked
+*article inconsistent* are places where the article's prose disagrees with its own formulas; we follow the
+formula and show both. *Flag* rows mark inputs to read with care: the article's H200 and B200 compute
+figures are the 2:4-sparsity datasheet numbers, twice the dense FP8 rate a real decode kernel can reach,
+while its MI300X figure is dense. The presets keep the article's numbers so the figures reproduce.
+
+Modelling choices the article leaves open: the head dimension of the quadratic prefill term is
+$d_h = 128$; TTFT uses the article's boxed form $t_\\text{prefill} + \\frac{1+\\text{CV}^2}{2}\\cdot
+\\frac{t_\\text{step}}{1-\\rho}$ (its Pollaczek–Khinchine line has an extra factor $\\rho$ that its figures
+do not use); $t_\\text{step}$ in TTFT, ITL and throughput includes the collective cost $t_\\text{AR} +
+t_\\text{PP}$; activations cross the interconnect at the weight width $b_w$.
+"""
+
+
+def layout(**_query):
+    return html.Div(
+        [
+            navbar("methods"),
+            dbc.Container(
+                [
+                    html.H2("Methods and checks"),
+                    dcc.Markdown(INTRO, mathjax=True),
+                    html.H4("Serving configurations"),
+                    config_table(),
+                    html.H4("Ridge points"),
+                    ridge_table(),
+                    html.H4("Interconnects"),
+                    interconnect_table(),
+                    html.H4("Serving metrics"),
+                    metrics_table(),
+                    html.H4("The article's numbers, checked", id="check"),
+                    check_table(),
+                ],
+                className="methods",
+            ),
+        ]
+    )

@@ -1,0 +1,123 @@
+"""Figure builders are pure functions of the engine: their data must be the engine's numbers."""
+
+import json
+
+import numpy as np
+import pytest
+
+from inferx import engine as E
+from inferx import figures
+from inferx.presets import HARDWARE
+from inferx.scenario import Scenario
+
+
+def by_name(fig):
+    return {t["name"]: t for t in fig["data"]}
+
+
+def assert_close(a, b, rel=1e-3):
+    np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=rel)
+
+
+@pytest.mark.parametrize("preset", sorted(HARDWARE))
+def test_frontier_figures_match_engine(preset):
+    scn = Scenario.from_params(preset=preset, ctx=4096)
+    fig = figures.fig5(scn)
+    cur = by_name(fig)["Current settings"]
+    r = scn.evaluate(cur["customdata"])
+    assert_close(cur["x"], r["throughput"])
+    assert_close(cur["y"], 1e3 * r["ttft"])
+    assert max(cur["customdata"]) < scn.b_max and np.isfinite(cur["y"]).all()
+    # the other two presets are drawn as references with their own colours
+    refs = [t for t in fig["data"] if t["name"].endswith("(preset)")]
+    assert len(refs) == 2 and {t["line"]["color"] for t in refs} == {
+        hw.colour for key, hw in HARDWARE.items() if key != preset
+    }
+
+
+def test_fig1_roofline_and_ridge():
+    scn = Scenario.from_params(tp=1)
+    fig = figures.fig1(scn)
+    t = fig["data"][0]
+    B = np.asarray(t["x"])
+    assert_close(t["y"], B / E.t_step(B, 0, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute))
+    assert fig["layout"]["shapes"][0]["x0"] == pytest.approx(scn.summary()["b_star"])
+    assert fig["layout"]["xaxis"]["title"]["text"].endswith("(concurrent requests)")
+
+
+def test_fig2_ceilings_and_reference_colours():
+    scn = Scenario.from_params(ctx=2048)
+    fig = figures.fig2(scn)
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["S = 2,048 tokens (current)", "S = 1,024 tokens", "S = 8,192 tokens"]
+    ceilings = [s["y0"] for s in fig["layout"]["shapes"]]
+    assert_close(ceilings, [E.kv_ceiling(S, scn.kappa, scn.bw) for S in (2048, 1024, 8192)])
+    assert fig["data"][1]["line"]["color"] == figures.CONTEXT_REFS[1024]
+    # The same reference keeps its colour when the current context changes.
+    again = figures.fig2(Scenario.from_params(ctx=512))
+    assert by_name(again)["S = 1,024 tokens"]["line"]["color"] == figures.CONTEXT_REFS[1024]
+
+
+def test_fig3_components_add_up_and_band():
+    scn = Scenario.from_params(preset="mi300x4")
+    prefill, queue, total = figures.fig3(scn)["data"]
+    assert_close(np.add(prefill["y"], queue["y"]), total["y"], rel=2e-3)
+    band = figures.fig3(scn)["layout"]["shapes"][0]
+    assert band["x1"] == pytest.approx(0.85 * scn.b_max)
+
+
+def test_fig4_itl_times_throughput_is_batch_and_floor():
+    scn = Scenario.from_params()
+    fig = figures.fig4(scn)
+    t = fig["data"][0]
+    assert_close(np.asarray(t["x"]) * np.asarray(t["y"]) / 1e3, t["customdata"], rel=2e-3)
+    assert fig["layout"]["shapes"][0]["y0"] == pytest.approx(1e3 * 37e9 / 38.4e12)
+
+
+def test_fig6_dot_at_chosen_batch_with_readout_data():
+    scn = Scenario.from_params(preset="mi300x4", ctx=8192)
+    line, dot = figures.fig6(scn, batch=64)["data"]
+    r = scn.evaluate([64])
+    assert dot["customdata"][0][0] == 64
+    assert_close(dot["x"], r["throughput"])
+    assert_close(dot["y"], 1e3 * r["ttft"])
+    assert_close([dot["customdata"][0][1]], 1e3 * r["itl"])
+    assert set(range(1, 65)) <= {int(c[0]) for c in line["customdata"]}
+
+
+def test_fig7_fig8_fig9_references():
+    scn = Scenario.from_params(preset="b200x8")
+    f7 = by_name(figures.fig7(scn))
+    ref = f7["FP16 weights + FP16 KV"]
+    r = scn.with_params(wdtype="fp16", kvdtype="fp16").evaluate(ref["customdata"])
+    assert_close(ref["y"], 1e3 * r["ttft"])
+    f8 = by_name(figures.fig8(scn))
+    ib = f8["TP 4 + PP 4, InfiniBand"]
+    B = np.asarray(ib["x"])
+    expected = E.t_allreduce(B, 4, scn.model, 1.0, 25e9, 5e-6) + E.t_pipeline(B, 4, scn.model, 1.0, 25e9, 5e-6)
+    assert_close(ib["y"], 1e3 * expected)
+    f9 = figures.fig9(scn)
+    realistic = by_name(f9)["Realistic (CV 1, utilisation 87 %)"]
+    r = scn.with_params(cv=1, util=87).evaluate(realistic["customdata"])
+    assert_close(realistic["y"], 1e3 * r["ttft"])
+
+
+def test_curves_that_cannot_exist_become_notes():
+    scn = Scenario.from_params(wdtype="fp16")  # 1,342 GB of weights on 1,128 GB
+    for name, fig in figures.build(scn).items():
+        if name in ("fig1", "fig8"):  # no KV or capacity involved
+            assert fig["data"]
+            continue
+        notes = " ".join(a["text"] for a in fig["layout"]["annotations"])
+        assert "weights 1,342 GB exceed HBM 1,128 GB" in notes, name
+
+
+def test_every_axis_has_units_and_payload_is_small():
+    figs = figures.build(Scenario.from_params())
+    for name, fig in figs.items():
+        for axis in ("xaxis", "yaxis"):
+            title = fig["layout"][axis]["title"]["text"]
+            assert "(" in title and title.endswith(")"), (name, title)
+        for t in fig["data"]:
+            assert "<extra>" in t["hovertemplate"] and ("tok/s" in t["hovertemplate"] or "ms" in t["hovertemplate"])
+    assert len(json.dumps(figs)) < 150_000
