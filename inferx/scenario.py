@@ -122,6 +122,8 @@ def in_ui_range(name: str, value) -> bool:
     p = PARAMS[name]
     if p.kind == "choice":
         return True
+    if p.kind == "pow2" and value & (value - 1):
+        return False
     return p.ui_min <= value <= p.ui_max
 
 

@@ -1,0 +1,92 @@
+"""Page layouts and the redraw callback, through the real Flask app (no browser)."""
+
+import json
+
+import pytest
+
+import app as inferx_app
+from inferx import figures
+from inferx.scenario import Scenario
+from pages import embed, home
+from pages._shared import CONTROLS, DEFAULT_BATCH, control_values_to_params, parse_query
+
+
+@pytest.fixture(scope="module")
+def client():
+    return inferx_app.server.test_client()
+
+
+def test_parse_query_keeps_good_values_and_reports_bad_ones():
+    values, batch, notices = parse_query({"preset": "mi300x4", "ctx": "8192", "batch": "64"})
+    assert (values["preset"], values["bw"], values["ctx"], batch, notices) == ("mi300x4", 21.2, 8192, 64, [])
+    values, batch, notices = parse_query({"bw": "999", "util": "abc", "tp": "3", "batch": "-2", "x": "1"})
+    assert values["bw"] == 38.4 and values["util"] == 87.0 and values["tp"] == 8 and batch == DEFAULT_BATCH
+    text = " ".join(notices)
+    for fragment in ("bw=999", "util", "tp", "batch=-2", "'x'"):
+        assert fragment in text
+
+
+def test_layouts_render_for_every_page():
+    assert "fig-9" in json.dumps(home.layout(preset="b200x8").to_plotly_json(), default=str)
+    for name in [*figures.FIGURES, "explorer"]:
+        page = json.dumps(embed.layout(name=name).to_plotly_json(), default=str)
+        fig = "fig6" if name == "explorer" else name
+        assert f'"fig-{fig[3:]}"' in page
+    missing = json.dumps(embed.layout(name="fig99").to_plotly_json(), default=str)
+    assert "No figure called 'fig99'" in missing
+
+
+@pytest.mark.parametrize("path", ["/", "/methods", "/embed/fig5?preset=b200x8", "/health"])
+def test_pages_are_served(client, path):
+    assert client.get(path).status_code == 200
+
+
+def redraw_request(client, values: dict, figs, batch_pos=None, trigger="ctl-bw.value"):
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if d["output"].startswith('..{"fig":["ALL"]'))
+    inputs = [{"id": f"ctl-{n}", "property": "value", "value": values[n]} for n in CONTROLS]
+    inputs.append({"id": "ctl-batch", "property": "value", "value": batch_pos})
+    ids = [{"role": "figure", "fig": f} for f in figs]
+    body = {
+        "output": dep["output"],
+        "outputs": [
+            [{"id": i, "property": "figure"} for i in ids],
+            {"id": "runtime-notice", "property": "children"},
+            {"id": "runtime-notice", "property": "is_open"},
+        ],
+        "inputs": inputs,
+        "changedPropIds": [trigger],
+        "state": [[{"id": i, "property": "id", "value": i} for i in ids]],
+    }
+    return client.post("/_dash-update-component", json=body)
+
+
+def test_redraw_callback_answers_with_engine_figures(client):
+    values, _, _ = parse_query({"preset": "mi300x4", "ctx": "8192"})
+    values["ctx"] = 13.0  # the slider holds log2(tokens)
+    resp = redraw_request(client, values, ["fig5", "fig6"], batch_pos=6.0)
+    assert resp.status_code == 200
+    out = resp.get_json()["response"]
+    fig5 = next(iter(out.values()))["figure"][0]
+    expected = figures.fig5(Scenario.from_params(preset="mi300x4", ctx=8192))
+    assert fig5["data"][-1]["y"] == expected["data"][-1]["y"]
+    dot = next(iter(out.values()))["figure"][1]["data"][1]
+    assert dot["customdata"][0][0] == 64
+
+
+def test_bad_control_value_gives_notice_not_traceback(client):
+    values, _, _ = parse_query({})
+    values["ctx"] = 10.0
+    values["util"] = 0  # outside (0, 100]
+    resp = redraw_request(client, values, ["fig1"])
+    assert resp.status_code == 200
+    notice = resp.get_json()["response"]["runtime-notice"]
+    assert notice["is_open"] is True and "util" in notice["children"]
+
+
+def test_log2_controls_convert_back_to_tokens():
+    values = [None] * len(CONTROLS)
+    values[CONTROLS.index("ctx")] = 13.0
+    values[CONTROLS.index("isl")] = 10.0
+    params = control_values_to_params(values)
+    assert params["ctx"] == 8192 and params["isl"] == 1024
