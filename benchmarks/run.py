@@ -1,0 +1,768 @@
+"""How fast is inferx? Engine, server, browser, animation and cold start, each as a side-by-side ratio.
+
+    python -m benchmarks            # full run (about 3-5 minutes); writes benchmarks/RESULTS.md
+    python -m benchmarks --quick    # a few iterations of every part, to prove the suite still runs
+    python -m benchmarks --out DIR  # write RESULTS.md to DIR instead
+    python -m benchmarks --skip-browser  # engine, server and cold start only (no Chromium needed)
+
+Every figure is compared with a baseline measured in the same run, so a ratio holds on a noisy machine even
+when the absolute times do not. The targets come from issue 5; they are reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import math
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from inferx import figures  # noqa: E402
+from inferx.figures import COMM_REFS, CONTEXT_REFS, QUANT_REFS, WORKLOAD_REFS  # noqa: E402
+from inferx.presets import HARDWARE  # noqa: E402
+from inferx.scenario import PARAMS, Scenario, default_params, frontier_batches  # noqa: E402
+
+FIGS = figures.FIGURES  # fig1 … fig9, the graphs on `/` in DOM order
+CHANGED = "ctl-bw"  # the control the server and browser benchmarks move
+
+
+@dataclass
+class Row:
+    section: str
+    name: str
+    value: float | None
+    unit: str
+    baseline: str  # what it was compared with, and that baseline's value
+    ratio: float | None
+    target: str
+    met: bool | None
+
+    def cells(self) -> list[str]:
+        value = "—" if self.value is None else f"{self.value:,.3g} {self.unit}".strip()
+        ratio = "—" if self.ratio is None else f"{self.ratio:,.3g}×"
+        met = {True: "yes", False: "**no**", None: "—"}[self.met]
+        return [self.section, self.name, value, self.baseline, ratio, self.target, met]
+
+
+HEADER = ["Section", "Measure", "Value", "Baseline (same run)", "Ratio", "Target", "Met"]
+
+
+def pct(samples, q: float) -> float:
+    return float(np.percentile(np.asarray(samples, dtype=float), q))
+
+
+def log(msg: str) -> None:
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+# --- Control states: every iteration a state never seen before -----------------------------------
+
+
+def states(n: int) -> list[dict]:
+    """n distinct control states moving bandwidth and context together, so no memo carries over."""
+    base = default_params()
+    return [{**base, "bw": round(4.0 + (i * 0.37) % 60, 2), "ctx": 1024 + (i * 97) % 15000} for i in range(n)]
+
+
+# --- 1. Engine -----------------------------------------------------------------------------------
+
+
+def _sig(v: float) -> float:
+    """4 significant figures, as figures._r rounds the vectorised payload."""
+    return float(f"{v:.4g}")
+
+
+class LoopModel:
+    """The article-mode formulas evaluated one batch size at a time in plain Python (the baseline)."""
+
+    def __init__(self, s: Scenario):
+        m = s.model
+        self.s = s
+        self.weights = m.p_active * s.b_w
+        self.kv = s.ctx * s.kappa
+        self.flop = 2.0 * m.p_active
+        self.b_max = s.b_max if s.ctx else 0  # S = 0 (Figure 1): no KV, no queue
+        self.ar = (m.n_layers * 2, (s.tp - 1) / s.tp, m.d_model * s.b_w / s.ic_bw) if s.tp > 1 else None
+        self.pp = (s.pp - 1, m.d_model * s.b_w / s.ic_bw) if s.pp > 1 else None
+        self.prefill = (2.0 * m.p_active * s.isl + 4.0 * m.n_layers * m.n_q_heads * m.d_head * s.isl**2) / s.compute
+        self.queue = (1.0 + s.cv**2) / 2.0
+
+    def step(self, B: float) -> float:
+        s = self.s
+        return max((self.weights + B * self.kv) / s.bw, self.flop * B / s.compute)
+
+    def comm(self, B: float) -> float:
+        alpha, total = self.s.ic_alpha, 0.0
+        if self.ar:
+            two_l, share, per_b = self.ar
+            total += two_l * (alpha + share * B * per_b)
+        if self.pp:
+            stages, per_b = self.pp
+            total += stages * (alpha + B * per_b)
+        return total
+
+    def point(self, B: float) -> tuple[float, float, float, float]:
+        """(throughput, TTFT, ITL, ρ) at batch B."""
+        itl = self.step(B) + self.comm(B)
+        rho = B / self.b_max if self.b_max > 0 else math.inf
+        ttft = self.prefill + self.queue * itl / (1.0 - rho) if rho < 1.0 else math.inf
+        return B / itl, ttft, itl, rho
+
+
+def _loop_grid(s: Scenario, points: int = figures.CURVE_POINTS, extra=()) -> list[int] | None:
+    if s.unfit_reason():
+        return None
+    end = max(1, int(figures.RHO_CURVE_END * s.b_max))
+    grid = np.union1d(frontier_batches(end, points), np.asarray(extra, dtype=int))
+    grid = [int(b) for b in grid if 1 <= b < s.b_max]
+    return grid or None
+
+
+def _loop_frontier(s: Scenario, points=figures.CURVE_POINTS, extra=()) -> dict | None:
+    grid = _loop_grid(s, points, extra)
+    if grid is None:
+        return None
+    m = LoopModel(s)
+    out = {"B": grid, "T": [], "TTFT": [], "ITL": [], "rho": []}
+    for B in grid:
+        T, ttft, itl, rho = m.point(float(B))
+        out["T"].append(_sig(T))
+        out["TTFT"].append(_sig(1e3 * ttft))
+        out["ITL"].append(_sig(1e3 * itl))
+        out["rho"].append(_sig(rho))
+    return out
+
+
+def loop_build(scn: Scenario, batch: int = 8) -> dict:
+    """The numbers of all nine figures for one state, per batch size in plain Python (no layouts)."""
+    out = {}
+    s0 = scn.with_context(0)
+    b_star = scn.b_w * scn.compute / (2.0 * scn.bw)
+    grid = np.unique(np.rint(np.geomspace(1, max(8 * b_star, 64), figures.CURVE_POINTS))).tolist()
+    m0 = LoopModel(s0)
+    out["fig1"] = [[_sig(B / m0.step(B)) for B in grid], [_sig(B / (m0.step(B) + m0.comm(B))) for B in grid]]
+    curves = []
+    for S in [scn.ctx, *[c for c in CONTEXT_REFS if c != scn.ctx][:2]]:
+        s = scn.with_context(S)
+        if not s.unfit_reason():
+            m = LoopModel(s)
+            curves.append([_sig(m.point(float(B))[0]) for B in frontier_batches(s.b_max, figures.CURVE_POINTS)])
+    out["fig2"] = curves
+    r = _loop_frontier(scn)
+    out["fig3"] = [[_sig(y - 1e3 * LoopModel(scn).prefill) for y in r["TTFT"]], r["TTFT"]] if r else []
+    r = _loop_frontier(scn)
+    out["fig4"] = [r["T"], r["ITL"]] if r else []
+    refs = [figures._preset_scenario(scn, p) for p in HARDWARE if p != scn.hardware]
+    out["fig5"] = [_loop_frontier(s) for s in [*refs, scn]]
+    out["fig6"] = _loop_frontier(scn, figures.EXPLORER_POINTS, [*range(1, 65), int(batch)])
+    out["fig7"] = [_loop_frontier(scn.with_params(wdtype=w, kvdtype=kv)) for w, kv in QUANT_REFS] + [
+        _loop_frontier(scn)
+    ]
+    grid = np.unique(np.rint(np.geomspace(1, max(1024, scn.b_max), figures.CURVE_POINTS))).tolist()
+    comms = []
+    for _, (_, cfg, _) in COMM_REFS.items():
+        m = LoopModel(scn.with_params(**cfg))
+        comms.append([_sig(1e3 * m.comm(B)) for B in grid])
+    m = LoopModel(scn)
+    comms.append([_sig(1e3 * m.comm(B)) for B in grid])
+    out["fig8"] = comms
+    out["fig9"] = [_loop_frontier(scn.with_params(cv=cv, util=u)) for _, cv, u in WORKLOAD_REFS.values()] + [
+        _loop_frontier(scn)
+    ]
+    return out
+
+
+def check_agreement(scn: Scenario) -> None:
+    """The baseline computes the same numbers as the engine (else the ratio would be meaningless)."""
+    fast, loop = figures.build(scn), loop_build(scn)
+    cur = fast["fig5"]["data"][-1]
+    ref = loop["fig5"][-1]
+    if not (np.allclose(cur["x"], ref["T"], rtol=2e-3) and np.allclose(cur["y"], ref["TTFT"], rtol=2e-3)):
+        raise AssertionError("loop baseline disagrees with inferx.figures on Figure 5")
+    dot = fast["fig6"]["data"][0]
+    if not np.allclose(dot["y"], loop["fig6"]["TTFT"], rtol=2e-3):
+        raise AssertionError("loop baseline disagrees with inferx.figures on Figure 6")
+
+
+def bench_engine(quick: bool) -> list[Row]:
+    n = 20 if quick else 400
+    todo = states(n + 5)
+    build = lambda p: figures.build(Scenario.from_params(**p))  # noqa: E731
+    loop = lambda p: loop_build(Scenario.from_params(**p))  # noqa: E731
+    check_agreement(Scenario.from_params(**todo[0]))
+    for p in todo[:5]:  # warm up imports and caches of numpy itself
+        build(p), loop(p)
+    fast_t, loop_t = [], []
+    for i, p in enumerate(todo[5:]):
+        t0 = time.perf_counter()
+        build(p)
+        t1 = time.perf_counter()
+        if i % 4 == 0 or quick:  # the loop is slow: a quarter of the states is plenty for its median
+            loop(p)
+            loop_t.append(time.perf_counter() - t1)
+        fast_t.append(t1 - t0)
+    fast, slow = 1e3 * pct(fast_t, 50), 1e3 * pct(loop_t, 50)
+    return [
+        Row(
+            "Engine",
+            f"all figure data, one state (p50 of {len(fast_t)})",
+            fast,
+            "ms",
+            f"plain per-batch Python loop {slow:,.1f} ms",
+            slow / fast,
+            "≤ 2 ms and ≥ 50×",
+            fast <= 2.0 and slow / fast >= 50,
+        ),
+        Row("Engine", "all figure data, p95", 1e3 * pct(fast_t, 95), "ms", "", None, "", None),
+    ]
+
+
+def bench_validated(quick: bool) -> Row:
+    """The same figures built through plotly's validated graph objects, in-process."""
+    import plotly.graph_objects as go
+
+    n = 5 if quick else 60
+    todo = states(n + 2)
+    plain_t, go_t = [], []
+    for i, p in enumerate(todo):
+        scn = Scenario.from_params(**p)
+        t0 = time.perf_counter()
+        figs = figures.build(scn)
+        t1 = time.perf_counter()
+        validated = [go.Figure(f) for f in figs.values()]
+        t2 = time.perf_counter()
+        assert len(validated) == len(FIGS)
+        if i >= 2:
+            plain_t.append(t1 - t0)
+            go_t.append(t2 - t0)
+    plain, valid = 1e3 * pct(plain_t, 50), 1e3 * pct(go_t, 50)
+    return Row(
+        "Server",
+        f"figures via validated go.Figure, in-process (p50 of {len(go_t)})",
+        valid,
+        "ms",
+        f"plain dicts {plain:,.2f} ms",
+        valid / plain,
+        "documents the plain-dict choice",
+        None,
+    )
+
+
+# --- gunicorn ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Gunicorn:
+    """`gunicorn app:server` as deployed (gunicorn.conf.py: 2 gthread workers), timed to the first page."""
+
+    def __init__(self, timeout: float = 240.0):
+        self.port = free_port()
+        self.host = "127.0.0.1"
+        self.url = f"http://{self.host}:{self.port}/"
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "app:server", "--bind", f"{self.host}:{self.port}"],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,  # the access log, one line a request, as deployed
+            stderr=subprocess.DEVNULL,
+        )
+        while True:
+            try:
+                status, _ = self.request("GET", "/", timeout=5)
+                if status == 200:
+                    break
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.perf_counter() - t0 > timeout:
+                self.stop()
+                raise RuntimeError("gunicorn did not serve / in time")
+            time.sleep(0.02)
+        self.ready_s = time.perf_counter() - t0
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
+
+    def request(self, method, path, body=None, timeout=60):
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            conn.request(method, path, body=body, headers={"Content-Type": "application/json"} if body else {})
+            resp = conn.getresponse()
+            return resp.status, resp.read()
+        finally:
+            conn.close()
+
+    def keepalive(self, method, path, body=None) -> tuple[int, bytes]:
+        """One request on a persistent connection, as a browser makes it."""
+        headers = {"Content-Type": "application/json"} if body else {}
+        for attempt in range(2):
+            try:
+                self.conn.request(method, path, body=body, headers=headers)
+                resp = self.conn.getresponse()
+                return resp.status, resp.read()
+            except (http.client.HTTPException, OSError):
+                self.conn.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# --- 2. Server -----------------------------------------------------------------------------------
+
+
+class Redraw:
+    """The browser's POST to /_dash-update-component for the full redraw, built from /_dash-dependencies."""
+
+    def __init__(self, deps: list):
+        self.cb = next(c for c in deps if c["output"].startswith('..{"fig":["ALL"],"role":"figure"}.figure'))
+        self.ids = [{"fig": f, "role": "figure"} for f in FIGS]
+
+    def body(self, params: dict, batch: int = 8) -> bytes:
+        values = {}
+        for name in PARAMS:
+            v = params[name]
+            values[f"ctl-{name}"] = math.log2(v) if name in ("ctx", "isl") else v
+        values["ctl-batch"] = math.log2(batch)
+        inputs = [{"id": i["id"], "property": i["property"], "value": values[i["id"]]} for i in self.cb["inputs"]]
+        payload = {
+            "output": self.cb["output"],
+            "outputs": [
+                [{"id": i, "property": "figure"} for i in self.ids],
+                {"id": "runtime-notice", "property": "children"},
+                {"id": "runtime-notice", "property": "is_open"},
+            ],
+            "inputs": inputs,
+            "changedPropIds": [f"{CHANGED}.value"],
+            "state": [[{"id": i, "property": "id", "value": i} for i in self.ids]],
+        }
+        return json.dumps(payload).encode()
+
+    @staticmethod
+    def figures(response: bytes) -> list[dict]:
+        """The nine figures of a response, in DOM order."""
+        out = json.loads(response)["response"]
+        return [out[json.dumps({"fig": f, "role": "figure"}, separators=(",", ":"))]["figure"] for f in FIGS]
+
+
+def bench_server(srv: Gunicorn, quick: bool) -> tuple[list[Row], Redraw]:
+    status, deps = srv.keepalive("GET", "/_dash-dependencies")
+    assert status == 200
+    redraw = Redraw(json.loads(deps))
+    n = 12 if quick else 240
+    todo = states(n + 10)
+    bad = {**todo[0], "bw": -1.0}  # refused by validation: the same callback, with no figure work
+    status, body = srv.keepalive("POST", "/_dash-update-component", redraw.body(todo[0]))
+    assert status == 200 and len(Redraw.figures(body)) == len(FIGS), body[:300]
+    status, body = srv.keepalive("POST", "/_dash-update-component", redraw.body(bad))
+    assert status == 200 and b"Could not redraw" in body, body[:300]
+    full_t, trivial_t, health_t, sizes = [], [], [], []
+    for i, p in enumerate(todo):
+        bodies = [("full", redraw.body(p)), ("trivial", redraw.body({**bad, "ctx": p["ctx"]})), ("health", None)]
+        for kind, payload in bodies:
+            t0 = time.perf_counter()
+            if payload is None:
+                status, resp = srv.keepalive("GET", "/health")
+            else:
+                status, resp = srv.keepalive("POST", "/_dash-update-component", payload)
+            dt = time.perf_counter() - t0
+            assert status == 200, (kind, status, resp[:300])
+            if i < 10:  # warm-up: both workers, both code paths
+                continue
+            {"full": full_t, "trivial": trivial_t, "health": health_t}[kind].append(dt)
+            if kind == "full":
+                sizes.append(len(resp))
+    p50, p95 = 1e3 * pct(full_t, 50), 1e3 * pct(full_t, 95)
+    triv, health = 1e3 * pct(trivial_t, 50), 1e3 * pct(health_t, 50)
+    size = max(sizes) / 1000
+    rows = [
+        Row(
+            "Server",
+            f"full redraw over HTTP, 9 figures (p50 of {len(full_t)})",
+            p50,
+            "ms",
+            f"trivial callback round trip {triv:,.2f} ms",
+            p50 / triv,
+            "≤ 25 ms and ≤ 3×",
+            p50 <= 25 and p50 / triv <= 3,
+        ),
+        Row("Server", "full redraw, p95", p95, "ms", f"trivial p95 {1e3 * pct(trivial_t, 95):,.2f} ms", None, "", None),
+        Row(
+            "Server",
+            "full redraw vs GET /health",
+            p50,
+            "ms",
+            f"/health {health:,.2f} ms",
+            p50 / health,
+            "",
+            None,
+        ),
+        Row("Server", "response size (largest, uncompressed)", size, "KB", "", None, "≤ 150 KB", size <= 150),
+    ]
+    return rows, redraw
+
+
+# --- 3 and 4. Browser ----------------------------------------------------------------------------
+
+BROWSER_JS = r"""
+window.__bench = (function () {
+  performance.setResourceTimingBufferSize(100000);
+  const gds = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => document.querySelector(`#fig-${n} .js-plotly-plot`));
+  const st = { t0: 0, seen: new Set(), last: 0, events: 0, restyles: 0 };
+  const mark = (k) => () => {
+    const t = performance.now();
+    if (st.t0 && t >= st.t0) { st.seen.add(k); st.last = Math.max(st.last, t); st.events += 1; }
+  };
+  gds.forEach((gd, k) => {
+    gd.on("plotly_afterplot", mark(k));
+    gd.on("plotly_react", mark(k));
+  });
+  gds[5].on("plotly_restyle", () => { st.restyles += 1; });
+  function begin() { st.seen = new Set(); st.last = 0; st.events = 0; st.t0 = performance.now(); }
+  /* Done when every graph has drawn since t0 and nothing has drawn for `quiet` ms (the explorer's dot
+     patch redraws Figure 6 once more after the server's figures arrive: that counts). */
+  function settle(done, quiet, timeout) {
+    const check = () => {
+      const now = performance.now();
+      if (st.seen.size === gds.length && now - st.last >= quiet) {
+        return done({ ms: st.last - st.t0, events: st.events });
+      }
+      if (now - st.t0 > timeout) return done({ ms: null, seen: st.seen.size, events: st.events });
+      setTimeout(check, 10);
+    };
+    setTimeout(check, 10);
+  }
+  return {
+    ready: () => gds.every((gd) => gd && gd.data && gd.data.length > 0 && gd.on),
+    server(x, done) {
+      begin();
+      window.dash_clientside.set_props("ctl-bw", { value: x });
+      settle(done, 300, 30000);
+    },
+    floor(figs, done) {
+      begin();
+      const config = { displaylogo: false, responsive: true };
+      gds.forEach((gd, k) => window.Plotly.react(gd, figs[k].data, figs[k].layout, config));
+      settle(done, 300, 30000);
+    },
+    animate(seconds, done) {
+      const anim = window.inferxAnimation;
+      const btn = document.getElementById("btn-animate");
+      st.restyles = 0;
+      btn.click();
+      setTimeout(() => {
+        const t = performance.now();
+        const frames = anim.frames, start = anim.start, running = anim.running, restyles = st.restyles;
+        const requests = performance.getEntriesByType("resource")
+          .filter((e) => e.name.includes("_dash-update-component") && e.startTime >= start && e.startTime <= t).length;
+        if (anim.running) btn.click();
+        done({ frames, seconds: (t - start) / 1000, requests, restyles, running });
+      }, 1000 * seconds);
+    },
+  };
+})();
+return true;
+"""
+
+
+def make_driver():
+    from selenium import webdriver
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='inferx-bench-')}")
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--disable-quic",
+        "--remote-debugging-port=0",
+    ):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(options=opts)
+    driver.set_window_size(1280, 900)
+    driver.set_script_timeout(120)
+    return driver
+
+
+def wait_for(driver, script: str, timeout: float = 180.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(script)
+        time.sleep(0.2)
+
+
+def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
+    driver = make_driver()
+    try:
+        driver.get(srv.url)
+        wait_for(driver, "return document.querySelectorAll('.js-plotly-plot').length >= 9 && !!window.Plotly")
+        wait_for(
+            driver,
+            "return [...document.querySelectorAll('[id^=fig-] .js-plotly-plot')]"
+            ".filter(g => g.data && g.data.length).length >= 9",
+        )
+        time.sleep(1.0)
+        driver.execute_script(BROWSER_JS)
+        assert driver.execute_script("return window.__bench.ready()")
+        # Figure data for the floor: what the server returns for two states, replayed with no server.
+        floor_figs = []
+        for bw in (5.0, 9.0):
+            status, body = srv.keepalive("POST", "/_dash-update-component", redraw.body({**default_params(), "bw": bw}))
+            floor_figs.append(Redraw.figures(body))
+        n, warm = (4, 1) if quick else (24, 3)
+        server_ms, floor_ms, server_events, floor_events = [], [], [], []
+        for i in range(n + warm):
+            x = round(6.0 + 0.7 * i + (0.35 if i % 2 else 0.0), 2) % 60 + 2
+            a = driver.execute_async_script("window.__bench.server(arguments[0], arguments[1]);", x)
+            b = driver.execute_async_script("window.__bench.floor(arguments[0], arguments[1]);", floor_figs[i % 2])
+            if a["ms"] is None or b["ms"] is None:
+                raise RuntimeError(f"a change never finished repainting: {a}, {b}")
+            if i >= warm:
+                server_ms.append(a["ms"])
+                floor_ms.append(b["ms"])
+                server_events.append(a["events"])
+                floor_events.append(b["events"])
+        s50, f50 = pct(server_ms, 50), pct(floor_ms, 50)
+        rows = [
+            Row(
+                "Browser",
+                f"control change → last of 9 figures repainted (p50 of {len(server_ms)})",
+                s50,
+                "ms",
+                f"Plotly.react floor, no server {f50:,.0f} ms",
+                s50 / f50,
+                "≤ 1.5× floor",
+                s50 / f50 <= 1.5,
+            ),
+            Row(
+                "Browser",
+                "control change → repainted, p95",
+                pct(server_ms, 95),
+                "ms",
+                f"floor p95 {pct(floor_ms, 95):,.0f} ms",
+                None,
+                "",
+                None,
+            ),
+        ]
+        seconds = 2.0 if quick else 5.0
+        driver.execute_script("performance.clearResourceTimings();")
+        anim = driver.execute_async_script("window.__bench.animate(arguments[0], arguments[1]);", seconds)
+        fps = anim["frames"] / anim["seconds"]
+        rows += [
+            Row(
+                "Animation",
+                f"Animate, frames per second over {anim['seconds']:.1f} s",
+                fps,
+                "fps",
+                f"{anim['frames']} frames, {anim['restyles']} dot restyles",
+                None,
+                "≥ 30 fps",
+                fps >= 30,
+            ),
+            Row(
+                "Animation",
+                "server requests during the run",
+                float(anim["requests"]),
+                "",
+                "",
+                None,
+                "0",
+                anim["requests"] == 0,
+            ),
+        ]
+        return rows
+    finally:
+        driver.quit()
+
+
+# --- 5. Cold start -------------------------------------------------------------------------------
+
+
+def cold_start_row(samples: list[float]) -> Row:
+    med = statistics.median(samples)
+    runs = ", ".join(f"{s:.2f}" for s in samples)
+    return Row(
+        "Cold start",
+        f"process start → first page served (median of {len(samples)})",
+        med,
+        "s",
+        f"runs: {runs} s",
+        None,
+        "≤ 3 s",
+        med <= 3.0,
+    )
+
+
+# --- Report --------------------------------------------------------------------------------------
+
+
+def _version(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "not found"
+
+
+def machine() -> dict:
+    import dash
+    import plotly
+
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f"{kb / 1024**2:.1f} GB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return {
+        "Host": f"{platform.system()} {platform.release()} ({platform.machine()})",
+        "CPU": f"{cpu}, {os.cpu_count()} logical cores",
+        "Memory": mem,
+        "Python": platform.python_version(),
+        "Versions": f"numpy {np.__version__}, dash {dash.__version__}, plotly {plotly.__version__}",
+        "Browser": _version([shutil.which("chromium") or "chromium", "--version"]),
+    }
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
+    lines += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def plain_table(rows: list[Row]) -> str:
+    cells = [HEADER] + [[c.replace("**", "") for c in r.cells()] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(HEADER))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells)
+
+
+def report(rows: list[Row], info: dict, load: tuple, quick: bool, elapsed: float, notes: list[str]) -> str:
+    mode = "`python -m benchmarks --quick` (smoke run: too few samples to quote)" if quick else "`python -m benchmarks`"
+    lines = [
+        "# inferx benchmark results",
+        "",
+        f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC with {mode} in {elapsed:.0f} s. "
+        "Each ratio divides two numbers measured side by side in the same run; the targets are issue 5's.",
+        "",
+        table(rows),
+        "",
+        "## Machine",
+        "",
+        *[f"- {k}: {v}" for k, v in info.items()],
+        f"- Load average (1, 5, 15 min): {load[0][0]:.1f}, {load[0][1]:.1f}, {load[0][2]:.1f} at the start; "
+        f"{load[1][0]:.1f}, {load[1][1]:.1f}, {load[1][2]:.1f} at the end",
+        "",
+        "## How each number is taken",
+        "",
+        "- Engine: `Scenario.from_params(**state)` then `inferx.figures.build` for Figures 1-9, a new state "
+        "(bandwidth and context both moved) every iteration. The baseline evaluates the same curves on the same "
+        "batch grids one batch size at a time in plain Python (`benchmarks/run.py: loop_build`), checked to give "
+        "the same numbers.",
+        "- Server: `gunicorn app:server` with `gunicorn.conf.py` as deployed (2 gthread workers), POST "
+        "`/_dash-update-component` with the payload the browser sends when `ctl-bw` moves (outputs, inputs and "
+        "state from `/_dash-dependencies`; all nine graphs of `/`), on a keep-alive connection, a new state "
+        "every request. The app has no server-side callback besides the redraw, so the trivial round trip is "
+        "the same redraw callback refused by validation (bandwidth -1: no figure work, a small notice back), "
+        "interleaved request by request; `GET /health` is shown as well.",
+        "- Validated figures: `go.Figure(d)` for each of the nine figure dicts, in-process, plus the build.",
+        "- Browser: headless Chromium on `/`; `dash_clientside.set_props('ctl-bw', …)` to the last "
+        "`plotly_afterplot`/`plotly_react` of the nine graphs (Figure 6's dot patch included), after 300 ms "
+        "of quiet. The floor, interleaved change by change on the same page and graphs, is `Plotly.react` of "
+        "server-made figure data for two states, alternated, with no request.",
+        "- Animation: click Animate, read `window.inferxAnimation.frames` after 5 s (the sweep lasts 8 s); "
+        "requests are resource-timing entries for `_dash-update-component` started during the window.",
+        "- Cold start: `perf_counter` before `Popen(gunicorn)` to the first `GET /` answered 200.",
+    ]
+    if notes:
+        lines += ["", "## Notes", "", *[f"- {n}" for n in notes]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="few iterations of every part (CI smoke run)")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="directory for RESULTS.md")
+    ap.add_argument("--skip-browser", action="store_true", help="leave out the Chromium sections")
+    args = ap.parse_args(argv)
+    started = time.perf_counter()
+    load0 = os.getloadavg()
+    notes: list[str] = []
+    rows: list[Row] = []
+    log("engine")
+    rows += bench_engine(args.quick)
+    log("validated go.Figure")
+    validated = bench_validated(args.quick)
+    log("starting gunicorn")
+    colds = []
+    srv = Gunicorn()
+    colds.append(srv.ready_s)
+    try:
+        log("server")
+        server_rows, redraw = bench_server(srv, args.quick)
+        rows += server_rows + [validated]
+        if args.skip_browser:
+            notes.append("Browser and animation sections skipped (--skip-browser).")
+        else:
+            log("browser and animation (Chromium)")
+            rows += bench_browser(srv, redraw, args.quick)
+    finally:
+        srv.stop()
+    log("cold start")
+    for _ in range(1 if args.quick else 2):
+        s = Gunicorn()
+        colds.append(s.ready_s)
+        s.stop()
+    rows.append(cold_start_row(colds))
+    load1 = os.getloadavg()
+    text = report(rows, machine(), (load0, load1), args.quick, time.perf_counter() - started, notes)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "RESULTS.md").write_text(text)
+    print(plain_table(rows))
+    print(f"\nload average {load0[0]:.1f} → {load1[0]:.1f}; wrote {args.out / 'RESULTS.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

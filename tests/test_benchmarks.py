@@ -1,0 +1,43 @@
+"""The benchmark suite still runs end to end (quick mode). Timings are reported in RESULTS.md, never asserted."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+ROWS = (
+    "all figure data, one state",
+    "full redraw over HTTP",
+    "response size",
+    "validated go.Figure",
+    "control change → last of 9 figures repainted",
+    "frames per second",
+    "server requests during the run",
+    "process start → first page served",
+)
+
+
+@pytest.mark.browser
+def test_quick_benchmark_produces_every_row(tmp_path):
+    if not shutil.which("chromedriver"):
+        pytest.skip("chromedriver is not installed (apt-get install chromium chromium-driver)")
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "Load average" in text
+    for name in ROWS:
+        line = next((row for row in text.splitlines() if row.startswith("|") and name in row), None)
+        assert line is not None, f"no row for {name!r}"
+        value = line.split("|")[3]
+        assert re.search(r"\d", value), f"row {name!r} has no number: {line}"
