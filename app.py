@@ -6,6 +6,7 @@ import dash_bootstrap_components as dbc
 from dash import Dash, html, page_container
 
 from inferx.deploy import Settings
+from pages._measured import stores as measured_stores
 from pages._shared import ui_config
 
 settings = Settings.from_env()
@@ -21,7 +22,7 @@ app = Dash(
 )
 settings.install(app.server)
 server = app.server
-app.layout = html.Div([ui_config(), page_container])
+app.layout = html.Div([ui_config(), measured_stores(), page_container])
 
 if __name__ == "__main__":
     app.run(host=os.environ.get("HOST", "0.0.0.0"), port=int(os.environ.get("PORT", "8050")), debug=False)

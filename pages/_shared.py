@@ -110,7 +110,11 @@ CAPTIONS = {
 
 
 def navbar(active: str) -> dbc.Navbar:
-    links = [("dashboard", "Dashboard", "/"), ("methods", "Methods & checks", "/methods")]
+    links = [
+        ("dashboard", "Dashboard", "/"),
+        ("inferencex", "InferenceX data", "/inferencex"),
+        ("methods", "Methods & checks", "/methods"),
+    ]
     return dbc.Navbar(
         dbc.Container(
             [

@@ -4,6 +4,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import html
 
+from pages._measured import overlay_store, upload_panel
 from pages._shared import FIGURE_ORDER, controls_panel, figure_card, navbar, notices_area, parse_query, share_buttons
 
 dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", order=0)
@@ -11,7 +12,9 @@ dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", o
 
 def layout(**query):
     values, batch, notices = parse_query(query)
-    sidebar = html.Div([share_buttons(None), controls_panel(values)], className="sidebar")
+    sidebar = html.Div(
+        [share_buttons(None), controls_panel(values), upload_panel(switch=True), overlay_store()], className="sidebar"
+    )
     cards = [figure_card(fig, batch) for fig in FIGURE_ORDER]
     return html.Div(
         [

@@ -6,8 +6,11 @@ from dash import dcc, html
 
 from inferx import engine as E
 from inferx.check import MISMATCH, ROWS
+from inferx.measured import MEASURED_ENV
+from inferx.measured_figures import divergence_figure
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
+from pages._measured import env_measured
 from pages._shared import navbar
 
 dash.register_page(__name__, path="/methods", title="inferx · methods and checks", order=1)
@@ -135,6 +138,61 @@ t_\\text{PP}$; activations cross the interconnect at the weight width $b_w$.
 """
 
 
+DIVERGENCE = r"""
+The article says its curves come close to what InferenceX measures. On the measured single-node FP8 runs
+without speculative decoding they do not: at B = concurrency and S = ISL + OSL/2 the measured time per
+output token is about ten times the article's ITL at the median (four to thirty-five times), and its
+throughput is too high by as much. The figure shows that ratio for every run, with open markers for the
+article's model and filled ones for the calibrated model; a perfect model sits on the dotted line at 1.
+
+Why they part, largest cause first:
+
+1. **A batch reads many experts.** The article charges each step the 37 B parameters one token uses. But
+   each of the B tokens in a step picks 8 of 256 experts in every MoE layer, and each expert any of them
+   picks must be read: on average $E\,(1-(1-k/E)^B)$ per layer, already 87 % of them at B = 64. So the
+   weights are *not* read once whatever the batch, in exactly the range where servers run.
+2. **Each step has a fixed cost.** Kernel launches, scheduling, sampling and the all-reduces take several
+   milliseconds per step (more on MI300X than on the NVIDIA GPUs), more than the article's whole ITL at
+   small batches.
+3. **Prefills interrupt decoding.** In InferenceX's closed loop new requests arrive all the time, and the
+   time spent on their prefills is charged to every user's time per token.
+4. **Kernels do not reach the datasheet.** Decode reaches roughly two thirds to four fifths of peak HBM
+   bandwidth, prefill a small fraction of dense FP8 compute.
+
+The calibrated model adds these four effects with four fitted numbers per GPU family, and lands within
+about 10 % at the median. `docs/calibration.md` has the equations, the fit, and how it does on GPUs it
+was not fitted on.
+"""
+
+
+def divergence_section():
+    df, error = env_measured()
+    if df is None:
+        why = f" The configured file could not be read: {error}." if error else ""
+        note = dbc.Alert(
+            [
+                "Measured data is not loaded on this server.",
+                why,
+                " Start the app with ",
+                html.Code(f"{MEASURED_ENV}=/path/to/deepseek_r1_measured.csv"),
+                " (an InferenceX CSV export or the API's JSON) to see each measured run beside both models here.",
+                " To look at a file of your own, upload it on the ",
+                dcc.Link("InferenceX data", href=dash.get_relative_path("/inferencex")),
+                " page.",
+            ],
+            color="secondary",
+            id="divergence-note",
+        )
+        return [dcc.Markdown(DIVERGENCE, mathjax=True), note]
+    graph = dcc.Graph(
+        id="divergence-graph",
+        figure=divergence_figure(df),
+        config={"displaylogo": False, "responsive": True},
+        style={"height": "460px"},
+    )
+    return [dcc.Markdown(DIVERGENCE, mathjax=True), html.Div(graph, id="fig-divergence", className="graph-wrap")]
+
+
 def layout(**_query):
     return html.Div(
         [
@@ -153,6 +211,8 @@ def layout(**_query):
                     metrics_table(),
                     html.H4("The article's numbers, checked", id="check"),
                     check_table(),
+                    html.H4("Where the article's model and reality part", id="reality"),
+                    *divergence_section(),
                 ],
                 className="methods",
             ),

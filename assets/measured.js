@@ -1,0 +1,27 @@
+/* Measured-point overlays on Figures 4 and 5, merged in the browser so the server's redraw stays as it is. */
+(function () {
+  "use strict";
+  const isMeasured = (t) => Boolean(t && t.meta && t.meta.measured);
+
+  window.inferxMeasured = {
+    /* The figure's own traces plus the overlay's for `kind`; old measured traces are dropped first. */
+    merge: function (overlay, figure, kind) {
+      const NO = window.dash_clientside.no_update;
+      if (!figure || !figure.data) return NO;
+      const base = figure.data.filter((t) => !isMeasured(t));
+      const extra = (overlay && overlay[kind]) || [];
+      if (!extra.length && base.length === figure.data.length) return NO; // nothing to add or remove
+      return Object.assign({}, figure, { data: base.concat(extra) });
+    },
+
+    /* The run link of the clicked point (customdata[3]) below the InferenceX figure. */
+    runLink: function (click) {
+      const NO = window.dash_clientside.no_update;
+      const p = click && click.points && click.points[0];
+      const url = p && p.customdata && p.customdata[3];
+      if (!url || !/^https:\/\//.test(String(url))) return [NO, NO, NO];
+      const c = p.customdata;
+      return [`Run for concurrency ${c[0]}, ${c[2]}, ${c[1]} ↗`, url, false];
+    },
+  };
+})();

@@ -1,0 +1,185 @@
+"""`/inferencex`: measured InferenceX points over the model's curve, in InferenceX's own axes."""
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import Input, Output, callback, clientside_callback, dcc, get_relative_path, html, no_update
+
+from inferx.measured import filter_options
+from inferx.measured_figures import inferencex_figure
+from inferx.scenario import InvalidParameter, Scenario
+from pages._measured import measured_frame, upload_panel
+from pages._shared import (
+    CONTROL_INPUTS,
+    control,
+    control_values_to_params,
+    navbar,
+    notices_area,
+    parse_query,
+    share_buttons,
+)
+
+dash.register_page(__name__, path="/inferencex", title="inferx · InferenceX measurements", order=1)
+
+# Controls that move the model curve; the rest are still on the page (hidden) because the
+# shared callbacks (redraw, preset, URL) take every control as an input.
+GROUPS = {
+    "Hardware": ("preset", "bw", "compute", "hbm"),
+    "Workload": ("isl", "ctx"),
+    "Precision": ("wdtype", "kvdtype"),
+    "Model": ("mode",),
+}
+HIDDEN = ("cv", "util", "tp", "pp", "ic")
+
+# Filter dropdowns: id suffix -> (label, placeholder when cleared = the model's default).
+FILTERS = {
+    "hardware": ("Hardware", "the preset's GPU"),
+    "precision": ("Precision", "the weight format"),
+    "workload": ("ISL / OSL", "the workload controls"),
+    "framework": ("Framework", "all"),
+    "spec_method": ("Speculative decoding", "none"),
+    "topology": ("Topology", "single node"),
+}
+TOPOLOGY_LABELS = {"single": "single node", "disagg": "disaggregated"}
+
+CAPTION = """
+InferenceX plots each benchmark run as one point: how fast a single user receives tokens
+(interactivity, 1000 / TPOT) against how many output tokens each GPU produces per second. The
+lines are the two models over concurrency for the selected hardware and ISL/OSL: the article's
+roofline and the calibrated model, which also pays for every expert a batch routes to, a fixed cost
+per step and the prefills that interrupt decoding (see [Methods]({methods})). Cleared filters follow
+the model: the preset's GPU, its weight format, no speculative decoding, single node. Hover a point for
+its concurrency, date and framework; click it for the link to its run.
+"""
+
+
+def sidebar(values: dict) -> html.Div:
+    body = [share_buttons(None)]
+    for title, names in GROUPS.items():
+        body.append(html.H6(title, className="ctl-group"))
+        body.extend(control(n, values[n]) for n in names)
+    body.append(html.Div([control(n, values[n]) for n in HIDDEN], hidden=True))
+    body.append(upload_panel())
+    return html.Div(html.Div(body, className="controls"), className="sidebar")
+
+
+def filter_row() -> dbc.Row:
+    cols = []
+    for key, (label, placeholder) in FILTERS.items():
+        dropdown = dcc.Dropdown(id=f"ix-{key}", placeholder=placeholder, clearable=True, searchable=False)
+        cols.append(dbc.Col([html.Label(label, htmlFor=f"ix-{key}", className="ctl-label"), dropdown], md=4, lg=2))
+    return dbc.Row(cols, className="g-2 mb-2")
+
+
+def layout(**query):
+    values, _batch, notices = parse_query(query)
+    graph = html.Div(
+        dcc.Graph(id="ix-graph", config={"displaylogo": False, "responsive": True}, style={"height": "520px"}),
+        id="fig-ix",
+        className="graph-wrap",
+    )
+    card = dbc.Card(
+        dbc.CardBody(
+            [
+                html.H5("Throughput per GPU against interactivity, measured and modelled", className="card-title"),
+                filter_row(),
+                graph,
+                html.Div(
+                    [
+                        html.Span(id="ix-summary", className="unit"),
+                        html.A(id="ix-run-link", target="_blank", rel="noopener", hidden=True, className="ms-3"),
+                    ]
+                ),
+                dcc.Markdown(CAPTION.format(methods=get_relative_path("/methods")), className="caption"),
+            ]
+        ),
+        className="fig-card",
+        id="card-ix",
+    )
+    return html.Div(
+        [
+            navbar("inferencex"),
+            dbc.Container(
+                dbc.Row(
+                    [
+                        dbc.Col(sidebar(values), lg=3, md=4, className="sidebar-col"),
+                        dbc.Col([notices_area(notices), card], lg=9, md=8),
+                    ]
+                ),
+                fluid=True,
+            ),
+        ]
+    )
+
+
+# --- Callbacks ----------------------------------------------------------------------
+
+
+def _options(values, label=str) -> list[dict]:
+    return [{"label": "all", "value": "all"}] + [{"label": label(v), "value": v} for v in values]
+
+
+@callback(
+    [Output(f"ix-{key}", "options") for key in FILTERS],
+    Input("measured-data", "data"),
+)
+def fill_filters(data):
+    """Dropdown choices from the values present in the data."""
+    df, _ = measured_frame(data)
+    if df is None:
+        return [[] for _ in FILTERS]
+    opts = filter_options(df)
+    pairs = sorted({(int(i), int(o)) for i, o in zip(df["isl"], df["osl"], strict=True)})
+    workloads = [{"label": f"{i:,} / {o:,}", "value": f"{i}/{o}"} for i, o in pairs]
+    return [
+        _options(opts["hardware"], str.upper),
+        _options(opts["precision"], str.upper),
+        [{"label": "all", "value": "all"}, *workloads],
+        _options(opts["framework"]),
+        _options(opts["spec_method"]),
+        _options(opts["topology"], lambda t: TOPOLOGY_LABELS.get(t, t)),
+    ]
+
+
+def filters_from_values(hardware, precision, workload, framework, spec_method, topology) -> dict:
+    """Dropdown values -> `filter_measured` keywords; a cleared dropdown is left out so the figure's default applies."""
+    filters = {"hardware": hardware, "precision": precision, "spec_method": spec_method, "topology": topology}
+    if framework not in (None, "all"):
+        filters["framework"] = framework
+    if workload == "all":
+        filters.update(isl="all", osl="all")
+    elif workload:
+        isl, _, osl = str(workload).partition("/")
+        filters.update(isl=int(isl), osl=int(osl))
+    return {k: v for k, v in filters.items() if v is not None}
+
+
+@callback(
+    Output("ix-graph", "figure"),
+    Output("ix-summary", "children"),
+    *CONTROL_INPUTS,
+    *[Input(f"ix-{key}", "value") for key in FILTERS],
+    Input("measured-data", "data"),
+)
+def draw(*args):
+    """The InferenceX-style figure for the controls, the filters and the data (upload, else the server's file)."""
+    values, filter_values, data = args[: len(CONTROL_INPUTS)], args[len(CONTROL_INPUTS) : -1], args[-1]
+    try:
+        scn = Scenario.from_params(**control_values_to_params(list(values)))
+        df, source = measured_frame(data)
+        fig = inferencex_figure(scn, df, filters_from_values(*filter_values))
+    except (InvalidParameter, ValueError, KeyError) as err:
+        return no_update, f"Could not draw: {err}"
+    points = sum(len(t["x"]) for t in fig["data"] if (t.get("meta") or {}).get("measured"))
+    if df is None:
+        return fig, "No measured data loaded yet."
+    return fig, f"{points:,} of {len(df):,} measured points shown ({source})."
+
+
+clientside_callback(
+    "window.inferxMeasured.runLink",
+    Output("ix-run-link", "children"),
+    Output("ix-run-link", "href"),
+    Output("ix-run-link", "hidden"),
+    Input("ix-graph", "clickData"),
+    prevent_initial_call=True,
+)

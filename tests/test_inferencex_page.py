@@ -1,0 +1,266 @@
+"""The measured-data half of the app: uploads, the /inferencex page, the Figure 4/5 overlays and /methods.
+
+The data is read from ../shared/data/inferencex at test time; no rows live in this repository.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.keys import Keys
+
+from tests.browser_checks import figure_data, press_slider, storage_state, wait_figure_change, wait_js
+from tests.conftest import MEASURED_CSV, MEASURED_JSON, Server, make_driver, severe_console_errors
+
+pytestmark = pytest.mark.skipif(not MEASURED_CSV.exists(), reason="../shared/data/inferencex is not present")
+
+BROKEN_CSV = "hardware,precision,framework,isl,osl,concurrency,n_gpus,median_tpot_ms,output_tput_per_gpu_tok_s\n" + (
+    "h200,fp8,sglang,1024,1024,4,8,20.5,180\nh200,fp8,sglang,1024,1024,lots,8,30.1,400\n"
+)
+
+
+def data_url(content: bytes, mime: str = "text/csv") -> str:
+    return f"data:{mime};base64," + base64.b64encode(content).decode()
+
+
+@pytest.fixture(scope="module")
+def dash_app():
+    import app
+
+    return app
+
+
+@pytest.fixture(scope="module")
+def csv_store(dash_app):
+    from inferx.measured import load_measured
+    from pages._measured import to_store
+
+    return to_store(load_measured(MEASURED_CSV), MEASURED_CSV.name)
+
+
+def default_control_values(preset: str = "h200x8") -> list:
+    """Control values as the browser sends them (log2 slider positions for ctx and isl)."""
+    import math
+
+    from inferx.scenario import default_params
+    from pages._shared import CONTROLS, LOG2_CONTROLS
+
+    params = default_params(preset)
+    return [math.log2(params[n]) if n in LOG2_CONTROLS else params[n] for n in CONTROLS]
+
+
+def post_callback(client, outputs: list[tuple[str, str]], inputs: list[tuple[str, str, object]], state=()) -> dict:
+    """One `_dash-update-component` request, as the renderer sends it."""
+    body = {
+        "output": ".." + "...".join(f"{i}.{p}" for i, p in outputs) + "..",
+        "outputs": [{"id": i, "property": p} for i, p in outputs],
+        "inputs": [{"id": i, "property": p, "value": v} for i, p, v in inputs],
+        "changedPropIds": [f"{inputs[0][0]}.{inputs[0][1]}"],
+        "state": [{"id": i, "property": p, "value": v} for i, p, v in state],
+    }
+    resp = client.post("/_dash-update-component", json=body)
+    assert resp.status_code in (200, 204), resp.data[:500]
+    return resp.get_json() if resp.status_code == 200 else {}
+
+
+UPLOAD_OUTPUTS = [
+    ("measured-data", "data"),
+    ("measured-alert", "children"),
+    ("measured-alert", "color"),
+    ("measured-alert", "is_open"),
+]
+
+
+# --- Non-browser: the callbacks -------------------------------------------------------
+
+
+def test_store_is_compact_and_round_trips(dash_app, csv_store):
+    from inferx.measured import load_measured
+    from inferx.measured_figures import inferencex_figure, overlay_traces
+    from inferx.scenario import Scenario
+    from pages._measured import from_store
+
+    df = load_measured(MEASURED_CSV)
+    back = from_store(csv_store)
+    assert len(back) == len(df) == csv_store["rows"]
+    size = len(json.dumps(csv_store, separators=(",", ":")))
+    assert size < 150_000, f"store is {size:,} bytes"
+    scn = Scenario.from_params(preset="b200x8")
+    for a, b in zip(inferencex_figure(scn, df)["data"], inferencex_figure(scn, back)["data"], strict=True):
+        assert a["name"] == b["name"] and len(a["x"]) == len(b["x"])
+        assert a.get("customdata") == b.get("customdata")
+    assert sum(len(t["x"]) for t in overlay_traces(back, "fig5")) == sum(
+        len(t["x"]) for t in overlay_traces(df, "fig5")
+    )
+
+
+def test_upload_callback_accepts_csv_and_json(dash_app):
+    client = dash_app.server.test_client()
+    for path, mime in ((MEASURED_CSV, "text/csv"), (MEASURED_JSON, "application/json")):
+        out = post_callback(
+            client,
+            UPLOAD_OUTPUTS,
+            [("measured-upload", "contents", data_url(path.read_bytes(), mime))],
+            [("measured-upload", "filename", path.name)],
+        )["response"]
+        assert out["measured-alert"] == {
+            "children": out["measured-alert"]["children"],
+            "color": "success",
+            "is_open": True,
+        }
+        assert out["measured-data"]["data"]["rows"] > 100
+        assert path.name in out["measured-alert"]["children"]
+
+
+def test_broken_upload_reports_row_and_column_and_keeps_data(dash_app):
+    client = dash_app.server.test_client()
+    out = post_callback(
+        client,
+        UPLOAD_OUTPUTS,
+        [("measured-upload", "contents", data_url(BROKEN_CSV.encode()))],
+        [("measured-upload", "filename", "broken.csv")],
+    )["response"]
+    assert "measured-data" not in out  # the data loaded before stays
+    text = out["measured-alert"]["children"]
+    assert "row 2" in text and "'concurrency'" in text and "broken.csv" in text
+    assert out["measured-alert"]["color"] == "danger" and out["measured-alert"]["is_open"] is True
+    # Not base64 at all: still a message, not a server error.
+    out = post_callback(
+        client,
+        UPLOAD_OUTPUTS,
+        [("measured-upload", "contents", "data:text/csv;base64,@@@")],
+        [("measured-upload", "filename", "x.csv")],
+    )["response"]
+    assert "Could not load x.csv" in out["measured-alert"]["children"]
+
+
+def test_inferencex_figure_callback(dash_app, csv_store):
+    from pages.inferencex import FILTERS, draw, fill_filters, filters_from_values
+
+    options = fill_filters(csv_store)
+    assert len(options) == len(FILTERS)
+    assert {"label": "H200", "value": "h200"} in options[0]
+    assert {"label": "1,024 / 8,192", "value": "1024/8192"} in options[2]
+
+    values = default_control_values("h200x8")
+    fig, summary = draw(*values, *[None] * len(FILTERS), csv_store)
+    measured = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
+    points = sum(len(t["x"]) for t in measured)
+    assert points > 20 and f"{points:,} of 1,593" in summary
+    assert all(len(c) == 5 and c[3].startswith("https://") for t in measured for c in t["customdata"])
+    assert "concurrency" in measured[0]["hovertemplate"] and "date" in measured[0]["hovertemplate"]
+
+    # Narrow to one framework; widen to all hardware.
+    only_trt = draw(*values, None, None, None, "trt", None, None, csv_store)[0]
+    assert {t["meta"]["framework"] for t in only_trt["data"] if t.get("meta", {}).get("measured")} == {"trt"}
+    wide = draw(*values, "all", "all", "all", None, "all", "all", csv_store)[0]
+    assert sum(len(t["x"]) for t in wide["data"] if t.get("meta", {}).get("measured")) > points
+
+    assert filters_from_values(None, None, "8192/1024", "all", None, None) == {"isl": 8192, "osl": 1024}
+    # No data: the model curves alone, and a note.
+    fig, summary = draw(*values, *[None] * len(FILTERS), None)
+    assert [t["meta"]["model"] for t in fig["data"]] == ["article", "calibrated"] and "No measured" in summary
+
+
+def test_overlay_traces_follow_the_preset(dash_app, csv_store):
+    from pages._measured import from_store, overlay
+
+    assert overlay([], csv_store, "h200x8") is None
+    df = from_store(csv_store)
+    for preset, family in (("h200x8", "h200"), ("mi300x4", "mi300x")):
+        out = overlay(["on"], csv_store, preset)
+        rows = df[(df["hardware"] == family) & df["median_tpot_ms"].gt(0)]
+        assert sum(len(t["x"]) for t in out["fig4"]) == len(rows)
+        assert all(t["name"].startswith(f"measured {family}") and t["meta"]["measured"] for t in out["fig5"])
+
+
+def test_methods_section_with_and_without_env_file(dash_app, monkeypatch):
+    from pages import methods
+
+    monkeypatch.delenv("INFERX_MEASURED", raising=False)
+    assert "INFERX_MEASURED=" in json.dumps(methods.layout().to_plotly_json(), default=str)
+    monkeypatch.setenv("INFERX_MEASURED", str(MEASURED_CSV))
+    section = methods.divergence_section()
+    fig = section[1].children.figure
+    assert {t["meta"]["model"] for t in fig["data"]} == {"article", "calibrated"}
+    monkeypatch.setenv("INFERX_MEASURED", str(Path(__file__)))  # not a measured file: a note, no crash
+    assert "could not be read" in json.dumps(methods.divergence_section()[1].to_plotly_json(), default=str)
+
+
+# --- Browser ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def live():
+    """gunicorn with $INFERX_MEASURED set, and one Chromium for the browser tests below."""
+    import shutil
+
+    if not shutil.which("chromedriver"):
+        pytest.skip("chromedriver is not installed")
+    srv = Server(env={"INFERX_MEASURED": str(MEASURED_CSV)})
+    driver = make_driver()
+    yield srv, driver
+    driver.quit()
+    srv.stop()
+
+
+MEASURED_POINTS_JS = """
+const gd = document.querySelector('#fig-{fig} .js-plotly-plot');
+if (!gd || !gd.data) return null;
+const n = gd.data.filter(t => t.meta && t.meta.measured && t.mode === 'markers')
+                 .reduce((s, t) => s + (t.x ? t.x.length : 0), 0);
+return n > 0 ? n : null;
+"""
+
+
+def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
+    srv, driver = live
+    driver.get(srv.url + "inferencex")
+    points = wait_js(driver, MEASURED_POINTS_JS.format(fig="ix"), what="measured points on #fig-ix")
+    assert points > 20
+    summary = driver.find_element("id", "ix-summary").text
+    assert f"{points:,} of 1,593" in summary
+    driver.save_screenshot(str(tmp_path / "inferencex.png"))
+    assert severe_console_errors(driver) == []
+
+    # A broken upload: a visible alert naming row and column; the page keeps working.
+    broken = tmp_path / "broken.csv"
+    broken.write_text(BROKEN_CSV)
+    driver.find_element("css selector", "#measured-upload input[type=file]").send_keys(str(broken))
+    alert = wait_js(
+        driver,
+        "const a = document.querySelector('#measured-alert'); return a && a.offsetParent && a.textContent;",
+        what="the upload alert",
+    )
+    assert "row 2" in alert and "concurrency" in alert
+    before = figure_data(driver, "ix")
+    press_slider(driver, "ctl-bw", Keys.END)  # more bandwidth: the model curves move, the points stay
+    wait_figure_change(driver, "ix", before)
+    assert wait_js(driver, MEASURED_POINTS_JS.format(fig="ix")) == points
+
+    # A good upload replaces the server's file, in memory only.
+    driver.find_element("css selector", "#measured-upload input[type=file]").send_keys(str(MEASURED_JSON))
+    wait_js(driver, "return document.querySelector('#ix-summary').textContent.includes('upload');", what="upload")
+    assert storage_state(driver) == {"cookie": "", "local": [], "session": []}
+    assert [e for e in severe_console_errors(driver) if "favicon" not in e] == []
+
+
+def test_browser_dashboard_overlay_switch(live):
+    srv, driver = live
+    driver.get(srv.url)
+    wait_js(
+        driver, "const gd = document.querySelector('#fig-5 .js-plotly-plot'); return gd && gd.data && gd.data.length;"
+    )
+    assert driver.execute_script(MEASURED_POINTS_JS.format(fig="5")) is None  # off by default
+    driver.find_element("css selector", "#ctl-measured input[type=checkbox]").click()
+    assert wait_js(driver, MEASURED_POINTS_JS.format(fig="5"), what="measured points on Figure 5") > 20
+    n4 = wait_js(driver, MEASURED_POINTS_JS.format(fig="4"), what="measured points on Figure 4")
+    # A slider move redraws Figure 4 on the server; the browser merges the points back in.
+    before = figure_data(driver, 4)
+    press_slider(driver, "ctl-bw", Keys.HOME)
+    wait_figure_change(driver, 4, before)
+    assert wait_js(driver, MEASURED_POINTS_JS.format(fig="4")) == n4
+    assert severe_console_errors(driver) == []
