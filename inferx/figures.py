@@ -8,6 +8,8 @@ curve keeps its colour on every figure.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import engine as E
@@ -187,6 +189,21 @@ def _band(layout, x0, x1, colour, label="", xref="x") -> None:
 
 def frontier(scn: Scenario, points: int = CURVE_POINTS, extra=()) -> dict | None:
     """The stable part of the frontier (ρ ≤ 0.99), or None when it cannot exist."""
+    if len(extra) == 0:
+        return _frontier_memo(scn, points)
+    return _frontier(scn, points, extra)
+
+
+@functools.lru_cache(maxsize=64)
+def _frontier_memo(scn: Scenario, points: int) -> dict | None:
+    """Figures 3, 4, 5, 7 and 9 all need the current frontier: compute it once per state (read-only arrays)."""
+    r = _frontier(scn, points)
+    for a in (r or {}).values():
+        a.setflags(write=False)
+    return r
+
+
+def _frontier(scn: Scenario, points: int, extra=()) -> dict | None:
     if scn.unfit_reason():
         return None
     end = max(1, int(RHO_CURVE_END * scn.b_max))
