@@ -162,7 +162,8 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
             continue
         p = PARAMS[name]
         if not in_ui_range(name, value):
-            notices.append(f"Ignored {name}={raw}: outside {p.ui_min:g}–{p.ui_max:g} {p.unit}.")
+            allowed = "a power of two" if p.kind == "pow2" else f"{p.ui_min:g}–{p.ui_max:g} {p.unit}"
+            notices.append(f"Ignored {name}={raw}: must be {allowed} on this control.")
             continue
         values[name] = value
     batch = DEFAULT_BATCH
@@ -182,8 +183,15 @@ def control_values_to_params(values: list) -> dict:
     params = dict(zip(CONTROLS, values, strict=True))
     for name in LOG2_CONTROLS:
         if params[name] is not None:
-            params[name] = int(round(2 ** float(params[name])))
+            params[name] = tokens_from_position(name, params[name])
     return params
+
+
+def tokens_from_position(name: str, position) -> int:
+    """A log2 slider position back to a whole count, refusing positions no slider can reach."""
+    if not 0 <= float(position) <= 30:
+        raise InvalidParameter(name, f"slider position {position} is outside 0–30 (log₂ of the value)")
+    return max(1, round(2 ** float(position)))
 
 
 # --- Controls -----------------------------------------------------------------------
@@ -395,10 +403,10 @@ def redraw(*args):
     """One engine pass per control change, redrawing whichever figures the page shows."""
     *values, batch_pos, ids = args
     names = [i["fig"] for i in ids]
-    batch = DEFAULT_BATCH if batch_pos is None else max(1, round(2 ** float(batch_pos)))
     # Only the explorer depends on the batch.
     names_to_draw = {"fig6"} if ctx.triggered_id == "ctl-batch" else set(names)
     try:
+        batch = DEFAULT_BATCH if batch_pos is None else tokens_from_position("batch", batch_pos)
         scn = Scenario.from_params(**control_values_to_params(values))
         figs = figures.build(scn, [n for n in names if n in names_to_draw], batch)
     except (InvalidParameter, ValueError, ImportError) as err:

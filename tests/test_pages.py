@@ -2,11 +2,12 @@
 
 import json
 
+import plotly
 import pytest
 
 import app as inferx_app
 from inferx import figures
-from inferx.scenario import Scenario
+from inferx.scenario import InvalidParameter, Scenario
 from pages import embed, home
 from pages._shared import CONTROLS, DEFAULT_BATCH, control_values_to_params, parse_query
 
@@ -26,14 +27,16 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
         assert fragment in text
 
 
+def as_json(component) -> str:
+    return json.dumps(component, cls=plotly.utils.PlotlyJSONEncoder)
+
+
 def test_layouts_render_for_every_page():
-    assert "fig-9" in json.dumps(home.layout(preset="b200x8").to_plotly_json(), default=str)
+    assert '"fig-9"' in as_json(home.layout(preset="b200x8"))
     for name in [*figures.FIGURES, "explorer"]:
-        page = json.dumps(embed.layout(name=name).to_plotly_json(), default=str)
         fig = "fig6" if name == "explorer" else name
-        assert f'"fig-{fig[3:]}"' in page
-    missing = json.dumps(embed.layout(name="fig99").to_plotly_json(), default=str)
-    assert "No figure called 'fig99'" in missing
+        assert f'"fig-{fig[3:]}"' in as_json(embed.layout(name=name))
+    assert "No figure called 'fig99'" in as_json(embed.layout(name="fig99"))
 
 
 @pytest.mark.parametrize("path", ["/", "/methods", "/embed/fig5?preset=b200x8", "/health"])
@@ -63,7 +66,7 @@ def redraw_request(client, values: dict, figs, batch_pos=None, trigger="ctl-bw.v
 
 def test_redraw_callback_answers_with_engine_figures(client):
     values, _, _ = parse_query({"preset": "mi300x4", "ctx": "8192"})
-    values["ctx"] = 13.0  # the slider holds log2(tokens)
+    values["ctx"], values["isl"] = 13.0, 10.0  # these sliders hold log2(tokens)
     resp = redraw_request(client, values, ["fig5", "fig6"], batch_pos=6.0)
     assert resp.status_code == 200
     out = resp.get_json()["response"]
@@ -76,7 +79,7 @@ def test_redraw_callback_answers_with_engine_figures(client):
 
 def test_bad_control_value_gives_notice_not_traceback(client):
     values, _, _ = parse_query({})
-    values["ctx"] = 10.0
+    values["ctx"], values["isl"] = 10.0, 10.0
     values["util"] = 0  # outside (0, 100]
     resp = redraw_request(client, values, ["fig1"])
     assert resp.status_code == 200
@@ -90,3 +93,6 @@ def test_log2_controls_convert_back_to_tokens():
     values[CONTROLS.index("isl")] = 10.0
     params = control_values_to_params(values)
     assert params["ctx"] == 8192 and params["isl"] == 1024
+    values[CONTROLS.index("isl")] = 1024.0  # tokens where a position belongs: refused, not overflowed
+    with pytest.raises(InvalidParameter, match="isl: slider position"):
+        control_values_to_params(values)
