@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from tests.browser_checks import figure_data, press_slider, storage_state, wait_figure_change, wait_js
 from tests.conftest import MEASURED_CSV, MEASURED_JSON, Server, make_driver, severe_console_errors
 
 pytestmark = pytest.mark.skipif(not MEASURED_CSV.exists(), reason="../shared/data/inferencex is not present")
@@ -20,6 +21,50 @@ pytestmark = pytest.mark.skipif(not MEASURED_CSV.exists(), reason="../shared/dat
 BROKEN_CSV = "hardware,precision,framework,isl,osl,concurrency,n_gpus,median_tpot_ms,output_tput_per_gpu_tok_s\n" + (
     "h200,fp8,sglang,1024,1024,4,8,20.5,180\nh200,fp8,sglang,1024,1024,lots,8,30.1,400\n"
 )
+
+
+TIMEOUT = 120.0  # generous: a 2-core CI machine, and the first figure waits for the engine's first pass
+
+
+# Small browser helpers, kept here so this file depends only on conftest.
+def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):
+    """Poll a JS function body until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while not (value := driver.execute_script(script)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what or script}")
+        time.sleep(0.25)
+    return value
+
+
+def figure_data(driver, fig) -> str:
+    script = (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        "if (!gd || !gd.data || !gd.data.length) return null;"
+        "return JSON.stringify(gd.data.map(t => [t.name, Array.from(t.x || []), Array.from(t.y || [])]));"
+    )
+    return wait_js(driver, script, what=f"#fig-{fig} to be drawn")
+
+
+def wait_figure_change(driver, fig, before: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while figure_data(driver, fig) == before:
+        assert time.monotonic() < deadline, f"#fig-{fig} did not change"
+        time.sleep(0.25)
+
+
+def press_slider(driver, control: str, key) -> None:
+    thumb = driver.find_element("css selector", f"#{control} [role='slider']")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", thumb)
+    thumb.click()
+    thumb.send_keys(key)
+
+
+def storage_state(driver) -> dict:
+    return driver.execute_script(
+        "return {cookie: document.cookie, local: Object.keys(window.localStorage),"
+        " session: Object.keys(window.sessionStorage)};"
+    )
 
 
 def data_url(content: bytes, mime: str = "text/csv") -> str:
@@ -223,7 +268,8 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
     assert points > 20
     summary = driver.find_element("id", "ix-summary").text
     assert f"{points:,} of 1,593" in summary
-    driver.save_screenshot(str(tmp_path / "inferencex.png"))
+    shots = Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path))
+    driver.save_screenshot(str(shots / "inferencex.png"))
     assert severe_console_errors(driver) == []
 
     # A broken upload: a visible alert naming row and column; the page keeps working.
@@ -248,7 +294,7 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
     assert [e for e in severe_console_errors(driver) if "favicon" not in e] == []
 
 
-def test_browser_dashboard_overlay_switch(live):
+def test_browser_dashboard_overlay_switch(live, tmp_path):
     srv, driver = live
     driver.get(srv.url)
     wait_js(
@@ -263,4 +309,6 @@ def test_browser_dashboard_overlay_switch(live):
     press_slider(driver, "ctl-bw", Keys.HOME)
     wait_figure_change(driver, 4, before)
     assert wait_js(driver, MEASURED_POINTS_JS.format(fig="4")) == n4
+    driver.execute_script("document.querySelector('#fig-5').scrollIntoView();")
+    driver.save_screenshot(str(Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path)) / "dashboard_fig5.png"))
     assert severe_console_errors(driver) == []
