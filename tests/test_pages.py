@@ -69,12 +69,11 @@ def test_redraw_callback_answers_with_engine_figures(client):
     values["ctx"], values["isl"] = 13.0, 10.0  # these sliders hold log2(tokens)
     resp = redraw_request(client, values, ["fig5", "fig6"], batch_pos=6.0)
     assert resp.status_code == 200
-    out = resp.get_json()["response"]
-    fig5 = next(iter(out.values()))["figure"][0]
+    out = resp.get_json()["response"]  # keyed by each matched graph's stringified id
+    figs = {fig: next(v["figure"] for k, v in out.items() if f'"{fig}"' in k) for fig in ("fig5", "fig6")}
     expected = figures.fig5(Scenario.from_params(preset="mi300x4", ctx=8192))
-    assert fig5["data"][-1]["y"] == expected["data"][-1]["y"]
-    dot = next(iter(out.values()))["figure"][1]["data"][1]
-    assert dot["customdata"][0][0] == 64
+    assert figs["fig5"]["data"][-1]["y"] == expected["data"][-1]["y"]
+    assert figs["fig6"]["data"][1]["customdata"][0][0] == 64
 
 
 def test_bad_control_value_gives_notice_not_traceback(client):
