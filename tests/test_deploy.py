@@ -10,6 +10,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from browser_checks import router_request
 from conftest import ROOT
 from flask import Flask
 
@@ -257,3 +258,11 @@ def test_real_app_serves_no_dev_tools(client):
     resp = client.post("/_dash-update-component", json={"output": "nope.children", "inputs": []})
     assert resp.status_code >= 400
     assert "Traceback" not in resp.get_data(as_text=True)
+
+
+def test_real_app_routes_an_embed_page_through_its_callback(client):
+    resp = client.post("/_dash-update-component", json=router_request("/embed/fig5", "?preset=b200x8"))
+    assert resp.status_code == 200
+    assert resp.headers["Content-Security-Policy"] == "frame-ancestors 'self'"
+    layout = json.dumps(resp.get_json()["response"]["_pages_content"]["children"])
+    assert '"fig-5"' in layout and "b200x8" in layout

@@ -1,0 +1,83 @@
+"""Browser-side checks shared by the deployment tests (embedding, prefix, Docker)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+# Generous: the CI machine has 2 cores, and the first figure waits for the engine's first pass.
+TIMEOUT = 120.0
+
+
+def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):
+    """Poll `script` (a JS function body that returns a value) until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what or script}")
+        time.sleep(0.25)
+
+
+def figure_data(driver, fig: int, timeout: float = TIMEOUT) -> str:
+    """The traces plotted in the graph under `#fig-<n>`, as JSON, once it has any."""
+    script = (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        "if (!gd || !gd.data || !gd.data.length || !gd.querySelector('.main-svg')) return null;"
+        "return JSON.stringify(gd.data.map(t => [t.name, Array.from(t.x || []), Array.from(t.y || [])]));"
+    )
+    return wait_js(driver, script, timeout, f"figure #fig-{fig} to be drawn")
+
+
+def wait_figure_change(driver, fig: int, before: str, timeout: float = TIMEOUT) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        now = figure_data(driver, fig, timeout)
+        if now != before:
+            return now
+        if time.monotonic() > deadline:
+            raise AssertionError(f"#fig-{fig} did not change within {timeout:.0f}s")
+        time.sleep(0.25)
+
+
+def press_slider(driver, control: str, key) -> None:
+    """Send a key (e.g. Keys.END) to a Dash 4 slider's thumb: as a keyboard user would."""
+    thumb = driver.find_element("css selector", f"#{control} [role='slider']")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", thumb)
+    thumb.click()
+    thumb.send_keys(key)
+
+
+def storage_state(driver) -> dict:
+    """Cookies and Web Storage visible to the current document (or frame)."""
+    return driver.execute_script(
+        "return {cookie: document.cookie, local: Object.keys(window.localStorage),"
+        " session: Object.keys(window.sessionStorage)};"
+    )
+
+
+def network_responses(driver) -> list[tuple[str, int]]:
+    """(url, status) of every response since the last call, from Chromium's performance log."""
+    out = []
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg["method"] == "Network.responseReceived":
+            resp = msg["params"]["response"]
+            out.append((resp["url"], int(resp["status"])))
+    return out
+
+
+def router_request(pathname: str, search: str = "") -> dict:
+    """The `_dash-update-component` body the browser sends when Pages routes to a URL."""
+    return {
+        "output": ".._pages_content.children..._pages_store.data..",  # Dash's multi-output id
+        "outputs": [{"id": "_pages_content", "property": "children"}, {"id": "_pages_store", "property": "data"}],
+        "inputs": [
+            {"id": "_pages_location", "property": "pathname", "value": pathname},
+            {"id": "_pages_location", "property": "search", "value": search},
+        ],
+        "changedPropIds": ["_pages_location.pathname", "_pages_location.search"],
+        "state": [],
+    }
