@@ -1,4 +1,13 @@
 # inferx: the dashboard served by gunicorn (gthread). Build: docker build -t inferx .
+
+# Stage 1 only lists the runtime dependencies from pyproject.toml (tomllib is stdlib on 3.11). The pip layer
+# below is keyed on that list alone, so edits to pytest or ruff settings in pyproject.toml keep it cached.
+FROM python:3.11-slim AS requirements
+WORKDIR /src
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+        > requirements.txt
+
 FROM python:3.11-slim
 
 # Defaults of every variable the app reads (README "Run in Docker"). BLAS threads stay at 1 because
@@ -21,15 +30,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Runtime dependencies only, straight from pyproject.toml, in their own layer so code edits
-# rebuild in seconds. tomllib is stdlib on 3.11; test extras are never installed.
-COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
-        > /tmp/requirements.txt \
-    && python -m pip install --no-cache-dir --requirement /tmp/requirements.txt \
+# Runtime dependencies only (never the test extras), in their own layer so code edits rebuild in seconds.
+COPY --from=requirements /src/requirements.txt /tmp/requirements.txt
+RUN python -m pip install --no-cache-dir --requirement /tmp/requirements.txt \
     && rm /tmp/requirements.txt \
-    && groupadd --system --gid 10001 app \
-    && useradd --system --uid 10001 --gid app --no-create-home --shell /usr/sbin/nologin app
+    && groupadd --gid 10001 app \
+    && useradd --uid 10001 --gid app --no-create-home --shell /usr/sbin/nologin app
 
 COPY . .
 

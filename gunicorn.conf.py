@@ -30,3 +30,5 @@ preload_app = True
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 accesslog = "-"
 errorlog = "-"
+# gunicorn 27's admin control socket lives in $HOME, which the image's user does not have; nothing uses it.
+control_socket_disable = True

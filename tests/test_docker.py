@@ -79,6 +79,8 @@ def docker():
 
 @pytest.fixture(scope="module")
 def image(docker):
+    if os.environ.get("INFERX_TEST_IMAGE"):  # a developer's prebuilt image; CI always builds
+        return os.environ["INFERX_TEST_IMAGE"]
     t0 = time.monotonic()
     docker("build", "--network", "host", "--tag", IMAGE, str(ROOT), timeout=1800)
     print(f"docker build: {time.monotonic() - t0:.0f}s")
