@@ -1,8 +1,11 @@
-"""Assembles the inferx Dash app. `python app.py` serves it; `gunicorn app:server` in production."""
+"""Assembles the inferx Dash app. `python app.py` serves it; `gunicorn app:server` in production.
+
+Everything the page loads is served by the app itself (Bootstrap 5.3.6 CSS is vendored in assets/):
+wiki hosts and CI machines often cannot reach a CDN.
+"""
 
 import os
 
-import dash_bootstrap_components as dbc
 from dash import Dash, html, page_container
 
 from inferx.deploy import Settings
@@ -15,7 +18,6 @@ app = Dash(
     use_pages=True,
     url_base_pathname=settings.prefix,
     health_endpoint="health",
-    external_stylesheets=[dbc.themes.BOOTSTRAP],
     suppress_callback_exceptions=True,  # pages carry different subsets of the shared controls
     update_title=None,  # keep the tab title steady while figures redraw
     title="inferx",

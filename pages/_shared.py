@@ -285,12 +285,13 @@ def embed_button(fig: str, text: str = "") -> html.Span:
     )
 
 
-def graph(fig: str, height: int = 380) -> html.Div:
+def graph(fig: str, figure: dict, height: int = 380) -> html.Div:
     """A figure's graph. The wrapper carries the stable DOM id `fig-N`; the graph's own
     pattern-matching id lets one callback fill whichever graphs a page has."""
     return html.Div(
         dcc.Graph(
             id={"role": "figure", "fig": fig},
+            figure=figure,
             config={"displaylogo": False, "responsive": True},
             style={"height": f"{height}px"},
             mathjax=False,
@@ -352,9 +353,19 @@ def explorer_controls(batch: int) -> html.Div:
     )
 
 
-def figure_card(fig: str, batch: int = DEFAULT_BATCH, caption: bool = True) -> dbc.Card:
+def initial_figures(values: dict, names, batch: int, notices: list[str]) -> dict[str, dict]:
+    """The figures for the URL's state, drawn into the page layout itself: each graph paints once,
+    and loading a page costs no redraw request (a busy browser spends seconds on a second paint)."""
+    try:
+        return figures.build(Scenario.from_params(**values), names, batch)
+    except (InvalidParameter, ValueError) as err:  # parse_query checked each value; this is the combination
+        notices.append(f"Could not draw these settings: {err}")
+        return {}
+
+
+def figure_card(fig: str, figure: dict, batch: int = DEFAULT_BATCH, caption: bool = True) -> dbc.Card:
     text, eq = CAPTIONS[fig]
-    body = [graph(fig, 440 if fig in ("fig5", "fig6") else 380)]
+    body = [graph(fig, figure, 440 if fig in ("fig5", "fig6") else 380)]
     if fig == "fig6":
         body += [readouts(), explorer_controls(batch)]
     if caption:
@@ -398,6 +409,7 @@ CONTROL_INPUTS = [Input(f"ctl-{name}", "value") for name in CONTROLS]
     *CONTROL_INPUTS,
     Input("ctl-batch", "value", allow_optional=True),
     State({"role": "figure", "fig": ALL}, "id"),
+    prevent_initial_call=True,  # the layout already holds the figures for the URL's state
 )
 def redraw(*args):
     """One engine pass per control change, redrawing whichever figures the page shows."""
@@ -451,7 +463,7 @@ clientside_callback(
     Input("ctl-batch", "drag_value"),
     Input("ctl-batch", "value"),
     Input({"role": "figure", "fig": "fig6"}, "figure"),
-    prevent_initial_call=True,
+    prevent_initial_call="initial_duplicate",  # fill the readouts from the layout's figure on load
 )
 
 clientside_callback(

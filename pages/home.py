@@ -5,7 +5,16 @@ import dash_bootstrap_components as dbc
 from dash import html
 
 from pages._measured import overlay_store, upload_panel
-from pages._shared import FIGURE_ORDER, controls_panel, figure_card, navbar, notices_area, parse_query, share_buttons
+from pages._shared import (
+    FIGURE_ORDER,
+    controls_panel,
+    figure_card,
+    initial_figures,
+    navbar,
+    notices_area,
+    parse_query,
+    share_buttons,
+)
 
 dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", order=0)
 
@@ -15,7 +24,8 @@ def layout(**query):
     sidebar = html.Div(
         [share_buttons(None), controls_panel(values), upload_panel(switch=True), overlay_store()], className="sidebar"
     )
-    cards = [figure_card(fig, batch) for fig in FIGURE_ORDER]
+    figs = initial_figures(values, FIGURE_ORDER, batch, notices)
+    cards = [figure_card(fig, figs.get(fig, {}), batch) for fig in FIGURE_ORDER]
     return html.Div(
         [
             navbar("dashboard"),

@@ -8,63 +8,18 @@ from __future__ import annotations
 import base64
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
+from browser_checks import figure_data, press_slider, storage_state, wait_figure_change, wait_js
+from conftest import MEASURED_CSV, MEASURED_JSON, Server, make_driver, severe_console_errors
 from selenium.webdriver.common.keys import Keys
-
-from tests.conftest import MEASURED_CSV, MEASURED_JSON, Server, make_driver, severe_console_errors
 
 pytestmark = pytest.mark.skipif(not MEASURED_CSV.exists(), reason="../shared/data/inferencex is not present")
 
 BROKEN_CSV = "hardware,precision,framework,isl,osl,concurrency,n_gpus,median_tpot_ms,output_tput_per_gpu_tok_s\n" + (
     "h200,fp8,sglang,1024,1024,4,8,20.5,180\nh200,fp8,sglang,1024,1024,lots,8,30.1,400\n"
 )
-
-
-TIMEOUT = 120.0  # generous: a 2-core CI machine, and the first figure waits for the engine's first pass
-
-
-# Small browser helpers, kept here so this file depends only on conftest.
-def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):
-    """Poll a JS function body until it returns something truthy."""
-    deadline = time.monotonic() + timeout
-    while not (value := driver.execute_script(script)):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what or script}")
-        time.sleep(0.25)
-    return value
-
-
-def figure_data(driver, fig) -> str:
-    script = (
-        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
-        "if (!gd || !gd.data || !gd.data.length) return null;"
-        "return JSON.stringify(gd.data.map(t => [t.name, Array.from(t.x || []), Array.from(t.y || [])]));"
-    )
-    return wait_js(driver, script, what=f"#fig-{fig} to be drawn")
-
-
-def wait_figure_change(driver, fig, before: str) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while figure_data(driver, fig) == before:
-        assert time.monotonic() < deadline, f"#fig-{fig} did not change"
-        time.sleep(0.25)
-
-
-def press_slider(driver, control: str, key) -> None:
-    thumb = driver.find_element("css selector", f"#{control} [role='slider']")
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", thumb)
-    thumb.click()
-    thumb.send_keys(key)
-
-
-def storage_state(driver) -> dict:
-    return driver.execute_script(
-        "return {cookie: document.cookie, local: Object.keys(window.localStorage),"
-        " session: Object.keys(window.sessionStorage)};"
-    )
 
 
 def data_url(content: bytes, mime: str = "text/csv") -> str:
@@ -241,10 +196,6 @@ def test_methods_section_with_and_without_env_file(dash_app, monkeypatch):
 @pytest.fixture(scope="module")
 def live():
     """gunicorn with $INFERX_MEASURED set, and one Chromium for the browser tests below."""
-    import shutil
-
-    if not shutil.which("chromedriver"):
-        pytest.skip("chromedriver is not installed")
     srv = Server(env={"INFERX_MEASURED": str(MEASURED_CSV)})
     driver = make_driver()
     yield srv, driver
@@ -261,6 +212,7 @@ return n > 0 ? n : null;
 """
 
 
+@pytest.mark.browser
 def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
     srv, driver = live
     driver.get(srv.url + "inferencex")
@@ -294,6 +246,7 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
     assert [e for e in severe_console_errors(driver) if "favicon" not in e] == []
 
 
+@pytest.mark.browser
 def test_browser_dashboard_overlay_switch(live, tmp_path):
     srv, driver = live
     driver.get(srv.url)
