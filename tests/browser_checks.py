@@ -6,7 +6,7 @@ import json
 import time
 
 # Generous: the CI machine has 2 cores, and the first figure waits for the engine's first pass.
-TIMEOUT = 120.0
+TIMEOUT = 300.0
 
 
 def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):

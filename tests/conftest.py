@@ -115,11 +115,23 @@ def make_driver(width: int = 1280, height: int = 800):
     return driver
 
 
-@pytest.fixture
-def browser():
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for the whole run: starting one takes many seconds on a small machine."""
     driver = make_driver()
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The session's Chromium, reset for a test: blank page, desktop size, console and network logs drained."""
+    chromium.switch_to.default_content()
+    chromium.get("about:blank")
+    chromium.set_window_size(1280, 800)
+    chromium.get_log("browser")
+    chromium.get_log("performance")
+    return chromium
 
 
 def severe_console_errors(driver) -> list[str]:

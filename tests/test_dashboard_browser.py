@@ -8,38 +8,33 @@ import sys
 
 import pytest
 from browser_checks import wait_js
-from conftest import ROOT, make_driver, severe_console_errors
+from conftest import ROOT, severe_console_errors
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
 FIGS = [f"fig{i}" for i in range(1, 10)]
 
 
-@pytest.fixture(scope="module")
-def driver(server):
-    d = make_driver()
-    yield d
-    d.quit()
-
-
 def traces(fig: str) -> str:
     return f"(document.querySelector('#fig-{fig[3:]} .js-plotly-plot') || {{}}).data"
 
 
-def open_page(driver, server, path: str, figs):
-    driver.get(server.url.rstrip("/") + path)
+def open_page(browser, server, path: str, figs):
+    browser.get(server.url.rstrip("/") + path)
     drawn = " && ".join(f"({traces(f)} || []).length > 0" for f in figs)
-    wait_js(driver, f"return {drawn};", what=f"{figs} drawn on {path}")
+    wait_js(browser, f"return {drawn};", what=f"{figs} drawn on {path}")
 
 
-@pytest.fixture(scope="module")
-def home(server):
-    """`/` loaded once, in its own Chromium, for the tests that need the whole dashboard
-    (ten figures and their equations are slow to paint on a small machine)."""
-    d = make_driver()
-    open_page(d, server, "/", FIGS)
-    yield d
-    d.quit()
+@pytest.fixture
+def home(chromium, server):
+    """The session's Chromium showing `/`, loaded once for the tests in a row that need the whole
+    dashboard (ten figures and their equations take long to paint on a small machine)."""
+    if chromium.execute_script("return location.origin + location.pathname") != server.url:
+        chromium.switch_to.default_content()
+        chromium.set_window_size(1280, 800)
+        chromium.get_log("browser")
+        open_page(chromium, server, "/", FIGS)
+    return chromium
 
 
 def cli_point(*args) -> dict:
@@ -48,105 +43,104 @@ def cli_point(*args) -> dict:
 
 
 def test_dashboard_renders_all_figures_without_console_errors(home):
-    driver = home
+    browser = home
     for fig in FIGS:
-        assert driver.execute_script(f"return document.querySelectorAll('#fig-{fig[3:]} .main-svg').length") > 0
-    assert severe_console_errors(driver) == []
+        assert browser.execute_script(f"return document.querySelectorAll('#fig-{fig[3:]} .main-svg').length") > 0
+    assert severe_console_errors(browser) == []
     SHOTS.mkdir(exist_ok=True)
-    driver.save_screenshot(str(SHOTS / "home-1280.png"))
+    browser.save_screenshot(str(SHOTS / "home-1280.png"))
 
 
 def test_moving_a_control_redraws(home):
-    driver = home
-    before = driver.execute_script(f"return {traces('fig1')}[0].y.slice(0, 3)")
-    driver.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 100})")
+    browser = home
+    before = browser.execute_script(f"return {traces('fig1')}[0].y.slice(0, 3)")
+    browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 100})")
     wait_js(
-        driver,
+        browser,
         f"return JSON.stringify({traces('fig1')}[0].y.slice(0, 3)) !== '{json.dumps(before)}'",
         what="Figure 1 redrawn after the bandwidth change",
     )
     # The roofline's memory-bound slope is BW / (P_active·b_w): 100 TB/s / 37 GB at B = 1.
-    y0 = driver.execute_script(f"return {traces('fig1')}[0].y[0]")
+    y0 = browser.execute_script(f"return {traces('fig1')}[0].y[0]")
     assert y0 == pytest.approx(100e12 / 37e9, rel=1e-3)
-    assert "bw=100" in driver.execute_script("return location.search")
-    assert severe_console_errors(driver) == []
-
-
-def test_url_state_round_trip_matches_cli(driver, server):
-    # The explorer's embed page carries the same controls, readouts and URL sync as `/`, and paints faster.
-    open_page(driver, server, "/embed/explorer?preset=mi300x4&ctx=8192&batch=64", ["fig6"])
-    expected = cli_point("--preset", "mi300x4", "--ctx", "8192", "--batch", "64")
-    wait_js(driver, "return document.getElementById('readout-throughput').textContent.includes('tok/s')")
-    shown = driver.execute_script("return document.getElementById('readout-throughput').textContent")
-    assert shown == f"{round(expected['throughput_tok_s']):,} tok/s"
-    ttft = driver.execute_script("return document.getElementById('readout-ttft').textContent")
-    assert float(ttft.split()[0].replace(",", "")) == pytest.approx(expected["ttft_ms"], rel=2e-3)
-    assert driver.execute_script("return document.getElementById('ctl-ctx-tokens').textContent") == "8,192 tokens"
-    dot = driver.execute_script(f"return {traces('fig6')}[1].customdata[0][0]")
-    assert dot == 64
-    # A control change rewrites the address without a reload or a new history entry.
-    history = driver.execute_script("window.__marker = 1; return history.length")
-    driver.execute_script("window.dash_clientside.set_props('ctl-util', {value: 95})")
-    wait_js(driver, "return location.search.includes('util=95')", what="util in the address bar")
-    assert driver.execute_script("return history.length") == history
-    assert driver.execute_script("return window.__marker") == 1  # same document: no reload
-    search = driver.execute_script("return location.search")
-    assert "preset=mi300x4" in search and "ctx=8192" in search and "batch=64" in search
-    assert_embed_chrome(driver)
-
-
-def assert_embed_chrome(driver):
-    """An embed page holds one graph and no navigation bar, and logs no errors."""
-    assert driver.execute_script("return document.querySelectorAll('.js-plotly-plot').length") == 1
-    assert driver.execute_script("return document.querySelector('.navbar')") is None
-    assert severe_console_errors(driver) == []
-
-
-def test_bad_query_value_is_ignored_with_notice(driver, server):
-    open_page(driver, server, "/embed/fig1?bw=999&ctx=banana&tp=3", ["fig1"])
-    assert_embed_chrome(driver)
-    notice = driver.execute_script("return document.getElementById('url-notice').textContent")
-    assert "bw=999" in notice and "ctx" in notice and "tp" in notice
-    assert driver.execute_script(f"return {traces('fig1')}[0].y[0]") == pytest.approx(38.4e12 / 37e9, rel=1e-3)
+    assert "bw=100" in browser.execute_script("return location.search")
+    assert severe_console_errors(browser) == []
 
 
 def test_animate_moves_dot_without_server_requests(home):
-    driver = home
-    wait_js(driver, "return document.getElementById('readout-rho').textContent !== '—'")
-    driver.execute_script("performance.clearResourceTimings(); performance.setResourceTimingBufferSize(10000)")
-    x0 = driver.execute_script(f"return {traces('fig6')}[1].x[0]")
+    browser = home
+    wait_js(browser, "return document.getElementById('readout-rho').textContent !== '—'")
+    browser.execute_script("performance.clearResourceTimings(); performance.setResourceTimingBufferSize(10000)")
+    x0 = browser.execute_script(f"return {traces('fig6')}[1].x[0]")
     # A slow sweep, so that it is surely still running when the test presses Stop.
-    driver.execute_script("window.inferxAnimation.seconds = 120")
-    driver.find_element("id", "btn-animate").click()
-    wait_js(driver, "return window.inferxAnimation.running", what="animation started")
-    wait_js(driver, "return window.inferxAnimation.frames > 10", what="ten animation frames")
-    x1 = driver.execute_script(f"return {traces('fig6')}[1].x[0]")
-    rho = driver.execute_script("return document.getElementById('readout-rho').textContent")
-    callbacks = driver.execute_script(
-        "return performance.getEntriesByType('resource').filter(e => e.name.includes('_dash-update-component')).length"
+    browser.execute_script("window.inferxAnimation.seconds = 300")
+    browser.find_element("id", "btn-animate").click()
+    wait_js(browser, "return window.inferxAnimation.frames >= 3", what="three animation frames")
+    state = browser.execute_script(
+        f"const a = window.inferxAnimation; return {{running: a.running, frames: a.frames, last: a.last,"
+        f" x: {traces('fig6')}[1].x[0], rho: document.getElementById('readout-rho').textContent,"
+        " requests: performance.getEntriesByType('resource')"
+        ".filter(e => e.name.includes('_dash-update-component')).length};"
     )
-    assert x1 != x0 and callbacks == 0
-    assert driver.execute_script("return window.inferxAnimation.running")
-    driver.find_element("id", "btn-animate").click()  # stop
+    assert state["running"] and state["x"] != x0 and state["rho"] != "—", state
+    assert state["requests"] == 0, state  # every frame is drawn in the browser
+    browser.find_element("id", "btn-animate").click()  # stop
     wait_js(
-        driver,
+        browser,
         "return !window.inferxAnimation.running && document.getElementById('btn-animate').textContent === 'Animate'",
         what="stopped",
     )
-    assert rho != "—"
-    assert severe_console_errors(driver) == []
+    assert severe_console_errors(browser) == []
 
 
-def test_embed_screenshot_at_iframe_width(driver, server):
+def test_url_state_round_trip_matches_cli(browser, server):
+    # The explorer's embed page carries the same controls, readouts and URL sync as `/`, and paints faster.
+    open_page(browser, server, "/embed/explorer?preset=mi300x4&ctx=8192&batch=64", ["fig6"])
+    expected = cli_point("--preset", "mi300x4", "--ctx", "8192", "--batch", "64")
+    wait_js(browser, "return document.getElementById('readout-throughput').textContent.includes('tok/s')")
+    shown = browser.execute_script("return document.getElementById('readout-throughput').textContent")
+    assert shown == f"{round(expected['throughput_tok_s']):,} tok/s"
+    ttft = browser.execute_script("return document.getElementById('readout-ttft').textContent")
+    assert float(ttft.split()[0].replace(",", "")) == pytest.approx(expected["ttft_ms"], rel=2e-3)
+    assert browser.execute_script("return document.getElementById('ctl-ctx-tokens').textContent") == "8,192 tokens"
+    dot = browser.execute_script(f"return {traces('fig6')}[1].customdata[0][0]")
+    assert dot == 64
+    # A control change rewrites the address without a reload or a new history entry.
+    history = browser.execute_script("window.__marker = 1; return history.length")
+    browser.execute_script("window.dash_clientside.set_props('ctl-util', {value: 95})")
+    wait_js(browser, "return location.search.includes('util=95')", what="util in the address bar")
+    assert browser.execute_script("return history.length") == history
+    assert browser.execute_script("return window.__marker") == 1  # same document: no reload
+    search = browser.execute_script("return location.search")
+    assert "preset=mi300x4" in search and "ctx=8192" in search and "batch=64" in search
+    assert_embed_chrome(browser)
+
+
+def assert_embed_chrome(browser):
+    """An embed page holds one graph and no navigation bar, and logs no errors."""
+    assert browser.execute_script("return document.querySelectorAll('.js-plotly-plot').length") == 1
+    assert browser.execute_script("return document.querySelector('.navbar')") is None
+    assert severe_console_errors(browser) == []
+
+
+def test_bad_query_value_is_ignored_with_notice(browser, server):
+    open_page(browser, server, "/embed/fig1?bw=999&ctx=banana&tp=3", ["fig1"])
+    assert_embed_chrome(browser)
+    notice = browser.execute_script("return document.getElementById('url-notice').textContent")
+    assert "bw=999" in notice and "ctx" in notice and "tp" in notice
+    assert browser.execute_script(f"return {traces('fig1')}[0].y[0]") == pytest.approx(38.4e12 / 37e9, rel=1e-3)
+
+
+def test_embed_screenshot_at_iframe_width(browser, server):
     SHOTS.mkdir(exist_ok=True)
-    driver.set_window_size(420, 700)
+    browser.set_window_size(420, 700)
     try:
-        open_page(driver, server, "/embed/fig5?preset=b200x8", ["fig5"])
-        assert_embed_chrome(driver)
+        open_page(browser, server, "/embed/fig5?preset=b200x8", ["fig5"])
+        assert_embed_chrome(browser)
         # Nothing spills sideways out of a narrow frame.
-        assert driver.execute_script("return document.documentElement.scrollWidth") <= 420
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= 420
         out = SHOTS / "embed-fig5-420x700.png"
-        driver.save_screenshot(str(out))
+        browser.save_screenshot(str(out))
         assert out.stat().st_size > 10_000
     finally:
-        driver.set_window_size(1280, 800)
+        browser.set_window_size(1280, 800)

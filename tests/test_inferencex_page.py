@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser_checks import figure_data, press_slider, storage_state, wait_figure_change, wait_js
-from conftest import MEASURED_CSV, MEASURED_JSON, Server, make_driver, severe_console_errors
+from conftest import MEASURED_CSV, MEASURED_JSON, Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
 
 pytestmark = pytest.mark.skipif(not MEASURED_CSV.exists(), reason="../shared/data/inferencex is not present")
@@ -194,13 +194,16 @@ def test_methods_section_with_and_without_env_file(dash_app, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def live():
-    """gunicorn with $INFERX_MEASURED set, and one Chromium for the browser tests below."""
+def measured_server():
+    """gunicorn with $INFERX_MEASURED set."""
     srv = Server(env={"INFERX_MEASURED": str(MEASURED_CSV)})
-    driver = make_driver()
-    yield srv, driver
-    driver.quit()
+    yield srv
     srv.stop()
+
+
+@pytest.fixture
+def live(measured_server, browser):
+    return measured_server, browser
 
 
 MEASURED_POINTS_JS = """
