@@ -269,7 +269,9 @@ def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
     """Batch sizes 1..b_max: every integer, or about `points` samples.
 
     Samples are geometric in B (the interactive end) and in B_max − B (the queue
-    knee, where TTFT turns upward), so both ends of the frontier stay smooth.
+    knee, where TTFT turns upward), so both ends of the frontier stay smooth. Every
+    power of two is a sample too: the explorer reads those batches (its default, its
+    slider marks, typical URLs) exactly instead of between two samples.
     """
     if b_max < 1:
         return np.zeros(0, dtype=int)
@@ -277,5 +279,6 @@ def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
         return np.arange(1, b_max + 1)
     low = np.geomspace(1, b_max, max(2, points * 2 // 3))
     high = b_max - np.geomspace(1, b_max, max(2, points - len(low)))
-    grid = np.unique(np.clip(np.rint(np.concatenate([low, high, [b_max]])), 1, b_max).astype(int))
+    powers = 2 ** np.arange(int(np.log2(b_max)) + 1)
+    grid = np.unique(np.clip(np.rint(np.concatenate([low, high, powers, [b_max]])), 1, b_max).astype(int))
     return grid

@@ -74,7 +74,9 @@ def test_animate_moves_dot_without_server_requests(home):
     x0 = browser.execute_script(f"return {traces('fig6')}[1].x[0]")
     # A slow sweep, so that it is surely still running when the test presses Stop.
     browser.execute_script("window.inferxAnimation.seconds = 300")
-    browser.find_element("id", "btn-animate").click()
+    button = browser.find_element("id", "btn-animate")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
+    button.click()
     wait_js(browser, "return window.inferxAnimation.frames >= 3", what="three animation frames")
     state = browser.execute_script(
         f"const a = window.inferxAnimation; return {{running: a.running, frames: a.frames, last: a.last,"
@@ -84,7 +86,7 @@ def test_animate_moves_dot_without_server_requests(home):
     )
     assert state["running"] and state["x"] != x0 and state["rho"] != "—", state
     assert state["requests"] == 0, state  # every frame is drawn in the browser
-    browser.find_element("id", "btn-animate").click()  # stop
+    button.click()  # stop
     wait_js(
         browser,
         "return !window.inferxAnimation.running && document.getElementById('btn-animate').textContent === 'Animate'",
