@@ -277,8 +277,9 @@ def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
         return np.zeros(0, dtype=int)
     if points is None or points >= b_max:
         return np.arange(1, b_max + 1)
-    low = np.geomspace(1, b_max, max(2, points * 2 // 3))
-    high = b_max - np.geomspace(1, b_max, max(2, points - len(low)))
     powers = 2 ** np.arange(int(np.log2(b_max)) + 1)
+    budget = max(4, points - len(powers) - 1)  # the powers and b_max come out of the requested count
+    low = np.geomspace(1, b_max, max(2, budget * 2 // 3))
+    high = b_max - np.geomspace(1, b_max, max(2, budget - len(low)))
     grid = np.unique(np.clip(np.rint(np.concatenate([low, high, powers, [b_max]])), 1, b_max).astype(int))
     return grid
