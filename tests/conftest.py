@@ -87,7 +87,7 @@ def server():
     srv.stop()
 
 
-def make_driver(width: int = 1280, height: int = 800):
+def make_driver():
     from selenium import webdriver
 
     opts = webdriver.ChromeOptions()
@@ -107,7 +107,7 @@ def make_driver(width: int = 1280, height: int = 800):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(options=opts)
-    driver.set_window_size(width, height)
+    driver.set_window_size(1280, 800)
     # A busy 2-core machine can hold the page's main thread for tens of seconds while ten
     # figures and their equations render; a script or load waits that long rather than failing.
     driver.set_script_timeout(300)
@@ -123,14 +123,19 @@ def chromium():
     driver.quit()
 
 
+def reset_browser(driver) -> None:
+    """Top-level document, desktop size, console and network logs drained: what a new test starts from."""
+    driver.switch_to.default_content()
+    driver.set_window_size(1280, 800)
+    driver.get_log("browser")
+    driver.get_log("performance")
+
+
 @pytest.fixture
 def browser(chromium):
-    """The session's Chromium, reset for a test: blank page, desktop size, console and network logs drained."""
-    chromium.switch_to.default_content()
+    """The session's Chromium on a blank page, reset for a test."""
     chromium.get("about:blank")
-    chromium.set_window_size(1280, 800)
-    chromium.get_log("browser")
-    chromium.get_log("performance")
+    reset_browser(chromium)
     return chromium
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from browser_checks import wait_js
-from conftest import ROOT, severe_console_errors
+from conftest import ROOT, reset_browser, severe_console_errors
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
@@ -30,9 +30,7 @@ def home(chromium, server):
     """The session's Chromium showing `/`, loaded once for the tests in a row that need the whole
     dashboard (ten figures and their equations take long to paint on a small machine)."""
     if chromium.execute_script("return location.origin + location.pathname") != server.url:
-        chromium.switch_to.default_content()
-        chromium.set_window_size(1280, 800)
-        chromium.get_log("browser")
+        reset_browser(chromium)
         open_page(chromium, server, "/", FIGS)
     return chromium
 
