@@ -97,9 +97,20 @@
       return p ? [p.bw, p.compute, p.hbm, p.tp, p.ic] : [NO(), NO(), NO(), NO(), NO()];
     },
 
-    tokens: function (ctxDrag, islDrag, ctxVal, islVal) {
-      const f = (pos) => `${Math.round(Math.pow(2, pos)).toLocaleString("en-US")} tokens`;
-      return [f(ctxDrag ?? ctxVal), f(islDrag ?? islVal)];
+    // Live "value unit" text beside each slider's label, as format_slider_value writes it on the server.
+    sliderValues: function (...args) {
+      const cfg = args[args.length - 1];
+      const names = Object.keys(cfg.sliders);
+      const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+      return names.map((name, k) => {
+        // A preset sets `value` from outside; a drag moves `drag_value` first.
+        let v = fired.includes(`ctl-${name}.value`) ? args[names.length + k] : args[k] ?? args[names.length + k];
+        if (v === null || v === undefined) return NO();
+        if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
+        const [unit, d] = cfg.sliders[name];
+        const text = v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+        return unit ? `${text} ${unit}` : text;
+      });
     },
 
     syncUrl: function (...args) {

@@ -30,6 +30,7 @@ from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param, def
 
 CONTROLS = tuple(PARAMS)  # preset, bw, compute, hbm, ctx, isl, wdtype, kvdtype, cv, util, tp, pp, ic, mode
 LOG2_CONTROLS = ("ctx", "isl")  # sliders whose position is log2(tokens)
+SLIDERS = tuple(name for name, p in PARAMS.items() if p.kind in ("float", "int"))
 DEFAULT_BATCH = 8
 FIGURE_ORDER = figures.FIGURES
 
@@ -197,10 +198,27 @@ def tokens_from_position(name: str, position) -> int:
 # --- Controls -----------------------------------------------------------------------
 
 
-def _label(name: str, extra=None) -> html.Label:
+def _label(name: str) -> html.Label:
     p = PARAMS[name]
     unit = html.Span(f" {p.unit}", className="unit") if p.unit else None
-    return html.Label([p.label, unit, extra], htmlFor=f"ctl-{name}", className="ctl-label")
+    return html.Label([p.label, unit], htmlFor=f"ctl-{name}", className="ctl-label")
+
+
+def _value_label(name: str, value) -> html.Label:
+    """A slider's label with its live value and unit, e.g. "Memory bandwidth 38.4 TB/s"."""
+    value_text = html.Span(format_slider_value(name, value), id=f"ctl-{name}-value", className="ctl-value")
+    return html.Label([PARAMS[name].label, value_text], htmlFor=f"ctl-{name}", className="ctl-label")
+
+
+def _decimals(name: str) -> int:
+    step = PARAMS[name].step
+    return 0 if name in LOG2_CONTROLS or step >= 1 else -math.floor(math.log10(step))
+
+
+def format_slider_value(name: str, value) -> str:
+    """The same text window.inferx.sliderValues writes while the slider moves."""
+    unit = PARAMS[name].unit
+    return f"{value:,.{_decimals(name)}f}" + (f" {unit}" if unit else "")
 
 
 def _token_marks() -> dict:
@@ -239,11 +257,21 @@ def control(name: str, value) -> html.Div:
             updatemode="drag",
             allow_direct_input=False,
         )
-        return html.Div([_label(name, html.Span(id=f"{cid}-tokens", className="ctl-value")), widget], className="ctl")
+        return html.Div([_value_label(name, value), widget], className="ctl", title=p.help)
     else:
+        # The value is shown in the label: Dash hides a slider's number box in a sidebar this narrow.
         widget = dcc.Slider(
-            id=cid, min=p.ui_min, max=p.ui_max, step=p.step, value=value, updatemode="drag", marks=None, tooltip=None
+            id=cid,
+            min=p.ui_min,
+            max=p.ui_max,
+            step=p.step,
+            value=value,
+            updatemode="drag",
+            marks=None,
+            tooltip=None,
+            allow_direct_input=False,
         )
+        return html.Div([_value_label(name, value), widget], className="ctl", title=p.help)
     return html.Div([_label(name), widget], className="ctl", title=p.help)
 
 
@@ -259,6 +287,10 @@ def controls_panel(values: dict) -> html.Div:
     for title, names in groups.items():
         body.append(html.H6(title, className="ctl-group"))
         body.extend(control(n, values[n]) for n in names)
+    # The URL sync's output sits beside its inputs, so prevent_initial_call holds when the router inserts
+    # the page; with it outside, a slow browser rewrote the address before dcc.Location had settled, and
+    # Location pushed its stale address back, re-rendering the page in a loop.
+    body.append(dcc.Store(id="url-sink"))
     return html.Div(body, className="controls")
 
 
@@ -393,8 +425,15 @@ def notices_area(notices: list[str]) -> html.Div:
 def ui_config() -> dcc.Store:
     """What the browser-side callbacks need: presets and defaults (user units)."""
     presets = {key: default_params(key) for key in HARDWARE}
-    data = {"controls": list(CONTROLS), "log2": list(LOG2_CONTROLS), "presets": presets, "batchDefault": DEFAULT_BATCH}
-    return html.Div([dcc.Store(id="ui-config", data=data), dcc.Store(id="url-sink")])
+    sliders = {name: [PARAMS[name].unit, _decimals(name)] for name in SLIDERS}
+    data = {
+        "controls": list(CONTROLS),
+        "log2": list(LOG2_CONTROLS),
+        "sliders": sliders,
+        "presets": presets,
+        "batchDefault": DEFAULT_BATCH,
+    }
+    return dcc.Store(id="ui-config", data=data)
 
 
 # --- Callbacks ----------------------------------------------------------------------
@@ -435,10 +474,11 @@ clientside_callback(
 )
 
 clientside_callback(
-    "window.inferx.tokens",
-    [Output(f"ctl-{n}-tokens", "children") for n in LOG2_CONTROLS],
-    [Input(f"ctl-{n}", "drag_value") for n in LOG2_CONTROLS],
-    [State(f"ctl-{n}", "value") for n in LOG2_CONTROLS],
+    "window.inferx.sliderValues",
+    [Output(f"ctl-{n}-value", "children") for n in SLIDERS],
+    [Input(f"ctl-{n}", "drag_value") for n in SLIDERS] + [Input(f"ctl-{n}", "value") for n in SLIDERS],
+    State("ui-config", "data"),
+    prevent_initial_call=True,
 )
 
 clientside_callback(

@@ -102,7 +102,7 @@ def test_url_state_round_trip_matches_cli(browser, server):
     assert shown == f"{round(expected['throughput_tok_s']):,} tok/s"
     ttft = browser.execute_script("return document.getElementById('readout-ttft').textContent")
     assert float(ttft.split()[0].replace(",", "")) == pytest.approx(expected["ttft_ms"], rel=2e-3)
-    assert browser.execute_script("return document.getElementById('ctl-ctx-tokens').textContent") == "8,192 tokens"
+    assert browser.execute_script("return document.getElementById('ctl-ctx-value').textContent") == "8,192 tokens"
     dot = browser.execute_script(f"return {traces('fig6')}[1].customdata[0][0]")
     assert dot == 64
     # A control change rewrites the address without a reload or a new history entry.

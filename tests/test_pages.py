@@ -39,6 +39,21 @@ def test_layouts_render_for_every_page():
     assert "No figure called 'fig99'" in as_json(embed.layout(name="fig99"))
 
 
+def test_every_slider_shows_its_value_and_unit():
+    # The URL's values, in the same words the browser-side callback writes while a slider moves.
+    text = as_json(home.layout(preset="mi300x4", ctx="8192", cv="0.5", util="95"))
+    for name, shown in {
+        "bw": "21.2 TB/s",
+        "compute": "10.46 PFLOPS",
+        "hbm": "768 GB",
+        "ctx": "8,192 tokens",
+        "isl": "1,024 tokens",
+        "cv": "0.50",
+        "util": "95 %",
+    }.items():
+        assert f'"children": "{shown}", "id": "ctl-{name}-value"' in text, name
+
+
 @pytest.mark.parametrize("path", ["/", "/methods", "/embed/fig5?preset=b200x8", "/health"])
 def test_pages_are_served(client, path):
     assert client.get(path).status_code == 200
