@@ -95,6 +95,12 @@ def _note(layout: dict, text: str, y: float = 0.5) -> None:
     )
 
 
+def _at(layout: dict, axis: str, value: float) -> float:
+    """An annotation's position on `axis`: plotly places annotations on a log axis by log10 of the value
+    (shapes take the value itself), so a raw B* = 247 would stretch the axis to 10^247."""
+    return float(np.log10(value)) if layout[axis].get("type") == "log" else value
+
+
 def _vline(layout, x, colour, label) -> None:
     layout["shapes"].append(
         {
@@ -111,7 +117,7 @@ def _vline(layout, x, colour, label) -> None:
     layout["annotations"].append(
         {
             "text": label,
-            "x": x,
+            "x": _at(layout, "xaxis", x),
             "xref": "x",
             "y": 1,
             "yref": "paper",
@@ -142,7 +148,7 @@ def _hline(layout, y, colour, label, xanchor="right") -> None:
             "text": label,
             "xref": "paper",
             "x": 1 if xanchor == "right" else 0,
-            "y": y,
+            "y": _at(layout, "yaxis", y),
             "yref": "y",
             "showarrow": False,
             "xanchor": xanchor,
@@ -171,7 +177,7 @@ def _band(layout, x0, x1, colour, label="", xref="x") -> None:
         layout["annotations"].append(
             {
                 "text": label,
-                "x": x0,
+                "x": _at(layout, "xaxis", x0) if xref == "x" else x0,
                 "xref": xref,
                 "y": 0.02,
                 "yref": "paper",

@@ -45,6 +45,24 @@ def test_fig1_roofline_and_ridge():
     assert fig["layout"]["xaxis"]["title"]["text"].endswith("(concurrent requests)")
 
 
+@pytest.mark.parametrize("preset", sorted(HARDWARE))
+def test_labels_on_log_axes_sit_at_their_lines(preset):
+    # Plotly reads an annotation's position on a log axis as log10 of the value, a shape's as the value.
+    # A raw B* = 247 (4×MI300X) once stretched Figure 1's batch axis out to 10^247.
+    figs = figures.build(Scenario.from_params(preset=preset, ctx=8192))
+    checked = 0
+    for fig in figs.values():
+        layout = fig["layout"]
+        for axis, ref, at in (("xaxis", "xref", "x0"), ("yaxis", "yref", "y0")):
+            if layout[axis].get("type") != "log":
+                continue
+            lines = [sh[at] for sh in layout.get("shapes", []) if sh[ref] == axis[0]]
+            labels = [a[axis[0]] for a in layout.get("annotations", []) if a.get(ref) == axis[0]]
+            assert_close(labels, np.log10(lines[: len(labels)]))
+            checked += len(labels)
+    assert checked >= 4  # B* (fig 1), three KV ceilings (fig 2), the ρ band (fig 3)
+
+
 def test_fig2_ceilings_and_reference_colours():
     scn = Scenario.from_params(ctx=2048)
     fig = figures.fig2(scn)
