@@ -257,7 +257,6 @@ def control(name: str, value) -> html.Div:
             updatemode="drag",
             allow_direct_input=False,
         )
-        return html.Div([_value_label(name, value), widget], className="ctl", title=p.help)
     else:
         # The value is shown in the label: Dash hides a slider's number box in a sidebar this narrow.
         widget = dcc.Slider(
@@ -271,8 +270,8 @@ def control(name: str, value) -> html.Div:
             tooltip=None,
             allow_direct_input=False,
         )
-        return html.Div([_value_label(name, value), widget], className="ctl", title=p.help)
-    return html.Div([_label(name), widget], className="ctl", title=p.help)
+    label = _value_label(name, value) if name in SLIDERS else _label(name)
+    return html.Div([label, widget], className="ctl", title=p.help)
 
 
 def controls_panel(values: dict) -> html.Div:
