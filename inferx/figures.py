@@ -61,13 +61,13 @@ def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict
     return layout
 
 
-def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, **extra) -> dict:
+def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, digits=4, **extra) -> dict:
     trace = {
         "type": "scatter",
         "mode": "lines",
         "name": name,
-        "x": _r(x),
-        "y": _r(y),
+        "x": _r(x, digits),
+        "y": _r(y, digits),
         "line": {"color": colour, "dash": dash, "width": width},
         "hovertemplate": hover + f"<extra>{name}</extra>",
     }
@@ -370,6 +370,7 @@ def fig5(scn: Scenario) -> dict:
 
 
 EXPLORER_POINTS = 160
+READOUT_DIGITS = 6
 
 
 def fig6(scn: Scenario, batch: int = 8) -> dict:
@@ -384,7 +385,8 @@ def fig6(scn: Scenario, batch: int = 8) -> dict:
     if r is None:
         _note(layout, f"No frontier: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
-    custom = np.column_stack([r["batch"], _r(1e3 * r["itl"]), _r(r["rho"])]).tolist()
+    # The readouts print these samples, so they keep more digits than a curve needs.
+    custom = np.column_stack([r["batch"], _r(1e3 * r["itl"], READOUT_DIGITS), _r(r["rho"], READOUT_DIGITS)]).tolist()
     line = _line(
         "Frontier",
         r["throughput"],
@@ -395,6 +397,7 @@ def fig6(scn: Scenario, batch: int = 8) -> dict:
         "B = %{customdata[0]:,.0f}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms<br>"
         "ITL = %{customdata[1]:.3g} ms<br>ρ = %{customdata[2]:.3f}",
         custom=custom,
+        digits=READOUT_DIGITS,
     )
     i = int(np.clip(np.searchsorted(r["batch"], batch), 0, r["batch"].size - 1))
     dot = {

@@ -100,6 +100,8 @@ def test_fig6_dot_at_chosen_batch_with_readout_data():
     assert_close(dot["x"], r["throughput"])
     assert_close(dot["y"], 1e3 * r["ttft"])
     assert_close([dot["customdata"][0][1]], 1e3 * r["itl"])
+    # The readout prints whole tok/s from this sample: it must match the engine to the token.
+    assert round(dot["x"][0]) == round(float(r["throughput"][0]))
     assert set(range(1, 65)) <= {int(c[0]) for c in line["customdata"]}
 
 
