@@ -491,6 +491,10 @@ return true;
 """
 
 
+# Ten figures and their equations have taken four minutes to paint on a busy 2-core machine.
+PAGE_TIMEOUT = 600.0
+
+
 def make_driver():
     from selenium import webdriver
 
@@ -510,11 +514,12 @@ def make_driver():
         opts.add_argument(arg)
     driver = webdriver.Chrome(options=opts)
     driver.set_window_size(1280, 900)
-    driver.set_script_timeout(120)
+    driver.set_script_timeout(PAGE_TIMEOUT)
+    driver.set_page_load_timeout(PAGE_TIMEOUT)
     return driver
 
 
-def wait_for(driver, script: str, timeout: float = 180.0):
+def wait_for(driver, script: str, timeout: float = PAGE_TIMEOUT):
     deadline = time.monotonic() + timeout
     while True:
         value = driver.execute_script(script)

@@ -119,11 +119,12 @@ def _vline(layout, x, colour, label) -> None:
             "text": label,
             "x": _at(layout, "xaxis", x),
             "xref": "x",
-            "y": 1,
+            # At the foot of the line: the top is where the roofline plateaus and the graph's tool bar sits.
+            "y": 0,
             "yref": "paper",
             "showarrow": False,
             "xanchor": "left",
-            "yanchor": "top",
+            "yanchor": "bottom",
             "font": {"size": 11, "color": colour},
             "xshift": 4,
         }

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-# Generous: the CI machine has 2 cores, and the first figure waits for the engine's first pass.
-TIMEOUT = 300.0
+from conftest import TIMEOUT
 
 
 def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):

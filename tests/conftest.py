@@ -21,6 +21,9 @@ MEASURED_JSON = SHARED / "data" / "inferencex" / "api_benchmarks_dsr1_2026-06-14
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Importing the app takes a while on a busy 2-core machine; a timeout only matters when start-up fails.
 START_TIMEOUT = float(os.environ.get("INFERX_TEST_START_TIMEOUT", "180"))
+# A page, script or poll in Chromium may wait this long (s): on a busy 2-core machine the ten figures of `/`
+# and their equations have taken four minutes to paint, and a slow page is not a broken one.
+TIMEOUT = 600.0
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -80,6 +83,14 @@ class Server:
             self.proc.kill()
 
 
+def pytest_collection_finish(session):
+    """Start the Docker engine and the image build now, if any Docker test will run: they take minutes."""
+    if any(item.get_closest_marker("docker") for item in session.items):
+        import docker_image
+
+        docker_image.start()
+
+
 @pytest.fixture(scope="session")
 def server():
     srv = Server()
@@ -108,10 +119,8 @@ def make_driver():
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(options=opts)
     driver.set_window_size(1280, 800)
-    # A busy 2-core machine can hold the page's main thread for tens of seconds while ten
-    # figures and their equations render; a script or load waits that long rather than failing.
-    driver.set_script_timeout(300)
-    driver.set_page_load_timeout(300)
+    driver.set_script_timeout(TIMEOUT)
+    driver.set_page_load_timeout(TIMEOUT)
     return driver
 
 

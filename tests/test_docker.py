@@ -1,7 +1,8 @@
 """The real Docker image: lint, build, run, health check, pages and a callback answer.
 
-No registry is reachable and no engine runs by default, so the test starts one with
-../shared/tools/docker-local (which also provides the python:3.11-slim base image). Where Docker
+No registry is reachable and no engine runs by default, so the tests start one with
+../shared/tools/docker-local (which also provides the python:3.11-slim base image); docker_image.py
+starts it and builds the image in the background as soon as the run begins. Where Docker
 cannot be had it skips and says why; with CI=true that skip becomes a failure, so CI always runs it.
 """
 
@@ -15,12 +16,11 @@ import time
 import urllib.request
 import uuid
 
+import docker_image
 import pytest
 from browser_checks import figure_data, network_responses, router_request
-from conftest import ROOT, SHARED, free_port, severe_console_errors
+from conftest import ROOT, free_port, severe_console_errors
 
-DOCKER_LOCAL = SHARED / "tools" / "docker-local"
-IMAGE = "inferx:test"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -53,38 +53,21 @@ class Docker:
 
 @pytest.fixture(scope="module")
 def docker():
-    if not DOCKER_LOCAL.exists():
-        unavailable(f"{DOCKER_LOCAL} is missing, so no Docker engine can be started here")
-    if os.geteuid() != 0:
-        unavailable("docker-local needs root to install and start dockerd")
-    probe_env = {**os.environ, "DOCKER_HOST": "unix:///tmp/docker-local/docker.sock"}
-    was_running = shutil.which("docker") is not None and (
-        subprocess.run(["docker", "version"], env=probe_env, capture_output=True).returncode == 0
-    )
-    t0 = time.monotonic()
-    # Cold: apt installs docker.io, dockerd starts and the base image is built from Debian packages.
-    up = subprocess.run([str(DOCKER_LOCAL), "up"], capture_output=True, text=True, timeout=1800)
-    if up.returncode != 0:
-        unavailable(f"docker-local up failed ({up.returncode}): {up.stderr[-2000:]}")
-    env = dict(os.environ)
-    for word in up.stdout.split():
-        if "=" in word:
-            key, value = word.split("=", 1)
-            env[key] = value
-    print(f"docker-local up: {time.monotonic() - t0:.0f}s")
-    yield Docker(env)
-    if not was_running:  # leave the machine as found: CI must not keep a daemon behind
-        subprocess.run([str(DOCKER_LOCAL), "down"], capture_output=True, timeout=120)
+    prepared = docker_image.result()  # started in the background when the run began (conftest.py)
+    if prepared.unavailable:
+        unavailable(prepared.unavailable)
+    print(*prepared.log, sep="\n")
+    yield Docker(prepared.env)
+    if not prepared.was_running:  # leave the machine as found: CI must not keep a daemon behind
+        subprocess.run([str(docker_image.DOCKER_LOCAL), "down"], capture_output=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
 def image(docker):
-    if os.environ.get("INFERX_TEST_IMAGE"):  # a developer's prebuilt image; CI always builds
-        return os.environ["INFERX_TEST_IMAGE"]
-    t0 = time.monotonic()
-    docker("build", "--network", "host", "--tag", IMAGE, str(ROOT), timeout=1800)
-    print(f"docker build: {time.monotonic() - t0:.0f}s")
-    return IMAGE
+    prepared = docker_image.result()
+    if prepared.build_error:
+        raise AssertionError(prepared.build_error)
+    return prepared.image
 
 
 class Container:
@@ -182,9 +165,6 @@ def test_embed_page_draws_in_chromium(browser, container):
     figure_data(browser, 5)
     callbacks = [status for url, status in network_responses(browser) if url.endswith("/_dash-update-component")]
     assert callbacks and all(status == 200 for status in callbacks), callbacks
-    assert severe_console_errors(browser) == []
-    browser.get(container.url)
-    figure_data(browser, 1)
     assert severe_console_errors(browser) == []
 
 
