@@ -98,6 +98,18 @@ def server():
     srv.stop()
 
 
+def start_chrome(webdriver, opts, attempts: int = 3):
+    """ChromeDriver gives Chromium 60 s to come up; a starved machine has taken longer, so try again."""
+    from selenium.common.exceptions import SessionNotCreatedException
+
+    for attempt in range(attempts):
+        try:
+            return webdriver.Chrome(options=opts)
+        except SessionNotCreatedException:
+            if attempt == attempts - 1:
+                raise
+
+
 def make_driver():
     from selenium import webdriver
 
@@ -117,7 +129,7 @@ def make_driver():
     ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(options=opts)
+    driver = start_chrome(webdriver, opts)
     driver.set_window_size(1280, 800)
     driver.set_script_timeout(TIMEOUT)
     driver.set_page_load_timeout(TIMEOUT)
