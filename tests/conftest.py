@@ -98,8 +98,9 @@ def server():
     srv.stop()
 
 
-def start_chrome(webdriver, opts, attempts: int = 3):
+def start_chrome(opts, attempts: int = 3):
     """ChromeDriver gives Chromium 60 s to come up; a starved machine has taken longer, so try again."""
+    from selenium import webdriver
     from selenium.common.exceptions import SessionNotCreatedException
 
     for attempt in range(attempts):
@@ -129,7 +130,7 @@ def make_driver():
     ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = start_chrome(webdriver, opts)
+    driver = start_chrome(opts)
     driver.set_window_size(1280, 800)
     driver.set_script_timeout(TIMEOUT)
     driver.set_page_load_timeout(TIMEOUT)
