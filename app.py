@@ -5,12 +5,17 @@ wiki hosts and CI machines often cannot reach a CDN.
 """
 
 import os
+import sys
 
-from dash import Dash, html, page_container
+# Dash imports IPython at start-up for notebook support, which a server never uses. Where IPython happens to be
+# installed, that import (with jedi) was a third of the app's start-up; a None entry makes it fail fast.
+sys.modules.setdefault("IPython", None)
 
-from inferx.deploy import Settings
-from pages._measured import stores as measured_stores
-from pages._shared import ui_config
+from dash import Dash, html, page_container  # noqa: E402
+
+from inferx.deploy import Settings  # noqa: E402
+from pages._measured import stores as measured_stores  # noqa: E402
+from pages._shared import ui_config  # noqa: E402
 
 settings = Settings.from_env()
 app = Dash(

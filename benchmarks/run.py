@@ -22,7 +22,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.chromium import make_driver, wait_js  # noqa: E402
 from inferx import figures  # noqa: E402
 from inferx.figures import COMM_REFS, CONTEXT_REFS, QUANT_REFS, WORKLOAD_REFS  # noqa: E402
 from inferx.presets import HARDWARE  # noqa: E402
@@ -491,51 +491,12 @@ return true;
 """
 
 
-# Ten figures and their equations have taken four minutes to paint on a busy 2-core machine.
-PAGE_TIMEOUT = 600.0
-
-
-def make_driver():
-    from selenium import webdriver
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='inferx-bench-')}")
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--no-first-run",
-        "--disable-quic",
-        "--remote-debugging-port=0",
-    ):
-        opts.add_argument(arg)
-    driver = webdriver.Chrome(options=opts)
-    driver.set_window_size(1280, 900)
-    driver.set_script_timeout(PAGE_TIMEOUT)
-    driver.set_page_load_timeout(PAGE_TIMEOUT)
-    return driver
-
-
-def wait_for(driver, script: str, timeout: float = PAGE_TIMEOUT):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(script)
-        time.sleep(0.2)
-
-
 def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
-    driver = make_driver()
+    driver = make_driver(1280, 900)
     try:
         driver.get(srv.url)
-        wait_for(driver, "return document.querySelectorAll('.js-plotly-plot').length >= 9 && !!window.Plotly")
-        wait_for(
+        wait_js(driver, "return document.querySelectorAll('.js-plotly-plot').length >= 9 && !!window.Plotly")
+        wait_js(
             driver,
             "return [...document.querySelectorAll('[id^=fig-] .js-plotly-plot')]"
             ".filter(g => g.data && g.data.length).length >= 9",

@@ -400,7 +400,8 @@ def figure_card(fig: str, figure: dict, batch: int = DEFAULT_BATCH, caption: boo
     if fig == "fig6":
         body += [readouts(), explorer_controls(batch)]
     if caption:
-        body.append(dcc.Markdown(f"{text}\n\n$${eq}$$", mathjax=True, className="caption"))
+        # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
+        body.append(dcc.Markdown(f"{text}\n\n$$\n{eq}\n$$", mathjax=True, className="caption"))
     header = html.Div([html.H5(TITLES[fig], className="card-title"), embed_button(fig)], className="card-head")
     return dbc.Card([dbc.CardBody([header, *body])], className="fig-card", id=f"card-{fig}")
 

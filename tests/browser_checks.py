@@ -5,19 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import TIMEOUT
-
-
-def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):
-    """Poll `script` (a JS function body that returns a value) until it returns something truthy."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what or script}")
-        time.sleep(0.25)
+from benchmarks.chromium import TIMEOUT, wait_js
 
 
 def figure_data(driver, fig: int, timeout: float = TIMEOUT) -> str:

@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from benchmarks.chromium import make_driver
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 MEASURED_CSV = SHARED / "data" / "inferencex" / "deepseek_r1_measured.csv"
 MEASURED_JSON = SHARED / "data" / "inferencex" / "api_benchmarks_dsr1_2026-06-14.json"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Importing the app takes a while on a busy 2-core machine; a timeout only matters when start-up fails.
 START_TIMEOUT = float(os.environ.get("INFERX_TEST_START_TIMEOUT", "180"))
-# A page, script or poll in Chromium may wait this long (s): on a busy 2-core machine the ten figures of `/`
-# and their equations have taken four minutes to paint, and a slow page is not a broken one.
-TIMEOUT = 600.0
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -42,7 +38,7 @@ def wait_http(url: str, timeout: float = 30.0) -> None:
         except OSError:
             if time.monotonic() > deadline:
                 raise
-        time.sleep(0.1)
+        time.sleep(0.5)  # each try costs a busy machine CPU that the starting server needs
 
 
 class Server:
@@ -98,49 +94,10 @@ def server():
     srv.stop()
 
 
-def start_chrome(opts, attempts: int = 3):
-    """ChromeDriver gives Chromium 60 s to come up; a starved machine has taken longer, so try again."""
-    from selenium import webdriver
-    from selenium.common.exceptions import SessionNotCreatedException
-
-    for attempt in range(attempts):
-        try:
-            return webdriver.Chrome(options=opts)
-        except SessionNotCreatedException:
-            if attempt == attempts - 1:
-                raise
-
-
-def make_driver():
-    from selenium import webdriver
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    # A fresh profile per driver: two Chromiums sharing the default one refuse to start.
-    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='inferx-chromium-')}")
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--no-first-run",
-        "--disable-quic",
-        "--remote-debugging-port=0",
-    ):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = start_chrome(opts)
-    driver.set_window_size(1280, 800)
-    driver.set_script_timeout(TIMEOUT)
-    driver.set_page_load_timeout(TIMEOUT)
-    return driver
-
-
 @pytest.fixture(scope="session")
 def chromium():
     """One headless Chromium for the whole run: starting one takes many seconds on a small machine."""
-    driver = make_driver()
+    driver = make_driver(logs=True)
     yield driver
     driver.quit()
 

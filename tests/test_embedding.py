@@ -17,7 +17,7 @@ from browser_checks import figure_data, press_slider, storage_state, wait_figure
 from conftest import Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.extended]
 
 EMBED = "embed/fig5?preset=b200x8"
 

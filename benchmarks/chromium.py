@@ -1,0 +1,66 @@
+"""Headless Chromium through Selenium, shared by the benchmark and the browser tests."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# A page, script or poll may wait this long (s): on a busy 2-core machine the nine figures of `/` and their
+# equations have taken four minutes to paint, and a slow page is not a broken one.
+TIMEOUT = 600.0
+ARGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--no-first-run",
+    "--disable-quic",
+    "--remote-debugging-port=0",
+)
+
+
+def start_chrome(opts, attempts: int = 3):
+    """ChromeDriver gives Chromium 60 s to come up; a starved machine has taken longer, so try again."""
+    from selenium import webdriver
+    from selenium.common.exceptions import SessionNotCreatedException
+
+    for attempt in range(attempts):
+        try:
+            return webdriver.Chrome(options=opts)
+        except SessionNotCreatedException:
+            if attempt == attempts - 1:
+                raise
+
+
+def make_driver(width: int = 1280, height: int = 800, logs: bool = False):
+    """A fresh headless Chromium; with `logs`, its console and network logs can be read back."""
+    from selenium import webdriver
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    # A fresh profile per driver: two Chromiums sharing the default one refuse to start.
+    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='inferx-chromium-')}")
+    for arg in ARGS:
+        opts.add_argument(arg)
+    if logs:
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = start_chrome(opts)
+    driver.set_window_size(width, height)
+    driver.set_script_timeout(TIMEOUT)
+    driver.set_page_load_timeout(TIMEOUT)
+    return driver
+
+
+def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):
+    """Poll `script` (a JS function body that returns a value) until it returns something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what or script}")
+        time.sleep(0.2)
