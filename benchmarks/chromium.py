@@ -22,36 +22,35 @@ ARGS = (
 )
 
 
-def start_chrome(opts, attempts: int = 3):
-    """ChromeDriver gives Chromium 60 s to come up; a starved machine has taken longer, so try again."""
+def make_driver(width: int = 1280, height: int = 800, logs: bool = False, attempts: int = 3):
+    """A fresh headless Chromium; with `logs`, its console and network logs can be read back.
+
+    On a starved machine ChromeDriver has given up on Chromium's start (60 s) and a new renderer has not
+    answered for 300 s, so each failed start is quit, not leaked (it kept spinning a core), and tried again.
+    """
     from selenium import webdriver
-    from selenium.common.exceptions import SessionNotCreatedException
+    from selenium.common.exceptions import WebDriverException
 
     for attempt in range(attempts):
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = CHROMIUM
+        # A fresh profile per driver: two Chromiums sharing the default one refuse to start.
+        opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='inferx-chromium-')}")
+        for arg in (*ARGS, f"--window-size={width},{height}"):  # sized at launch: no round trip to a renderer
+            opts.add_argument(arg)
+        if logs:
+            opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        driver = None
         try:
-            return webdriver.Chrome(options=opts)
-        except SessionNotCreatedException:
+            driver = webdriver.Chrome(options=opts)
+            driver.set_script_timeout(TIMEOUT)
+            driver.set_page_load_timeout(TIMEOUT)
+            return driver
+        except WebDriverException:
+            if driver is not None:
+                driver.quit()
             if attempt == attempts - 1:
                 raise
-
-
-def make_driver(width: int = 1280, height: int = 800, logs: bool = False):
-    """A fresh headless Chromium; with `logs`, its console and network logs can be read back."""
-    from selenium import webdriver
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    # A fresh profile per driver: two Chromiums sharing the default one refuse to start.
-    opts.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='inferx-chromium-')}")
-    for arg in ARGS:
-        opts.add_argument(arg)
-    if logs:
-        opts.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = start_chrome(opts)
-    driver.set_window_size(width, height)
-    driver.set_script_timeout(TIMEOUT)
-    driver.set_page_load_timeout(TIMEOUT)
-    return driver
 
 
 def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):
