@@ -31,5 +31,12 @@ settings.install(app.server)
 server = app.server
 app.layout = html.Div([ui_config(), measured_stores(), page_container])
 
+# Dash finishes setting up (its script registry, the Pages router's callback) in a before-request hook that
+# marks itself done before it has run. A threaded worker's first requests raced it: a script answered 500
+# ('"dash" is not a registered library') and the page never drew. Run the hooks once now, before gunicorn
+# forks its workers (preload_app) or the dev server takes a request.
+with server.test_request_context():
+    server.preprocess_request()
+
 if __name__ == "__main__":
     app.run(host=os.environ.get("HOST", "0.0.0.0"), port=int(os.environ.get("PORT", "8050")), debug=False)

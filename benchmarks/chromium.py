@@ -53,11 +53,12 @@ def make_driver(width: int = 1280, height: int = 800, logs: bool = False, attemp
                 raise
 
 
-def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None):
-    """Poll `script` (a JS function body that returns a value) until it returns something truthy."""
+def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None, args: tuple = ()):
+    """Poll `script` (a JS function body that returns a value; `args` are its `arguments`) until it returns
+    something truthy."""
     deadline = time.monotonic() + timeout
     while True:
-        value = driver.execute_script(script)
+        value = driver.execute_script(script, *args)
         if value:
             return value
         if time.monotonic() > deadline:

@@ -11,7 +11,7 @@ Two sources, the upload winning when both exist:
 
 Figures 4 and 5 get measured points without touching the shared `redraw`: a server
 callback turns the switch, the data and the preset into marker traces in a Store
-(`measured-overlay`), and a clientside callback appends them whenever a figure or the
+(`OVERLAY_ID`), and a clientside callback appends them whenever a figure or the
 Store changes (`assets/measured.js`). A slider move therefore costs one JS merge, not
 a larger redraw request.
 """
@@ -24,7 +24,7 @@ from functools import lru_cache
 import dash_bootstrap_components as dbc
 import numpy as np
 import pandas as pd
-from dash import Input, Output, State, callback, clientside_callback, dcc, get_relative_path, html, no_update
+from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, get_relative_path, html, no_update
 
 from inferx.calibrated import PRESET_FAMILY
 from inferx.measured import MeasuredDataError, load_measured, measured_path_from_env, parse_upload
@@ -167,8 +167,13 @@ def upload_panel(switch: bool = False) -> html.Div:
     return html.Div(items, className="measured-panel")
 
 
+# A dict id, so the merge below can take it with ALL: pages without the store (the embed pages) then pass an
+# empty list instead of Dash refusing a callback whose input is missing from the layout.
+OVERLAY_ID = {"role": "measured-overlay", "page": "home"}
+
+
 def overlay_store() -> dcc.Store:
-    return dcc.Store(id="measured-overlay", storage_type="memory")
+    return dcc.Store(id=OVERLAY_ID, storage_type="memory")
 
 
 # --- Callbacks ----------------------------------------------------------------------
@@ -201,7 +206,7 @@ def show_status(data):
 
 
 @callback(
-    Output("measured-overlay", "data"),
+    Output(OVERLAY_ID, "data"),
     Input("ctl-measured", "value"),
     Input("measured-data", "data"),
     Input("ctl-preset", "value"),
@@ -227,9 +232,9 @@ def overlay(switch, data, preset):
 
 for _fig in ("fig4", "fig5"):
     clientside_callback(
-        f"function (overlay, figure) {{ return window.inferxMeasured.merge(overlay, figure, '{_fig}'); }}",
+        f"function (overlays, figure) {{ return window.inferxMeasured.merge(overlays[0], figure, '{_fig}'); }}",
         Output({"role": "figure", "fig": _fig}, "figure", allow_duplicate=True),
-        Input("measured-overlay", "data"),
+        Input({**OVERLAY_ID, "page": ALL}, "data"),
         Input({"role": "figure", "fig": _fig}, "figure"),
         prevent_initial_call=True,
     )

@@ -29,11 +29,28 @@ def wait_figure_change(driver, fig: int, before: str, timeout: float = TIMEOUT) 
         time.sleep(0.25)
 
 
+SETTLED_IN_VIEW_JS = """
+const el = arguments[0];
+el.scrollIntoView({block: 'center'});
+const r = el.getBoundingClientRect(), key = [r.left, r.top, r.width, r.height].join();
+const settled = key === el.dataset.inferxLastRect && r.top >= 0 && r.bottom <= window.innerHeight;
+el.dataset.inferxLastRect = key;
+return settled;
+"""
+
+
+def click(driver, element) -> None:
+    """Click as a user would, once the element has stopped moving in the viewport: figures and typeset
+    equations above it still reflow after the page first paints, and a click aimed at where it was lands
+    on something else."""
+    wait_js(driver, SETTLED_IN_VIEW_JS, what="the element to settle in view", args=(element,))
+    element.click()
+
+
 def press_slider(driver, control: str, key) -> None:
     """Send a key (e.g. Keys.END) to a Dash 4 slider's thumb: as a keyboard user would."""
     thumb = driver.find_element("css selector", f"#{control} [role='slider']")
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", thumb)
-    thumb.click()
+    click(driver, thumb)
     thumb.send_keys(key)
 
 

@@ -1,8 +1,8 @@
-"""The Docker engine and the image under test, prepared in the background.
+"""The Docker engine and the image under test, prepared once per run by the first Docker test that needs them.
 
-Starting the engine (../shared/tools/docker-local) and building the image take many minutes on a small
-machine, most of it pip downloading inside the build. `start()` is called as soon as pytest knows a Docker
-test is selected, so that work runs beside the tests that come before test_docker.py.
+A cold start installs docker.io, starts dockerd and builds the base image (../shared/tools/docker-local), then
+builds the app's image: about a minute on a quick machine, over half an hour on a starved one. The Docker tests
+run last (conftest.py), so that work never competes with a browser test for the CPU.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
+from functools import cache
 
 from conftest import ROOT, SHARED
 
@@ -31,72 +31,50 @@ class Prepared:
     log: list[str] = field(default_factory=list)
 
 
-_result = Prepared()
-_done = threading.Event()
-_thread: threading.Thread | None = None
-
-
-def start() -> None:
-    global _thread
-    if _thread is None:
-        # A daemon thread: an interrupted run must not wait for a build nobody needs any more.
-        _thread = threading.Thread(target=_prepare, name="docker-image", daemon=True)
-        _thread.start()
-
-
+@cache
 def result() -> Prepared:
-    start()
-    _done.wait()
-    return _result
+    prepared = Prepared()
+    _engine(prepared)
+    if prepared.unavailable is None:
+        _build(prepared)
+    return prepared
 
 
-def _prepare() -> None:
-    try:
-        _engine()
-        if _result.unavailable is None:
-            _build()
-    except Exception as exc:  # surfaced by the fixtures, never lost in the thread
-        _result.build_error = f"{type(exc).__name__}: {exc}"
-    finally:
-        _done.set()
-
-
-def _engine() -> None:
+def _engine(prepared: Prepared) -> None:
     if not DOCKER_LOCAL.exists():
-        _result.unavailable = f"{DOCKER_LOCAL} is missing, so no Docker engine can be started here"
+        prepared.unavailable = f"{DOCKER_LOCAL} is missing, so no Docker engine can be started here"
         return
     if os.geteuid() != 0:
-        _result.unavailable = "docker-local needs root to install and start dockerd"
+        prepared.unavailable = "docker-local needs root to install and start dockerd"
         return
-    _result.was_running = shutil.which("docker") is not None and (
+    prepared.was_running = shutil.which("docker") is not None and (
         subprocess.run(["docker", "version"], env={**os.environ, **SOCKET_ENV}, capture_output=True).returncode == 0
     )
     t0 = time.monotonic()
-    # Cold: apt installs docker.io, dockerd starts and the base image is built from Debian packages.
     up = subprocess.run([str(DOCKER_LOCAL), "up"], capture_output=True, text=True, timeout=1800)
     if up.returncode != 0:
-        _result.unavailable = f"docker-local up failed ({up.returncode}): {up.stderr[-2000:]}"
+        prepared.unavailable = f"docker-local up failed ({up.returncode}): {up.stderr[-2000:]}"
         return
-    _result.env = dict(os.environ)
+    prepared.env = dict(os.environ)
     for word in up.stdout.split():
         if "=" in word:
             key, value = word.split("=", 1)
-            _result.env[key] = value
-    _result.log.append(f"docker-local up: {time.monotonic() - t0:.0f}s")
+            prepared.env[key] = value
+    prepared.log.append(f"docker-local up: {time.monotonic() - t0:.0f}s")
 
 
-def _build() -> None:
+def _build(prepared: Prepared) -> None:
     if os.environ.get("INFERX_TEST_IMAGE"):  # a developer's prebuilt image; CI always builds
-        _result.image = os.environ["INFERX_TEST_IMAGE"]
+        prepared.image = os.environ["INFERX_TEST_IMAGE"]
         return
     t0 = time.monotonic()
     out = subprocess.run(
         ["docker", "build", "--network", "host", "--tag", IMAGE, str(ROOT)],
-        env=_result.env,
+        env=prepared.env,
         capture_output=True,
         text=True,
         timeout=2400,
     )
     if out.returncode != 0:
-        _result.build_error = f"docker build failed ({out.returncode}):\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
-    _result.log.append(f"docker build: {time.monotonic() - t0:.0f}s")
+        prepared.build_error = f"docker build failed ({out.returncode}):\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    prepared.log.append(f"docker build: {time.monotonic() - t0:.0f}s")

@@ -23,7 +23,6 @@ ROWS = (
 
 
 @pytest.mark.browser
-@pytest.mark.extended
 def test_quick_benchmark_produces_every_row(tmp_path):
     if not shutil.which("chromedriver"):
         pytest.skip("chromedriver is not installed (apt-get install chromium chromium-driver)")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from browser_checks import wait_js
+from browser_checks import click, wait_js
 from conftest import ROOT, reset_browser, severe_console_errors
 
 pytestmark = pytest.mark.browser
@@ -97,8 +97,7 @@ def test_animate_moves_dot_without_server_requests(home):
     # A slow sweep, so that it is surely still running when the test presses Stop.
     browser.execute_script("window.inferxAnimation.seconds = 300")
     button = browser.find_element("id", "btn-animate")
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", button)
-    button.click()
+    click(browser, button)
     wait_js(browser, "return window.inferxAnimation.frames >= 3", what="three animation frames")
     state = browser.execute_script(
         f"const a = window.inferxAnimation; return {{running: a.running, frames: a.frames, last: a.last,"
@@ -108,7 +107,7 @@ def test_animate_moves_dot_without_server_requests(home):
     )
     assert state["running"] and state["x"] != x0 and state["rho"] != "—", state
     assert state["requests"] == 0, state  # every frame is drawn in the browser
-    button.click()  # stop
+    click(browser, button)  # stop
     wait_js(
         browser,
         "return !window.inferxAnimation.running && document.getElementById('btn-animate').textContent === 'Animate'",

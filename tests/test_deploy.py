@@ -233,6 +233,23 @@ def client():
     return app.server.test_client()
 
 
+def test_a_fresh_workers_first_requests_at_once_all_succeed():
+    """Dash sets itself up in a before-request hook that marks itself done first; in gunicorn's threaded
+    workers, a page's first requests raced it and its scripts answered 500, so the page never drew."""
+    probe = (
+        "import threading, app\n"
+        "paths = ['/_dash-dependencies', '/_dash-component-suites/dash/deps/polyfill@7.12.1.min.js',\n"
+        "         '/_dash-component-suites/dash/dcc/dash_core_components.js', '/_dash-layout'] * 3\n"
+        "gate, codes = threading.Barrier(len(paths)), []\n"
+        "def get(path):\n    gate.wait(); codes.append(app.server.test_client().get(path).status_code)\n"
+        "threads = [threading.Thread(target=get, args=(p,)) for p in paths]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(sorted(codes))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip() == str([200] * 12), out.stdout + out.stderr[-2000:]
+
+
 def test_real_app_sends_security_headers_on_pages_assets_and_callbacks(client):
     layout = client.get("/_dash-layout")
     paths = ["/", "/embed/fig5?preset=b200x8", "/methods", "/health", "/_dash-layout", "/_dash-dependencies"]

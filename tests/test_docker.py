@@ -2,7 +2,7 @@
 
 No registry is reachable and no engine runs by default, so the tests start one with
 ../shared/tools/docker-local (which also provides the python:3.11-slim base image); docker_image.py
-starts it and builds the image in the background as soon as the run begins. Where Docker
+starts it and builds the image once, for the first test that needs it. Where Docker
 cannot be had it skips and says why; with CI=true that skip becomes a failure, so CI always runs it.
 """
 
@@ -15,6 +15,7 @@ import subprocess
 import time
 import urllib.request
 import uuid
+from urllib.parse import urlsplit
 
 import docker_image
 import pytest
@@ -53,7 +54,7 @@ class Docker:
 
 @pytest.fixture(scope="module")
 def docker():
-    prepared = docker_image.result()  # started in the background when the run began (conftest.py)
+    prepared = docker_image.result()
     if prepared.unavailable:
         unavailable(prepared.unavailable)
     print(*prepared.log, sep="\n")
@@ -163,7 +164,10 @@ def test_pages_headers_and_a_callback_answer(container):
 def test_embed_page_draws_in_chromium(browser, container):
     browser.get(container.url + "embed/fig5?preset=b200x8")
     figure_data(browser, 5)
-    callbacks = [status for url, status in network_responses(browser) if url.endswith("/_dash-update-component")]
+    # Dash 4.4 adds a query (`?endId=…`) to callback requests, so match on the path.
+    callbacks = [
+        status for url, status in network_responses(browser) if urlsplit(url).path.endswith("/_dash-update-component")
+    ]
     assert callbacks and all(status == 200 for status in callbacks), callbacks
     assert severe_console_errors(browser) == []
 

@@ -13,11 +13,11 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from browser_checks import figure_data, press_slider, storage_state, wait_figure_change, wait_js
+from browser_checks import click, figure_data, press_slider, storage_state, wait_figure_change, wait_js
 from conftest import Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
 
-pytestmark = [pytest.mark.browser, pytest.mark.extended]
+pytestmark = pytest.mark.browser
 
 EMBED = "embed/fig5?preset=b200x8"
 
@@ -90,7 +90,7 @@ def test_allowed_origin_shows_the_figure_in_the_frame_without_storage(browser, w
     assert wait_js(browser, "return window.location.href;").startswith(framable.url + "embed/fig5")
 
     # Use the embed page as a reader would: open its settings and push bandwidth to the maximum.
-    browser.find_element("id", "embed-settings-toggle").click()
+    click(browser, browser.find_element("id", "embed-settings-toggle"))
     wait_js(browser, "const s = document.querySelector('#ctl-bw [role=slider]'); return s && s.offsetParent;")
     press_slider(browser, "ctl-bw", Keys.END)
     wait_figure_change(browser, 5, before)
@@ -125,7 +125,7 @@ def test_default_settings_refuse_any_other_origin(browser, wikis, server):
 def test_embed_page_top_level_keeps_no_cookies_or_storage(browser, framable):
     browser.get(framable.url + EMBED)
     before = figure_data(browser, 5)
-    browser.find_element("id", "embed-settings-toggle").click()
+    click(browser, browser.find_element("id", "embed-settings-toggle"))
     wait_js(browser, "const s = document.querySelector('#ctl-bw [role=slider]'); return s && s.offsetParent;")
     press_slider(browser, "ctl-bw", Keys.HOME)
     wait_figure_change(browser, 5, before)

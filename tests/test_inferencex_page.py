@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_checks import figure_data, press_slider, storage_state, wait_figure_change, wait_js
+from browser_checks import click, figure_data, press_slider, storage_state, wait_figure_change, wait_js
 from conftest import MEASURED_CSV, MEASURED_JSON, Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
 
@@ -250,7 +250,6 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
 
 
 @pytest.mark.browser
-@pytest.mark.extended  # not yet green: `/` with $INFERX_MEASURED set did not paint in 600 s (docs/status.md)
 def test_browser_dashboard_overlay_switch(live, tmp_path):
     srv, driver = live
     driver.get(srv.url)
@@ -258,7 +257,7 @@ def test_browser_dashboard_overlay_switch(live, tmp_path):
         driver, "const gd = document.querySelector('#fig-5 .js-plotly-plot'); return gd && gd.data && gd.data.length;"
     )
     assert driver.execute_script(MEASURED_POINTS_JS.format(fig="5")) is None  # off by default
-    driver.find_element("css selector", "#ctl-measured input[type=checkbox]").click()
+    click(driver, driver.find_element("css selector", "#ctl-measured input[type=checkbox]"))
     assert wait_js(driver, MEASURED_POINTS_JS.format(fig="5"), what="measured points on Figure 5") > 20
     n4 = wait_js(driver, MEASURED_POINTS_JS.format(fig="4"), what="measured points on Figure 4")
     # A slider move redraws Figure 4 on the server; the browser merges the points back in.

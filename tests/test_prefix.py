@@ -11,7 +11,7 @@ from browser_checks import figure_data, network_responses, press_slider, wait_fi
 from conftest import Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
 
-pytestmark = [pytest.mark.browser, pytest.mark.extended]
+pytestmark = pytest.mark.browser
 
 PREFIX = "/tools/inferx/"
 
