@@ -39,8 +39,8 @@ FIGURES = tuple(f"fig{i}" for i in range(1, 10))
 def _r(values, digits: int = 4) -> list:
     """Round to `digits` significant figures for a compact JSON payload."""
     a = np.asarray(values, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(a == 0, 1.0, 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a)))))
+    # |a| + (a == 0) is 1 where a is 0, so log10 never sees a zero (and needs no errstate, which costs more).
+    scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a) + (a == 0))))
     return (np.round(a * scale) / scale).tolist()
 
 
@@ -180,11 +180,12 @@ def _band(layout, x0, x1, colour, label="", xref="x") -> None:
                 "text": label,
                 "x": _at(layout, "xaxis", x0) if xref == "x" else x0,
                 "xref": xref,
-                "y": 0.02,
+                # At the top: every frontier starts low on the left, where a label at the foot sat on it.
+                "y": 0.98,
                 "yref": "paper",
                 "showarrow": False,
                 "xanchor": "left",
-                "yanchor": "bottom",
+                "yanchor": "top",
                 "font": {"size": 11, "color": "#555"},
                 "xshift": 4,
             }

@@ -10,6 +10,9 @@ import pytest
 from browser_checks import click, wait_js
 from conftest import ROOT, reset_browser, severe_console_errors
 
+from inferx import figures
+from inferx.scenario import Scenario
+
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
 FIGS = [f"fig{i}" for i in range(1, 10)]
@@ -169,3 +172,13 @@ def test_embed_screenshot_at_iframe_width(browser, server):
         assert out.stat().st_size > 10_000
     finally:
         browser.set_window_size(1280, 800)
+
+
+@pytest.mark.parametrize("name", [*FIGS, "explorer"])
+def test_each_embed_page_renders_its_figure_alone(browser, server, name):
+    fig = "fig6" if name == "explorer" else name
+    open_page(browser, server, f"/embed/{name}?preset=mi300x4", [fig])
+    assert_embed_chrome(browser)
+    expected = figures.build(Scenario.from_params(preset="mi300x4"), names=(fig,))[fig]
+    shown = browser.execute_script(f"return {traces(fig)}.map(t => t.name)")
+    assert shown == [t["name"] for t in expected["data"]]
