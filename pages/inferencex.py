@@ -32,11 +32,11 @@ HIDDEN = ("cv", "util", "tp", "pp", "ic")
 
 # Filter dropdowns: id suffix -> (label, placeholder when cleared = the model's default).
 FILTERS = {
-    "hardware": ("Hardware", "the preset's GPU"),
-    "precision": ("Precision", "the weight format"),
-    "workload": ("ISL / OSL", "the workload controls"),
+    "hardware": ("Hardware", "preset"),
+    "precision": ("Precision", "weights"),
+    "workload": ("ISL / OSL", "workload"),
     "framework": ("Framework", "all"),
-    "spec_method": ("Speculative decoding", "none"),
+    "spec_method": ("Speculation", "none"),
     "topology": ("Topology", "single node"),
 }
 TOPOLOGY_LABELS = {"single": "single node", "disagg": "disaggregated"}

@@ -52,22 +52,27 @@ def test_dashboard_renders_all_figures_without_console_errors(home):
     browser.save_screenshot(str(SHOTS / "home-1280.png"))
 
 
+def assert_fits_window(browser, timeout: float = 180) -> None:
+    """Nothing on the page is wider than the window. Plotly redraws each graph at a new width on its own
+    schedule, so wait for the page to settle before naming what sticks out."""
+    fits = "return document.documentElement.scrollWidth <= document.documentElement.clientWidth;"
+    try:
+        wait_js(browser, fits, timeout=timeout, what="the page to fit its window")
+    except TimeoutError:
+        wide = browser.execute_script(
+            "const W = document.documentElement.clientWidth; return [...document.querySelectorAll('body *')]"
+            ".filter(e => e.getBoundingClientRect().right > W + 1).slice(0, 5)"
+            ".map(e => e.tagName + '.' + e.getAttribute('class'));"
+        )
+        pytest.fail(f"wider than the {browser.get_window_size()['width']}-px window: {wide}")
+
+
 def test_dashboard_fits_iframe_width(home):
     """At 420 px the page reflows into one column: nothing (a long equation, say) widens it sideways."""
     browser = home
     browser.set_window_size(420, 700)
     try:
-        # Plotly redraws each graph at the new width on its own schedule; wait until the page has settled.
-        fits = "return document.documentElement.scrollWidth <= document.documentElement.clientWidth;"
-        try:
-            wait_js(browser, fits, timeout=180, what="the page to fit 420 px")
-        except TimeoutError:
-            wide = browser.execute_script(
-                "const W = document.documentElement.clientWidth; return [...document.querySelectorAll('body *')]"
-                ".filter(e => e.getBoundingClientRect().right > W + 1).slice(0, 5)"
-                ".map(e => e.tagName + '.' + e.getAttribute('class'));"
-            )
-            pytest.fail(f"wider than the window at 420 px: {wide}")
+        assert_fits_window(browser)
         browser.execute_script("window.scrollTo(0, 0)")
         browser.save_screenshot(str(SHOTS / "home-420x700.png"))
         browser.execute_script("document.getElementById('card-fig1').scrollIntoView()")
@@ -182,3 +187,23 @@ def test_each_embed_page_renders_its_figure_alone(browser, server, name):
     expected = figures.build(Scenario.from_params(preset="mi300x4"), names=(fig,))[fig]
     shown = browser.execute_script(f"return {traces(fig)}.map(t => t.name)")
     assert shown == [t["name"] for t in expected["data"]]
+
+
+PAGE_READY = {
+    "/inferencex": "return document.querySelectorAll('#fig-ix .main-svg').length > 0",
+    "/methods": "return !!document.getElementById('check') && !!document.querySelector('mjx-container')",
+}
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+@pytest.mark.parametrize("path", PAGE_READY)
+def test_other_pages_fit_the_window(browser, server, path, width):
+    browser.set_window_size(width, 800)
+    try:
+        browser.get(server.url.rstrip("/") + path)
+        wait_js(browser, PAGE_READY[path], what=f"{path} drawn")
+        assert_fits_window(browser, timeout=60)
+        assert severe_console_errors(browser) == []
+        browser.save_screenshot(str(SHOTS / f"{path.strip('/')}-{width}.png"))
+    finally:
+        browser.set_window_size(1280, 800)
