@@ -394,7 +394,11 @@ def initial_figures(values: dict, names, batch: int, notices: list[str]) -> dict
         return {}
 
 
-def figure_card(fig: str, figure: dict, batch: int = DEFAULT_BATCH, caption: bool = True) -> dbc.Card:
+def figure_card(
+    fig: str, figure: dict, batch: int = DEFAULT_BATCH, caption: bool = True, embed_copy: bool = True
+) -> dbc.Card:
+    """A figure with its title and caption; `embed_copy=False` where the page already has the figure's
+    copy-embed-code button (an id may appear once per page)."""
     text, eq = CAPTIONS[fig]
     body = [graph(fig, figure, 440 if fig in ("fig5", "fig6") else 380)]
     if fig == "fig6":
@@ -402,7 +406,8 @@ def figure_card(fig: str, figure: dict, batch: int = DEFAULT_BATCH, caption: boo
     if caption:
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
         body.append(dcc.Markdown(f"{text}\n\n$$\n{eq}\n$$", mathjax=True, className="caption"))
-    header = html.Div([html.H5(TITLES[fig], className="card-title"), embed_button(fig)], className="card-head")
+    title = html.H5(TITLES[fig], className="card-title")
+    header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
     return dbc.Card([dbc.CardBody([header, *body])], className="fig-card", id=f"card-{fig}")
 
 

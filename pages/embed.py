@@ -35,7 +35,7 @@ def layout(name=None, **query):
             html.Div([toggle, share_buttons(fig)], className="embed-bar"),
             settings,
             notices_area(notices),
-            figure_card(fig, figure, batch, caption=False),
+            figure_card(fig, figure, batch, caption=False, embed_copy=False),  # the bar above has it
         ],
         className="embed",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 from browser_checks import click, wait_js
@@ -207,3 +208,30 @@ def test_other_pages_fit_the_window(browser, server, path, width):
         browser.save_screenshot(str(SHOTS / f"{path.strip('/')}-{width}.png"))
     finally:
         browser.set_window_size(1280, 800)
+
+
+def test_copy_buttons_put_the_link_and_the_iframe_on_the_clipboard(browser, server):
+    """Inside a wiki's iframe the address bar never changes: these buttons are how a reader shares."""
+    path = "/embed/fig5?preset=b200x8&ctx=8192"
+    open_page(browser, server, path, ["fig5"])
+    origin = browser.execute_script("return location.origin")
+    browser.execute_cdp_cmd(
+        "Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": origin}
+    )
+    read = "const done = arguments[0]; navigator.clipboard.readText().then(done, e => done('error: ' + e));"
+    url = origin + path
+    click(browser, browser.find_element("id", "copy-link"))
+    link = wait_for_clipboard(browser, read, lambda text: text == url)
+    assert link == url
+    click(browser, browser.find_element("css selector", "[id*='embed-copy']"))
+    code = wait_for_clipboard(browser, read, lambda text: text.startswith("<iframe"))
+    assert f'src="{url}"' in code and 'title="inferx figure"' in code
+
+
+def wait_for_clipboard(browser, read: str, ok, timeout: float = 30) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        text = browser.execute_async_script(read)
+        if ok(text) or time.monotonic() > deadline:
+            return text
+        time.sleep(0.2)

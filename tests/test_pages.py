@@ -39,6 +39,25 @@ def test_layouts_render_for_every_page():
     assert "No figure called 'fig99'" in as_json(embed.layout(name="fig99"))
 
 
+def component_ids(layout) -> list[str]:
+    ids = [getattr(c, "id", None) for c in [layout, *layout._traverse()]]
+    return [json.dumps(i, sort_keys=True) for i in ids if i is not None]
+
+
+@pytest.mark.parametrize(
+    "page", ["home", "inferencex", "methods", *[f"embed/{n}" for n in (*figures.FIGURES, "explorer")]]
+)
+def test_every_component_id_is_unique_on_its_page(page):
+    """Dash routes a prop change to one component per id: a second one with the same id silently never
+    updates (the embed pages' 'Copy embed code' did nothing while the card carried a button of the same id)."""
+    from pages import inferencex, methods
+
+    layouts = {"home": home.layout, "inferencex": inferencex.layout, "methods": methods.layout}
+    layout = layouts[page]() if page in layouts else embed.layout(name=page.split("/")[1])
+    ids = component_ids(layout)
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
 def test_every_slider_shows_its_value_and_unit():
     # The URL's values, in the same words the browser-side callback writes while a slider moves.
     text = as_json(home.layout(preset="mi300x4", ctx="8192", cv="0.5", util="95"))
