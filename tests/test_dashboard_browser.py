@@ -125,6 +125,45 @@ def test_animate_moves_dot_without_server_requests(home):
     assert severe_console_errors(browser) == []
 
 
+def test_a_control_change_while_animating_keeps_the_sweep_on_the_new_frontier(home):
+    browser = home
+    wait_js(browser, "return document.getElementById('readout-rho').textContent !== '—'")
+    browser.execute_script("window.inferxAnimation.seconds = 300")
+    button = browser.find_element("id", "btn-animate")
+    click(browser, button)
+    wait_js(browser, "return window.inferxAnimation.frames >= 3", what="three animation frames")
+    before = browser.execute_script(f"return JSON.stringify({traces('fig6')}[0].x)")
+    browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 20})")
+    wait_js(browser, f"return JSON.stringify({traces('fig6')}[0].x) !== {json.dumps(before)}", what="Figure 6 redrawn")
+    frames = browser.execute_script("return window.inferxAnimation.frames")
+    wait_js(browser, f"return window.inferxAnimation.frames > {frames} + 3", what="more frames after the redraw")
+    # The dot is on the new frontier: its point is one of the redrawn curve's samples.
+    on_curve = browser.execute_script(
+        f"const t = {traces('fig6')}; const b = t[1].customdata[0][0];"
+        " const i = t[0].customdata.findIndex(c => c[0] === b); return i >= 0 && t[0].x[i] === t[1].x[0];"
+    )
+    assert on_curve
+    assert browser.find_element("id", "btn-animate").text == "Stop"
+    click(browser, button)
+    wait_js(
+        browser,
+        "return !window.inferxAnimation.running && document.getElementById('btn-animate').textContent === 'Animate'",
+    )
+    assert severe_console_errors(browser) == []
+
+
+def test_a_preset_sets_the_hardware_controls(home):
+    browser = home
+    browser.execute_script("window.dash_clientside.set_props('ctl-preset', {value: 'mi300x4'})")
+    shown = {name: f"ctl-{name}-value" for name in ("bw", "compute", "hbm")}
+    wait_js(browser, f"return document.getElementById('{shown['bw']}').textContent === '21.2 TB/s'", what="bandwidth")
+    texts = {n: browser.execute_script(f"return document.getElementById('{i}').textContent") for n, i in shown.items()}
+    assert texts == {"bw": "21.2 TB/s", "compute": "10.46 PFLOPS", "hbm": "768 GB"}
+    # Figure 1's memory-bound slope follows: BW / (P_active·b_w) at B = 1.
+    wait_js(browser, f"return Math.abs({traces('fig1')}[0].y[0] - 21.2e12 / 37e9) < 1", what="Figure 1 redrawn")
+    assert "preset=mi300x4" in browser.execute_script("return location.search")
+
+
 def test_url_state_round_trip_matches_cli(browser, server):
     # The explorer's embed page carries the same controls, readouts and URL sync as `/`, and paints faster.
     open_page(browser, server, "/embed/explorer?preset=mi300x4&ctx=8192&batch=64", ["fig6"])
