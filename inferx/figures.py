@@ -218,7 +218,9 @@ def _frontier(scn: Scenario, points: int, extra=()) -> dict | None:
     if scn.unfit_reason():
         return None
     end = max(1, int(RHO_CURVE_END * scn.b_max))
-    B = np.union1d(frontier_batches(end, points), np.asarray(extra, dtype=int))
+    B = frontier_batches(end, points)
+    if len(extra):
+        B = np.union1d(B, np.asarray(extra, dtype=int))
     B = B[(B >= 1) & (B < scn.b_max)]
     if B.size == 0:
         return None

@@ -304,4 +304,11 @@ def _sampled_batches(b_max: int, points: int) -> np.ndarray:
 def log_spaced(end: float, n: int) -> np.ndarray:
     """n points from 1 to `end`, evenly spaced in log: np.geomspace(1, end, n) without its input checks, which
     took a fifth of a redraw (it builds a dozen such grids)."""
-    return np.exp(np.linspace(0.0, math.log(end), n))
+    return np.exp(_unit_steps(n) * math.log(end))
+
+
+@functools.lru_cache(maxsize=16)
+def _unit_steps(n: int) -> np.ndarray:
+    steps = np.linspace(0.0, 1.0, n)
+    steps.setflags(write=False)
+    return steps
