@@ -242,7 +242,7 @@ def test_other_pages_fit_the_window(browser, server, path, width):
     try:
         browser.get(server.url.rstrip("/") + path)
         wait_js(browser, PAGE_READY[path], what=f"{path} drawn")
-        assert_fits_window(browser, timeout=60)
+        assert_fits_window(browser)
         assert severe_console_errors(browser) == []
         browser.save_screenshot(str(SHOTS / f"{path.strip('/')}-{width}.png"))
     finally:
@@ -267,7 +267,7 @@ def test_copy_buttons_put_the_link_and_the_iframe_on_the_clipboard(browser, serv
     assert f'src="{url}"' in code and 'title="inferx figure"' in code
 
 
-def wait_for_clipboard(browser, read: str, ok, timeout: float = 30) -> str:
+def wait_for_clipboard(browser, read: str, ok, timeout: float = 120) -> str:
     deadline = time.monotonic() + timeout
     while True:
         text = browser.execute_async_script(read)

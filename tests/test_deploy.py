@@ -246,7 +246,7 @@ def test_a_fresh_workers_first_requests_at_once_all_succeed():
         "[t.start() for t in threads]; [t.join() for t in threads]\n"
         "print(sorted(codes))\n"
     )
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.stdout.strip() == str([200] * 12), out.stdout + out.stderr[-2000:]
 
 
