@@ -61,7 +61,9 @@
     const trace = gd && gd.data && gd.data[0];
     if (!trace || !trace.customdata || !trace.customdata.length) return stopAnimation();
     const n = trace.customdata.length;
-    const t = (now - anim.start) / (1000 * anim.seconds);
+    // rAF's `now` is when the frame began, which can precede the performance.now() taken at the click: clamp
+    // at 0, or the first frame indexes sample -1, throws, and the sweep never moves while the button says Stop.
+    const t = Math.max(0, (now - anim.start) / (1000 * anim.seconds));
     const i = Math.min(n - 1, Math.floor(t * n));
     const p = pointAt(trace, trace.customdata[i][0]);
     window.Plotly.restyle(gd, { x: [[p.x]], y: [[p.y]], customdata: [[[p.b, p.itl, p.rho]]] }, [1]);

@@ -107,7 +107,10 @@ def test_animate_moves_dot_without_server_requests(home):
     browser.execute_script("window.inferxAnimation.seconds = 300")
     button = browser.find_element("id", "btn-animate")
     click(browser, button)
-    wait_js(browser, "return window.inferxAnimation.frames >= 3", what="three animation frames")
+    # requestAnimationFrame stamps a frame with the time it began, which can precede the click's own clock
+    # reading: frames stamped "before the start" must still draw (they once threw and froze the sweep).
+    browser.execute_script("window.inferxAnimation.start = performance.now() + 2000")
+    wait_js(browser, "return window.inferxAnimation.frames >= 3", timeout=120, what="three animation frames")
     state = browser.execute_script(
         f"const a = window.inferxAnimation; return {{running: a.running, frames: a.frames, last: a.last,"
         f" x: {traces('fig6')}[1].x[0], rho: document.getElementById('readout-rho').textContent,"
@@ -131,7 +134,7 @@ def test_a_control_change_while_animating_keeps_the_sweep_on_the_new_frontier(ho
     browser.execute_script("window.inferxAnimation.seconds = 300")
     button = browser.find_element("id", "btn-animate")
     click(browser, button)
-    wait_js(browser, "return window.inferxAnimation.frames >= 3", what="three animation frames")
+    wait_js(browser, "return window.inferxAnimation.frames >= 3", timeout=120, what="three animation frames")
     before = browser.execute_script(f"return JSON.stringify({traces('fig6')}[0].x)")
     browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 20})")
     wait_js(browser, f"return JSON.stringify({traces('fig6')}[0].x) !== {json.dumps(before)}", what="Figure 6 redrawn")
