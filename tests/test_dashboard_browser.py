@@ -76,7 +76,7 @@ def test_dashboard_fits_iframe_width(home):
         assert_fits_window(browser)
         browser.execute_script("window.scrollTo(0, 0)")
         browser.save_screenshot(str(SHOTS / "home-420x700.png"))
-        browser.execute_script("document.getElementById('card-fig1').scrollIntoView()")
+        browser.execute_script("document.getElementById('card-fig1').scrollIntoView({behavior: 'instant'})")
         browser.save_screenshot(str(SHOTS / "home-420x700-fig1.png"))
     finally:
         browser.set_window_size(1280, 800)

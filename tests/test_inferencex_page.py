@@ -265,6 +265,6 @@ def test_browser_dashboard_overlay_switch(live, tmp_path):
     press_slider(driver, "ctl-bw", Keys.HOME)
     wait_figure_change(driver, 4, before)
     assert wait_js(driver, MEASURED_POINTS_JS.format(fig="4")) == n4
-    driver.execute_script("document.querySelector('#fig-5').scrollIntoView();")
+    driver.execute_script("document.querySelector('#fig-5').scrollIntoView({behavior: 'instant'});")
     driver.save_screenshot(str(Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path)) / "dashboard_fig5.png"))
     assert severe_console_errors(driver) == []
