@@ -37,7 +37,7 @@ from benchmarks.chromium import make_driver, wait_js  # noqa: E402
 from inferx import figures  # noqa: E402
 from inferx.figures import COMM_REFS, CONTEXT_REFS, QUANT_REFS, WORKLOAD_REFS  # noqa: E402
 from inferx.presets import HARDWARE  # noqa: E402
-from inferx.scenario import PARAMS, Scenario, default_params, frontier_batches  # noqa: E402
+from inferx.scenario import PARAMS, Scenario, default_params, frontier_batches, log_batches  # noqa: E402
 
 FIGS = figures.FIGURES  # fig1 … fig9, the graphs on `/` in DOM order
 CHANGED = "ctl-bw"  # the control the server and browser benchmarks move
@@ -155,7 +155,7 @@ def loop_build(scn: Scenario, batch: int = 8) -> dict:
     out = {}
     s0 = scn.with_context(0)
     b_star = scn.b_w * scn.compute / (2.0 * scn.bw)
-    grid = np.unique(np.rint(np.geomspace(1, max(8 * b_star, 64), figures.CURVE_POINTS))).tolist()
+    grid = log_batches(max(8 * b_star, 64), figures.CURVE_POINTS).tolist()
     m0 = LoopModel(s0)
     out["fig1"] = [[_sig(B / m0.step(B)) for B in grid], [_sig(B / (m0.step(B) + m0.comm(B))) for B in grid]]
     curves = []
@@ -175,7 +175,7 @@ def loop_build(scn: Scenario, batch: int = 8) -> dict:
     out["fig7"] = [_loop_frontier(scn.with_params(wdtype=w, kvdtype=kv)) for w, kv in QUANT_REFS] + [
         _loop_frontier(scn)
     ]
-    grid = np.unique(np.rint(np.geomspace(1, max(1024, scn.b_max), figures.CURVE_POINTS))).tolist()
+    grid = log_batches(max(1024, scn.b_max), figures.CURVE_POINTS).tolist()
     comms = []
     for _, (_, cfg, _) in COMM_REFS.items():
         m = LoopModel(scn.with_params(**cfg))

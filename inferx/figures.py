@@ -14,7 +14,7 @@ import numpy as np
 
 from . import engine as E
 from .presets import HARDWARE
-from .scenario import Scenario, frontier_batches, log_spaced
+from .scenario import Scenario, frontier_batches, log_batches
 
 CURRENT = "#000000"
 AMBER = "#E69F00"
@@ -256,7 +256,7 @@ def _preset_scenario(scn: Scenario, preset: str) -> Scenario:
 def fig1(scn: Scenario) -> dict:
     """Throughput vs batch with no KV cache (S = 0); the ridge batch B* dashed."""
     b_star = E.ridge_batch(scn.compute, scn.bw, scn.b_w)
-    B = np.unique(np.rint(log_spaced(max(8 * b_star, 64), CURVE_POINTS)))
+    B = log_batches(max(8 * b_star, 64), CURVE_POINTS)
     step, comm = scn.with_context(0).step_and_comm(B)
     hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
     data = [_line("Roofline, no communication", B, E.throughput(B, step), CURRENT, "dot", 1.5, hover)]
@@ -447,7 +447,7 @@ def fig7(scn: Scenario) -> dict:
 def fig8(scn: Scenario) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
     layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True)
-    B = np.unique(np.rint(log_spaced(max(1024, scn.b_max), CURVE_POINTS)))
+    B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
     data = []
     for name, (colour, cfg, dash) in COMM_REFS.items():

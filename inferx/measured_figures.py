@@ -13,6 +13,7 @@ import pandas as pd
 from . import calibrated as C
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
+from .scenario import log_batches
 
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
 FRAMEWORK_STYLE = {
@@ -117,7 +118,7 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     hbm = scn.hbm / preset.n_gpus * gpus
     kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
     fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
-    batch = np.unique(np.rint(np.geomspace(1, min(MAX_CONCURRENCY, fit_limit), 48)))
+    batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)
     calibrations = calibrations or C.load_calibration()
     cal = calibrations.get(family) or calibrations["shared"]
     calib = C.predict_closed_loop(cal, family, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu)

@@ -301,6 +301,11 @@ def _sampled_batches(b_max: int, points: int) -> np.ndarray:
     return grid
 
 
+def log_batches(end: float, n: int) -> np.ndarray:
+    """About n whole batch sizes from 1 to `end`, evenly spaced in log (Figures 1 and 8)."""
+    return np.unique(np.rint(log_spaced(end, n)))
+
+
 def log_spaced(end: float, n: int) -> np.ndarray:
     """n points from 1 to `end`, evenly spaced in log: np.geomspace(1, end, n) without its input checks, which
     took a fifth of a redraw (it builds a dozen such grids)."""
