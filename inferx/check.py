@@ -46,6 +46,24 @@ def _rows() -> list[Row]:
     rows: list[Row] = []
     add = rows.append
 
+    # Model table.
+    for quantity, article, engine, unit in (
+        ("P_total", 671e9, R1.p_total, "params"),
+        ("P_active", 37e9, R1.p_active, "params"),
+        ("layers L", 61, R1.n_layers, ""),
+        ("d_model", 7_168, R1.d_model, ""),
+        ("MLA KV elements per layer d_c + d_r", 576, R1.kv_elements_per_layer, ""),
+        ("weights P_total·b_w at FP8", 671, R1.p_total * 1.0 / 1e9, "GB"),
+    ):
+        add(Row("model", f"DeepSeek R1 {quantity}", article, engine, unit, 0))
+
+    # Interconnect table (unidirectional bandwidth, latency floor α).
+    for key, (bw, alpha) in {"nvlink": (450, 10), "infiniband": (25, 5), "roce": (10, 10)}.items():
+        ic = INTERCONNECTS[key]
+        add(Row("ic", f"{ic.label} bandwidth", bw, ic.bw / 1e9, "GB/s", 0))
+        add(Row("ic", f"{ic.label} latency floor α", alpha, ic.alpha * 1e6, "µs", 1e-9))
+    add(Row("ic", "NVLink 4.0 per direction (900 GB/s both ways ÷ 2)", 900 / 2, nv.bw / 1e9, "GB/s", 0))
+
     # Configuration table and KV headroom.
     for key, (bw, tflops, hbm, head) in {
         "h200x8": (38.4, 31_664, 1_128, 457),
@@ -100,6 +118,7 @@ def _rows() -> list[Row]:
                 0.03,
             )
         )
+    add(Row("ridge", "I(B=1) at FP16 weights", 1.0, float(E.arithmetic_intensity(1, 2.0)), "FLOP/B", 0.001))
     # The closing sections quote H100 SXM numbers: 3.35 TB/s, 989 dense BF16 / 1,979 dense FP8 TFLOPS.
     add(Row("ridge", "H100 ridge I* at dense BF16", 295, E.ridge_intensity(989.5e12, 3.35e12), "FLOP/B", 0.005))
     add(
@@ -117,6 +136,10 @@ def _rows() -> list[Row]:
     add(Row("kv", "κ, DeepSeek R1, FP8 KV", 35_136, E.kv_bytes_per_token(R1, 1.0), "B/token", 0))
     add(Row("kv", "κ, DeepSeek R1, FP16 KV", 70_272, E.kv_bytes_per_token(R1, 2.0), "B/token", 0))
     add(Row("kv", "κ, Llama-3-70B GQA, FP16 KV", 327_680, E.kv_bytes_per_token(LLAMA3_70B, 2.0), "B/token", 0))
+    # The prose rounds both κ in binary kilobytes (KiB).
+    kib = 1024
+    add(Row("kv", "κ, DeepSeek R1, FP8 KV (prose: ≈ 34 KB)", 34, E.kv_bytes_per_token(R1, 1.0) / kib, "KiB", 0.02))
+    add(Row("kv", "κ, Llama-70B GQA, FP16 (prose: 320 KB)", 320, E.kv_bytes_per_token(LLAMA3_70B, 2.0) / kib, "KiB", 0))
     add(
         Row(
             "kv",
@@ -238,6 +261,8 @@ def _rows() -> list[Row]:
             note="the bandwidth term is linear in B: flat within 10 % only up to B ≈ 64",
         )
     )
+    add(Row("itl", "all-reduce message d_model·b at FP8 (prose: 7 KB)", 7, R1.d_model * 1.0 / kib, "KiB", 0))
+    add(Row("itl", "collectives per decode step, 2 per layer", 122, 2 * R1.n_layers, "", 0))
     step256 = float(E.t_step(256, 1024, R1, 1.0, h200.kappa, h200.bw, h200.compute))
     add(Row("itl", "base t_step(B=256, S=1024), 8×H200", 1.2, 1e3 * step256, "ms", 0.03))
     add(
@@ -247,7 +272,8 @@ def _rows() -> list[Row]:
             18,
             100 * float(E.t_pipeline(256, 4, R1, 1.0, ib.bw, ib.alpha)) / step256,
             "%",
-            0.10,
+            expect=INCONSISTENT,
+            note="inherits the t_PP row's units: 0.22 ms gives 18 %, the SI formula's 0.235 ms gives 19.5 %",
         )
     )
     itl_b1 = float(h200.evaluate([1])["itl"][0])
@@ -269,6 +295,31 @@ def _rows() -> list[Row]:
     add(Row("spec", "speed-up, GPU draft", 3.4, itl_b1 / gpu_eff, "×", 0.02))
     add(Row("spec", "speed-up, SRAM draft", 122, itl_b1 / sram_eff, "×", 0.03))
     add(Row("spec", "SRAM draft cost 5·δ", 0.055, 1e3 * k * sram_draft, "ms", 0.04))
+    add(Row("spec", "GPU draft cost 5·δ", 2.4, 1e3 * k * gpu_draft, "ms", 0.01))
+    # The closing summary quotes a range the section's own table does not reach; its best case is SRAM
+    # drafting at B = 1, and the gap narrows as B grows.
+    add(
+        Row(
+            "spec",
+            "speed-up range, low end (prose: 25×)",
+            25,
+            itl_b1 / gpu_eff,
+            "×",
+            expect=INCONSISTENT,
+            note="GPU drafting, the table's own slower case, gives 3.4×",
+        )
+    )
+    add(
+        Row(
+            "spec",
+            "speed-up range, high end (prose: 400×)",
+            400,
+            itl_b1 / sram_eff,
+            "×",
+            expect=INCONSISTENT,
+            note="SRAM drafting at B = 1 gives 122×, and larger batches give less",
+        )
+    )
 
     # SRAM bandwidth density.
     for name, bw, cap, density in (
@@ -277,6 +328,17 @@ def _rows() -> list[Row]:
         ("Corsair SRAM", 150e12, 2e9, 75_000),
     ):
         add(Row("sram", f"{name} bandwidth density", density, E.bandwidth_density(bw, cap), "GB/s per GB", 0.02))
+    add(
+        Row(
+            "sram",
+            "Corsair SRAM ÷ H100 SXM5 bandwidth (prose: about 20×)",
+            20,
+            150 / 3.35,
+            "×",
+            expect=INCONSISTENT,
+            note="150 TB/s against 3.35 TB/s is 45×, as its own 43× draft-floor ratio says",
+        )
+    )
     add(
         Row(
             "sram",
@@ -290,6 +352,19 @@ def _rows() -> list[Row]:
     )
 
     # Metrics: end-to-end example, and cost at a rental price.
+    ttft_b1 = float(h200.evaluate([1])["ttft"][0])
+    add(
+        Row(
+            "metrics",
+            "output length where N·ITL passes TTFT, 8×H200 B=1 (prose: ~50)",
+            50,
+            ttft_b1 / itl_b1,
+            "tokens",
+            expect=INCONSISTENT,
+            note="TTFT is 3.6 ms and ITL 2.2 ms here, so E2E is ITL-dominated from the second token; "
+            "the metrics example (TTFT 50 ms, ITL 30 ms) says the same",
+        )
+    )
     add(
         Row(
             "metrics",

@@ -6,10 +6,17 @@ import argparse
 import csv
 import json
 import math
+import os
 import sys
 
+import numpy as np
+
 from .check import MISMATCH, ROWS, format_table
-from .scenario import PARAMS, InvalidParameter, Scenario, frontier_batches
+from .scenario import PARAMS, InvalidParameter, Scenario, geometric_batches
+
+# Every-integer output beyond this many rows is refused (a 1-token context on a big machine has B_max in the
+# tens of millions: gigabytes of arrays for a table nobody reads); --points samples any range.
+MAX_ROWS = 1_000_000
 
 POINT_FIELDS = (
     "batch",
@@ -34,7 +41,7 @@ FRONTIER_FIELDS = ("batch", "throughput_tok_s", "ttft_ms", "itl_ms", "rho")
 def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scenario (explicit options override the preset)")
     for name, p in PARAMS.items():
-        unit = f" [{p.unit}]" if p.unit else ""
+        unit = f" [{p.unit}]".replace("%", "%%") if p.unit else ""  # argparse formats help with %
         if p.kind == "choice":
             group.add_argument(
                 f"--{name}", choices=p.choices, help=f"{p.label}{unit} (default {p.default or 'from preset'})"
@@ -81,7 +88,8 @@ def point_record(scn: Scenario, batch: int) -> dict:
 
 
 def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
-    batches = frontier_batches(scn.b_max, points)
+    """One row per batch size 1…B_max, or `points` geometric samples of that range."""
+    batches = np.arange(1, scn.b_max + 1) if points is None else geometric_batches(scn.b_max, points)
     r = scn.evaluate(batches)
     return [
         {
@@ -105,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     point.add_argument("--batch", type=int, required=True, help="decode batch size B (concurrent requests)")
     frontier = sub.add_parser("frontier", help="the throughput–TTFT frontier, one row per batch size")
     _add_scenario_options(frontier)
-    frontier.add_argument("--points", type=int, help="geometric samples instead of every batch size")
+    frontier.add_argument(
+        "--points", type=int, help=f"N geometric samples instead of every batch size (needed above {MAX_ROWS:,})"
+    )
     frontier.add_argument("--format", choices=("csv", "json"), default="csv")
     sub.add_parser("check", help="every number the article prints beside the engine's value")
     for name, text in (
@@ -114,27 +124,38 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--measured", required=True, help="InferenceX CSV or API JSON file")
+    for p in sub.choices.values():  # so that an error prints the subcommand's own usage line
+        p.set_defaults(subparser=p)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except BrokenPipeError:  # `inferx frontier | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _run(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "check":
-        print(format_table())
+        print(format_table(ROWS))
         return 1 if any(r.status == MISMATCH for r in ROWS) else 0
     if args.command in ("calibrate", "validate"):
         from . import calibrated
 
         return calibrated.cli(args.command, args.measured)
+    command = args.subparser
     try:
         scn = _scenario(args)
     except InvalidParameter as err:
-        parser.error(str(err))
+        command.error(str(err))
     reason = scn.unfit_reason()
     if args.command == "point":
         if args.batch < 1:
-            parser.error("batch: must be a whole number ≥ 1")
+            command.error("batch: must be a whole number ≥ 1")
         if scn.headroom <= 0:
             print(f"inferx: {reason}", file=sys.stderr)
             return 2
@@ -144,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"inferx: {reason}", file=sys.stderr)
         return 2
     if args.points is not None and args.points < 2:
-        parser.error("points: must be ≥ 2")
+        command.error("points: must be ≥ 2")
+    if args.points is None and scn.b_max > MAX_ROWS:
+        command.error(f"B_max is {scn.b_max:,}: every batch size would be too many rows; pass --points N")
     rows = frontier_records(scn, args.points)
     if args.format == "json":
         print(json.dumps(rows))

@@ -38,8 +38,9 @@ class Param:
     step: float = 0.0
     log: bool = False
     choices: tuple = ()
-    lower: float = 0.0  # validity domain: lower < x <= upper (or >= lower for ints)
+    lower: float = 0.0  # validity domain: lower < x <= upper (lower <= x for ints and closed_lower)
     upper: float = math.inf
+    closed_lower: bool = False
     help: str = ""
 
 
@@ -48,13 +49,26 @@ PARAMS: dict[str, Param] = {
     "preset": Param(
         "Hardware preset", "", "choice", "h200x8", choices=tuple(HARDWARE), help="sets bw, compute, hbm, tp"
     ),
-    "bw": Param("Memory bandwidth", "TB/s", "float", None, 1, 200, 0.1, help="aggregate HBM bandwidth"),
-    "compute": Param("Compute", "PFLOPS", "float", None, 1, 200, 0.01, help="aggregate peak FLOP/s"),
-    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, help="aggregate HBM capacity"),
+    # Upper bounds far beyond any machine, so that no unit conversion or batch count overflows.
+    "bw": Param("Memory bandwidth", "TB/s", "float", None, 1, 200, 0.1, upper=1e6, help="aggregate HBM bandwidth"),
+    "compute": Param("Compute", "PFLOPS", "float", None, 1, 200, 0.01, upper=1e6, help="aggregate peak FLOP/s"),
+    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, upper=1e6, help="aggregate HBM capacity"),
     "ctx": Param(
-        "Context length", "tokens", "int", 1024, 128, 131072, 1, log=True, lower=1, help="S: tokens of KV per request"
+        "Context length",
+        "tokens",
+        "int",
+        1024,
+        128,
+        131072,
+        1,
+        log=True,
+        lower=1,
+        upper=1e9,
+        help="S: tokens of KV per request",
     ),
-    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 1, log=True, lower=1, help="S_in: prompt tokens"),
+    "isl": Param(
+        "Input length", "tokens", "int", 1024, 128, 131072, 1, log=True, lower=1, upper=1e9, help="S_in: prompt tokens"
+    ),
     "wdtype": Param("Weight dtype", "", "choice", "fp8", choices=DTYPES),
     "kvdtype": Param("KV dtype", "", "choice", "fp8", choices=DTYPES),
     "cv": Param(
@@ -65,7 +79,7 @@ PARAMS: dict[str, Param] = {
         0,
         2,
         0.05,
-        lower=-1e-300,
+        closed_lower=True,
         help="coefficient of variation of output length",
     ),
     "util": Param("KV utilisation", "%", "float", 87.0, 50, 100, 1, upper=100, help="η: usable share of KV headroom"),
@@ -109,11 +123,17 @@ def check_param(name: str, value):
     if math.isnan(number) or math.isinf(number):
         raise InvalidParameter(name, f"must be a finite number{unit}")
     if p.kind in ("int", "pow2"):
-        if number != int(number) or number < max(p.lower, 1):
-            raise InvalidParameter(name, f"must be a whole number ≥ {max(int(p.lower), 1)}{unit}, got {value}")
+        least = max(int(p.lower), 1)
+        if number != int(number) or not least <= number <= p.upper:
+            most = "" if math.isinf(p.upper) else f" and ≤ {p.upper:,.0f}"
+            raise InvalidParameter(name, f"must be a whole number ≥ {least}{most}{unit}, got {value}")
         return int(number)
-    if not (p.lower < number <= p.upper) and not (name == "cv" and number == 0):
-        bounds = {"cv": "≥ 0", "util": "in (0, 100] %"}.get(name, f"> 0{unit}")
+    above = p.lower <= number if p.closed_lower else p.lower < number
+    if not (above and number <= p.upper):
+        if math.isinf(p.upper):
+            bounds = f"{'≥' if p.closed_lower else '>'} {p.lower:g}{unit}"
+        else:
+            bounds = f"in {'[' if p.closed_lower else '('}{p.lower:g}, {p.upper:,.0f}]{unit}"
         raise InvalidParameter(name, f"must be {bounds}, got {value}")
     return number
 
@@ -299,6 +319,20 @@ def _sampled_batches(b_max: int, points: int) -> np.ndarray:
     grid = np.unique(np.clip(np.rint(np.concatenate([low, high, powers, [b_max]])), 1, b_max).astype(int))
     grid.setflags(write=False)
     return grid
+
+
+def geometric_batches(b_max: int, n: int) -> np.ndarray:
+    """Exactly min(n, b_max) whole batch sizes from 1 to b_max, geometric in B.
+
+    Rounding a geometric grid to whole numbers repeats the small ones; each sample is
+    raised to at least one above the last instead, so the low end runs 1, 2, 3, … until
+    the geometric step exceeds one (the largest is still b_max).
+    """
+    if n >= b_max:
+        return np.arange(1, b_max + 1)
+    k = np.arange(n)
+    rounded = np.rint(log_spaced(b_max, n)) - k
+    return (np.maximum.accumulate(rounded) + k).astype(int)
 
 
 def log_batches(end: float, n: int) -> np.ndarray:

@@ -25,3 +25,9 @@ def test_table_lists_every_row_and_no_mismatch():
         assert r.quantity in table
     assert MISMATCH not in {r.status for r in ROWS}
     assert "article inconsistent" in table and "flag" in table
+
+
+def test_sparse_compute_is_flagged_for_exactly_the_sparsity_doubled_presets():
+    # The article's H200 and B200 figures are the 2:4-sparsity datasheet numbers; its MI300X figure is dense.
+    flagged = {r.quantity.split()[0] for r in ROWS if r.expect == FLAG}
+    assert flagged == {"H200", "B200"}

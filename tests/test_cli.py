@@ -1,13 +1,16 @@
 """The command line's JSON/CSV contract and exit codes, run as a subprocess."""
 
 import csv
+import dataclasses
 import io
 import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+from inferx import check, cli
 from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS
 from inferx.scenario import Scenario
 
@@ -60,14 +63,54 @@ def test_frontier_csv_every_batch_and_json_samples():
     assert tuple(rows[0]) == FRONTIER_FIELDS
     assert [int(r["batch"]) for r in rows] == list(range(1, b_max + 1))
     assert rows[-1]["ttft_ms"] == ""  # B = B_max: the queue is unstable
-    sampled = json.loads(run("frontier", "--points", "30", "--format", "json").stdout)
-    assert 10 <= len(sampled) <= 30
-    assert sampled[0]["batch"] == 1
+
+
+@pytest.mark.parametrize("points", [2, 5, 30, 1000])
+def test_frontier_points_gives_that_many_geometric_samples(points):
+    sampled = json.loads(run("frontier", "--points", str(points), "--format", "json").stdout)
+    batches = np.array([r["batch"] for r in sampled])
+    assert len(batches) == points
+    assert batches[0] == 1 and batches[-1] == Scenario.from_params().b_max
+    assert (np.diff(batches) > 0).all()
+    # Geometric: once past the whole-number crowding at the low end, successive ratios are one constant.
+    ratios = batches[1:] / batches[:-1]
+    spread = ratios[batches[:-1] >= 2 * points]
+    assert spread.size == 0 or spread.max() / spread.min() < 1.2
     ttft = [r["ttft_ms"] for r in sampled if r["ttft_ms"] is not None]
     assert ttft == sorted(ttft)
+
+
+def test_every_batch_output_is_refused_past_its_cap_with_the_way_out():
+    out = run("frontier", "--hbm", "4096", "--ctx", "1")
+    assert out.returncode == 2 and "pass --points N" in out.stderr and "Traceback" not in out.stderr
+    assert "usage: inferx frontier" in out.stderr  # the subcommand's usage, not the top level's
+    sampled = run("frontier", "--hbm", "4096", "--ctx", "1", "--points", "50", "--format", "json")
+    assert len(json.loads(sampled.stdout)) == 50
+
+
+@pytest.mark.parametrize("command", ["point", "frontier", "check", "calibrate", "validate"])
+def test_help_of_every_subcommand(command):
+    out = run(command, "--help")
+    assert out.returncode == 0 and "usage: inferx " + command in out.stdout, out.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    command = [sys.executable, "-m", "inferx", "frontier"]
+    inferx = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    inferx.stdout.readline()
+    inferx.stdout.close()  # as `inferx frontier | head -1` does
+    assert inferx.wait(60) == 1
+    assert b"Traceback" not in inferx.stderr.read()
 
 
 def test_check_exits_zero_and_prints_table():
     out = run("check")
     assert out.returncode == 0, out.stdout
     assert "0 mismatch" in out.stdout
+
+
+def test_check_exits_one_when_a_number_disagrees(monkeypatch, capsys):
+    wrong = dataclasses.replace(check.ROWS[0], article=2 * check.ROWS[0].article)
+    monkeypatch.setattr(cli, "ROWS", [wrong, *check.ROWS[1:]])
+    assert cli.main(["check"]) == 1
+    assert "1 mismatch" in capsys.readouterr().out

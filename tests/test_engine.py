@@ -34,9 +34,10 @@ def test_itl_times_throughput_is_batch(preset, ctx, tp, pp, ic):
 
 
 @settings(max_examples=60, deadline=None)
-@given(preset=presets, ctx=contexts, util=utils)
-def test_throughput_non_decreasing_up_to_b_max_without_comm(preset, ctx, util):
-    s = scenario(preset=preset, ctx=ctx, util=util, tp=1, pp=1)
+@given(preset=presets, ctx=contexts, util=utils, tp=tps, pp=pps, ic=ics)
+def test_throughput_non_decreasing_up_to_b_max(preset, ctx, util, tp, pp, ic):
+    # Communication is affine in B (a latency plus a per-request share), so it never bends T(B) downward.
+    s = scenario(preset=preset, ctx=ctx, util=util, tp=tp, pp=pp, ic=ic)
     B = frontier_batches(s.b_max)
     t = s.evaluate(B)["throughput"]
     assert np.all(np.diff(t) >= -1e-9 * t[1:])
@@ -138,14 +139,19 @@ def test_context_too_long_for_one_request_is_explained():
 @pytest.mark.parametrize(
     "name,value,fragment",
     [
-        ("bw", -1, "bw: must be > 0 TB/s"),
-        ("bw", 0, "bw: must be > 0 TB/s"),
+        ("bw", -1, "bw: must be in (0, 1,000,000] TB/s"),
+        ("bw", 0, "bw: must be in (0, 1,000,000] TB/s"),
+        # Far beyond any machine: without a bound, B_max overflowed int64 and PFLOPS→FLOP/s overflowed to inf.
+        ("hbm", 1e308, "hbm: must be in (0, 1,000,000] GB"),
+        ("compute", 1e300, "compute: must be in (0, 1,000,000] PFLOPS"),
+        ("ctx", 2e9, "ctx: must be a whole number ≥ 1 and ≤ 1,000,000,000 tokens"),
         ("hbm", float("nan"), "hbm: must be a finite number GB"),
         ("ctx", 0, "ctx: must be a whole number ≥ 1"),
         ("isl", 10.5, "isl: must be a whole number ≥ 1"),
         ("util", 0, "util: must be in (0, 100] %"),
         ("util", 101, "util: must be in (0, 100] %"),
         ("cv", -0.1, "cv: must be ≥ 0"),
+        ("cv", -1e-301, "cv: must be ≥ 0"),
         ("tp", 0, "tp: must be a whole number ≥ 1"),
         ("pp", 0, "pp: must be a whole number ≥ 1"),
         ("wdtype", "fp3", "wdtype: 'fp3' is not one of fp16, bf16, fp8, int8, fp4, int4"),
