@@ -134,7 +134,7 @@
       return NO();
     },
 
-    explorer: function (dragPos, pos, figure) {
+    explorer: function (dragPos, pos, figure, maxNow) {
       const none = Array(8).fill(NO());
       const trace = figure && figure.data && figure.data[0];
       if (!trace || !trace.customdata || !trace.customdata.length) {
@@ -146,11 +146,20 @@
       const maxPos = Math.log2(maxB);
       const b = Math.min(toBatch(usePos ?? 3), maxB);
       const p = pointAt(trace, b);
-      const patch = new window.dash_clientside.Patch();
-      patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
-      patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho]]);
       if (anim.running) return none; // the animation owns the dot and the readouts
-      return [...readoutTexts(p), maxPos, batchMarks(maxPos), patch.build()];
+      // The server draws the dot at the chosen batch: patching it again would repaint Figure 6 a second
+      // time after every control change (about 40 ms), so only a dot that is elsewhere is moved.
+      const dot = figure.data[1];
+      const placed = dot && dot.x && dot.x[0] === p.x && dot.y[0] === p.y && dot.customdata[0][0] === p.b;
+      let move = NO();
+      if (!placed) {
+        const patch = new window.dash_clientside.Patch();
+        patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
+        patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho]]);
+        move = patch.build();
+      }
+      const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
+      return [...readoutTexts(p), sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos), move];
     },
 
     toggleAnimation: function () {

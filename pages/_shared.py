@@ -508,6 +508,7 @@ clientside_callback(
     Input("ctl-batch", "drag_value"),
     Input("ctl-batch", "value"),
     Input({"role": "figure", "fig": "fig6"}, "figure"),
+    State("ctl-batch", "max"),
     prevent_initial_call="initial_duplicate",  # fill the readouts from the layout's figure on load
 )
 

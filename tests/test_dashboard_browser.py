@@ -98,6 +98,32 @@ def test_moving_a_control_redraws(home):
     assert severe_console_errors(browser) == []
 
 
+def test_a_control_change_paints_each_figure_once(home):
+    """The server's figures arrive with the explorer's dot already at the chosen batch: the browser must not
+    move it again and repaint Figure 6 a second time (about 40 ms of every change)."""
+    browser = home
+    browser.execute_script(
+        "window.__paints = {}; window.__lastPaint = performance.now();"
+        " document.querySelectorAll('.graph-wrap .js-plotly-plot').forEach(gd => {"
+        " const id = gd.closest('.graph-wrap').id; gd.on('plotly_afterplot', () => {"
+        " window.__paints[id] = (window.__paints[id] || 0) + 1; window.__lastPaint = performance.now(); }); });"
+    )
+    # A freshly loaded page still repaints graphs as equations and fonts settle its widths: wait for quiet.
+    wait_js(browser, "return performance.now() - window.__lastPaint > 1500", what="the page to stop repainting")
+    browser.execute_script("window.__paints = {}; window.dash_clientside.set_props('ctl-util', {value: 91});")
+    wait_js(browser, "return Object.keys(window.__paints).length === 9", what="all nine figures repainted")
+    time.sleep(2)  # room for a late second paint
+    paints = browser.execute_script("return window.__paints")
+    assert sorted(paints.values()) == [1] * 9, paints
+    # The explorer still follows the new frontier: the dot is one of its samples.
+    on_curve = browser.execute_script(
+        f"const t = {traces('fig6')}; const i = t[0].customdata.findIndex(c => c[0] === t[1].customdata[0][0]);"
+        " return i >= 0 && t[0].x[i] === t[1].x[0] && t[0].y[i] === t[1].y[0];"
+    )
+    assert on_curve
+    assert severe_console_errors(browser) == []
+
+
 def test_animate_moves_dot_without_server_requests(home):
     browser = home
     wait_js(browser, "return document.getElementById('readout-rho').textContent !== '—'")
