@@ -4,8 +4,10 @@ import csv
 import dataclasses
 import io
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,3 +116,12 @@ def test_check_exits_one_when_a_number_disagrees(monkeypatch, capsys):
     monkeypatch.setattr(cli, "ROWS", [wrong, *check.ROWS[1:]])
     assert cli.main(["check"]) == 1
     assert "1 mismatch" in capsys.readouterr().out
+
+
+def test_installed_inferx_command_runs_the_cli():
+    # `pip install -e .` puts `inferx` on PATH beside the interpreter; it is the same program as `python -m inferx`.
+    script = shutil.which("inferx", path=str(Path(sys.executable).parent)) or shutil.which("inferx")
+    assert script, "the inferx console script is not installed: pip install -e .[test]"
+    out = subprocess.run([script, "point", "--batch", "8"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == json.loads(run("point", "--batch", "8").stdout)
