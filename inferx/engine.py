@@ -115,17 +115,14 @@ def ttft(prefill, rho, step_time, cv):
 def t_allreduce(B, tp, model: ModelSpec, b_act, ic_bw, ic_alpha):
     """t_AR(B, k) = L·2·(α + (k−1)/k · B·d_model·b / BW_IC); zero when k = 1."""
     B = np.asarray(B, dtype=float)
-    if tp <= 1:
-        return np.zeros_like(B)
-    return model.n_layers * 2 * (ic_alpha + (tp - 1) / tp * B * model.d_model * b_act / ic_bw)
+    cost = model.n_layers * 2 * (ic_alpha + (tp - 1) / tp * B * model.d_model * b_act / ic_bw)
+    return np.where(np.asarray(tp) > 1, cost, 0.0)
 
 
 def t_pipeline(B, pp, model: ModelSpec, b_act, ic_bw, ic_alpha):
     """t_PP(B, m) = (m − 1)·(α + B·d_model·b / BW_IC); zero when m = 1."""
     B = np.asarray(B, dtype=float)
-    if pp <= 1:
-        return np.zeros_like(B)
-    return (pp - 1) * (ic_alpha + B * model.d_model * b_act / ic_bw)
+    return (pp - 1) * (ic_alpha + B * model.d_model * b_act / ic_bw)  # (m − 1) is already 0 at m = 1
 
 
 def itl(step_time, comm_time):

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import engine as E
 from .presets import HARDWARE
-from .scenario import Scenario, frontier_batches, log_batches
+from .scenario import Scenario, comm_times, evaluate_all, frontier_batches, log_batches
 
 CURRENT = "#000000"
 AMBER = "#E69F00"
@@ -33,6 +33,8 @@ RHO_BAND = "rgba(0,158,115,0.15)"
 RHO_PRACTICAL = 0.85
 RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
 CURVE_POINTS = 90
+EXPLORER_POINTS = 160  # the explorer's frontier is denser: its dot and readouts interpolate between samples
+READOUT_DIGITS = 6
 FIGURES = tuple(f"fig{i}" for i in range(1, 10))
 
 
@@ -42,6 +44,27 @@ def _r(values, digits: int = 4) -> list:
     # |a| + (a == 0) is 1 where a is 0, so log10 never sees a zero (and needs no errstate, which costs more).
     scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a) + (a == 0))))
     return (np.round(a * scale) / scale).tolist()
+
+
+def _json_ready(builder):
+    """A figure builder whose traces' x and y arrays come out as lists, rounded to 4 significant figures
+    in one numpy call per figure: at ~90 points a trace, numpy's per-call cost, not the arithmetic, sets the
+    time of a redraw, and a figure has up to five traces."""
+
+    @functools.wraps(builder)
+    def built(*args, **kwargs) -> dict:
+        fig = builder(*args, **kwargs)
+        arrays = [(t, k) for t in fig["data"] for k in ("x", "y") if isinstance(t.get(k), np.ndarray)]
+        if arrays:
+            flat = _r(np.concatenate([t[k] for t, k in arrays]))
+            start = 0
+            for t, k in arrays:
+                end = start + t[k].size
+                t[k] = flat[start:end]
+                start = end
+        return fig
+
+    return built
 
 
 def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict:
@@ -61,16 +84,19 @@ def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict
     return layout
 
 
-def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, digits=4, **extra) -> dict:
-    # x and y rounded in one call: at these sizes numpy's per-call cost, not the arithmetic, sets the time.
-    xy = _r(np.concatenate([np.ravel(x), np.ravel(y)]), digits)
-    n = len(xy) // 2
+def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, digits=None, **extra) -> dict:
+    """A line trace. Its x and y stay arrays, for `_json_ready` to round with the figure's other traces,
+    unless `digits` asks for them rounded now."""
+    x, y = np.ravel(x).astype(float), np.ravel(y).astype(float)
+    if digits is not None:
+        xy = _r(np.concatenate([x, y]), digits)
+        x, y = xy[: x.size], xy[x.size :]
     trace = {
         "type": "scatter",
         "mode": "lines",
         "name": name,
-        "x": xy[:n],
-        "y": xy[n:],
+        "x": x,
+        "y": y,
         "line": {"color": colour, "dash": dash, "width": width},
         "hovertemplate": hover + f"<extra>{name}</extra>",
     }
@@ -198,33 +224,74 @@ def _band(layout, x0, x1, colour, label="", xref="x") -> None:
 # --- Sweeps shared by several figures ---------------------------------------------
 
 
-def frontier(scn: Scenario, points: int = CURVE_POINTS, extra=()) -> dict | None:
-    """The stable part of the frontier (ρ ≤ 0.99), or None when it cannot exist."""
-    if len(extra) == 0:
-        return _frontier_memo(scn, points)
-    return _frontier(scn, points, extra)
+def frontier(scn: Scenario, points: int = CURVE_POINTS, batch: int | None = None) -> dict | None:
+    """The stable part of the frontier (ρ ≤ 0.99), or None when it cannot exist (read-only arrays).
+
+    With `batch` (the explorer), every B up to 64 and `batch` itself are samples too.
+    """
+    key = (scn, points, batch)
+    r = _FRONTIERS.get(key, _MISSING)
+    return _evaluate_frontiers([key])[key] if r is _MISSING else r
 
 
-@functools.lru_cache(maxsize=64)
-def _frontier_memo(scn: Scenario, points: int) -> dict | None:
-    """Figures 3, 4, 5, 7 and 9 all need the current frontier: compute it once per state (read-only arrays)."""
-    r = _frontier(scn, points)
-    for a in (r or {}).values():
-        a.setflags(write=False)
-    return r
-
-
-def _frontier(scn: Scenario, points: int, extra=()) -> dict | None:
+def _frontier_grid(scn: Scenario, points: int, batch: int | None) -> np.ndarray | None:
     if scn.unfit_reason():
         return None
-    end = max(1, int(RHO_CURVE_END * scn.b_max))
-    B = frontier_batches(end, points)
-    if len(extra):
-        B = np.union1d(B, np.asarray(extra, dtype=int))
+    B = frontier_batches(max(1, int(RHO_CURVE_END * scn.b_max)), points)
+    if batch is not None:
+        B = np.union1d(B, np.append(np.arange(1, 65), int(batch)))
     B = B[(B >= 1) & (B < scn.b_max)]
-    if B.size == 0:
-        return None
-    return scn.evaluate(B)
+    return B if B.size else None
+
+
+# Frontiers by (scenario, points, batch). Figures 2-5, 7 and 9 share the current one, and a redraw
+# evaluates every frontier its figures draw in one numpy pass (scenario.evaluate_all) before they ask.
+_FRONTIERS: dict = {}
+_MISSING = object()
+
+
+def _evaluate_frontiers(keys: list[tuple]) -> dict:
+    """The frontiers of several (scenario, points, batch) keys; those not known yet are evaluated together
+    and kept. Returns every key's frontier (None where none exists)."""
+    found = {k: _FRONTIERS.get(k, _MISSING) for k in keys}
+    todo = [k for k, r in found.items() if r is _MISSING]
+    grids = [_frontier_grid(*k) for k in todo]
+    found.update(dict.fromkeys(todo))
+    fits = [(k, g) for k, g in zip(todo, grids, strict=True) if g is not None]
+    if fits:
+        for (k, _), r in zip(fits, evaluate_all([k[0] for k, _ in fits], [g for _, g in fits]), strict=True):
+            for a in r.values():
+                a.setflags(write=False)
+            found[k] = r
+    if len(_FRONTIERS) > 256:  # a long session visits many states; a redraw needs only its own
+        _FRONTIERS.clear()
+    _FRONTIERS.update((k, found[k]) for k in todo)
+    return found
+
+
+def _context_refs(ctx: int) -> list[int]:
+    return [s for s in CONTEXT_REFS if s != ctx][:2]
+
+
+@functools.lru_cache(maxsize=16)
+def _references(scn: Scenario) -> dict[str, list[Scenario]]:
+    """The scenarios whose frontiers a figure draws beside the current one, in legend order."""
+    return {
+        "fig2": [scn.with_context(S) for S in _context_refs(scn.ctx)],
+        "fig5": [scn.with_params(preset=preset) for preset in HARDWARE if preset != scn.hardware],
+        "fig7": [scn.with_params(wdtype=w, kvdtype=kv) for w, kv in QUANT_REFS],
+        "fig9": [scn.with_params(cv=cv, util=util) for _, cv, util in WORKLOAD_REFS.values()],
+    }
+
+
+def _frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
+    """Every frontier the figures `names` draw for this state."""
+    refs = _references(scn)
+    keys = [(scn, CURVE_POINTS, None)] if set(names) & {"fig2", "fig3", "fig4", "fig5", "fig7", "fig9"} else []
+    keys += [(s, CURVE_POINTS, None) for n in names for s in refs.get(n, ())]
+    if "fig6" in names:
+        keys.append((scn, EXPLORER_POINTS, int(batch)))
+    return keys
 
 
 def _hover_frontier() -> str:
@@ -244,15 +311,10 @@ def _frontier_trace(name, r, colour, dash="solid", width=2.0) -> dict:
     )
 
 
-def _preset_scenario(scn: Scenario, preset: str) -> Scenario:
-    """Another preset's hardware (and its TP and interconnect) under the current workload."""
-    keep = {k: scn.params[k] for k in ("ctx", "isl", "wdtype", "kvdtype", "cv", "util", "pp", "mode")}
-    return Scenario.from_params(scn.model, preset=preset, **keep)
-
-
 # --- Figures ------------------------------------------------------------------------
 
 
+@_json_ready
 def fig1(scn: Scenario) -> dict:
     """Throughput vs batch with no KV cache (S = 0); the ridge batch B* dashed."""
     b_star = E.ridge_batch(scn.compute, scn.bw, scn.b_w)
@@ -269,10 +331,7 @@ def fig1(scn: Scenario) -> dict:
     return {"data": data, "layout": layout}
 
 
-def _context_refs(ctx: int) -> list[int]:
-    return [s for s in CONTEXT_REFS if s != ctx][:2]
-
-
+@_json_ready
 def fig2(scn: Scenario) -> dict:
     """Throughput vs batch at the current context and two reference contexts; KV ceilings dashed."""
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
@@ -281,15 +340,15 @@ def fig2(scn: Scenario) -> dict:
         return {"data": [], "layout": layout}
     data, notes = [], []
     hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
-    for S in [scn.ctx, *_context_refs(scn.ctx)]:
-        current = S == scn.ctx
-        s = scn.with_context(S)
+    for s in [scn, *_references(scn)["fig2"]]:
+        S, current = s.ctx, s is scn
         colour = CURRENT if current else CONTEXT_REFS[S]
         name = f"S = {S:,} tokens" + (" (current)" if current else "")
-        if s.unfit_reason():
-            notes.append(f"{name}: {s.unfit_reason()}")
+        # The stable frontier's batches: it stops at ρ = 0.99, 1 % short of B_max, the same on a log axis.
+        r = frontier(s)
+        if r is None:
+            notes.append(f"{name}: {s.unfit_reason() or 'B_max < 2'}")
             continue
-        r = s.evaluate(frontier_batches(s.b_max, CURVE_POINTS))
         data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover))
         ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
         _hline(layout, ceiling, colour, f"T∞({S:,}) = {ceiling:,.0f} tok/s", xanchor="left")
@@ -298,6 +357,7 @@ def fig2(scn: Scenario) -> dict:
     return {"data": data, "layout": layout}
 
 
+@_json_ready
 def fig3(scn: Scenario) -> dict:
     """TTFT components vs batch: prefill floor, queueing term, total; ρ ≤ 0.85 band."""
     layout = _layout("Batch size B (concurrent requests)", "Time to first token (ms)", xlog=True, ylog=True)
@@ -318,6 +378,7 @@ def fig3(scn: Scenario) -> dict:
     return {"data": data, "layout": layout}
 
 
+@_json_ready
 def fig4(scn: Scenario) -> dict:
     """ITL vs throughput, parametric in B; the ITL floor P_active·b_w/BW dashed."""
     layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
@@ -352,14 +413,13 @@ def _regimes(layout, scn: Scenario, r) -> None:
     _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch")
 
 
+@_json_ready
 def fig5(scn: Scenario) -> dict:
     """Throughput–TTFT frontier for the current settings and the other presets."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
-    for preset, hw in HARDWARE.items():
-        if preset == scn.hardware:
-            continue
-        ref = _preset_scenario(scn, preset)
+    others = [hw for preset, hw in HARDWARE.items() if preset != scn.hardware]
+    for hw, ref in zip(others, _references(scn)["fig5"], strict=True):
         r = frontier(ref)
         if r is None:
             notes.append(f"{hw.label}: {ref.unfit_reason()}")
@@ -376,10 +436,7 @@ def fig5(scn: Scenario) -> dict:
     return {"data": data, "layout": layout}
 
 
-EXPLORER_POINTS = 160
-READOUT_DIGITS = 6
-
-
+@_json_ready
 def fig6(scn: Scenario, batch: int = 8) -> dict:
     """Operating-point explorer: the frontier and an amber dot at the chosen batch.
 
@@ -388,7 +445,7 @@ def fig6(scn: Scenario, batch: int = 8) -> dict:
     """
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     # Every B up to 64 plus the chosen one, so the dot sits on exact engine values.
-    r = frontier(scn, EXPLORER_POINTS, np.append(np.arange(1, 65), int(batch)))
+    r = frontier(scn, EXPLORER_POINTS, int(batch))
     if r is None:
         _note(layout, f"No frontier: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
@@ -421,12 +478,12 @@ def fig6(scn: Scenario, batch: int = 8) -> dict:
     return {"data": [line, dot], "layout": layout}
 
 
+@_json_ready
 def fig7(scn: Scenario) -> dict:
     """Quantization: the current frontier beside FP16+FP16 and FP8+FP8 on the same hardware."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
-    for (w, kv), colour in QUANT_REFS.items():
-        ref = scn.with_params(wdtype=w, kvdtype=kv)
+    for ((w, kv), colour), ref in zip(QUANT_REFS.items(), _references(scn)["fig7"], strict=True):
         name = f"{w.upper()} weights + {kv.upper()} KV"
         r = frontier(ref)
         if r is None:
@@ -444,27 +501,29 @@ def fig7(scn: Scenario) -> dict:
     return {"data": data, "layout": layout}
 
 
+@_json_ready
 def fig8(scn: Scenario) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
     layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
-    data = []
-    for name, (colour, cfg, dash) in COMM_REFS.items():
-        _, comm = scn.with_params(**cfg).step_and_comm(B)
-        data.append(_line(name, B, 1e3 * comm, colour, dash, 1.8, hover))
-    _, comm = scn.step_and_comm(B)
+    configs = [scn.with_params(**cfg) for _, cfg, _ in COMM_REFS.values()]
+    comms = 1e3 * comm_times([*configs, scn], B)
+    data = [
+        _line(name, B, comm, colour, dash, 1.8, hover)
+        for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
+    ]
     p = scn.params
-    data.append(_line(f"Current: TP {p['tp']}, PP {p['pp']}, {p['ic']}", B, 1e3 * comm, CURRENT, "solid", 2.8, hover))
+    data.append(_line(f"Current: TP {p['tp']}, PP {p['pp']}, {p['ic']}", B, comms[-1], CURRENT, "solid", 2.8, hover))
     return {"data": data, "layout": layout}
 
 
+@_json_ready
 def fig9(scn: Scenario) -> dict:
     """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %)."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
-    for name, (colour, cv, util) in WORKLOAD_REFS.items():
-        ref = scn.with_params(cv=cv, util=util)
+    for (name, (colour, cv, util)), ref in zip(WORKLOAD_REFS.items(), _references(scn)["fig9"], strict=True):
         r = frontier(ref)
         label = f"{name.capitalize()} (CV {cv:g}, utilisation {util:g} %)"
         if r is None:
@@ -497,4 +556,5 @@ BUILDERS = {
 
 def build(scn: Scenario, names=FIGURES, batch: int = 8) -> dict[str, dict]:
     """The requested figures for one control state."""
+    _evaluate_frontiers(_frontier_keys(scn, names, batch))  # one numpy pass for all of them
     return {name: fig6(scn, batch) if name == "fig6" else BUILDERS[name](scn) for name in names}

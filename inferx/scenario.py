@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field, replace
+import operator
+from dataclasses import dataclass, field, fields, replace
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -170,6 +172,15 @@ class Scenario:
     mode: str = "article"
     hardware: str = "h200x8"  # calibration family (the preset's GPU)
 
+    def __hash__(self) -> int:
+        # Scenarios key the figures' memos, looked up dozens of times a redraw; the generated hash would
+        # rebuild a tuple of every field (and the model's) each time.
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash(_compared_fields(self))
+
     @classmethod
     def from_params(cls, model: ModelSpec = DEEPSEEK_R1, **given) -> Scenario:
         """Scenario from user-unit values; missing ones come from the preset, then defaults."""
@@ -205,11 +216,11 @@ class Scenario:
         )
 
     def with_params(self, **changes) -> Scenario:
-        """A copy with some user-unit controls changed; only the changes are checked again."""
-        if "preset" in changes:  # a preset also resets the hardware controls
-            return Scenario.from_params(self.model, **{**self.params, **changes})
+        """A copy with some user-unit controls changed; only the changes are checked again. A new preset
+        brings its hardware controls (bw, compute, hbm, tp, ic) unless the changes set them too."""
         checked = {name: check_param(name, value) for name, value in changes.items()}
-        return Scenario._from_checked(self.model, {**self.params, **checked})
+        base = {**self.params, **preset_values(checked["preset"])} if "preset" in checked else self.params
+        return Scenario._from_checked(self.model, {**base, **checked})
 
     def with_context(self, ctx: int) -> Scenario:
         return replace(self, ctx=int(ctx), params={**self.params, "ctx": int(ctx)})
@@ -232,6 +243,10 @@ class Scenario:
     def b_max(self) -> int:
         return int(E.b_max(self.headroom, self.ctx, self.kappa, self.eta))
 
+    @functools.cached_property
+    def t_prefill(self) -> float:
+        return float(E.t_prefill(self.isl, self.model, self.compute))
+
     def unfit_reason(self) -> str | None:
         """Why no frontier exists, in words a page can show, or None if one does."""
         if self.headroom <= 0:
@@ -249,34 +264,11 @@ class Scenario:
     def step_and_comm(self, B):
         """(t_step, t_comm) in seconds for batch sizes B, in the selected model mode."""
         B = np.asarray(B, dtype=float)
-        if self.mode == "calibrated":
-            from .calibrated import calibrated_step
-
-            step = calibrated_step(self, B)
-        else:
-            step = E.t_step(B, self.ctx, self.model, self.b_w, self.kappa, self.bw, self.compute)
-        comm = E.t_allreduce(B, self.tp, self.model, self.b_w, self.ic_bw, self.ic_alpha) + E.t_pipeline(
-            B, self.pp, self.model, self.b_w, self.ic_bw, self.ic_alpha
-        )
-        return step, comm
+        return _calibrated_step(self, B) if self.mode == "calibrated" else _step(self, B), _comm(self, B)
 
     def evaluate(self, B) -> dict:
         """Every per-batch quantity, as arrays aligned with B (TTFT is ∞ where ρ ≥ 1)."""
-        B = np.atleast_1d(np.asarray(B, dtype=float))
-        step, comm = self.step_and_comm(B)
-        itl = E.itl(step, comm)
-        rho = E.utilisation(B, self.b_max)
-        prefill = float(E.t_prefill(self.isl, self.model, self.compute))
-        return {
-            "batch": B,
-            "t_step": step,
-            "t_comm": comm,
-            "itl": itl,
-            "throughput": E.throughput(B, itl),
-            "ttft": E.ttft(prefill, rho, itl, self.cv),
-            "rho": rho,
-            "stable": rho < 1.0,
-        }
+        return evaluate_all([self], [np.atleast_1d(B)])[0]
 
     def summary(self) -> dict:
         """Scenario-level scalars, SI units."""
@@ -288,10 +280,82 @@ class Scenario:
             "b_star": E.ridge_batch(self.compute, self.bw, self.b_w),
             "ridge": E.ridge_intensity(self.compute, self.bw),
             "t_inf": float(E.kv_ceiling(self.ctx, self.kappa, self.bw)),
-            "t_prefill": float(E.t_prefill(self.isl, self.model, self.compute)),
+            "t_prefill": self.t_prefill,
             "itl_floor": E.itl_floor(self.model.p_active, self.b_w, self.bw),
             "unfit": self.unfit_reason(),
         }
+
+
+_compared_fields = operator.attrgetter(*(f.name for f in fields(Scenario) if f.compare))
+
+
+# The per-batch formulas take either a Scenario (scalars) or the columns evaluate_all builds (arrays).
+def _step(p, B):
+    return E.t_step(B, p.ctx, p.model, p.b_w, p.kappa, p.bw, p.compute)
+
+
+def _comm(p, B):
+    return E.t_allreduce(B, p.tp, p.model, p.b_w, p.ic_bw, p.ic_alpha) + E.t_pipeline(
+        B, p.pp, p.model, p.b_w, p.ic_bw, p.ic_alpha
+    )
+
+
+def _calibrated_step(scn: Scenario, B):
+    from .calibrated import calibrated_step  # calibrated imports this module
+
+    return calibrated_step(scn, B)
+
+
+_COLUMNS = ("ctx", "isl", "kappa", "b_w", "bw", "compute", "tp", "pp", "ic_bw", "ic_alpha", "b_max", "cv")
+
+
+def _columns(scenarios: list[Scenario], names, repeats) -> SimpleNamespace:
+    """The scenarios' parameters as arrays: each repeated `repeats` times (a list: one count per scenario),
+    or as column vectors when `repeats` is None, to broadcast against a row of batch sizes."""
+    model = scenarios[0].model
+    if any(s.model is not model for s in scenarios):
+        raise ValueError("scenarios evaluated together must share one model")
+    table = np.array([[getattr(s, name) for name in names] for s in scenarios], dtype=float)
+    table = table[:, :, None] if repeats is None else np.repeat(table, repeats, axis=0)
+    return SimpleNamespace(model=model, **dict(zip(names, table.swapaxes(0, 1), strict=True)))
+
+
+def comm_times(scenarios: list[Scenario], B) -> np.ndarray:
+    """t_AR + t_PP (s) of several scenarios at the same batch sizes, one row each, in one numpy pass."""
+    cols = _columns(scenarios, ("tp", "pp", "b_w", "ic_bw", "ic_alpha"), None)
+    return _comm(cols, np.asarray(B, dtype=float)[None, :])
+
+
+def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
+    """`Scenario.evaluate` of several scenarios (one batch grid each) in one numpy pass.
+
+    A redraw evaluates about ten frontiers of ~90 batch sizes; at that size numpy's per-call
+    cost, not the arithmetic, sets the time. So each scenario's parameters are repeated into
+    columns aligned with all the grids end to end, and every formula runs once.
+    """
+    sizes = [len(g) for g in grids]
+    B = np.concatenate(grids).astype(float)
+    cols = _columns(scenarios, _COLUMNS, sizes)
+    ends = np.cumsum(sizes).tolist()
+    spans = list(zip([0, *ends[:-1]], ends, strict=True))
+    step = _step(cols, B)
+    for s, (a, b) in zip(scenarios, spans, strict=True):
+        if s.mode == "calibrated":
+            step[a:b] = _calibrated_step(s, B[a:b])
+    comm = _comm(cols, B)
+    itl = E.itl(step, comm)
+    rho = E.utilisation(B, cols.b_max)
+    out = {
+        "batch": B,
+        "t_step": step,
+        "t_comm": comm,
+        "itl": itl,
+        "throughput": E.throughput(B, itl),
+        "ttft": E.ttft(E.t_prefill(cols.isl, cols.model, cols.compute), rho, itl, cols.cv),
+        "rho": rho,
+        "stable": rho < 1.0,
+    }
+    return [{key: values[a:b] for key, values in out.items()} for a, b in spans]
 
 
 def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from inferx import engine as E
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
-from inferx.scenario import PARAMS, InvalidParameter, Scenario, frontier_batches
+from inferx.scenario import PARAMS, InvalidParameter, Scenario, evaluate_all, frontier_batches
 
 presets = st.sampled_from(sorted(HARDWARE))
 contexts = st.integers(128, 32768)
@@ -198,3 +198,32 @@ def test_frontier_samples_cover_both_ends():
     assert (np.diff(grid) > 0).all()
     assert (grid > 9_990).sum() >= 5  # dense near the queue knee
     np.testing.assert_array_equal(frontier_batches(5), np.arange(1, 6))
+
+
+def test_a_new_preset_brings_its_hardware_and_keeps_the_workload():
+    s = scenario(ctx=4096, bw=50, cv=0.5)
+    t = s.with_params(preset="mi300x4")
+    assert (t.bw, t.compute, t.hbm, t.tp, t.hardware) == (21.2e12, 10.456e18 / 1e3, 768e9, 4, "mi300x4")
+    assert (t.ctx, t.cv) == (4096, 0.5)
+    assert s.with_params(preset="mi300x4", bw=30).bw == 30e12  # unless the change sets a hardware control too
+    same = scenario(preset="mi300x4", ctx=4096, cv=0.5)
+    assert t == same and hash(t) == hash(same)
+
+
+def test_evaluate_all_gives_each_scenario_its_own_formulas():
+    # Three scenarios with different hardware, TP/PP, interconnect and CV, evaluated together: each slice
+    # must be that scenario's formulas, one batch size at a time.
+    scns = [scenario(), scenario(preset="mi300x4", ctx=8192, tp=1), scenario(pp=4, ic="infiniband", cv=1)]
+    grids = [np.arange(1, 50), np.array([3, 700]), frontier_batches(scns[2].b_max, 40)]
+    for r, s, B in zip(evaluate_all(scns, grids), scns, grids, strict=True):
+        np.testing.assert_array_equal(r["batch"], B)
+        for i, b in enumerate(B.tolist()):
+            step = E.t_step(b, s.ctx, s.model, s.b_w, s.kappa, s.bw, s.compute)
+            comm = E.t_allreduce(b, s.tp, s.model, s.b_w, s.ic_bw, s.ic_alpha) + E.t_pipeline(
+                b, s.pp, s.model, s.b_w, s.ic_bw, s.ic_alpha
+            )
+            rho = b / s.b_max
+            ttft = E.ttft(E.t_prefill(s.isl, s.model, s.compute), rho, step + comm, s.cv)
+            assert r["itl"][i] == pytest.approx(float(step + comm), rel=1e-12)
+            assert r["rho"][i] == pytest.approx(rho, rel=1e-12)
+            assert r["ttft"][i] == pytest.approx(float(ttft), rel=1e-12)

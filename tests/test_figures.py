@@ -141,3 +141,16 @@ def test_every_axis_has_units_and_payload_is_small():
         for t in fig["data"]:
             assert "<extra>" in t["hovertemplate"] and ("tok/s" in t["hovertemplate"] or "ms" in t["hovertemplate"])
     assert len(json.dumps(figs)) < 150_000
+
+
+@pytest.mark.parametrize("params", [{}, {"preset": "mi300x4", "ctx": 8192, "tp": 1}, {"hbm": 700, "ctx": 131072}])
+def test_a_redraw_in_one_pass_equals_each_figure_built_alone(params):
+    """build() evaluates every frontier of a state together before the figures ask; each figure built on its
+    own, from an empty memo, must come out the same."""
+    scn = Scenario.from_params(**params)
+    figures._FRONTIERS.clear()
+    together = figures.build(scn, batch=64)
+    for name in figures.FIGURES:
+        figures._FRONTIERS.clear()
+        alone = figures.fig6(scn, 64) if name == "fig6" else figures.BUILDERS[name](scn)
+        assert alone == together[name], name
