@@ -335,7 +335,8 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
     """
     sizes = [len(g) for g in grids]
     B = np.concatenate(grids).astype(float)
-    cols = _columns(scenarios, _COLUMNS, sizes)
+    # One scenario's parameters stay scalars: numpy broadcasts them without reading a column per formula.
+    cols = scenarios[0] if len(scenarios) == 1 else _columns(scenarios, _COLUMNS, sizes)
     ends = np.cumsum(sizes).tolist()
     spans = list(zip([0, *ends[:-1]], ends, strict=True))
     step = _step(cols, B)
