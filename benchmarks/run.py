@@ -85,7 +85,7 @@ def states(n: int) -> list[dict]:
 
 
 def _sig(v: float) -> float:
-    """4 significant figures, as figures._r rounds the vectorised payload."""
+    """4 significant figures, as figures.round_sig rounds the vectorised payload."""
     return float(f"{v:.4g}")
 
 

@@ -38,7 +38,7 @@ READOUT_DIGITS = 6
 FIGURES = tuple(f"fig{i}" for i in range(1, 10))
 
 
-def _r(values, digits: int = 4) -> list:
+def round_sig(values, digits: int = 4) -> list:
     """Round to `digits` significant figures for a compact JSON payload."""
     a = np.asarray(values, dtype=float)
     # |a| + (a == 0) is 1 where a is 0, so log10 never sees a zero (and needs no errstate, which costs more).
@@ -56,7 +56,7 @@ def _json_ready(builder):
         fig = builder(*args, **kwargs)
         arrays = [(t, k) for t in fig["data"] for k in ("x", "y") if isinstance(t.get(k), np.ndarray)]
         if arrays:
-            flat = _r(np.concatenate([t[k] for t, k in arrays]))
+            flat = round_sig(np.concatenate([t[k] for t, k in arrays]))
             start = 0
             for t, k in arrays:
                 end = start + t[k].size
@@ -89,7 +89,7 @@ def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, di
     unless `digits` asks for them rounded now."""
     x, y = np.ravel(x).astype(float), np.ravel(y).astype(float)
     if digits is not None:
-        xy = _r(np.concatenate([x, y]), digits)
+        xy = round_sig(np.concatenate([x, y]), digits)
         x, y = xy[: x.size], xy[x.size :]
     trace = {
         "type": "scatter",
@@ -450,7 +450,9 @@ def fig6(scn: Scenario, batch: int = 8) -> dict:
         _note(layout, f"No frontier: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
     # The readouts print these samples, so they keep more digits than a curve needs.
-    custom = np.column_stack([r["batch"], _r(1e3 * r["itl"], READOUT_DIGITS), _r(r["rho"], READOUT_DIGITS)]).tolist()
+    custom = np.column_stack(
+        [r["batch"], round_sig(1e3 * r["itl"], READOUT_DIGITS), round_sig(r["rho"], READOUT_DIGITS)]
+    ).tolist()
     line = _line(
         "Frontier",
         r["throughput"],

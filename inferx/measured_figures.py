@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import calibrated as C
+from .figures import round_sig
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
 from .scenario import log_batches
@@ -184,12 +185,10 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     return {"data": data, "layout": layout}
 
 
-def _rounded(values, digits: int = 4) -> list:
-    """Round to `digits` significant figures (NaN for non-finite values) for a compact payload."""
-    a = np.asarray(values, dtype=float)
+def _rounded(values) -> list:
+    """4 significant figures for a compact payload; measured rows can hold ±∞, which come out NaN."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(a == 0, 1.0, 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a)))))
-    return np.where(np.isfinite(a), np.round(a * scale) / scale, np.nan).tolist()
+        return round_sig(values)
 
 
 def overlay_traces(df: pd.DataFrame | None, kind: str) -> list[dict]:
