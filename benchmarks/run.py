@@ -520,9 +520,8 @@ window.__bench = (function () {
       window.dash_clientside.set_props("ctl-bw", { value: x });
       settle(done, 300, 30000);
     },
-    floor(figs, done) {
+    floor(figs, config, done) {
       begin();
-      const config = { displaylogo: false, responsive: true };
       gds.forEach((gd, k) => window.Plotly.react(gd, figs[k].data, figs[k].layout, config));
       settle(done, 300, 30000);
     },
@@ -569,7 +568,8 @@ def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
         for i in range(n + warm):
             x = round(6.0 + 0.7 * i + (0.35 if i % 2 else 0.0), 2) % 60 + 2
             a = driver.execute_async_script("window.__bench.server(arguments[0], arguments[1]);", x)
-            b = driver.execute_async_script("window.__bench.floor(arguments[0], arguments[1]);", floor_figs[i % 2])
+            floor = "window.__bench.floor(arguments[0], arguments[1], arguments[2]);"
+            b = driver.execute_async_script(floor, floor_figs[i % 2], figures.GRAPH_CONFIG)
             if a["ms"] is None or b["ms"] is None:
                 raise RuntimeError(f"a change never finished repainting: {a}, {b}")
             if i >= warm:

@@ -36,6 +36,9 @@ CURVE_POINTS = 90
 EXPLORER_POINTS = 160  # the explorer's frontier is denser: its dot and readouts interpolate between samples
 READOUT_DIGITS = 6
 FIGURES = tuple(f"fig{i}" for i in range(1, 10))
+# Plotly's config for every graph. Its tool bar shows on hover; where the device has no hover (touch screens,
+# headless Chromium) plotly keeps it shown.
+GRAPH_CONFIG = {"displaylogo": False, "responsive": True}
 
 
 def round_sig(values, digits: int = 4) -> list:

@@ -323,7 +323,7 @@ def graph(fig: str, figure: dict, height: int = 380) -> html.Div:
         dcc.Graph(
             id={"role": "figure", "fig": fig},
             figure=figure,
-            config={"displaylogo": False, "responsive": True},
+            config=figures.GRAPH_CONFIG,
             style={"height": f"{height}px"},
             mathjax=False,
         ),

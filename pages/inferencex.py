@@ -4,6 +4,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, callback, clientside_callback, dcc, get_relative_path, html, no_update
 
+from inferx import figures
 from inferx.measured import filter_options
 from inferx.measured_figures import inferencex_figure
 from inferx.scenario import InvalidParameter, Scenario
@@ -74,7 +75,7 @@ def filter_row() -> dbc.Row:
 def layout(**query):
     values, _batch, notices = parse_query(query)
     graph = html.Div(
-        dcc.Graph(id="ix-graph", config={"displaylogo": False, "responsive": True}, style={"height": "520px"}),
+        dcc.Graph(id="ix-graph", config=figures.GRAPH_CONFIG, style={"height": "520px"}),
         id="fig-ix",
         className="graph-wrap",
     )

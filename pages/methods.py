@@ -5,6 +5,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from inferx import engine as E
+from inferx import figures
 from inferx.check import MISMATCH, ROWS
 from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
@@ -187,7 +188,7 @@ def divergence_section():
     graph = dcc.Graph(
         id="divergence-graph",
         figure=divergence_figure(df),
-        config={"displaylogo": False, "responsive": True},
+        config=figures.GRAPH_CONFIG,
         style={"height": "460px"},
     )
     return [dcc.Markdown(DIVERGENCE, mathjax=True), html.Div(graph, id="fig-divergence", className="graph-wrap")]
