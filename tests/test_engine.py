@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 from inferx import engine as E
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
-from inferx.scenario import PARAMS, InvalidParameter, Scenario, evaluate_all, frontier_batches
+from inferx.scenario import (
+    PARAMS,
+    InvalidParameter,
+    Scenario,
+    evaluate_all,
+    frontier_batches,
+    geometric_batches,
+)
 
 presets = st.sampled_from(sorted(HARDWARE))
 contexts = st.integers(128, 32768)
@@ -227,3 +234,12 @@ def test_evaluate_all_gives_each_scenario_its_own_formulas():
             assert r["itl"][i] == pytest.approx(float(step + comm), rel=1e-12)
             assert r["rho"][i] == pytest.approx(rho, rel=1e-12)
             assert r["ttft"][i] == pytest.approx(float(ttft), rel=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(b_max=st.integers(1, 10**7), n=st.integers(2, 3000))
+def test_geometric_batches_are_exactly_n_distinct_sizes_from_1_to_b_max(b_max, n):
+    B = geometric_batches(b_max, n)
+    assert len(B) == min(n, b_max)
+    assert B[0] == 1 and B[-1] == b_max
+    assert (np.diff(B) > 0).all()
