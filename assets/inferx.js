@@ -93,7 +93,114 @@
 
   window.inferxAnimation = anim; // read by the browser tests and the benchmark
 
+  /* --- Figures off screen are drawn when they come into view or the page is idle. ---
+     Plotly redraws a graph in 12-25 ms of main-thread time, all nine in about 250 ms, during which a
+     dragged slider cannot move. So a redraw's figures go at once only to the graphs in (or near) the
+     viewport; the others wait, the newest figure per graph, until they scroll into view or nothing new
+     has arrived for a while. */
+  const lazy = { inView: new WeakMap(), waiting: new Map(), observer: null, idleTimer: 0, idleMs: 600, round: 0 };
+  const whenIdle = (f) => (window.requestIdleCallback ? window.requestIdleCallback(f) : window.setTimeout(f, 0));
+
+  function wrapperOf(fig) {
+    return document.getElementById(`fig-${fig.slice(3)}`);
+  }
+
+  function draw(fig) {
+    const item = lazy.waiting.get(fig);
+    lazy.waiting.delete(fig);
+    // A figure kept for a page that has since been replaced (the router swaps pages) is dropped.
+    if (item && item.el === wrapperOf(fig)) {
+      window.dash_clientside.set_props({ role: "figure", fig: fig }, { figure: item.figure });
+    }
+  }
+
+  function observe(el) {
+    if (!lazy.observer) {
+      lazy.observer = new IntersectionObserver(
+        (entries) => {
+          entries.forEach((e) => {
+            const fig = `fig${e.target.id.slice(4)}`;
+            lazy.inView.set(e.target, e.isIntersecting);
+            if (e.isIntersecting && lazy.waiting.has(fig)) draw(fig);
+          });
+        },
+        { rootMargin: "300px 0px" } // a little ahead of the scroll
+      );
+    }
+    lazy.inView.set(el, true); // until the observer's first report: draw rather than wait
+    lazy.observer.observe(el);
+  }
+
+  function drawWaitingWhenIdle() {
+    window.clearTimeout(lazy.idleTimer);
+    const round = ++lazy.round; // new figures restart the quiet period and end an earlier round
+    lazy.idleTimer = window.setTimeout(function next() {
+      const fig = lazy.waiting.keys().next().value;
+      if (fig === undefined || round !== lazy.round) return;
+      draw(fig);
+      whenIdle(next); // one graph per idle slot: a drag that starts again waits for at most one graph
+    }, lazy.idleMs);
+  }
+
+  window.inferxLazy = lazy; // read by the browser tests and the benchmark
+
+  /* --- One redraw request in flight; a control state that arrives meanwhile waits, newest only. --- */
+  const redraws = { inFlight: false, since: 0, next: null, giveUpMs: 10000 };
+
+  function sendRedraw(request) {
+    // An answer lost on the way (a page swapped mid-request, a dropped connection) must not stop redraws.
+    if (redraws.inFlight && performance.now() - redraws.since < redraws.giveUpMs) {
+      // All controls travel in every request; only "the batch alone changed" must survive merging.
+      request.batchOnly = request.batchOnly && (!redraws.next || redraws.next.batchOnly);
+      redraws.next = request;
+      return null;
+    }
+    redraws.inFlight = true;
+    redraws.since = performance.now();
+    return request;
+  }
+
+  function redrawAnswered() {
+    redraws.inFlight = false;
+    const next = redraws.next;
+    redraws.next = null;
+    if (next && sendRedraw(next)) window.dash_clientside.set_props("redraw-request", { data: next });
+  }
+
+  window.inferxRedraws = redraws; // read by the browser tests
+
   window.inferx = {
+    /* A control moved: the whole control state, to the server now or after the request in flight. */
+    requestRedraw: function (...args) {
+      const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+      const request = {
+        values: args.slice(0, -1),
+        batch: args[args.length - 1] ?? null,
+        batchOnly: fired.every((id) => id.startsWith("ctl-batch.")),
+      };
+      return sendRedraw(request) || NO();
+    },
+
+    /* The redraw's figures (by name) to the graphs of the page (by pattern id), in view first. */
+    showFigures: function (updates, ids) {
+      redrawAnswered();
+      if (!updates) return ids.map(NO);
+      const out = ids.map(({ fig }) => {
+        const figure = updates[fig];
+        if (!figure) return NO();
+        const el = wrapperOf(fig);
+        if (el && !lazy.inView.has(el)) observe(el);
+        if (!el || lazy.inView.get(el)) {
+          lazy.waiting.delete(fig);
+          return figure;
+        }
+        lazy.waiting.set(fig, { figure, el });
+        return NO();
+      });
+      if (lazy.waiting.size) drawWaitingWhenIdle();
+      return out;
+    },
+
     applyPreset: function (preset, cfg) {
       const p = cfg.presets[preset];
       return p ? [p.bw, p.compute, p.hbm, p.tp, p.ic] : [NO(), NO(), NO(), NO(), NO()];

@@ -40,7 +40,6 @@ from inferx.presets import HARDWARE  # noqa: E402
 from inferx.scenario import PARAMS, Scenario, default_params, frontier_batches, log_batches  # noqa: E402
 
 FIGS = figures.FIGURES  # fig1 … fig9, the graphs on `/` in DOM order
-CHANGED = "ctl-bw"  # the control the server and browser benchmarks move
 
 
 @dataclass
@@ -393,28 +392,25 @@ class Gunicorn:
 
 
 class Redraw:
-    """The browser's POST to /_dash-update-component for the full redraw, built from /_dash-dependencies."""
+    """The browser's POST to /_dash-update-component for the full redraw, built from /_dash-dependencies:
+    the whole control state in `redraw-request`, as `window.inferx.requestRedraw` sends it."""
 
     def __init__(self, deps: list):
-        self.cb = next(c for c in deps if c["output"].startswith('..{"fig":["ALL"],"role":"figure"}.figure'))
+        self.cb = next(c for c in deps if c["output"].startswith("..figure-updates.data"))
         self.ids = [{"fig": f, "role": "figure"} for f in FIGS]
 
     def body(self, params: dict, batch: int = 8) -> bytes:
-        values = {}
-        for name in PARAMS:
-            v = params[name]
-            values[f"ctl-{name}"] = math.log2(v) if name in ("ctx", "isl") else v
-        values["ctl-batch"] = math.log2(batch)
-        inputs = [{"id": i["id"], "property": i["property"], "value": values[i["id"]]} for i in self.cb["inputs"]]
+        values = [math.log2(params[n]) if n in ("ctx", "isl") else params[n] for n in PARAMS]
+        request = {"values": values, "batch": math.log2(batch), "batchOnly": False}
         payload = {
             "output": self.cb["output"],
             "outputs": [
-                [{"id": i, "property": "figure"} for i in self.ids],
+                {"id": "figure-updates", "property": "data"},
                 {"id": "runtime-notice", "property": "children"},
                 {"id": "runtime-notice", "property": "is_open"},
             ],
-            "inputs": inputs,
-            "changedPropIds": [f"{CHANGED}.value"],
+            "inputs": [{"id": "redraw-request", "property": "data", "value": request}],
+            "changedPropIds": ["redraw-request.data"],
             "state": [[{"id": i, "property": "id", "value": i} for i in self.ids]],
         }
         return json.dumps(payload).encode()
@@ -422,8 +418,8 @@ class Redraw:
     @staticmethod
     def figures(response: bytes) -> list[dict]:
         """The nine figures of a response, in DOM order."""
-        out = json.loads(response)["response"]
-        return [out[json.dumps({"fig": f, "role": "figure"}, separators=(",", ":"))]["figure"] for f in FIGS]
+        out = json.loads(response)["response"]["figure-updates"]["data"]
+        return [out[f] for f in FIGS]
 
 
 def bench_server(srv: Gunicorn, quick: bool) -> tuple[list[Row], Redraw]:
@@ -525,6 +521,33 @@ window.__bench = (function () {
       gds.forEach((gd, k) => window.Plotly.react(gd, figs[k].data, figs[k].layout, config));
       settle(done, 300, 30000);
     },
+    /* A slider dragged for `seconds`: a new bandwidth every 16 ms (as fast as the page lets a timer fire),
+       then released. Counts Figure 1's repaints while dragging, and the time from release until Figure 1
+       shows the last value (its memory-bound slope is BW / 37 GB at B = 1). */
+    drag(seconds, done) {
+      const gd = gds[0];
+      let paints = 0, inputs = 0, bw = 20;
+      const count = () => { paints += 1; };
+      gd.on("plotly_afterplot", count);
+      const t0 = performance.now();
+      const step = () => {
+        bw = 20 + 0.5 * (inputs % 80);
+        window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
+        inputs += 1;
+        if (performance.now() - t0 < 1000 * seconds) return setTimeout(step, 16);
+        const release = performance.now(), dragged = paints;
+        const settled = () => {
+          if (Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3) {
+            gd.removeListener("plotly_afterplot", count);
+            return done({ inputs, paints: dragged, seconds: (release - t0) / 1000, lag: performance.now() - release });
+          }
+          if (performance.now() - release > 30000) return done({ lag: null });
+          setTimeout(settled, 5);
+        };
+        settled();
+      };
+      step();
+    },
     animate(seconds, done) {
       const anim = window.inferxAnimation;
       const btn = document.getElementById("btn-animate");
@@ -545,6 +568,43 @@ return true;
 """
 
 
+def drag_rows(driver, quick: bool) -> list[Row]:
+    """A dragged slider at desktop size, where most graphs are off screen and wait, beside the same drag with
+    all nine graphs in view (every redraw paints all of them, as every redraw did before session 7)."""
+    seconds = 1.0 if quick else 3.0
+    run = "window.__bench.drag(arguments[0], arguments[1]);"
+    lazy = driver.execute_async_script(run, seconds)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1280, height + 200)
+    time.sleep(1.0)  # plotly resizes every graph to the new window
+    eager = driver.execute_async_script(run, seconds)
+    if lazy["lag"] is None or eager["lag"] is None:
+        raise RuntimeError(f"a drag never settled: {lazy}, {eager}")
+    rate = lambda r: r["paints"] / r["seconds"]  # noqa: E731
+    return [
+        Row(
+            "Drag",
+            "Figure 1 repaints per second while a slider is dragged, 1280×900 window",
+            rate(lazy),
+            "/s",
+            f"all nine graphs in view {rate(eager):,.1f}/s",
+            rate(lazy) / rate(eager),
+            "— (as many as possible)",
+            None,
+        ),
+        Row(
+            "Drag",
+            "release → Figure 1 final, 1280×900 window",
+            lazy["lag"],
+            "ms",
+            f"all nine graphs in view {eager['lag']:,.0f} ms",
+            lazy["lag"] / eager["lag"],
+            "—",
+            None,
+        ),
+    ]
+
+
 def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
     driver = make_driver(1280, 900)
     try:
@@ -558,6 +618,9 @@ def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
         time.sleep(1.0)
         driver.execute_script(BROWSER_JS)
         assert driver.execute_script("return window.__bench.ready()")
+        # The drag, then everything else with all nine graphs in view (the window is left tall), so that
+        # every change repaints all nine, as the floor does.
+        rows = drag_rows(driver, quick)
         # Figure data for the floor: what the server returns for two states, replayed with no server.
         floor_figs = []
         for bw in (5.0, 9.0):
@@ -578,7 +641,7 @@ def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
                 server_events.append(a["events"])
                 floor_events.append(b["events"])
         s50, f50 = pct(server_ms, 50), pct(floor_ms, 50)
-        rows = [
+        rows += [
             Row(
                 "Browser",
                 f"control change → last of 9 figures repainted (p50 of {len(server_ms)})",
@@ -731,10 +794,14 @@ def report(rows: list[Row], info: dict, load: tuple, quick: bool, elapsed: float
         "the same redraw callback refused by validation (bandwidth -1: no figure work, a small notice back), "
         "interleaved request by request; `GET /health` is shown as well.",
         "- Validated figures: `go.Figure(d)` for each of the nine figure dicts, in-process, plus the build.",
-        "- Browser: headless Chromium on `/`; `dash_clientside.set_props('ctl-bw', …)` to the last "
-        "`plotly_afterplot`/`plotly_react` of the nine graphs (Figure 6's dot patch included), after 300 ms "
-        "of quiet. The floor, interleaved change by change on the same page and graphs, is `Plotly.react` of "
-        "server-made figure data for two states, alternated, with no request.",
+        "- Drag: headless Chromium on `/` at 1280×900, `set_props('ctl-bw', …)` every 16 ms for 3 s (as fast "
+        "as the page lets a timer fire), Figure 1's repaints counted; then the time from the last input until "
+        "Figure 1 shows its value. Beside it, the same drag with the window as tall as the page, so all nine "
+        "graphs are in view and every redraw paints all of them.",
+        "- Browser: the same page, all nine graphs in view; `dash_clientside.set_props('ctl-bw', …)` to the "
+        "last `plotly_afterplot`/`plotly_react` of the nine graphs, after 300 ms of quiet. The floor, "
+        "interleaved change by change on the same page and graphs, is `Plotly.react` of server-made figure "
+        "data for two states, alternated, with no request.",
         "- Animation: click Animate, read `window.inferxAnimation.frames` after 5 s (the sweep lasts 8 s); "
         "requests are resource-timing entries for `_dash-update-component` started during the window.",
         "- Cold start: `perf_counter` before `Popen(gunicorn)` to the first `GET /` answered 200.",

@@ -17,11 +17,9 @@ from dash import (
     State,
     callback,
     clientside_callback,
-    ctx,
     dcc,
     get_relative_path,
     html,
-    no_update,
 )
 
 from inferx import figures
@@ -290,6 +288,9 @@ def controls_panel(values: dict) -> html.Div:
     # the page; with it outside, a slow browser rewrote the address before dcc.Location had settled, and
     # Location pushed its stale address back, re-rendering the page in a loop.
     body.append(dcc.Store(id="url-sink"))
+    # The control state a redraw is asked for, and the figures it returns (assets/inferx.js: requestRedraw,
+    # showFigures). Beside their inputs, as above.
+    body += [dcc.Store(id="redraw-request"), dcc.Store(id="figure-updates")]
     return html.Div(body, className="controls")
 
 
@@ -446,28 +447,50 @@ def ui_config() -> dcc.Store:
 CONTROL_INPUTS = [Input(f"ctl-{name}", "value") for name in CONTROLS]
 
 
-@callback(
-    Output({"role": "figure", "fig": ALL}, "figure"),
-    Output("runtime-notice", "children"),
-    Output("runtime-notice", "is_open"),
+# A control change asks for a redraw through the browser, which keeps one request in flight and sends only
+# the newest state when it returns: a slider dragged faster than a round trip would otherwise have every
+# request overtaken by the next one, and no figure would move until the drag stopped.
+clientside_callback(
+    "window.inferx.requestRedraw",
+    Output("redraw-request", "data"),
     *CONTROL_INPUTS,
     Input("ctl-batch", "value", allow_optional=True),
-    State({"role": "figure", "fig": ALL}, "id"),
     prevent_initial_call=True,  # the layout already holds the figures for the URL's state
 )
-def redraw(*args):
-    """One engine pass per control change, redrawing whichever figures the page shows."""
-    *values, batch_pos, ids = args
-    names = [i["fig"] for i in ids]
-    # Only the explorer depends on the batch.
-    names_to_draw = {"fig6"} if ctx.triggered_id == "ctl-batch" else set(names)
+
+
+@callback(
+    Output("figure-updates", "data"),
+    Output("runtime-notice", "children"),
+    Output("runtime-notice", "is_open"),
+    Input("redraw-request", "data"),
+    State({"role": "figure", "fig": ALL}, "id"),
+    prevent_initial_call=True,
+)
+def redraw(request, ids):
+    """One engine pass per control state: {"fig1": figure, …} for the figures the page shows. Always answers
+    (an empty dict after an error), since the browser waits for an answer before it asks again."""
+    shown = [i["fig"] for i in ids]
     try:
+        values, batch_pos, batch_only = request["values"], request["batch"], request["batchOnly"]
+        names = [n for n in shown if n == "fig6"] if batch_only else shown  # only the explorer reads the batch
         batch = DEFAULT_BATCH if batch_pos is None else tokens_from_position("batch", batch_pos)
         scn = Scenario.from_params(**control_values_to_params(values))
-        figs = figures.build(scn, [n for n in names if n in names_to_draw], batch)
+        figs = figures.build(scn, names, batch)
     except (InvalidParameter, ValueError, ImportError) as err:
-        return [no_update] * len(names), f"Could not redraw: {err}", True
-    return [figs.get(n, no_update) for n in names], None, False
+        return {}, f"Could not redraw: {err}", True
+    except (KeyError, TypeError):
+        return {}, "Could not redraw: the request was not a control state", True
+    return figs, None, False
+
+
+clientside_callback(
+    "window.inferx.showFigures",
+    Output({"role": "figure", "fig": ALL}, "figure", allow_duplicate=True),
+    Input("figure-updates", "data"),
+    State({"role": "figure", "fig": ALL}, "id"),
+    prevent_initial_call=True,
+)
 
 
 clientside_callback(

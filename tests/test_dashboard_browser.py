@@ -124,6 +124,64 @@ def test_a_control_change_paints_each_figure_once(home):
     assert severe_console_errors(browser) == []
 
 
+def test_graphs_off_screen_wait_until_scrolled_into_view(home):
+    browser = home
+    browser.execute_script("window.scrollTo(0, 0); window.inferxLazy.idleMs = 600000")  # no idle drawing here
+    try:
+        before = browser.execute_script(f"return JSON.stringify({traces('fig9')}[0].y)")
+        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 55})")
+        wait_js(browser, f"return Math.abs({traces('fig1')}[0].y[0] - 55e12 / 37e9) < 1", what="Figure 1 redrawn")
+        wait_js(browser, "return window.inferxLazy.waiting.has('fig9')", what="Figure 9 kept for later")
+        assert browser.execute_script(f"return JSON.stringify({traces('fig9')}[0].y)") == before
+        browser.execute_script("document.getElementById('card-fig9').scrollIntoView({behavior: 'instant'})")
+        wait_js(browser, f"return JSON.stringify({traces('fig9')}[0].y) !== {json.dumps(before)}", what="Figure 9")
+        assert not browser.execute_script("return window.inferxLazy.waiting.has('fig9')")
+    finally:
+        browser.execute_script("window.inferxLazy.idleMs = 600; window.scrollTo(0, 0)")
+    # Left alone, the page draws what waits once nothing new has come for a while.
+    current = f"JSON.stringify({traces('fig8')}.at(-1).y)"  # the current settings' curve
+    before = browser.execute_script(f"return {current}")
+    browser.execute_script("window.dash_clientside.set_props('ctl-pp', {value: 2})")
+    drawn = f"{current} !== {json.dumps(before)} && window.inferxLazy.waiting.size === 0"
+    wait_js(browser, f"return {drawn}", timeout=60, what="every waiting graph drawn once the page is idle")
+    assert severe_console_errors(browser) == []
+
+
+def test_a_dragged_slider_keeps_one_redraw_in_flight_and_ends_on_its_last_value(home):
+    browser = home
+    browser.execute_script("window.scrollTo(0, 0)")
+    result = browser.execute_async_script(
+        """
+        const done = arguments[0], calls = [], realFetch = window.fetch;
+        window.fetch = function (url, init) {
+          const redraw = init && typeof init.body === 'string' && init.body.includes('"redraw-request.data"');
+          const call = {start: performance.now(), end: null};
+          if (redraw) calls.push(call);
+          return realFetch.apply(this, arguments).finally(() => { call.end = performance.now(); });
+        };
+        const gd = document.querySelector('#fig-1 .js-plotly-plot');
+        let paints = 0; gd.on('plotly_afterplot', () => { paints += 1; });
+        const t0 = performance.now(); let bw = 0;
+        const step = () => {
+          bw = 20 + Math.round((performance.now() - t0) / 10) / 10;
+          window.dash_clientside.set_props('ctl-bw', {value: bw, drag_value: bw});
+          if (performance.now() - t0 < 2000) return setTimeout(step, 8);
+          const settled = () => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && calls.every(c => c.end)
+            ? (window.fetch = realFetch, done({calls, paints, bw})) : setTimeout(settled, 20);
+          settled();
+        };
+        step();
+        """
+    )
+    calls = sorted(result["calls"], key=lambda c: c["start"])
+    assert len(calls) >= 3, result  # the figures followed the drag, not only its end
+    overlaps = [(a, b) for a, b in zip(calls, calls[1:], strict=False) if b["start"] < a["end"] - 1]
+    assert overlaps == [], overlaps  # never two redraws in flight
+    assert result["paints"] >= 3
+    assert f"bw={result['bw']:g}" in browser.execute_script("return location.search")
+    assert severe_console_errors(browser) == []
+
+
 def test_animate_moves_dot_without_server_requests(home):
     browser = home
     wait_js(browser, "return document.getElementById('readout-rho').textContent !== '—'")
@@ -256,6 +314,12 @@ def test_each_embed_page_renders_its_figure_alone(browser, server, name):
     expected = figures.build(Scenario.from_params(preset="mi300x4"), names=(fig,))[fig]
     shown = browser.execute_script(f"return {traces(fig)}.map(t => t.name)")
     assert shown == [t["name"] for t in expected["data"]]
+    # Its folded-away controls redraw it (TP moves every figure: communication enters each one).
+    ys = f"JSON.stringify({traces(fig)}.map(t => t.y))"
+    before = browser.execute_script(f"return {ys}")
+    browser.execute_script("window.dash_clientside.set_props('ctl-tp', {value: 8})")
+    wait_js(browser, f"return {ys} !== {json.dumps(before)}", timeout=120, what=f"{name} redrawn at TP 8")
+    assert severe_console_errors(browser) == []
 
 
 PAGE_READY = {

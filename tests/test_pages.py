@@ -78,21 +78,25 @@ def test_pages_are_served(client, path):
     assert client.get(path).status_code == 200
 
 
-def redraw_request(client, values: dict, figs, batch_pos=None, trigger="ctl-bw.value"):
+def redraw_request(client, values: dict, figs, batch_pos=None, batch_only=False):
+    """The server redraw as the browser asks for it: the whole control state in `redraw-request`."""
+    request = {"values": [values[n] for n in CONTROLS], "batch": batch_pos, "batchOnly": batch_only}
+    return post_redraw(client, request, figs)
+
+
+def post_redraw(client, request, figs):
     deps = client.get("/_dash-dependencies").get_json()
-    dep = next(d for d in deps if d["output"].startswith('..{"fig":["ALL"]'))
-    inputs = [{"id": f"ctl-{n}", "property": "value", "value": values[n]} for n in CONTROLS]
-    inputs.append({"id": "ctl-batch", "property": "value", "value": batch_pos})
+    dep = next(d for d in deps if d["output"].startswith("..figure-updates.data"))
     ids = [{"role": "figure", "fig": f} for f in figs]
     body = {
         "output": dep["output"],
         "outputs": [
-            [{"id": i, "property": "figure"} for i in ids],
+            {"id": "figure-updates", "property": "data"},
             {"id": "runtime-notice", "property": "children"},
             {"id": "runtime-notice", "property": "is_open"},
         ],
-        "inputs": inputs,
-        "changedPropIds": [trigger],
+        "inputs": [{"id": "redraw-request", "property": "data", "value": request}],
+        "changedPropIds": ["redraw-request.data"],
         "state": [[{"id": i, "property": "id", "value": i} for i in ids]],
     }
     return client.post("/_dash-update-component", json=body)
@@ -103,8 +107,8 @@ def test_redraw_callback_answers_with_engine_figures(client):
     values["ctx"], values["isl"] = 13.0, 10.0  # these sliders hold log2(tokens)
     resp = redraw_request(client, values, ["fig5", "fig6"], batch_pos=6.0)
     assert resp.status_code == 200
-    out = resp.get_json()["response"]  # keyed by each matched graph's stringified id
-    figs = {fig: next(v["figure"] for k, v in out.items() if f'"{fig}"' in k) for fig in ("fig5", "fig6")}
+    figs = resp.get_json()["response"]["figure-updates"]["data"]
+    assert set(figs) == {"fig5", "fig6"}
     expected = figures.fig5(Scenario.from_params(preset="mi300x4", ctx=8192))
     assert figs["fig5"]["data"][-1]["y"] == expected["data"][-1]["y"]
     assert figs["fig6"]["data"][1]["customdata"][0][0] == 64
@@ -116,8 +120,23 @@ def test_bad_control_value_gives_notice_not_traceback(client):
     values["util"] = 0  # outside (0, 100]
     resp = redraw_request(client, values, ["fig1"])
     assert resp.status_code == 200
-    notice = resp.get_json()["response"]["runtime-notice"]
-    assert notice["is_open"] is True and "util" in notice["children"]
+    out = resp.get_json()["response"]
+    assert out["runtime-notice"]["is_open"] is True and "util" in out["runtime-notice"]["children"]
+    assert out["figure-updates"]["data"] == {}  # an answer all the same: the browser waits for one
+
+
+def test_a_batch_change_redraws_only_the_explorer(client):
+    values, _, _ = parse_query({})
+    values["ctx"], values["isl"] = 10.0, 10.0
+    resp = redraw_request(client, values, ["fig1", "fig6"], batch_pos=5.0, batch_only=True)
+    figs = resp.get_json()["response"]["figure-updates"]["data"]
+    assert list(figs) == ["fig6"] and figs["fig6"]["data"][1]["customdata"][0][0] == 32
+
+
+@pytest.mark.parametrize("request_data", [None, "fig1", {"values": 3}, {"values": [], "batch": None}])
+def test_a_malformed_redraw_request_gets_a_notice(client, request_data):
+    out = post_redraw(client, request_data, ["fig1"]).get_json()["response"]
+    assert out["figure-updates"]["data"] == {} and out["runtime-notice"]["is_open"] is True
 
 
 def test_log2_controls_convert_back_to_tokens():
