@@ -169,6 +169,14 @@
 
   window.inferxRedraws = redraws; // read by the browser tests
 
+  const address = { next: null, timer: 0 };
+
+  function writeAddress() {
+    if (address.next === null) return;
+    window.history.replaceState(window.history.state, "", address.next);
+    address.next = null;
+  }
+
   window.inferx = {
     /* A control moved: the whole control state, to the server now or after the request in flight. */
     requestRedraw: function (...args) {
@@ -235,9 +243,12 @@
         if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
       });
       if (batchPos !== null && batchPos !== undefined) query.set("batch", toBatch(batchPos));
-      const url = `${window.location.pathname}?${query.toString()}`;
-      // replaceState: the address follows the controls without piling up history entries.
-      window.history.replaceState(window.history.state, "", url);
+      // replaceState: the address follows the controls without piling up history entries. It is written
+      // once the controls rest for a moment: Chrome stops honouring replaceState (and says so in the console)
+      // after about 200 calls in 10 s, which one slider drag makes.
+      address.next = `${window.location.pathname}?${query.toString()}`;
+      window.clearTimeout(address.timer);
+      address.timer = window.setTimeout(writeAddress, 150);
       return NO();
     },
 
@@ -279,6 +290,7 @@
     },
 
     copyLink: function () {
+      writeAddress(); // a change of the last moment is in the link too
       return window.location.href;
     },
 

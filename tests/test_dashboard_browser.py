@@ -94,7 +94,7 @@ def test_moving_a_control_redraws(home):
     # The roofline's memory-bound slope is BW / (P_active·b_w): 100 TB/s / 37 GB at B = 1.
     y0 = browser.execute_script(f"return {traces('fig1')}[0].y[0]")
     assert y0 == pytest.approx(100e12 / 37e9, rel=1e-3)
-    assert "bw=100" in browser.execute_script("return location.search")
+    wait_js(browser, "return new URLSearchParams(location.search).get('bw') === '100'", what="the address")
     assert severe_console_errors(browser) == []
 
 
@@ -165,7 +165,7 @@ def test_a_dragged_slider_keeps_one_redraw_in_flight_and_ends_on_its_last_value(
         const step = () => {
           bw = 20 + Math.round((performance.now() - t0) / 10) / 10;
           window.dash_clientside.set_props('ctl-bw', {value: bw, drag_value: bw});
-          if (performance.now() - t0 < 2000) return setTimeout(step, 8);
+          if (performance.now() - t0 < 2000) return setTimeout(step, 4);  // ~250 inputs, past Chrome's limit
           const settled = () => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && calls.every(c => c.end)
             ? (window.fetch = realFetch, done({calls, paints, bw})) : setTimeout(settled, 20);
           settled();
@@ -178,8 +178,12 @@ def test_a_dragged_slider_keeps_one_redraw_in_flight_and_ends_on_its_last_value(
     overlaps = [(a, b) for a, b in zip(calls, calls[1:], strict=False) if b["start"] < a["end"] - 1]
     assert overlaps == [], overlaps  # never two redraws in flight
     assert result["paints"] >= 3
-    assert f"bw={result['bw']:g}" in browser.execute_script("return location.search")
-    assert severe_console_errors(browser) == []
+    address = f"return new URLSearchParams(location.search).get('bw') === '{result['bw']:g}'"
+    wait_js(browser, address, what="the address after the drag")
+    # Chrome ignores replaceState past ~200 calls in 10 s, and warns: the address is written once controls rest.
+    logs = browser.get_log("browser")
+    assert not [e for e in logs if "Throttling navigation" in e["message"]]
+    assert [e for e in logs if e["level"] == "SEVERE"] == []
 
 
 def test_animate_moves_dot_without_server_requests(home):
@@ -248,7 +252,7 @@ def test_a_preset_sets_the_hardware_controls(home):
     assert texts == {"bw": "21.2 TB/s", "compute": "10.46 PFLOPS", "hbm": "768 GB"}
     # Figure 1's memory-bound slope follows: BW / (P_active·b_w) at B = 1.
     wait_js(browser, f"return Math.abs({traces('fig1')}[0].y[0] - 21.2e12 / 37e9) < 1", what="Figure 1 redrawn")
-    assert "preset=mi300x4" in browser.execute_script("return location.search")
+    wait_js(browser, "return location.search.includes('preset=mi300x4')", what="the preset in the address")
 
 
 def test_url_state_round_trip_matches_cli(browser, server):
