@@ -243,10 +243,6 @@ class Scenario:
     def b_max(self) -> int:
         return int(E.b_max(self.headroom, self.ctx, self.kappa, self.eta))
 
-    @functools.cached_property
-    def t_prefill(self) -> float:
-        return float(E.t_prefill(self.isl, self.model, self.compute))
-
     def unfit_reason(self) -> str | None:
         """Why no frontier exists, in words a page can show, or None if one does."""
         if self.headroom <= 0:
@@ -280,7 +276,7 @@ class Scenario:
             "b_star": E.ridge_batch(self.compute, self.bw, self.b_w),
             "ridge": E.ridge_intensity(self.compute, self.bw),
             "t_inf": float(E.kv_ceiling(self.ctx, self.kappa, self.bw)),
-            "t_prefill": self.t_prefill,
+            "t_prefill": float(E.t_prefill(self.isl, self.model, self.compute)),
             "itl_floor": E.itl_floor(self.model.p_active, self.b_w, self.bw),
             "unfit": self.unfit_reason(),
         }
