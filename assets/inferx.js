@@ -169,7 +169,25 @@
 
   window.inferxRedraws = redraws; // read by the browser tests
 
+  /* --- The address bar follows the controls (the values that differ from the preset's, and the batch). --- */
   const address = { next: null, timer: 0 };
+
+  function followAddress(values, batchPos, cfg) {
+    const preset = cfg.presets[values[0]] || {};
+    const query = new URLSearchParams();
+    cfg.controls.forEach((name, k) => {
+      let v = values[k];
+      if (v === null || v === undefined) return;
+      if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
+      if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
+    });
+    if (batchPos !== null) query.set("batch", toBatch(batchPos));
+    // replaceState: no history entry per change. Written once the controls rest for a moment: Chrome stops
+    // honouring replaceState (and says so in the console) after about 200 calls in 10 s, which a drag makes.
+    address.next = `${window.location.pathname}?${query.toString()}`;
+    window.clearTimeout(address.timer);
+    address.timer = window.setTimeout(writeAddress, 150);
+  }
 
   function writeAddress() {
     if (address.next === null) return;
@@ -178,14 +196,14 @@
   }
 
   window.inferx = {
-    /* A control moved: the whole control state, to the server now or after the request in flight. */
-    requestRedraw: function (...args) {
+    /* A control moved: the address follows, and the whole control state goes to the server now or after
+       the request in flight. */
+    controlsChanged: function (...args) {
+      const cfg = args.pop();
+      const batchPos = args.pop() ?? null; // undefined where the page has no explorer
+      followAddress(args, batchPos, cfg);
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-      const request = {
-        values: args.slice(0, -1),
-        batch: args[args.length - 1] ?? null,
-        batchOnly: fired.every((id) => id.startsWith("ctl-batch.")),
-      };
+      const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith("ctl-batch.")) };
       return sendRedraw(request) || NO();
     },
 
@@ -228,28 +246,6 @@
         const text = v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
         return unit ? `${text} ${unit}` : text;
       });
-    },
-
-    syncUrl: function (...args) {
-      const cfg = args[args.length - 1];
-      const batchPos = args[args.length - 2];
-      const values = args.slice(0, cfg.controls.length);
-      const preset = cfg.presets[values[0]] || {};
-      const query = new URLSearchParams();
-      cfg.controls.forEach((name, k) => {
-        let v = values[k];
-        if (v === null || v === undefined) return;
-        if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
-        if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
-      });
-      if (batchPos !== null && batchPos !== undefined) query.set("batch", toBatch(batchPos));
-      // replaceState: the address follows the controls without piling up history entries. It is written
-      // once the controls rest for a moment: Chrome stops honouring replaceState (and says so in the console)
-      // after about 200 calls in 10 s, which one slider drag makes.
-      address.next = `${window.location.pathname}?${query.toString()}`;
-      window.clearTimeout(address.timer);
-      address.timer = window.setTimeout(writeAddress, 150);
-      return NO();
     },
 
     explorer: function (dragPos, pos, figure, maxNow) {

@@ -393,7 +393,7 @@ class Gunicorn:
 
 class Redraw:
     """The browser's POST to /_dash-update-component for the full redraw, built from /_dash-dependencies:
-    the whole control state in `redraw-request`, as `window.inferx.requestRedraw` sends it."""
+    the whole control state in `redraw-request`, as `window.inferx.controlsChanged` sends it."""
 
     def __init__(self, deps: list):
         self.cb = next(c for c in deps if c["output"].startswith("..figure-updates.data"))

@@ -284,12 +284,11 @@ def controls_panel(values: dict) -> html.Div:
     for title, names in groups.items():
         body.append(html.H6(title, className="ctl-group"))
         body.extend(control(n, values[n]) for n in names)
-    # The URL sync's output sits beside its inputs, so prevent_initial_call holds when the router inserts
-    # the page; with it outside, a slow browser rewrote the address before dcc.Location had settled, and
-    # Location pushed its stale address back, re-rendering the page in a loop.
-    body.append(dcc.Store(id="url-sink"))
-    # The control state a redraw is asked for, and the figures it returns (assets/inferx.js: requestRedraw,
-    # showFigures). Beside their inputs, as above.
+    # The control state a redraw is asked for, and the figures it returns (assets/inferx.js: controlsChanged,
+    # showFigures). The first is the output of the callback that also rewrites the address; it sits beside
+    # its inputs, so prevent_initial_call holds when the router inserts the page. With it outside, a slow
+    # browser rewrote the address before dcc.Location had settled, and Location pushed its stale address
+    # back, re-rendering the page in a loop.
     body += [dcc.Store(id="redraw-request"), dcc.Store(id="figure-updates")]
     return html.Div(body, className="controls")
 
@@ -447,14 +446,15 @@ def ui_config() -> dcc.Store:
 CONTROL_INPUTS = [Input(f"ctl-{name}", "value") for name in CONTROLS]
 
 
-# A control change asks for a redraw through the browser, which keeps one request in flight and sends only
-# the newest state when it returns: a slider dragged faster than a round trip would otherwise have every
-# request overtaken by the next one, and no figure would move until the drag stopped.
+# A control change rewrites the address and asks for a redraw through the browser, which keeps one request
+# in flight and sends only the newest state when it returns: a slider dragged faster than a round trip would
+# otherwise have every request overtaken by the next one, and no figure would move until the drag stopped.
 clientside_callback(
-    "window.inferx.requestRedraw",
+    "window.inferx.controlsChanged",
     Output("redraw-request", "data"),
     *CONTROL_INPUTS,
     Input("ctl-batch", "value", allow_optional=True),
+    State("ui-config", "data"),
     prevent_initial_call=True,  # the layout already holds the figures for the URL's state
 )
 
@@ -505,15 +505,6 @@ clientside_callback(
     "window.inferx.sliderValues",
     [Output(f"ctl-{n}-value", "children") for n in SLIDERS],
     [Input(f"ctl-{n}", "drag_value") for n in SLIDERS] + [Input(f"ctl-{n}", "value") for n in SLIDERS],
-    State("ui-config", "data"),
-    prevent_initial_call=True,
-)
-
-clientside_callback(
-    "window.inferx.syncUrl",
-    Output("url-sink", "data"),  # the address bar itself is written with history.replaceState
-    *CONTROL_INPUTS,
-    Input("ctl-batch", "value", allow_optional=True),
     State("ui-config", "data"),
     prevent_initial_call=True,
 )
