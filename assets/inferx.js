@@ -170,7 +170,7 @@
   window.inferxRedraws = redraws; // read by the browser tests
 
   /* --- The address bar follows the controls (the values that differ from the preset's, and the batch). --- */
-  const address = { next: null, timer: 0 };
+  const address = { next: null, path: null, timer: 0 };
 
   function followAddress(values, batchPos, cfg) {
     const preset = cfg.presets[values[0]] || {};
@@ -184,14 +184,17 @@
     if (batchPos !== null) query.set("batch", toBatch(batchPos));
     // replaceState: no history entry per change. Written once the controls rest for a moment: Chrome stops
     // honouring replaceState (and says so in the console) after about 200 calls in 10 s, which a drag makes.
-    address.next = `${window.location.pathname}?${query.toString()}`;
+    address.path = window.location.pathname;
+    address.next = `${address.path}?${query.toString()}`;
     window.clearTimeout(address.timer);
     address.timer = window.setTimeout(writeAddress, 150);
   }
 
   function writeAddress() {
-    if (address.next === null) return;
-    window.history.replaceState(window.history.state, "", address.next);
+    // Not after the user has gone to another page in the meantime: the address is that page's now.
+    if (address.next !== null && window.location.pathname === address.path) {
+      window.history.replaceState(window.history.state, "", address.next);
+    }
     address.next = null;
   }
 

@@ -47,9 +47,16 @@ def click(driver, element) -> None:
     element.click()
 
 
+def element(driver, selector: str):
+    """The element matching a CSS selector, once it exists: Dash loads the code of sliders, uploads and
+    dropdowns on demand, so on a busy machine they can appear after the figures have drawn."""
+    wait_js(driver, "return document.querySelector(arguments[0])", what=selector, args=(selector,))
+    return driver.find_element("css selector", selector)
+
+
 def press_slider(driver, control: str, key) -> None:
     """Send a key (e.g. Keys.END) to a Dash 4 slider's thumb: as a keyboard user would."""
-    thumb = driver.find_element("css selector", f"#{control} [role='slider']")
+    thumb = element(driver, f"#{control} [role='slider']")
     click(driver, thumb)
     thumb.send_keys(key)
 

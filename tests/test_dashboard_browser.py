@@ -143,7 +143,7 @@ def test_graphs_off_screen_wait_until_scrolled_into_view(home):
     before = browser.execute_script(f"return {current}")
     browser.execute_script("window.dash_clientside.set_props('ctl-pp', {value: 2})")
     drawn = f"{current} !== {json.dumps(before)} && window.inferxLazy.waiting.size === 0"
-    wait_js(browser, f"return {drawn}", timeout=60, what="every waiting graph drawn once the page is idle")
+    wait_js(browser, f"return {drawn}", what="every waiting graph drawn once the page is idle")
     assert severe_console_errors(browser) == []
 
 
@@ -163,9 +163,11 @@ def test_a_dragged_slider_keeps_one_redraw_in_flight_and_ends_on_its_last_value(
         let paints = 0; gd.on('plotly_afterplot', () => { paints += 1; });
         const t0 = performance.now(); let bw = 0;
         const step = () => {
-          bw = 20 + Math.round((performance.now() - t0) / 10) / 10;
+          bw = 20 + (Math.round((performance.now() - t0) / 10) % 1000) / 10;  // 20 to 120 TB/s and round again
           window.dash_clientside.set_props('ctl-bw', {value: bw, drag_value: bw});
-          if (performance.now() - t0 < 2000) return setTimeout(step, 4);  // ~250 inputs, past Chrome's limit
+          // At least 2 s (~250 inputs here, past Chrome's limit) and four answered redraws, on a slow machine too.
+          const answered = calls.filter(c => c.end).length, t = performance.now() - t0;
+          if ((t < 2000 || answered < 4) && t < 300000) return setTimeout(step, 4);
           const settled = () => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && calls.every(c => c.end)
             ? (window.fetch = realFetch, done({calls, paints, bw})) : setTimeout(settled, 20);
           settled();
@@ -335,7 +337,7 @@ def test_each_embed_page_renders_its_figure_alone(browser, server, name):
     ys = f"JSON.stringify({traces(fig)}.map(t => t.y))"
     before = browser.execute_script(f"return {ys}")
     browser.execute_script("window.dash_clientside.set_props('ctl-tp', {value: 8})")
-    wait_js(browser, f"return {ys} !== {json.dumps(before)}", timeout=120, what=f"{name} redrawn at TP 8")
+    wait_js(browser, f"return {ys} !== {json.dumps(before)}", what=f"{name} redrawn at TP 8")
     assert severe_console_errors(browser) == []
 
 

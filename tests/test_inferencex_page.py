@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from browser_checks import click, figure_data, press_slider, storage_state, wait_figure_change, wait_js
+from browser_checks import click, element, figure_data, press_slider, storage_state, wait_figure_change, wait_js
 from conftest import MEASURED_CSV, MEASURED_JSON, Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
 
@@ -230,7 +230,7 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
     # A broken upload: a visible alert naming row and column; the page keeps working.
     broken = tmp_path / "broken.csv"
     broken.write_text(BROKEN_CSV)
-    driver.find_element("css selector", "#measured-upload input[type=file]").send_keys(str(broken))
+    element(driver, "#measured-upload input[type=file]").send_keys(str(broken))
     alert = wait_js(
         driver,
         "const a = document.querySelector('#measured-alert'); return a && a.offsetParent && a.textContent;",
@@ -243,7 +243,7 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
     assert wait_js(driver, MEASURED_POINTS_JS.format(fig="ix")) == points
 
     # A good upload replaces the server's file, in memory only.
-    driver.find_element("css selector", "#measured-upload input[type=file]").send_keys(str(MEASURED_JSON))
+    element(driver, "#measured-upload input[type=file]").send_keys(str(MEASURED_JSON))
     wait_js(driver, "return document.querySelector('#ix-summary').textContent.includes('upload');", what="upload")
     assert storage_state(driver) == {"cookie": "", "local": [], "session": []}
     assert [e for e in severe_console_errors(driver) if "favicon" not in e] == []
