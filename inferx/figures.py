@@ -36,6 +36,7 @@ CURVE_POINTS = 90
 EXPLORER_POINTS = 160  # the explorer's frontier is denser: its dot and readouts interpolate between samples
 READOUT_DIGITS = 6
 FIGURES = tuple(f"fig{i}" for i in range(1, 10))
+CURRENT_FRONTIER_FIGURES = {"fig2", "fig3", "fig4", "fig5", "fig7", "fig9"}  # share the current stable frontier
 # Plotly's config for every graph. Its tool bar shows on hover; where the device has no hover (touch screens,
 # headless Chromium) plotly keeps it shown.
 GRAPH_CONFIG = {"displaylogo": False, "responsive": True}
@@ -290,7 +291,7 @@ def _references(scn: Scenario) -> dict[str, list[Scenario]]:
 def _frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
     """Every frontier the figures `names` draw for this state."""
     refs = _references(scn)
-    keys = [(scn, CURVE_POINTS, None)] if set(names) & {"fig2", "fig3", "fig4", "fig5", "fig7", "fig9"} else []
+    keys = [(scn, CURVE_POINTS, None)] if set(names) & CURRENT_FRONTIER_FIGURES else []
     keys += [(s, CURVE_POINTS, None) for n in names for s in refs.get(n, ())]
     if "fig6" in names:
         keys.append((scn, EXPLORER_POINTS, int(batch)))
@@ -369,7 +370,7 @@ def fig3(scn: Scenario) -> dict:
         _note(layout, f"No frontier: {scn.unfit_reason() or 'B_max < 2'}")
         return {"data": [], "layout": layout}
     B = r["batch"]
-    prefill = scn.summary()["t_prefill"]
+    prefill = float(E.t_prefill(scn.isl, scn.model, scn.compute))
     hover = "B = %{x:,.0f}<br>%{y:.3g} ms"
     data = [
         _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), "#0072B2", "dash", 2, hover),
@@ -385,7 +386,7 @@ def fig3(scn: Scenario) -> dict:
 def fig4(scn: Scenario) -> dict:
     """ITL vs throughput, parametric in B; the ITL floor P_active·b_w/BW dashed."""
     layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
-    floor = scn.summary()["itl_floor"]
+    floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
     _hline(layout, 1e3 * floor, "#0072B2", f"ITL floor = {1e3 * floor:.3g} ms")
     r = frontier(scn)
     if r is None:
