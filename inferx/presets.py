@@ -1,82 +1,20 @@
-"""Plain-data presets: models, hardware, interconnects and dtypes.
+"""Plain-data presets: the article's three machines, its interconnects and its models.
 
 Hardware numbers are the article's configuration table, aggregated over the GPUs
-of one serving instance. Units are SI (bytes, bytes/s, FLOP/s, seconds).
+of one serving instance. Units are SI (bytes, bytes/s, FLOP/s, seconds). Models and
+dtypes live in the model catalog (`inferx.models`), GPUs in the hardware catalog
+(`inferx.hardware`); each preset names the catalog machine it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-DTYPE_BYTES: dict[str, float] = {
-    "fp16": 2.0,
-    "bf16": 2.0,
-    "fp8": 1.0,
-    "int8": 1.0,
-    "fp4": 0.5,
-    "int4": 0.5,
-}
+from .hardware import GPUS, Machine
+from .models import DEEPSEEK_R1, DTYPE_BYTES, LLAMA33_70B, ModelSpec  # noqa: F401 (imported from here too)
 
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A decoder described by the few sizes the roofline needs.
-
-    KV-cache elements per layer per token are `d_c + d_r` for multi-head latent
-    attention (MLA) or `2 * n_kv_heads * d_head` for grouped-query attention (GQA).
-    """
-
-    name: str
-    p_total: float  # parameters held in HBM
-    p_active: float  # parameters touched per token
-    n_layers: int
-    d_model: int
-    n_q_heads: int
-    d_head: int  # per-head dimension in the quadratic prefill term
-    kv_latent: int = 0  # MLA: d_c + d_r
-    n_kv_heads: int = 0  # GQA: key/value heads
-    # Mixture-of-experts structure (used only by the calibrated model).
-    n_moe_layers: int = 0
-    n_routed_experts: int = 0
-    experts_per_token: int = 0
-    n_shared_experts: int = 0
-    expert_params: float = 0.0  # parameters of one routed expert in one layer
-
-    @property
-    def kv_elements_per_layer(self) -> int:
-        return self.kv_latent if self.kv_latent else 2 * self.n_kv_heads * self.d_head
-
-
-# DeepSeek R1: MLA latent d_c = 512 plus decoupled RoPE key d_r = 64. The article
-# never states the head dimension of its quadratic prefill term; we use 128.
-# An expert FFN is 3 matrices of 7168 x 2048 (DeepSeek-V3 report).
-DEEPSEEK_R1 = ModelSpec(
-    name="DeepSeek R1",
-    p_total=671e9,
-    p_active=37e9,
-    n_layers=61,
-    d_model=7168,
-    n_q_heads=128,
-    d_head=128,
-    kv_latent=512 + 64,
-    n_moe_layers=58,
-    n_routed_experts=256,
-    experts_per_token=8,
-    n_shared_experts=1,
-    expert_params=3 * 7168 * 2048,
-)
-
-# Llama-3-70B: GQA with 8 KV heads of dimension 128 (seed 004: 327,680 B/token at FP16).
-LLAMA3_70B = ModelSpec(
-    name="Llama 3 70B",
-    p_total=70.6e9,
-    p_active=70.6e9,
-    n_layers=80,
-    d_model=8192,
-    n_q_heads=64,
-    d_head=128,
-    n_kv_heads=8,
-)
+# Llama 3 70B has the same configuration as Llama 3.3 70B (327,680 B/token of KV at FP16).
+LLAMA3_70B = LLAMA33_70B
 
 MODELS = {"deepseek-r1": DEEPSEEK_R1, "llama3-70b": LLAMA3_70B}
 
@@ -113,4 +51,26 @@ INTERCONNECTS: dict[str, Interconnect] = {
     "nvlink": Interconnect("NVLink 4.0", 450e9, 10e-6),
     "infiniband": Interconnect("InfiniBand HDR200", 25e9, 5e-6),
     "roce": Interconnect("RoCE v2 (100 GbE)", 10e9, 10e-6),
+}
+
+
+@dataclass(frozen=True)
+class PresetMachine:
+    """A preset as a catalog machine, and how the article's numbers differ from that machine's datasheet."""
+
+    machine: Machine
+    sparse_compute: bool  # the article's FP8 compute is the 2:4-sparsity figure (kept so its figures reproduce)
+    note: str = ""
+
+
+PRESET_MACHINES: dict[str, PresetMachine] = {
+    "h200x8": PresetMachine(Machine(GPUS["h200"], 8), sparse_compute=True),
+    "mi300x4": PresetMachine(
+        Machine(GPUS["mi300x"], 4), sparse_compute=False, note="the article rounds 4 × 2,614.9 TFLOPS to 10,456"
+    ),
+    "b200x8": PresetMachine(
+        Machine(GPUS["b200"], 8),
+        sparse_compute=True,
+        note="the article takes 192 GB per B200 from NVIDIA's launch material; HGX B200 boards ship 180 GB",
+    ),
 }

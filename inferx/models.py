@@ -1,0 +1,357 @@
+"""The model catalog: one entry per model, and what the physics derives from it.
+
+Each entry is a `ModelSpec` whose sizes come from the model's published
+`config.json` (linked in `source`) or its paper; a comment says where a number is
+derived rather than copied. Functions below turn an entry into the quantities the
+roofline needs: KV bytes per token κ, weight bytes, FLOPs per token, the prefill
+attention term and the expected number of distinct experts a batch touches.
+Units are SI (bytes, FLOP); dtype sizes are bytes per number (`DTYPE_BYTES`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DTYPE_BYTES: dict[str, float] = {
+    "fp16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "fp4": 0.5,
+    "int4": 0.5,
+}
+
+ATTENTION_KINDS = ("mha", "gqa", "mla")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A decoder described by the sizes the roofline needs.
+
+    KV-cache numbers per layer per token are `kv_lora_rank + d_rope` for multi-head
+    latent attention (MLA) and `2 · n_kv_heads · d_head` for multi-head (MHA) and
+    grouped-query (GQA) attention. Layers listed in `window_layers` keep only the
+    last `sliding_window` tokens. Mixture-of-experts (MoE) layers are all layers
+    after the first `n_dense_layers`.
+    """
+
+    name: str
+    p_total: float  # parameters held in HBM
+    p_active: float  # parameters touched per token (FLOPs per token = 2·p_active)
+    n_layers: int
+    d_model: int
+    n_q_heads: int
+    d_head: int  # per-head dimension; also the d_h of the quadratic prefill term
+    attention: str = "gqa"  # "mha", "gqa" or "mla"
+    n_kv_heads: int = 0  # MHA/GQA key/value heads
+    kv_lora_rank: int = 0  # MLA: compressed KV latent d_c
+    d_rope: int = 0  # MLA: decoupled RoPE key d_r, cached beside the latent
+    sliding_window: int = 0  # tokens a windowed layer keeps (0: no windowed layers)
+    window_layers: tuple[int, ...] = ()  # 0-based indices of the windowed layers
+    n_routed_experts: int = 0
+    experts_per_token: int = 0
+    n_shared_experts: int = 0
+    n_dense_layers: int = 0  # leading layers with a dense FFN instead of experts
+    expert_params: float = 0.0  # parameters of one routed expert in one layer
+    vocab_size: int = 0
+    source: str = ""
+
+    def __post_init__(self):
+        if self.attention not in ATTENTION_KINDS:
+            raise ValueError(f"{self.name}: attention must be one of {ATTENTION_KINDS}, not {self.attention!r}")
+        if self.attention == "mla" and self.kv_lora_rank <= 0:
+            raise ValueError(f"{self.name}: MLA needs kv_lora_rank > 0")
+        if self.attention == "mha" and self.n_kv_heads != self.n_q_heads:
+            raise ValueError(f"{self.name}: MHA has as many KV heads as query heads")
+        grouped = 0 < self.n_kv_heads < self.n_q_heads and self.n_q_heads % self.n_kv_heads == 0
+        if self.attention == "gqa" and not grouped:
+            raise ValueError(f"{self.name}: GQA needs fewer KV heads than query heads, dividing them")
+        in_range = all(0 <= i < self.n_layers for i in self.window_layers)
+        if not in_range or bool(self.window_layers) != (self.sliding_window > 0):
+            raise ValueError(f"{self.name}: windowed layers need a window and indices below {self.n_layers}")
+        if self.n_routed_experts and not 0 < self.experts_per_token <= self.n_routed_experts:
+            raise ValueError(f"{self.name}: experts per token must be in 1…{self.n_routed_experts}")
+        if not 0 < self.p_active <= self.p_total:
+            raise ValueError(f"{self.name}: need 0 < active ≤ total parameters")
+
+    @property
+    def kv_latent(self) -> int:
+        """MLA: d_c + d_r numbers cached per layer per token (0 for MHA/GQA)."""
+        return self.kv_lora_rank + self.d_rope if self.attention == "mla" else 0
+
+    @property
+    def kv_elements_per_layer(self) -> int:
+        return self.kv_latent if self.attention == "mla" else 2 * self.n_kv_heads * self.d_head
+
+    @property
+    def n_window_layers(self) -> int:
+        return len(self.window_layers)
+
+    @property
+    def n_full_layers(self) -> int:
+        return self.n_layers - self.n_window_layers
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_routed_experts > 0
+
+    @property
+    def n_moe_layers(self) -> int:
+        return self.n_layers - self.n_dense_layers if self.is_moe else 0
+
+
+# --- The catalog ------------------------------------------------------------------
+
+HF = "https://huggingface.co/{}/blob/main/config.json"
+
+# DeepSeek-R1 (DeepSeek-V3 architecture; config.json and the DeepSeek-V3 report, arXiv 2412.19437):
+# num_hidden_layers 61, hidden_size 7168, num_attention_heads 128, kv_lora_rank 512, qk_rope_head_dim 64,
+# qk_nope_head_dim = v_head_dim = 128 (the d_h of the article's prefill term), n_routed_experts 256,
+# num_experts_per_tok 8, n_shared_experts 1, first_k_dense_replace 3, moe_intermediate_size 2048
+# (one expert = gate, up and down matrices: 3 · 7168 · 2048), vocab_size 129280.
+# 671e9 total and 37e9 active are the report's (the 14e9 multi-token-prediction module is not served);
+# summing the config's matrices gives 670.9e9 and 37.4e9.
+DEEPSEEK_R1 = ModelSpec(
+    name="DeepSeek-R1",
+    p_total=671e9,
+    p_active=37e9,
+    n_layers=61,
+    d_model=7168,
+    n_q_heads=128,
+    d_head=128,
+    attention="mla",
+    kv_lora_rank=512,
+    d_rope=64,
+    n_routed_experts=256,
+    experts_per_token=8,
+    n_shared_experts=1,
+    n_dense_layers=3,
+    expert_params=3 * 7168 * 2048,
+    vocab_size=129_280,
+    source=HF.format("deepseek-ai/DeepSeek-R1"),
+)
+
+# Kimi-K2 (moonshotai/Kimi-K2-Instruct config.json, DeepSeek-V3 architecture): num_hidden_layers 61,
+# hidden_size 7168, num_attention_heads 64, kv_lora_rank 512, qk_rope_head_dim 64, qk_nope_head_dim =
+# v_head_dim = 128, n_routed_experts 384, num_experts_per_tok 8, n_shared_experts 1, first_k_dense_replace 1,
+# moe_intermediate_size 2048, vocab_size 163840. 32e9 active is the model card's; its "1T total" is
+# rounded, so the total is derived: the config's matrices sum to 1.026e12.
+KIMI_K2 = ModelSpec(
+    name="Kimi-K2",
+    p_total=1.026e12,
+    p_active=32e9,
+    n_layers=61,
+    d_model=7168,
+    n_q_heads=64,
+    d_head=128,
+    attention="mla",
+    kv_lora_rank=512,
+    d_rope=64,
+    n_routed_experts=384,
+    experts_per_token=8,
+    n_shared_experts=1,
+    n_dense_layers=1,
+    expert_params=3 * 7168 * 2048,
+    vocab_size=163_840,
+    source=HF.format("moonshotai/Kimi-K2-Instruct"),
+)
+
+# Qwen3-235B-A22B (config.json): num_hidden_layers 94, hidden_size 4096, num_attention_heads 64,
+# num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, no shared expert,
+# every layer MoE (mlp_only_layers empty), moe_intermediate_size 1536, vocab_size 151936.
+# 235e9 total and 22e9 active are the model card's; the config's matrices sum to 235.0e9 and 22.1e9.
+QWEN3_235B = ModelSpec(
+    name="Qwen3-235B-A22B",
+    p_total=235e9,
+    p_active=22e9,
+    n_layers=94,
+    d_model=4096,
+    n_q_heads=64,
+    d_head=128,
+    attention="gqa",
+    n_kv_heads=4,
+    n_routed_experts=128,
+    experts_per_token=8,
+    expert_params=3 * 4096 * 1536,
+    vocab_size=151_936,
+    source=HF.format("Qwen/Qwen3-235B-A22B"),
+)
+
+# gpt-oss-120b (config.json and the gpt-oss model card, arXiv 2508.10925): num_hidden_layers 36,
+# hidden_size 2880, num_attention_heads 64, num_key_value_heads 8, head_dim 64, num_local_experts 128,
+# experts_per_token 4, intermediate_size 2880 (one expert: 3 · 2880 · 2880, biases left out),
+# sliding_window 128 on the even layers (layer_types alternates sliding/full from layer 0), vocab 201088.
+# 116.83e9 total and 5.13e9 active (embedding excluded) are the model card's.
+GPT_OSS_120B = ModelSpec(
+    name="gpt-oss-120b",
+    p_total=116.83e9,
+    p_active=5.13e9,
+    n_layers=36,
+    d_model=2880,
+    n_q_heads=64,
+    d_head=64,
+    attention="gqa",
+    n_kv_heads=8,
+    sliding_window=128,
+    window_layers=tuple(range(0, 36, 2)),
+    n_routed_experts=128,
+    experts_per_token=4,
+    expert_params=3 * 2880 * 2880,
+    vocab_size=201_088,
+    source=HF.format("openai/gpt-oss-120b"),
+)
+
+# Llama-3.3-70B-Instruct (config.json; Llama 3 70B has the same one): num_hidden_layers 80,
+# hidden_size 8192, num_attention_heads 64, num_key_value_heads 8, head_dim 8192/64 = 128,
+# vocab_size 128256. 70.6e9 is the checkpoint's parameter count rounded (70.55e9 summed).
+LLAMA33_70B = ModelSpec(
+    name="Llama-3.3-70B",
+    p_total=70.6e9,
+    p_active=70.6e9,
+    n_layers=80,
+    d_model=8192,
+    n_q_heads=64,
+    d_head=128,
+    attention="gqa",
+    n_kv_heads=8,
+    vocab_size=128_256,
+    source=HF.format("meta-llama/Llama-3.3-70B-Instruct"),
+)
+
+# Llama-3.1-405B (config.json): num_hidden_layers 126, hidden_size 16384, num_attention_heads 128,
+# num_key_value_heads 8, head_dim 128, intermediate_size 53248, vocab_size 128256.
+# 405.85e9 is derived: 126 · (attention 570.4e6 + FFN 3 · 16384 · 53248) + 2 · 128256 · 16384.
+LLAMA31_405B = ModelSpec(
+    name="Llama-3.1-405B",
+    p_total=405.85e9,
+    p_active=405.85e9,
+    n_layers=126,
+    d_model=16384,
+    n_q_heads=128,
+    d_head=128,
+    attention="gqa",
+    n_kv_heads=8,
+    vocab_size=128_256,
+    source=HF.format("meta-llama/Llama-3.1-405B"),
+)
+
+# Llama-3-8B (config.json): num_hidden_layers 32, hidden_size 4096, num_attention_heads 32,
+# num_key_value_heads 8, head_dim 128, intermediate_size 14336, vocab_size 128256; 8.03e9 parameters.
+LLAMA3_8B = ModelSpec(
+    name="Llama-3-8B",
+    p_total=8.03e9,
+    p_active=8.03e9,
+    n_layers=32,
+    d_model=4096,
+    n_q_heads=32,
+    d_head=128,
+    attention="gqa",
+    n_kv_heads=8,
+    vocab_size=128_256,
+    source=HF.format("meta-llama/Meta-Llama-3-8B"),
+)
+
+# Llama-2-13B (config.json): num_hidden_layers 40, hidden_size 5120, num_attention_heads 40,
+# num_key_value_heads 40 (multi-head attention), head_dim 128, intermediate_size 13824, vocab 32000.
+# 13.02e9 is derived: 40 · (4 · 5120² + 3 · 5120 · 13824) + 2 · 32000 · 5120.
+LLAMA2_13B = ModelSpec(
+    name="Llama-2-13B",
+    p_total=13.02e9,
+    p_active=13.02e9,
+    n_layers=40,
+    d_model=5120,
+    n_q_heads=40,
+    d_head=128,
+    attention="mha",
+    n_kv_heads=40,
+    vocab_size=32_000,
+    source=HF.format("meta-llama/Llama-2-13b-hf"),
+)
+
+MODELS: dict[str, ModelSpec] = {
+    "deepseek-r1": DEEPSEEK_R1,
+    "kimi-k2": KIMI_K2,
+    "qwen3-235b-a22b": QWEN3_235B,
+    "gpt-oss-120b": GPT_OSS_120B,
+    "llama-3.3-70b": LLAMA33_70B,
+    "llama-3.1-405b": LLAMA31_405B,
+    "llama-3-8b": LLAMA3_8B,
+    "llama-2-13b": LLAMA2_13B,
+}
+
+
+# --- Derived quantities -------------------------------------------------------------
+
+
+def _layer_tokens(model: ModelSpec, context):
+    """Σ over layers of the tokens each layer caches for a context of S tokens."""
+    S = np.asarray(context, dtype=float)
+    return model.n_full_layers * S + model.n_window_layers * np.minimum(S, model.sliding_window)
+
+
+def kv_bytes_per_sequence(model: ModelSpec, b_kv: float, context):
+    """KV-cache bytes one sequence of `context` tokens holds (and a decode step reads)."""
+    return model.kv_elements_per_layer * b_kv * _layer_tokens(model, context)
+
+
+def kv_bytes_per_token(model: ModelSpec, b_kv: float, context=None):
+    """κ, bytes per token of context: L · (KV numbers per layer) · b_kv.
+
+    With windowed layers κ depends on the context: those layers stop growing past
+    their window, so κ(S) = kv_bytes_per_sequence(S) / S. Without `context` (or for
+    contexts inside the window) every layer counts.
+    """
+    if context is None:
+        return model.n_layers * model.kv_elements_per_layer * b_kv
+    return kv_bytes_per_sequence(model, b_kv, context) / np.asarray(context, dtype=float)
+
+
+def weight_bytes(model: ModelSpec, b_w: float) -> float:
+    """P_total · b_w: bytes of weights held in HBM."""
+    return model.p_total * b_w
+
+
+def flops_per_token(model: ModelSpec) -> float:
+    """2 · P_active: one multiply and one add per active parameter."""
+    return 2.0 * model.p_active
+
+
+def prefill_attention_coefficient(model: ModelSpec) -> float:
+    """The S² coefficient of prefill attention FLOPs, 4 · L_full · H · d_h.
+
+    The article's 4·L·H·d_h·S² (scores and the weighted sum of values, 2 FLOP per
+    multiply-add each, no causal halving) counts only the layers that attend to the
+    whole prompt; windowed layers add a term linear in S (`prefill_attention_flops`).
+    """
+    return 4.0 * model.n_full_layers * model.n_q_heads * model.d_head
+
+
+def prefill_attention_flops(model: ModelSpec, S_in):
+    """4 · H · d_h · S · Σ_layers min(S, window): the article's quadratic term with windows capped."""
+    S = np.asarray(S_in, dtype=float)
+    return 4.0 * model.n_q_heads * model.d_head * S * _layer_tokens(model, S)
+
+
+def prefill_flops(model: ModelSpec, S_in):
+    """2 · P_active · S + attention FLOPs for a prompt of S tokens."""
+    return flops_per_token(model) * np.asarray(S_in, dtype=float) + prefill_attention_flops(model, S_in)
+
+
+def expected_distinct_experts(model: ModelSpec, B):
+    """E · (1 − (1 − k/E)^B): routed experts per MoE layer that B tokens touch, uniform routing (0 if dense)."""
+    if not model.is_moe:
+        return np.zeros_like(np.asarray(B, dtype=float))
+    E, k = model.n_routed_experts, model.experts_per_token
+    return E * (1.0 - (1.0 - k / E) ** np.asarray(B, dtype=float))
+
+
+def dense_params(model: ModelSpec) -> float:
+    """Parameters every step reads whatever the routing: P_total minus all routed experts."""
+    return model.p_total - model.n_moe_layers * model.n_routed_experts * model.expert_params
+
+
+def params_read_per_step(model: ModelSpec, B):
+    """Parameters one decode step of B tokens reads: the dense part plus the experts it touches."""
+    return dense_params(model) + model.n_moe_layers * model.expert_params * expected_distinct_experts(model, B)
