@@ -1,4 +1,4 @@
-"""Command line: `inferx point | frontier | check | calibrate | validate`."""
+"""Command line: `inferx point | frontier | check | calibrate | validate | models | hardware`."""
 
 from __future__ import annotations
 
@@ -124,9 +124,93 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--measured", required=True, help="InferenceX CSV or API JSON file")
+    _add_catalog_commands(sub)
     for p in sub.choices.values():  # so that an error prints the subcommand's own usage line
         p.set_defaults(subparser=p)
     return parser
+
+
+# --- Catalog listings ---------------------------------------------------------------
+
+
+def _number(key: str, fmt: str, scale: float = 1.0):
+    return lambda r: "—" if r[key] is None else fmt.format(r[key] / scale if scale != 1 else r[key])
+
+
+def _heads(r: dict) -> str:
+    kv = r["n_kv_heads"] or f"latent {r['kv_lora_rank']}+{r['d_rope']}"
+    return f"{r['n_q_heads']}/{kv}"
+
+
+def _experts(r: dict) -> str:
+    if not r["n_routed_experts"]:
+        return "dense"
+    return f"{r['experts_per_token']}/{r['n_routed_experts']}" + (
+        f"+{r['n_shared_experts']}" if r["n_shared_experts"] else ""
+    )
+
+
+# (header, cell) per table column; the JSON output has every field of the record.
+MODEL_COLUMNS = (
+    ("key", lambda r: r["key"]),
+    ("attention", lambda r: r["attention"]),
+    ("layers", _number("n_layers", "{}")),
+    ("d_model", _number("d_model", "{:,}")),
+    ("q/kv heads", _heads),
+    ("head dim", _number("d_head", "{}")),
+    ("total B", _number("p_total", "{:,.1f}", 1e9)),
+    ("active B", _number("p_active", "{:,.1f}", 1e9)),
+    ("experts k/E+shared", _experts),
+    ("κ BF16 B/token", _number("kv_bytes_per_token_bf16", "{:,.0f}")),
+    ("KV 8K BF16 GB", _number("kv_gb_per_8192_token_sequence_bf16", "{:,.2f}")),
+    ("weights FP8 GB", _number("weights_gb_fp8", "{:,.0f}")),
+)
+GPU_COLUMNS = (
+    ("key", lambda r: r["key"]),
+    ("gpus", _number("gpus", "{}")),
+    ("HBM GB", _number("hbm_gb", "{:,.0f}")),
+    ("HBM TB/s", _number("hbm_tb_s", "{:,.2f}")),
+    ("BF16 TFLOPS", _number("dense_bf16_tflops", "{:,.0f}")),
+    ("FP8 TFLOPS", _number("dense_fp8_tflops", "{:,.0f}")),
+    ("FP4 TFLOPS", _number("dense_fp4_tflops", "{:,.0f}")),
+    ("ridge BF16 FLOP/B", _number("ridge_bf16_flop_per_byte", "{:,.0f}")),
+    ("link GB/s/GPU", _number("link_gb_s_per_gpu", "{:,.0f}")),
+    ("power W", _number("power_w", "{:,.0f}")),
+)
+
+
+def _add_catalog_commands(sub) -> None:
+    models = sub.add_parser("models", help="the model catalog (sizes from each model's published config)")
+    hardware = sub.add_parser("hardware", help="the GPU catalog (datasheet numbers; compute is dense)")
+    hardware.add_argument("--gpus", type=int, default=1, help="totals for this many GPUs (1–72, default 1)")
+    for p in (models, hardware):
+        p.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def _list_catalog(args: argparse.Namespace) -> int:
+    """`inferx models` / `inferx hardware`: the catalogs as a table or JSON."""
+    from .hardware import GPUS, MAX_GPUS, Machine, machine_record
+    from .models import MODELS, model_record
+
+    if args.command == "models":
+        records, columns = [model_record(k, m) for k, m in MODELS.items()], MODEL_COLUMNS
+    else:
+        if not 1 <= args.gpus <= MAX_GPUS:
+            args.subparser.error(f"gpus: must be a whole number in 1…{MAX_GPUS}")
+        records = [machine_record(k, Machine(g, args.gpus)) for k, g in GPUS.items()]
+        columns = GPU_COLUMNS
+    if args.format == "json":
+        print(json.dumps(records))
+        return 0
+    rows = [[h for h, _ in columns]] + [[cell(r) for _, cell in columns] for r in records]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(columns))]
+    for row in rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))))
+    if args.command == "models":
+        print("κ counts every layer; KV 8K caps windowed layers at their window. Sources: inferx models --format json")
+    else:
+        print("Compute is dense (no 2:4 sparsity); sparse figures and sources: inferx hardware --format json")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +227,8 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "check":
         print(format_table(ROWS))
         return 1 if any(r.status == MISMATCH for r in ROWS) else 0
+    if args.command in ("models", "hardware"):
+        return _list_catalog(args)
     if args.command in ("calibrate", "validate"):
         from . import calibrated
 

@@ -302,3 +302,29 @@ def fit_message(
     if kvdtype is not None and context is not None:
         kv = float(kv_bytes_per_sequence(model, DTYPE_BYTES[kvdtype], context))
     return memory_fit_message(weights, machine.hbm, kv, context or 0)
+
+
+def machine_record(key: str, machine: Machine) -> dict:
+    """A machine in user units, as `inferx hardware` lists it: totals over its GPUs, link bandwidth per GPU."""
+    gpu = machine.gpu
+
+    def tflops(precision, sparse=False):
+        peak = machine.peak(precision, sparse)
+        return None if peak is None else peak / 1e12
+
+    return {
+        "key": key,
+        "name": gpu.name,
+        "vendor": gpu.vendor,
+        "gpus": machine.count,
+        "hbm_gb": machine.hbm / 1e9,
+        "hbm_tb_s": machine.bw / 1e12,
+        **{f"dense_{p}_tflops": tflops(p) for p in ("bf16", "fp8", "fp4")},
+        **{f"sparse_{p}_tflops": tflops(p, True) for p in ("bf16", "fp8", "fp4")},
+        "ridge_bf16_flop_per_byte": gpu.ridge("bf16"),
+        "link": gpu.link,
+        "link_gb_s_per_gpu": gpu.link_bw / 1e9,
+        "scale_up_gpus": gpu.scale_up_gpus,
+        "power_w": machine.power,
+        "source": gpu.source,
+    }

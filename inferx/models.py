@@ -10,7 +10,7 @@ Units are SI (bytes, FLOP); dtype sizes are bytes per number (`DTYPE_BYTES`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -355,3 +355,16 @@ def dense_params(model: ModelSpec) -> float:
 def params_read_per_step(model: ModelSpec, B):
     """Parameters one decode step of B tokens reads: the dense part plus the experts it touches."""
     return dense_params(model) + model.n_moe_layers * model.expert_params * expected_distinct_experts(model, B)
+
+
+def model_record(key: str, model: ModelSpec) -> dict:
+    """One catalog entry in user units, as `inferx models` lists it (κ in bytes per token, sizes in GB)."""
+    bf16, fp8 = DTYPE_BYTES["bf16"], DTYPE_BYTES["fp8"]
+    record = {"key": key, **asdict(model), "window_layers": list(model.window_layers)}
+    return record | {
+        "kv_bytes_per_token_bf16": kv_bytes_per_token(model, bf16),
+        "kv_bytes_per_token_fp8": kv_bytes_per_token(model, fp8),
+        "kv_gb_per_8192_token_sequence_bf16": float(kv_bytes_per_sequence(model, bf16, 8192)) / 1e9,
+        "weights_gb_bf16": weight_bytes(model, bf16) / 1e9,
+        "weights_gb_fp8": weight_bytes(model, fp8) / 1e9,
+    }
