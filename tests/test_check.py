@@ -1,8 +1,13 @@
 """Every number the article prints is a row of `inferx check`; each row is a test."""
 
+from dataclasses import replace
+
 import pytest
 
+from inferx import check
+from inferx import models as M
 from inferx.check import FLAG, INCONSISTENT, MISMATCH, OK, ROWS, format_table
+from inferx.hardware import GPUS
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r.section}:{r.quantity}" for r in ROWS])
@@ -31,3 +36,20 @@ def test_sparse_compute_is_flagged_for_exactly_the_sparsity_doubled_presets():
     # The article's H200 and B200 figures are the 2:4-sparsity datasheet numbers; its MI300X figure is dense.
     flagged = {r.quantity.split()[0] for r in ROWS if r.expect == FLAG}
     assert flagged == {"H200", "B200"}
+
+
+def test_background_texts_and_catalog_each_have_rows():
+    sections = {r.section for r in ROWS}
+    assert {"catalog", "levers", "roofline", "memwall"} <= sections
+    for section in ("levers", "roofline", "memwall"):
+        assert sum(r.section == section and r.status == OK for r in ROWS) >= 8, section
+
+
+def test_background_rows_are_computed_from_the_catalogs(monkeypatch):
+    # A wrong datasheet number must show up as mismatches, so the rows cannot be constants.
+    monkeypatch.setitem(GPUS, "h100", replace(GPUS["h100"], bw=2 * GPUS["h100"].bw))
+    wrong = {r.quantity for r in check._background_rows() if r.status == MISMATCH}
+    assert "H100 SXM5 ridge at dense BF16" in wrong and "TPOT floor, B=1, 2K context" in wrong
+    monkeypatch.setattr(M, "LLAMA2_13B", replace(M.LLAMA2_13B, n_layers=20))
+    wrong = {r.quantity for r in check._background_rows() if r.status == MISMATCH}
+    assert "Llama-2-13B KV per 8,192-token sequence, BF16" in wrong
