@@ -62,6 +62,11 @@ class PresetMachine:
     sparse_compute: bool  # the article's FP8 compute is the 2:4-sparsity figure (kept so its figures reproduce)
     note: str = ""
 
+    @property
+    def family(self) -> str:
+        """The GPU's key in the hardware catalog (also the calibrated model's family name)."""
+        return next(key for key, gpu in GPUS.items() if gpu == self.machine.gpu)
+
 
 PRESET_MACHINES: dict[str, PresetMachine] = {
     "h200x8": PresetMachine(Machine(GPUS["h200"], 8), sparse_compute=True),

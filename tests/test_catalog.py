@@ -182,11 +182,12 @@ def test_presets_are_named_catalog_machines():
     assert set(PRESET_MACHINES) == set(HARDWARE)
     for key, pm in PRESET_MACHINES.items():
         hw, m = HARDWARE[key], pm.machine
-        assert hw.n_gpus == m.count and hw.bw == pytest.approx(m.bw, rel=1e-12)
+        assert hw.gpu == m.gpu.name and hw.n_gpus == m.count and hw.bw == pytest.approx(m.bw, rel=1e-12)
         assert hw.compute == pytest.approx(m.peak("fp8", pm.sparse_compute), rel=1e-3)
         assert hw.dense_fp8_per_gpu == pytest.approx(m.gpu.fp8, rel=1e-3)
         # The sparse flag is exactly where the article's per-GPU compute is twice the dense datasheet.
         assert pm.sparse_compute == (hw.compute / hw.n_gpus > 1.5 * hw.dense_fp8_per_gpu)
+        assert pm.family == calibrated.PRESET_FAMILY[key]
         if key == "b200x8":
             assert (hw.hbm, m.hbm) == (8 * 192e9, 8 * 180e9) and "192 GB" in pm.note
         else:
