@@ -155,8 +155,9 @@ GPUS: dict[str, GPU] = {
         power=1_100,
         source="https://www.nvidia.com/en-us/data-center/hgx/",
     ),
-    # NVIDIA GB200 NVL72, per Blackwell GPU (rack ÷ 72; one GB200 superchip carries two): 13.4 TB HBM3e (186 GB) at 576 TB/s (8 TB/s); FP4 1,440,
-    # FP8 720, BF16 360 PFLOPS with sparsity (dense half); NVLink 5 at 1.8 TB/s across all 72 GPUs.
+    # NVIDIA GB200 NVL72, per Blackwell GPU (rack ÷ 72; one GB200 superchip carries two): 13.4 TB HBM3e
+    # (186 GB) at 576 TB/s (8 TB/s); FP4 1,440, FP8 720, BF16 360 PFLOPS with sparsity (dense half);
+    # NVLink 5 at 1.8 TB/s across all 72 GPUs.
     # 1,200 W is the GPU's configured power in this system (the superchip's 2,700 W includes Grace).
     "gb200": GPU(
         name="GB200",
