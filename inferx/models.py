@@ -68,9 +68,10 @@ class ModelSpec:
         grouped = 0 < self.n_kv_heads < self.n_q_heads and self.n_q_heads % self.n_kv_heads == 0
         if self.attention == "gqa" and not grouped:
             raise ValueError(f"{self.name}: GQA needs fewer KV heads than query heads, dividing them")
-        in_range = all(0 <= i < self.n_layers for i in self.window_layers)
-        if not in_range or bool(self.window_layers) != (self.sliding_window > 0):
-            raise ValueError(f"{self.name}: windowed layers need a window and indices below {self.n_layers}")
+        layers = self.window_layers
+        distinct = all(0 <= i < self.n_layers for i in layers) and len(set(layers)) == len(layers)
+        if not distinct or bool(layers) != (self.sliding_window > 0):
+            raise ValueError(f"{self.name}: windowed layers need a window and distinct indices below {self.n_layers}")
         if self.n_routed_experts and not 0 < self.experts_per_token <= self.n_routed_experts:
             raise ValueError(f"{self.name}: experts per token must be in 1…{self.n_routed_experts}")
         if not 0 < self.p_active <= self.p_total:

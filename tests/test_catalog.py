@@ -131,6 +131,10 @@ def test_bad_model_specs_are_refused():
         replace(base, attention="linear")
     with pytest.raises(ValueError, match="window"):
         replace(base, sliding_window=128, window_layers=(32,))
+    with pytest.raises(ValueError, match="window"):
+        replace(base, sliding_window=128, window_layers=(2, 2))
+    with pytest.raises(ValueError, match="window"):
+        replace(base, window_layers=(2,))
     with pytest.raises(ValueError, match="experts per token"):
         replace(M.QWEN3_235B, experts_per_token=129)
 
