@@ -19,7 +19,9 @@ from .scenario import Scenario, comm_times, evaluate_all, frontier_batches, log_
 CURRENT = "#000000"
 AMBER = "#E69F00"
 CONTEXT_REFS = {1024: "#56B4E9", 8192: "#E69F00", 32768: "#CC79A7"}
-QUANT_REFS = {("fp16", "fp16"): "#CC79A7", ("fp8", "fp8"): "#56B4E9"}
+QUANT_REFS = {("fp16", "fp16"): "#CC79A7", ("fp8", "fp8"): "#56B4E9"}  # the article's two references
+# Stand-ins, in order, for a reference that equals the current settings (it would hide under the current line).
+QUANT_SPARES = {("fp8", "fp16"): "#009E73", ("fp4", "fp8"): "#E69F00"}
 WORKLOAD_REFS = {"ideal": ("#009E73", 0.0, 100.0), "realistic": ("#D55E00", 1.0, 87.0)}
 COMM_REFS = {
     "TP 4, NVLink": ("#56B4E9", dict(tp=4, pp=1, ic="nvlink"), "solid"),
@@ -29,7 +31,7 @@ COMM_REFS = {
 }
 INTERACTIVE_BAND = "rgba(86,180,233,0.16)"
 BATCH_BAND = "rgba(0,158,115,0.13)"
-RHO_BAND = "rgba(0,158,115,0.15)"
+KNEE_BAND = "rgba(213,94,0,0.12)"  # ρ > 0.85: where the queue blows up
 RHO_PRACTICAL = 0.85
 RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
 CURVE_POINTS = 90
@@ -50,10 +52,32 @@ def round_sig(values, digits: int = 4) -> list:
     return (np.round(a * scale) / scale).tolist()
 
 
+def si(value: float, digits: int = 3) -> str:
+    """A number to `digits` significant figures with an SI suffix: 1,067,281 -> "1.07M"."""
+    value = float(f"{value:.{digits}g}")
+    for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.{digits}g}{suffix}"
+    return f"{value:.{digits}g}"
+
+
+def _decade_ticks(fig: dict) -> None:
+    """Label only whole decades on a log axis that spans one or more: plotly's default labels 2 and 5 between
+    them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable."""
+    for axis, key in (("xaxis", "x"), ("yaxis", "y")):
+        spec = fig["layout"].get(axis, {})
+        if spec.get("type") != "log":
+            continue
+        values = np.array([v for t in fig["data"] for v in (t.get(key) or ()) if v is not None], dtype=float)
+        values = values[np.isfinite(values) & (values > 0)]
+        if values.size and values.max() >= 10 * values.min():
+            spec.update(dtick=1, minor={"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"})
+
+
 def _json_ready(builder):
     """A figure builder whose traces' x and y arrays come out as lists, rounded to 4 significant figures
     in one numpy call per figure: at ~90 points a trace, numpy's per-call cost, not the arithmetic, sets the
-    time of a redraw, and a figure has up to five traces."""
+    time of a redraw, and a figure has up to five traces. Log axes then get decade ticks."""
 
     @functools.wraps(builder)
     def built(*args, **kwargs) -> dict:
@@ -66,6 +90,7 @@ def _json_ready(builder):
                 end = start + t[k].size
                 t[k] = flat[start:end]
                 start = end
+        _decade_ticks(fig)
         return fig
 
     return built
@@ -283,9 +308,17 @@ def _references(scn: Scenario) -> dict[str, list[Scenario]]:
     return {
         "fig2": [scn.with_context(S) for S in _context_refs(scn.ctx)],
         "fig5": [scn.with_params(preset=preset) for preset in HARDWARE if preset != scn.hardware],
-        "fig7": [scn.with_params(wdtype=w, kvdtype=kv) for w, kv in QUANT_REFS],
+        "fig7": [scn.with_params(wdtype=w, kvdtype=kv) for w, kv in _quant_refs(scn)],
         "fig9": [scn.with_params(cv=cv, util=util) for _, cv, util in WORKLOAD_REFS.values()],
     }
+
+
+def _quant_refs(scn: Scenario) -> dict[tuple[str, str], str]:
+    """The dtype pairs Figure 7 draws beside the current one, with their colours: the article's two, with a
+    reference that equals the current settings swapped for the next spare."""
+    current = (scn.params["wdtype"], scn.params["kvdtype"])
+    spares = [(pair, colour) for pair, colour in QUANT_SPARES.items() if pair != current]
+    return dict(spares.pop(0) if pair == current else (pair, colour) for pair, colour in QUANT_REFS.items())
 
 
 def _frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
@@ -330,9 +363,30 @@ def fig1(scn: Scenario) -> dict:
         data.append(_line("With TP/PP communication", B, E.throughput(B, step + comm), CURRENT, "solid", 2.5, hover))
     else:
         data[0].update(line={"color": CURRENT, "dash": "solid", "width": 2.5}, name="Roofline (S = 0)")
-    layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True)
+    # Log-log: the memory-bound regime (T ∝ B) is a straight line of slope 1, the compute-bound one flat.
+    layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
     _vline(layout, float(b_star), "#0072B2", f"B* = {b_star:,.0f}")
+    # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
+    layout["annotations"] += [
+        _corner_label(layout, "memory-bound: T ∝ B", 1, "left", 0.98),
+        _corner_label(layout, "compute-bound: T flat", float(B[-1]), "right", 0.02),
+    ]
     return {"data": data, "layout": layout}
+
+
+def _corner_label(layout: dict, text: str, x: float, xanchor: str, y: float) -> dict:
+    """A regime's name at data position x and paper height y."""
+    return {
+        "text": text,
+        "x": _at(layout, "xaxis", x),
+        "xref": "x",
+        "y": y,
+        "yref": "paper",
+        "showarrow": False,
+        "xanchor": xanchor,
+        "yanchor": "top" if y > 0.5 else "bottom",
+        "font": {"size": 11, "color": "#555"},
+    }
 
 
 @_json_ready
@@ -355,10 +409,32 @@ def fig2(scn: Scenario) -> dict:
             continue
         data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover))
         ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
-        _hline(layout, ceiling, colour, f"T∞({S:,}) = {ceiling:,.0f} tok/s", xanchor="left")
+        _hline(layout, ceiling, colour, f"T∞({S:,}) ≈ {si(ceiling)} tok/s", xanchor="left")
+        _end_marker(layout, float(r["batch"][-1]), float(r["throughput"][-1]), f"B_max = {si(s.b_max)}", colour)
     if notes:
         _note(layout, "<br>".join(notes))
     return {"data": data, "layout": layout}
+
+
+def _end_marker(layout: dict, x: float, y: float, text: str, colour: str) -> None:
+    """Mark where a curve stops (the KV cache is full) with a short labelled arrow."""
+    layout["annotations"].append(
+        {
+            "text": text,
+            "x": _at(layout, "xaxis", x),
+            "y": _at(layout, "yaxis", y),
+            "xref": "x",
+            "yref": "y",
+            "showarrow": True,
+            "arrowhead": 0,
+            "arrowwidth": 1,
+            "arrowcolor": colour,
+            "ax": -18,
+            "ay": 22,
+            "xanchor": "right",
+            "font": {"size": 10, "color": colour},
+        }
+    )
 
 
 @_json_ready
@@ -377,8 +453,12 @@ def fig3(scn: Scenario) -> dict:
         _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), "#D55E00", "dot", 2, hover),
         _line("TTFT total", B, 1e3 * r["ttft"], CURRENT, "solid", 2.5, hover),
     ]
-    _band(layout, 1, RHO_PRACTICAL * scn.b_max, RHO_BAND, "ρ ≤ 0.85")
-    layout["xaxis"]["range"] = [0, float(np.log10(B[-1]))]
+    # Past ρ = 0.85 the queueing wait climbs to a wall at B_max: shade that stretch, not the usable one.
+    _band(layout, RHO_PRACTICAL * scn.b_max, scn.b_max, KNEE_BAND, "ρ > 0.85 →")
+    layout["annotations"][-1].update(xanchor="right", xshift=-4)  # beside the narrow band, not cut off by it
+    _vline(layout, float(scn.b_max), "#D55E00", f"B_max = {si(scn.b_max)}")
+    layout["annotations"][-1].update(xanchor="right", xshift=-4)
+    layout["xaxis"]["range"] = [0, float(np.log10(scn.b_max)) + 0.02]
     return {"data": data, "layout": layout}
 
 
@@ -403,8 +483,21 @@ def fig4(scn: Scenario) -> dict:
         hover,
         custom=r["batch"].astype(int).tolist(),
     )
-    layout["yaxis"]["rangemode"] = "tozero"
-    return {"data": [trace], "layout": layout}
+    # Each point of the curve is a batch size: mark the powers of two so a reader can count along it.
+    b = r["batch"].astype(np.int64)
+    powers = (b & (b - 1)) == 0
+    points = _line(
+        "B = 1, 2, 4, 8, …",
+        r["throughput"][powers],
+        1e3 * r["itl"][powers],
+        CURRENT,
+        hover=hover,
+        custom=r["batch"][powers].astype(int).tolist(),
+        mode="markers",
+        marker={"size": 6, "color": CURRENT},
+    )
+    layout["xaxis"]["rangemode"] = layout["yaxis"]["rangemode"] = "tozero"
+    return {"data": [trace, points], "layout": layout}
 
 
 def _regimes(layout, scn: Scenario, r) -> None:
@@ -489,7 +582,7 @@ def fig7(scn: Scenario) -> dict:
     """Quantization: the current frontier beside FP16+FP16 and FP8+FP8 on the same hardware."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
-    for ((w, kv), colour), ref in zip(QUANT_REFS.items(), _references(scn)["fig7"], strict=True):
+    for ((w, kv), colour), ref in zip(_quant_refs(scn).items(), _references(scn)["fig7"], strict=True):
         name = f"{w.upper()} weights + {kv.upper()} KV"
         r = frontier(ref)
         if r is None:
@@ -510,7 +603,8 @@ def fig7(scn: Scenario) -> dict:
 @_json_ready
 def fig8(scn: Scenario) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
-    layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True)
+    # Log-log: NVLink's flat launch-latency floor and InfiniBand's linear growth both stay readable.
+    layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
     configs = [scn.with_params(**cfg) for _, cfg, _ in COMM_REFS.values()]
@@ -521,6 +615,8 @@ def fig8(scn: Scenario) -> dict:
     ]
     p = scn.params
     data.append(_line(f"Current: TP {p['tp']}, PP {p['pp']}, {p['ic']}", B, comms[-1], CURRENT, "solid", 2.8, hover))
+    if not comms[-1].any():
+        _note(layout, f"Current settings: no communication (TP {p['tp']}, PP {p['pp']})", y=0.1)
     return {"data": data, "layout": layout}
 
 
@@ -529,6 +625,20 @@ def fig9(scn: Scenario) -> dict:
     """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %)."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
+    ideal, realistic = (frontier(ref) for ref in _references(scn)["fig9"])
+    if ideal is not None and realistic is not None:
+        # The gap between ideal and realistic is the TTFT a real workload costs on this hardware.
+        gap = _line(
+            "Gap: output-length variance and KV fragmentation",
+            np.concatenate([ideal["throughput"], realistic["throughput"][::-1]]),
+            1e3 * np.concatenate([ideal["ttft"], realistic["ttft"][::-1]]),
+            "rgba(0,0,0,0)",
+            hover="T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms",
+            fill="toself",
+            fillcolor="rgba(213,94,0,0.10)",
+            hoverinfo="skip",
+        )
+        data.append(gap)
     for (name, (colour, cv, util)), ref in zip(WORKLOAD_REFS.items(), _references(scn)["fig9"], strict=True):
         r = frontier(ref)
         label = f"{name.capitalize()} (CV {cv:g}, utilisation {util:g} %)"

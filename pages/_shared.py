@@ -96,8 +96,8 @@ CAPTIONS = {
         "Tensor parallelism adds two all-reduces per layer to every step; pipeline parallelism adds a hop per stage "
         "boundary. On NVLink the fixed launch latency $\\alpha$ dominates, so the cost barely moves with $B$; "
         "over InfiniBand the bytes dominate and the cost grows linearly with the batch.",
-        r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right),\quad"
-        r"t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+        r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right),"
+        r"\quad t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
     ),
     "fig9": (
         "Two workload effects that no hardware removes: variable output lengths (CV) inflate the queueing term, and "

@@ -58,9 +58,14 @@ def test_labels_on_log_axes_sit_at_their_lines(preset):
                 continue
             lines = [sh[at] for sh in layout.get("shapes", []) if sh[ref] == axis[0]]
             labels = [a[axis[0]] for a in layout.get("annotations", []) if a.get(ref) == axis[0]]
-            assert_close(labels, np.log10(lines[: len(labels)]))
-            checked += len(labels)
-    assert checked >= 4  # B* (fig 1), three KV ceilings (fig 2), the ρ band (fig 3)
+            # every dashed line or band edge has its label at log10 of its position ...
+            for x in lines:
+                assert min(abs(np.subtract(labels, np.log10(x)))) < 1e-9, (x, labels)
+            # ... and no label is placed at a raw value, which would stretch the axis to 10^value
+            values = [v for t in fig["data"] for v in t[axis[0]]]
+            assert all(np.log10(min(values)) - 1 <= a <= np.log10(max(values)) + 1 for a in labels)
+            checked += len(lines)
+    assert checked >= 5  # B* (fig 1), three KV ceilings (fig 2), the ρ band and B_max (fig 3)
 
 
 def test_fig2_ceilings_and_reference_colours():
@@ -80,8 +85,9 @@ def test_fig3_components_add_up_and_band():
     scn = Scenario.from_params(preset="mi300x4")
     prefill, queue, total = figures.fig3(scn)["data"]
     assert_close(np.add(prefill["y"], queue["y"]), total["y"], rel=2e-3)
-    band = figures.fig3(scn)["layout"]["shapes"][0]
-    assert band["x1"] == pytest.approx(0.85 * scn.b_max)
+    band, b_max = figures.fig3(scn)["layout"]["shapes"][:2]
+    assert (band["x0"], band["x1"]) == (pytest.approx(0.85 * scn.b_max), scn.b_max)  # ρ > 0.85 shaded
+    assert b_max["x0"] == scn.b_max
 
 
 def test_fig4_itl_times_throughput_is_batch_and_floor():
@@ -154,3 +160,63 @@ def test_a_redraw_in_one_pass_equals_each_figure_built_alone(params):
         figures._FRONTIERS.clear()
         alone = figures.fig6(scn, 64) if name == "fig6" else figures.BUILDERS[name](scn)
         assert alone == together[name], name
+
+
+def test_si_labels_round_to_three_figures():
+    assert [figures.si(v) for v in (1_067_281, 999_999, 13_012, 457, 0.5)] == ["1.07M", "1M", "13k", "457", "0.5"]
+
+
+def test_power_laws_on_log_log_axes_with_decade_ticks():
+    figs = figures.build(Scenario.from_params())
+    for name in ("fig1", "fig8"):
+        layout = figs[name]["layout"]
+        assert layout["xaxis"]["type"] == layout["yaxis"]["type"] == "log", name
+    assert figs["fig1"]["layout"]["xaxis"]["dtick"] == 1  # B spans 1 .. 8·B*: decades only
+    # Figure 1's memory-bound stretch is a line of slope 1 on log-log axes: T doubles with B.
+    t = figs["fig1"]["data"][0]
+    B, T = np.asarray(t["x"]), np.asarray(t["y"])
+    low = B <= 8
+    slope = np.diff(np.log(T[low])) / np.diff(np.log(B[low]))
+    assert_close(slope, np.ones_like(slope), rel=0.02)
+
+
+def test_fig7_never_hides_a_reference_under_the_current_curve():
+    scn = Scenario.from_params()  # FP8 weights + FP8 KV: the article's FP8+FP8 reference is the current curve
+    names = [t["name"] for t in figures.fig7(scn)["data"]]
+    assert "FP8 weights + FP8 KV" not in names and "FP8 weights + FP16 KV" in names
+    notes = " ".join(a["text"] for a in figures.fig7(scn)["layout"]["annotations"])
+    assert "FP16 weights + FP16 KV" in notes  # 1,342 GB of FP16 weights do not fit 8×H200: said, not hidden
+    b_max = Scenario.from_params(kvdtype="fp16").b_max
+    fp16_kv = by_name(figures.fig7(scn))["FP8 weights + FP16 KV"]
+    assert max(fp16_kv["customdata"]) < b_max < Scenario.from_params().b_max  # twice the KV: about half the batch
+
+
+def test_fig4_marks_the_power_of_two_batches_on_the_curve():
+    scn = Scenario.from_params(preset="mi300x4")
+    line, points = figures.fig4(scn)["data"]
+    B = points["customdata"]
+    assert B[:4] == [1, 2, 4, 8] and all(b & (b - 1) == 0 for b in B)
+    r = scn.evaluate(B)
+    assert_close(points["x"], r["throughput"])
+    assert_close(points["y"], 1e3 * r["itl"])
+
+
+def test_fig2_marks_where_each_curve_meets_b_max():
+    scn = Scenario.from_params(ctx=2048)
+    labels = [a["text"] for a in figures.fig2(scn)["layout"]["annotations"] if a["text"].startswith("B_max")]
+    assert labels == [f"B_max = {figures.si(scn.with_context(S).b_max)}" for S in (2048, 1024, 8192)]
+
+
+def test_fig9_shades_the_gap_between_ideal_and_realistic():
+    scn = Scenario.from_params()
+    f9 = by_name(figures.fig9(scn))
+    gap = f9["Gap: output-length variance and KV fragmentation"]
+    ideal, realistic = f9["Ideal (CV 0, utilisation 100 %)"], f9["Realistic (CV 1, utilisation 87 %)"]
+    assert gap["fill"] == "toself"
+    assert gap["x"] == ideal["x"] + realistic["x"][::-1] and gap["y"] == ideal["y"] + realistic["y"][::-1]
+
+
+def test_fig8_says_when_the_current_settings_have_no_communication():
+    notes = [a["text"] for a in figures.fig8(Scenario.from_params(tp=1))["layout"]["annotations"]]
+    assert notes == ["Current settings: no communication (TP 1, PP 1)"]
+    assert not figures.fig8(Scenario.from_params())["layout"]["annotations"]
