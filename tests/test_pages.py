@@ -1,6 +1,8 @@
 """Page layouts and the redraw callback, through the real Flask app (no browser)."""
 
 import json
+import subprocess
+import sys
 
 import plotly
 import pytest
@@ -22,9 +24,36 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
     assert (values["preset"], values["bw"], values["ctx"], batch, notices) == ("mi300x4", 21.2, 8192, 64, [])
     values, batch, notices = parse_query({"bw": "999", "util": "abc", "tp": "3", "batch": "-2", "x": "1"})
     assert values["bw"] == 38.4 and values["util"] == 87.0 and values["tp"] == 8 and batch == DEFAULT_BATCH
-    text = " ".join(notices)
-    for fragment in ("bw=999", "util", "tp", "batch=-2", "'x'"):
-        assert fragment in text
+    assert notices == [
+        "Ignored bw=999: must be a number from 1 to 200 TB/s.",
+        "Ignored util=abc: must be a number from 50 to 100 %.",
+        "Ignored tp=3: must be a power of two from 1 to 16 GPUs.",
+        "Ignored batch=-2: must be a whole number from 1 to 1,073,741,824 requests.",
+        "Ignored unknown parameter 'x'.",
+    ]
+
+
+def test_a_repeated_url_key_takes_its_last_value_and_says_so():
+    # Dash's router hands a repeated key over as a list.
+    values, batch, notices = parse_query({"batch": ["1", "2"], "ctx": ["512", "banana"]})
+    assert batch == 2 and values["ctx"] == 1024
+    assert notices[:2] == [
+        "batch was given 2 times; used the last: batch=2.",
+        "ctx was given 2 times; used the last: ctx=banana.",
+    ]
+    assert notices[2].startswith("Ignored ctx=banana:")
+
+
+def test_the_url_and_the_cli_refuse_the_same_values_in_the_same_words():
+    """One definition per parameter: each refused value gives the URL notice `Ignored <message>.` and the CLI
+    error `inferx point: error: <message>`, with the same message."""
+    for name, raw in [("tp", "3"), ("bw", "1e308"), ("ctx", "100000000"), ("cv", "nan"), ("util", "-0.0")]:
+        _, _, notices = parse_query({name: raw})
+        out = subprocess.run(
+            [sys.executable, "-m", "inferx", "point", f"--{name}", raw], capture_output=True, text=True, timeout=60
+        )
+        message = notices[0].removeprefix("Ignored ").removesuffix(".")
+        assert out.returncode == 2 and f"inferx point: error: {message}\n" in out.stderr, (name, notices, out.stderr)
 
 
 def as_json(component) -> str:
@@ -146,5 +175,5 @@ def test_log2_controls_convert_back_to_tokens():
     params = control_values_to_params(values)
     assert params["ctx"] == 8192 and params["isl"] == 1024
     values[CONTROLS.index("isl")] = 1024.0  # tokens where a position belongs: refused, not overflowed
-    with pytest.raises(InvalidParameter, match="isl: slider position"):
+    with pytest.raises(InvalidParameter, match="isl=1024.0: slider position"):
         control_values_to_params(values)
