@@ -12,11 +12,22 @@ import sys
 import numpy as np
 
 from .check import MISMATCH, ROWS, format_table
-from .scenario import BATCH, PARAMS, InvalidParameter, Param, Scenario, check_batch, domain, geometric_batches
+from .scenario import (
+    BATCH,
+    PARAMS,
+    InvalidParameter,
+    Param,
+    Scenario,
+    check_batch,
+    check_value,
+    domain,
+    geometric_batches,
+)
 
 # Every-integer output beyond this many rows is refused (a 1-token context on a big machine has B_max in the
 # tens of millions: gigabytes of arrays for a table nobody reads); --points samples any range.
 MAX_ROWS = 1_000_000
+POINTS = Param("Samples", "", "int", None, 2, MAX_ROWS)
 
 POINT_FIELDS = (
     "batch",
@@ -113,8 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scenario_options(frontier)
     frontier.add_argument(
         "--points",
-        type=int,
-        help=f"N geometric samples (2 to {MAX_ROWS:,}) instead of every batch size (needed above {MAX_ROWS:,})",
+        metavar="N",
+        help=f"N geometric samples, {domain(POINTS)}, instead of every batch size (needed above {MAX_ROWS:,})",
     )
     frontier.add_argument("--format", choices=("csv", "json"), default="csv")
     sub.add_parser("check", help="every number the article prints beside the engine's value")
@@ -151,10 +162,9 @@ def _run(argv: list[str] | None) -> int:
     try:
         scn = _scenario(args)
         batch = check_batch(args.batch) if args.command == "point" else None
+        points = None if getattr(args, "points", None) is None else check_value("points", POINTS, args.points)
     except InvalidParameter as err:
         command.error(str(err))
-    if args.command == "frontier" and args.points is not None and not 2 <= args.points <= MAX_ROWS:
-        command.error(f"points: must be a whole number from 2 to {MAX_ROWS:,}")
     reason = scn.unfit_reason()
     if reason:  # a point beyond B_max is a result (unstable), but with no request fitting there is no model
         print(f"inferx: {reason}", file=sys.stderr)
@@ -162,9 +172,9 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "point":
         print(json.dumps(point_record(scn, batch)))
         return 0
-    if args.points is None and scn.b_max > MAX_ROWS:
+    if points is None and scn.b_max > MAX_ROWS:
         command.error(f"B_max is {scn.b_max:,}: every batch size would be too many rows; pass --points N")
-    rows = frontier_records(scn, args.points)
+    rows = frontier_records(scn, points)
     if args.format == "json":
         print(json.dumps(rows))
     else:

@@ -40,7 +40,8 @@ def shown_value(value, limit: int = 40) -> str:
     """A value as a message may quote it: short, and cheap and safe for any input (reprlib stops at a few
     levels and items; an integer past Python's 4,300-digit limit cannot even be printed)."""
     try:
-        text = value if isinstance(value, str) else _SHORT.repr(value)
+        printable = isinstance(value, str) and value.isprintable()  # control characters are shown escaped
+        text = value if printable else _SHORT.repr(value)
     except (ValueError, RecursionError):
         text = f"a very long {type(value).__name__}"
     return text if len(text) <= limit else text[: limit - 1] + "…"
