@@ -58,7 +58,7 @@ def test_batch_defaults_to_eight_as_on_the_page():
         (["point", "--batch", "8", "--tp", "3"], "tp=3: must be a power of two from 1 to 16 GPUs"),
         (["point", "--batch", "8", "--cv", "1e308"], "cv=1e308: must be a number from 0 to 2"),
         (["frontier", "--tp", "0"], "tp=0: must be a power of two"),
-        (["frontier", "--points", "1"], "points: must be a whole number from 2 to 1,000,000"),
+        (["frontier", "--points", "1"], "points=1: must be a whole number from 2 to 1,000,000"),
         # No request fits: `point` exits as `frontier` does, with the same reason.
         (["point", *NO_FIT], "no request fits: one 131,072-token KV cache needs 18.42 GB"),
         (["frontier", *NO_FIT], "no request fits: one 131,072-token KV cache needs 18.42 GB"),
