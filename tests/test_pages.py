@@ -177,3 +177,52 @@ def test_log2_controls_convert_back_to_tokens():
     values[CONTROLS.index("isl")] = 1024.0  # tokens where a position belongs: refused, not overflowed
     with pytest.raises(InvalidParameter, match="isl=1024.0: slider position"):
         control_values_to_params(values)
+
+
+def default_state(**changes) -> dict:
+    values, _, _ = parse_query({})
+    values.update(ctx=10.0, isl=10.0)  # slider positions, log2(tokens)
+    values.update(changes)
+    return {"values": [values[n] for n in CONTROLS], "batch": None, "batchOnly": False}
+
+
+FIG1 = [{"role": "figure", "fig": "fig1"}]
+
+
+@pytest.mark.parametrize(
+    "request_data,ids,message",
+    [
+        # Each of these answered 500 (OverflowError, ZeroDivisionError, TypeError, KeyError) before they were checked.
+        (default_state(bw=10**400), FIG1, "bw=100000000000000000"),
+        ({**default_state(), "batch": 10**400}, FIG1, "batch=100000000000000000"),
+        (default_state(cv=1e200), FIG1, "cv=1e+200: must be a number from 0 to 2"),
+        (default_state(util=5e-324), FIG1, "util=5e-324: must be a number from 50 to 100 %"),
+        (default_state(tp=3), FIG1, "tp=3: must be a power of two from 1 to 16 GPUs"),
+        (default_state(preset=["h200x8"]), FIG1, "preset=['h200x8']: must be one of"),
+        (default_state(), ["fig1"], "figures=fig1: each id must name one of fig1"),
+        (default_state(), [{"role": "figure"}], "figures={'role': 'figure'}: each id must name one of"),
+        (default_state(), [{"role": "figure", "fig": "fig99"}], "each id must name one of"),
+        (default_state(), FIG1 * 10_000, "must be a list of at most 9 figure ids"),
+        ({**default_state(), "batchOnly": "yes"}, FIG1, "batchOnly=yes: must be true or false"),
+    ],
+)
+def test_a_hostile_redraw_is_refused_by_name(client, request_data, ids, message):
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if d["output"].startswith("..figure-updates.data"))
+    body = {
+        "output": dep["output"],
+        "outputs": [
+            {"id": "figure-updates", "property": "data"},
+            {"id": "runtime-notice", "property": "children"},
+            {"id": "runtime-notice", "property": "is_open"},
+        ],
+        "inputs": [{"id": "redraw-request", "property": "data", "value": request_data}],
+        "changedPropIds": ["redraw-request.data"],
+        "state": [[{"id": FIG1[0], "property": "id", "value": i} for i in ids]],
+    }
+    resp = client.post("/_dash-update-component", json=body)
+    assert resp.status_code == 200
+    out = resp.get_json()["response"]
+    assert out["figure-updates"]["data"] == {} and out["runtime-notice"]["is_open"] is True
+    assert out["runtime-notice"]["children"].startswith("Could not redraw: ")
+    assert message in out["runtime-notice"]["children"], out["runtime-notice"]["children"]
