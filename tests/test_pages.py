@@ -33,6 +33,12 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
     ]
 
 
+def test_a_bad_preset_keeps_the_default_hardware_and_says_so():
+    values, _, notices = parse_query({"preset": "tpu", "bw": "20"})
+    assert (values["preset"], values["hbm"], values["bw"]) == ("h200x8", 1128.0, 20.0)
+    assert notices == ["Ignored preset=tpu: must be one of h200x8, mi300x4, b200x8."]
+
+
 def test_a_repeated_url_key_takes_its_last_value_and_says_so():
     # Dash's router hands a repeated key over as a list.
     values, batch, notices = parse_query({"batch": ["1", "2"], "ctx": ["512", "banana"]})
