@@ -11,7 +11,7 @@ import app as inferx_app
 from inferx import figures
 from inferx.scenario import InvalidParameter, Scenario
 from pages import embed, home
-from pages._shared import CONTROLS, DEFAULT_BATCH, control_values_to_params, parse_query
+from pages._shared import CONTROLS, DEFAULT_BATCH, INTERNAL_ERROR, control_values_to_params, parse_query
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +232,19 @@ def test_a_hostile_redraw_is_refused_by_name(client, request_data, ids, message)
     assert out["figure-updates"]["data"] == {} and out["runtime-notice"]["is_open"] is True
     assert out["runtime-notice"]["children"].startswith("Could not redraw: ")
     assert message in out["runtime-notice"]["children"], out["runtime-notice"]["children"]
+
+
+def test_a_failure_past_the_checks_is_logged_and_answered_with_a_short_notice(client, monkeypatch, caplog):
+    """Inputs that pass every check yet fail is our bug: the log gets the traceback, the page a short notice
+    (and still an answer, so the browser sends its next state)."""
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("figure builder bug")
+
+    monkeypatch.setattr(figures, "build", broken)
+    resp = post_redraw(client, default_state(), ["fig1"])
+    assert resp.status_code == 200
+    out = resp.get_json()["response"]
+    assert out["runtime-notice"]["children"] == INTERNAL_ERROR and out["figure-updates"]["data"] == {}
+    assert "figure builder bug" not in resp.get_data(as_text=True)
+    assert any(r.exc_info and "figure builder bug" in str(r.exc_info[1]) for r in caplog.records)
