@@ -1,8 +1,8 @@
 """Hostile requests against the app as deployed (gunicorn): the redraw callback and every page's router call.
 
 The requests are what a browser sends to `/_dash-update-component`, with the callback's own values replaced by
-values of every type and shape. The Dash envelope itself stays well formed: malformed envelopes are Flask's and
-Dash's to answer (tests/test_http_errors.py). The measured-data callbacks have their own fuzz (upload tests).
+values of every type and shape. The Dash envelope itself stays well formed (a malformed envelope never reaches
+a callback), and the measured-data callbacks, which read uploads, are left to tests of their own.
 """
 
 from __future__ import annotations
