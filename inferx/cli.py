@@ -12,11 +12,22 @@ import sys
 import numpy as np
 
 from .check import MISMATCH, ROWS, format_table
-from .scenario import PARAMS, InvalidParameter, Scenario, geometric_batches
+from .scenario import (
+    BATCH,
+    PARAMS,
+    InvalidParameter,
+    Param,
+    Scenario,
+    check_batch,
+    check_value,
+    domain,
+    geometric_batches,
+)
 
 # Every-integer output beyond this many rows is refused (a 1-token context on a big machine has B_max in the
 # tens of millions: gigabytes of arrays for a table nobody reads); --points samples any range.
 MAX_ROWS = 1_000_000
+POINTS = Param("Samples", "", "int", None, 2, MAX_ROWS)
 
 POINT_FIELDS = (
     "batch",
@@ -38,20 +49,18 @@ POINT_FIELDS = (
 FRONTIER_FIELDS = ("batch", "throughput_tok_s", "ttft_ms", "itl_ms", "rho")
 
 
+def _option_help(p: Param) -> str:
+    default = "from preset" if p.default is None else p.default
+    return f"{p.label}: {domain(p)} (default {default})".replace("%", "%%")  # argparse formats help with %
+
+
 def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
+    # Values stay text here: scenario.check_param reads them, as it reads the URL's, so both refuse the same
+    # values with the same words (argparse's own type= and choices= would answer differently).
     group = parser.add_argument_group("scenario (explicit options override the preset)")
     for name, p in PARAMS.items():
-        unit = f" [{p.unit}]".replace("%", "%%") if p.unit else ""  # argparse formats help with %
-        if p.kind == "choice":
-            group.add_argument(
-                f"--{name}", choices=p.choices, help=f"{p.label}{unit} (default {p.default or 'from preset'})"
-            )
-        else:
-            kind = int if p.kind in ("int", "pow2") else float
-            default = "from preset" if p.default is None else p.default
-            group.add_argument(
-                f"--{name}", type=kind, metavar=name.upper(), help=f"{p.label}{unit} (default {default})"
-            )
+        metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else name.upper()
+        group.add_argument(f"--{name}", metavar=metavar, help=_option_help(p))
 
 
 def _scenario(args: argparse.Namespace) -> Scenario:
@@ -110,11 +119,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     point = sub.add_parser("point", help="one operating point as JSON")
     _add_scenario_options(point)
-    point.add_argument("--batch", type=int, required=True, help="decode batch size B (concurrent requests)")
+    point.add_argument("--batch", default=str(BATCH.default), metavar="BATCH", help=_option_help(BATCH))
     frontier = sub.add_parser("frontier", help="the throughput–TTFT frontier, one row per batch size")
     _add_scenario_options(frontier)
     frontier.add_argument(
-        "--points", type=int, help=f"N geometric samples instead of every batch size (needed above {MAX_ROWS:,})"
+        "--points",
+        metavar="N",
+        help=f"N geometric samples, {domain(POINTS)}, instead of every batch size (needed above {MAX_ROWS:,})",
     )
     frontier.add_argument("--format", choices=("csv", "json"), default="csv")
     sub.add_parser("check", help="every number the article prints beside the engine's value")
@@ -236,25 +247,20 @@ def _run(argv: list[str] | None) -> int:
     command = args.subparser
     try:
         scn = _scenario(args)
+        batch = check_batch(args.batch) if args.command == "point" else None
+        points = None if getattr(args, "points", None) is None else check_value("points", POINTS, args.points)
     except InvalidParameter as err:
         command.error(str(err))
     reason = scn.unfit_reason()
-    if args.command == "point":
-        if args.batch < 1:
-            command.error("batch: must be a whole number ≥ 1")
-        if scn.headroom <= 0:
-            print(f"inferx: {reason}", file=sys.stderr)
-            return 2
-        print(json.dumps(point_record(scn, args.batch)))
-        return 0
-    if reason:
+    if reason:  # a point beyond B_max is a result (unstable), but with no request fitting there is no model
         print(f"inferx: {reason}", file=sys.stderr)
         return 2
-    if args.points is not None and args.points < 2:
-        command.error("points: must be ≥ 2")
-    if args.points is None and scn.b_max > MAX_ROWS:
+    if args.command == "point":
+        print(json.dumps(point_record(scn, batch)))
+        return 0
+    if points is None and scn.b_max > MAX_ROWS:
         command.error(f"B_max is {scn.b_max:,}: every batch size would be too many rows; pass --points N")
-    rows = frontier_records(scn, args.points)
+    rows = frontier_records(scn, points)
     if args.format == "json":
         print(json.dumps(rows))
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import reprlib
 from dataclasses import dataclass, field, fields, replace
 from types import SimpleNamespace
 
@@ -22,27 +23,41 @@ MODES = ("article", "calibrated")
 
 
 class InvalidParameter(ValueError):
-    """A control value outside its allowed domain; the message names both."""
+    """A value outside its parameter's domain. The message names both, the same words for the CLI, the URL,
+    the page controls and the Python API: `bw=999: must be from 1 to 200 TB/s`."""
 
-    def __init__(self, name: str, message: str):
-        super().__init__(f"{name}: {message}")
-        self.name = name
+    def __init__(self, name: str, message: str, value=None):
+        self.name, self.reason = name, message
+        self.shown = None if value is None else shown_value(value)
+        super().__init__(f"{name if self.shown is None else f'{name}={self.shown}'}: {message}")
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxdict, _SHORT.maxlist, _SHORT.maxtuple = 3, 4, 4, 4
+
+
+def shown_value(value, limit: int = 40) -> str:
+    """A value as a message may quote it: short, and cheap and safe for any input (reprlib stops at a few
+    levels and items; an integer past Python's 4,300-digit limit cannot even be printed)."""
+    try:
+        printable = isinstance(value, str) and value.isprintable()  # control characters are shown escaped
+        text = value if printable else _SHORT.repr(value)
+    except (ValueError, RecursionError):
+        text = f"a very long {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
 class Param:
     label: str
     unit: str
-    kind: str  # "float", "int", "pow2" or "choice"
+    kind: str  # "float", "int", "pow2" (a whole power of two) or "choice"
     default: object = None  # None: taken from the hardware preset
-    ui_min: float = 0.0  # slider range (URL values outside it are refused)
-    ui_max: float = 0.0
-    step: float = 0.0
+    low: float = 0.0  # the one domain, low <= x <= high: the CLI, the URL, the sliders and the API all use it
+    high: float = 0.0
+    step: float = 0.0  # slider step
     log: bool = False
     choices: tuple = ()
-    lower: float = 0.0  # validity domain: lower < x <= upper (lower <= x for ints and closed_lower)
-    upper: float = math.inf
-    closed_lower: bool = False
     help: str = ""
 
 
@@ -51,47 +66,25 @@ PARAMS: dict[str, Param] = {
     "preset": Param(
         "Hardware preset", "", "choice", "h200x8", choices=tuple(HARDWARE), help="sets bw, compute, hbm, tp"
     ),
-    # Upper bounds far beyond any machine, so that no unit conversion or batch count overflows.
-    "bw": Param("Memory bandwidth", "TB/s", "float", None, 1, 200, 0.1, upper=1e6, help="aggregate HBM bandwidth"),
-    "compute": Param("Compute", "PFLOPS", "float", None, 1, 200, 0.01, upper=1e6, help="aggregate peak FLOP/s"),
-    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, upper=1e6, help="aggregate HBM capacity"),
-    "ctx": Param(
-        "Context length",
-        "tokens",
-        "int",
-        1024,
-        128,
-        131072,
-        1,
-        log=True,
-        lower=1,
-        upper=1e9,
-        help="S: tokens of KV per request",
-    ),
-    "isl": Param(
-        "Input length", "tokens", "int", 1024, 128, 131072, 1, log=True, lower=1, upper=1e9, help="S_in: prompt tokens"
-    ),
+    "bw": Param("Memory bandwidth", "TB/s", "float", None, 1, 200, 0.1, help="aggregate HBM bandwidth"),
+    "compute": Param("Compute", "PFLOPS", "float", None, 1, 200, 0.01, help="aggregate peak FLOP/s"),
+    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, help="aggregate HBM capacity"),
+    "ctx": Param("Context length", "tokens", "int", 1024, 128, 131072, 1, log=True, help="S: tokens of KV per request"),
+    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 1, log=True, help="S_in: prompt tokens"),
     "wdtype": Param("Weight dtype", "", "choice", "fp8", choices=DTYPES),
     "kvdtype": Param("KV dtype", "", "choice", "fp8", choices=DTYPES),
-    "cv": Param(
-        "Output length CV",
-        "",
-        "float",
-        0.0,
-        0,
-        2,
-        0.05,
-        closed_lower=True,
-        help="coefficient of variation of output length",
-    ),
-    "util": Param("KV utilisation", "%", "float", 87.0, 50, 100, 1, upper=100, help="η: usable share of KV headroom"),
-    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16, lower=1),
-    "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, lower=1),
+    "cv": Param("Output length CV", "", "float", 0.0, 0, 2, 0.05, help="coefficient of variation of output length"),
+    "util": Param("KV utilisation", "%", "float", 87.0, 50, 100, 1, help="η: usable share of KV headroom"),
+    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16),
+    "pp": Param("PP degree", "stages", "pow2", 1, 1, 16),
     "ic": Param("Interconnect", "", "choice", None, choices=tuple(INTERCONNECTS)),
     "mode": Param(
         "Model", "", "choice", "article", choices=MODES, help="article physics or calibrated to measurements"
     ),
 }
+# The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`
+# under the same rules. 2^30 is the top of the batch slider's log2 scale.
+BATCH = Param("Batch size", "requests", "int", 8, 1, 2**30, help="decode batch size B (concurrent requests)")
 
 
 def preset_values(preset: str) -> dict:
@@ -107,47 +100,59 @@ def default_params(preset: str = "h200x8") -> dict:
     return values
 
 
+def domain(p: Param) -> str:
+    """The allowed values in words, e.g. "a number from 1 to 200 TB/s" or "a power of two from 1 to 16 GPUs"."""
+    if p.kind == "choice":
+        return f"one of {', '.join(p.choices)}"
+    unit = f" {p.unit}" if p.unit else ""
+    what = {"float": "a number ", "int": "a whole number ", "pow2": "a power of two "}[p.kind]
+    return f"{what}from {p.low:,g} to {p.high:,.0f}{unit}"  # every domain ends on a whole number
+
+
 def check_param(name: str, value):
     """Return `value` coerced to the parameter's type, or raise InvalidParameter."""
     p = PARAMS.get(name)
     if p is None:
         raise InvalidParameter(name, f"unknown parameter; known: {', '.join(PARAMS)}")
+    return check_value(name, p, value)
+
+
+def check_batch(value) -> int:
+    """The explorer's (and `inferx point`'s) batch size, checked like a control."""
+    return check_value("batch", BATCH, value)
+
+
+def check_value(name: str, p: Param, value):
+    """`value` checked against `p`: a choice must be one of its strings; a number may come as a number or as
+    text (the URL, the CLI), must be finite, within [low, high], and whole (a power of two) where asked."""
     if p.kind == "choice":
-        value = str(value).strip().lower()
-        if value not in p.choices:
-            raise InvalidParameter(name, f"{value!r} is not one of {', '.join(p.choices)}")
-        return value
+        text = value.strip().lower() if isinstance(value, str) else None
+        if text not in p.choices:
+            raise InvalidParameter(name, f"must be {domain(p)}", value)
+        return text
+    number = as_number(value)
+    # NaN fails every comparison, and ±inf lies outside every domain.
+    if number is None or not p.low <= number <= p.high:
+        raise InvalidParameter(name, f"must be {domain(p)}", value)
+    if p.kind == "float":
+        return number + 0.0  # -0.0 is 0
+    whole = int(number)
+    if whole != number or (p.kind == "pow2" and whole & (whole - 1)):
+        raise InvalidParameter(name, f"must be {domain(p)}", value)
+    return whole
+
+
+def as_number(value) -> float | None:
+    """A float from a number or numeric text, or None: booleans, containers, text that is not a number, and
+    integers too large for a float (10**400 would raise OverflowError) are not numbers here."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, np.integer, np.floating)):
+        return None
+    if isinstance(value, str) and len(value) > 100:  # no control needs more; keeps float() cheap on hostile text
+        return None
     try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InvalidParameter(name, f"{value!r} is not a number") from None
-    unit = f" {p.unit}" if p.unit else ""
-    if math.isnan(number) or math.isinf(number):
-        raise InvalidParameter(name, f"must be a finite number{unit}")
-    if p.kind in ("int", "pow2"):
-        least = max(int(p.lower), 1)
-        if number != int(number) or not least <= number <= p.upper:
-            most = "" if math.isinf(p.upper) else f" and ≤ {p.upper:,.0f}"
-            raise InvalidParameter(name, f"must be a whole number ≥ {least}{most}{unit}, got {value}")
-        return int(number)
-    above = p.lower <= number if p.closed_lower else p.lower < number
-    if not (above and number <= p.upper):
-        if math.isinf(p.upper):
-            bounds = f"{'≥' if p.closed_lower else '>'} {p.lower:g}{unit}"
-        else:
-            bounds = f"in {'[' if p.closed_lower else '('}{p.lower:g}, {p.upper:,.0f}]{unit}"
-        raise InvalidParameter(name, f"must be {bounds}, got {value}")
-    return number
-
-
-def in_ui_range(name: str, value) -> bool:
-    """Whether a valid value also lies on the control's slider (used for URL input)."""
-    p = PARAMS[name]
-    if p.kind == "choice":
-        return True
-    if p.kind == "pow2" and value & (value - 1):
-        return False
-    return p.ui_min <= value <= p.ui_max
+        return float(value)
+    except (ValueError, OverflowError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -184,7 +189,7 @@ class Scenario:
     @classmethod
     def from_params(cls, model: ModelSpec = DEEPSEEK_R1, **given) -> Scenario:
         """Scenario from user-unit values; missing ones come from the preset, then defaults."""
-        preset = check_param("preset", given.get("preset") or "h200x8")
+        preset = "h200x8" if given.get("preset") is None else check_param("preset", given["preset"])
         values = default_params(preset)
         for name, value in given.items():
             if value is not None:

@@ -6,6 +6,7 @@ by the page modules rather than registered as a page.
 
 from __future__ import annotations
 
+import logging
 import math
 
 import dash_bootstrap_components as dbc
@@ -24,12 +25,25 @@ from dash import (
 
 from inferx import figures
 from inferx.presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS
-from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param, default_params, in_ui_range
+from inferx.scenario import (
+    BATCH,
+    PARAMS,
+    InvalidParameter,
+    Scenario,
+    as_number,
+    check_batch,
+    check_param,
+    default_params,
+    shown_value,
+)
+
+log = logging.getLogger(__name__)
+INTERNAL_ERROR = "Something went wrong on the server drawing these settings; it has been logged."
 
 CONTROLS = tuple(PARAMS)  # preset, bw, compute, hbm, ctx, isl, wdtype, kvdtype, cv, util, tp, pp, ic, mode
 LOG2_CONTROLS = ("ctx", "isl")  # sliders whose position is log2(tokens)
 SLIDERS = tuple(name for name, p in PARAMS.items() if p.kind in ("float", "int"))
-DEFAULT_BATCH = 8
+DEFAULT_BATCH = BATCH.default
 FIGURE_ORDER = figures.FIGURES
 
 TITLES = {
@@ -135,50 +149,55 @@ def navbar(active: str) -> dbc.Navbar:
 
 # --- Reading the URL ----------------------------------------------------------------
 
+MAX_NOTICES = 8  # a hostile address with thousands of bad keys still gets a page of readable length
+
 
 def parse_query(query: dict) -> tuple[dict, int, list[str]]:
     """Control values and batch from URL query parameters, and a notice per bad value.
 
-    A bad or out-of-range value is dropped (the default stays) and reported.
+    A bad or out-of-range value is dropped (the default stays) and reported in the same words as the CLI's.
+    A key given more than once (Dash hands over a list) takes its last value, and says so.
     """
-    notices, given = [], {}
-    preset = query.get("preset")
-    if preset is not None:
+    notices, single = [], {}
+    for name, raw in query.items():
+        if isinstance(raw, (list, tuple)):
+            if not raw:
+                continue
+            key, last = shown_value(name), shown_value(raw[-1])
+            notices.append(f"{key} was given {len(raw)} times; used the last: {key}={last}.")
+            raw = raw[-1]
+        single[name] = raw
+    given = {}
+    if single.get("preset") is not None:
         try:
-            given["preset"] = check_param("preset", preset)
+            given["preset"] = check_param("preset", single["preset"])
         except InvalidParameter as err:
             notices.append(f"Ignored {err}.")
     values = default_params(given.get("preset", "h200x8"))
-    for name, raw in query.items():
-        if name in ("preset", "batch") or name not in PARAMS:
-            if name not in PARAMS and name != "batch":
-                notices.append(f"Ignored unknown parameter {name!r}.")
+    batch = DEFAULT_BATCH
+    for name, raw in single.items():
+        if name == "preset":
+            continue
+        if name != "batch" and name not in PARAMS:
+            notices.append(f"Ignored unknown parameter {shown_value(name)!r}.")
             continue
         try:
-            value = check_param(name, raw)
+            if name == "batch":
+                batch = check_batch(raw)
+            else:
+                values[name] = check_param(name, raw)
         except InvalidParameter as err:
             notices.append(f"Ignored {err}.")
-            continue
-        p = PARAMS[name]
-        if not in_ui_range(name, value):
-            allowed = "a power of two" if p.kind == "pow2" else f"{p.ui_min:g}–{p.ui_max:g} {p.unit}"
-            notices.append(f"Ignored {name}={raw}: must be {allowed} on this control.")
-            continue
-        values[name] = value
-    batch = DEFAULT_BATCH
-    if "batch" in query:
-        try:
-            batch = int(query["batch"])
-            if batch < 1:
-                raise ValueError
-        except ValueError:
-            notices.append(f"Ignored batch={query['batch']}: must be a whole number ≥ 1.")
-            batch = DEFAULT_BATCH
+    if len(notices) > MAX_NOTICES:
+        notices[MAX_NOTICES - 1 :] = [f"… and {len(notices) - MAX_NOTICES + 1} more ignored."]
     return values, batch, notices
 
 
 def control_values_to_params(values: list) -> dict:
-    """Control values in CONTROLS order (log2 sliders converted back to tokens)."""
+    """Control values in CONTROLS order (log2 sliders converted back to tokens); raises InvalidParameter for
+    anything that is not one value per control."""
+    if not isinstance(values, list) or len(values) != len(CONTROLS):
+        raise InvalidParameter("values", f"must be a list of {len(CONTROLS)} control values", values)
     params = dict(zip(CONTROLS, values, strict=True))
     for name in LOG2_CONTROLS:
         if params[name] is not None:
@@ -188,9 +207,10 @@ def control_values_to_params(values: list) -> dict:
 
 def tokens_from_position(name: str, position) -> int:
     """A log2 slider position back to a whole count, refusing positions no slider can reach."""
-    if not 0 <= float(position) <= 30:
-        raise InvalidParameter(name, f"slider position {position} is outside 0–30 (log₂ of the value)")
-    return max(1, round(2 ** float(position)))
+    number = as_number(position)
+    if number is None or not 0 <= number <= 30:
+        raise InvalidParameter(name, "slider position must be log₂ of the value, from 0 to 30", position)
+    return max(1, round(2**number))
 
 
 # --- Controls -----------------------------------------------------------------------
@@ -242,7 +262,7 @@ def control(name: str, value) -> html.Div:
         options = [{"label": " Article physics", "value": "article"}, {"label": " Calibrated", "value": "calibrated"}]
         widget = dcc.RadioItems(id=cid, options=options, value=value, inline=True, className="radio-row")
     elif p.kind == "pow2":
-        options = [{"label": str(2**i), "value": 2**i} for i in range(int(math.log2(p.ui_max)) + 1)]
+        options = [{"label": str(2**i), "value": 2**i} for i in range(int(math.log2(p.high)) + 1)]
         widget = dcc.RadioItems(id=cid, options=options, value=value, inline=True, className="radio-row")
     elif name in LOG2_CONTROLS:
         widget = dcc.Slider(
@@ -259,8 +279,8 @@ def control(name: str, value) -> html.Div:
         # The value is shown in the label: Dash hides a slider's number box in a sidebar this narrow.
         widget = dcc.Slider(
             id=cid,
-            min=p.ui_min,
-            max=p.ui_max,
+            min=p.low,
+            max=p.high,
             step=p.step,
             value=value,
             updatemode="drag",
@@ -389,9 +409,12 @@ def initial_figures(values: dict, names, batch: int, notices: list[str]) -> dict
     and loading a page costs no redraw request (a busy browser spends seconds on a second paint)."""
     try:
         return figures.build(Scenario.from_params(**values), names, batch)
-    except (InvalidParameter, ValueError) as err:  # parse_query checked each value; this is the combination
+    except InvalidParameter as err:
         notices.append(f"Could not draw these settings: {err}")
-        return {}
+    except Exception:  # parse_query checked every value: this is our bug, so the log gets the traceback
+        log.exception("drawing the figures of %s (batch %s) failed", values, batch)
+        notices.append(INTERNAL_ERROR)
+    return {}
 
 
 def figure_card(
@@ -470,18 +493,37 @@ clientside_callback(
 def redraw(request, ids):
     """One engine pass per control state: {"fig1": figure, …} for the figures the page shows. Always answers
     (an empty dict after an error), since the browser waits for an answer before it asks again."""
-    shown = [i["fig"] for i in ids]
     try:
-        values, batch_pos, batch_only = request["values"], request["batch"], request["batchOnly"]
-        names = [n for n in shown if n == "fig6"] if batch_only else shown  # only the explorer reads the batch
-        batch = DEFAULT_BATCH if batch_pos is None else tokens_from_position("batch", batch_pos)
-        scn = Scenario.from_params(**control_values_to_params(values))
+        names, batch, scn = read_redraw(request, ids)
         figs = figures.build(scn, names, batch)
-    except (InvalidParameter, ValueError, ImportError) as err:
+    except InvalidParameter as err:
         return {}, f"Could not redraw: {err}", True
-    except (KeyError, TypeError):
-        return {}, "Could not redraw: the request was not a control state", True
+    except Exception:  # the inputs were checked: this is our bug, so the log gets the traceback
+        log.exception("redraw of %s failed", shown_value(request, 400))
+        return {}, INTERNAL_ERROR, True
     return figs, None, False
+
+
+def read_redraw(request, ids) -> tuple[list[str], int, Scenario]:
+    """The figures to draw, the batch and the scenario of a redraw request, checked by shape and type before
+    anything reads them (the request comes from the browser, so from anyone)."""
+    if not isinstance(ids, list) or len(ids) > len(FIGURE_ORDER):  # each figure at most once per page
+        raise InvalidParameter("figures", f"must be a list of at most {len(FIGURE_ORDER)} figure ids", ids)
+    shown = []
+    for i in ids:
+        fig = i.get("fig") if isinstance(i, dict) else None
+        if not isinstance(fig, str) or fig not in FIGURE_ORDER:
+            raise InvalidParameter("figures", f"each id must name one of {', '.join(FIGURE_ORDER)}", i)
+        shown.append(fig)
+    if not isinstance(request, dict) or not {"values", "batch", "batchOnly"} <= request.keys():
+        raise InvalidParameter("request", "must be a control state {values, batch, batchOnly}", request)
+    batch_only = request["batchOnly"]
+    if not isinstance(batch_only, bool):
+        raise InvalidParameter("batchOnly", "must be true or false", batch_only)
+    names = [n for n in shown if n == "fig6"] if batch_only else shown  # only the explorer reads the batch
+    position = request["batch"]
+    batch = DEFAULT_BATCH if position is None else check_batch(tokens_from_position("batch", position))
+    return names, batch, Scenario.from_params(**control_values_to_params(request["values"]))
 
 
 clientside_callback(

@@ -3,7 +3,9 @@
 import dash
 import dash_bootstrap_components as dbc
 from dash import html
+from dash.exceptions import MissingCallbackContextException
 
+from inferx.scenario import shown_value
 from pages._shared import (
     TITLES,
     controls_panel,
@@ -19,14 +21,31 @@ dash.register_page(__name__, path_template="/embed/<name>", title="inferx · emb
 ALIASES = {"explorer": "fig6"}
 
 
+def path_name(given):
+    """The figure named by the address's path. Dash's router lets a query key override a path variable
+    (`/embed/fig1?name=fig7` would call layout(name="fig7")), so in the router the path is read again;
+    called directly (tests, the Python API) the argument is the name."""
+    try:
+        pathname = dash.ctx.inputs.get("_pages_location.pathname")
+    except MissingCallbackContextException:
+        return given
+    if not isinstance(pathname, str):
+        return given
+    return dash.strip_relative_path(pathname).partition("/")[2]
+
+
 def layout(name=None, **query):
-    fig = ALIASES.get(name, name)
+    path = path_name(name)
+    notices = [] if path == name else [f"Ignored name={shown_value(name)}: the address's path names the figure."]
+    fig = ALIASES.get(path, path)
     if fig not in TITLES:
         known = ", ".join([*TITLES, *ALIASES])
         return html.Div(
-            dbc.Alert(f"No figure called {name!r}. Embeddable names: {known}.", color="warning"), className="embed"
+            dbc.Alert(f"No figure called {shown_value(path)!r}. Embeddable names: {known}.", color="warning"),
+            className="embed",
         )
-    values, batch, notices = parse_query(query)
+    values, batch, query_notices = parse_query(query)
+    notices += query_notices
     figure = initial_figures(values, [fig], batch, notices).get(fig, {})
     settings = dbc.Collapse(controls_panel(values), id="embed-settings", is_open=False)
     toggle = html.Button("Settings", id="embed-settings-toggle", className="btn btn-outline-secondary btn-sm")

@@ -40,15 +40,28 @@ def test_unstable_point_has_null_ttft():
     assert rec["stable"] is False and rec["ttft_ms"] is None and rec["rho"] > 1
 
 
+NO_FIT = ["--preset", "mi300x4", "--hbm", "680", "--ctx", "131072", "--kvdtype", "fp16", "--util", "50"]
+
+
+def test_batch_defaults_to_eight_as_on_the_page():
+    assert json.loads(run("point").stdout)["batch"] == 8
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
         (["point", "--batch", "8", "--wdtype", "fp16"], "weights 1,342 GB exceed HBM 1,128 GB"),
-        (["point", "--batch", "8", "--util", "150"], "util: must be in (0, 100] %"),
-        (["point", "--batch", "8", "--preset", "tpu"], "invalid choice"),
-        (["point", "--batch", "8", "--ctx", "abc"], "invalid int value"),
-        (["point"], "--batch"),
-        (["frontier", "--tp", "0"], "tp: must be a whole number"),
+        (["point", "--batch", "8", "--util", "150"], "util=150: must be a number from 50 to 100 %"),
+        (["point", "--batch", "8", "--preset", "tpu"], "preset=tpu: must be one of h200x8, mi300x4, b200x8"),
+        (["point", "--batch", "8", "--ctx", "abc"], "ctx=abc: must be a whole number from 128 to 131,072 tokens"),
+        (["point", "--batch", "0"], "batch=0: must be a whole number from 1 to 1,073,741,824 requests"),
+        (["point", "--batch", "8", "--tp", "3"], "tp=3: must be a power of two from 1 to 16 GPUs"),
+        (["point", "--batch", "8", "--cv", "1e308"], "cv=1e308: must be a number from 0 to 2"),
+        (["frontier", "--tp", "0"], "tp=0: must be a power of two"),
+        (["frontier", "--points", "1"], "points=1: must be a whole number from 2 to 1,000,000"),
+        # No request fits: `point` exits as `frontier` does, with the same reason.
+        (["point", *NO_FIT], "no request fits: one 131,072-token KV cache needs 18.42 GB"),
+        (["frontier", *NO_FIT], "no request fits: one 131,072-token KV cache needs 18.42 GB"),
     ],
 )
 def test_bad_input_exits_2_with_message(args, message):
@@ -83,10 +96,11 @@ def test_frontier_points_gives_that_many_geometric_samples(points):
 
 
 def test_every_batch_output_is_refused_past_its_cap_with_the_way_out():
-    out = run("frontier", "--hbm", "4096", "--ctx", "1")
+    biggest = ["--hbm", "4096", "--ctx", "128", "--wdtype", "fp4", "--kvdtype", "fp4", "--util", "100"]  # 1.7 M
+    out = run("frontier", *biggest)
     assert out.returncode == 2 and "pass --points N" in out.stderr and "Traceback" not in out.stderr
     assert "usage: inferx frontier" in out.stderr  # the subcommand's usage, not the top level's
-    sampled = run("frontier", "--hbm", "4096", "--ctx", "1", "--points", "50", "--format", "json")
+    sampled = run("frontier", *biggest, "--points", "50", "--format", "json")
     assert len(json.loads(sampled.stdout)) == 50
 
 

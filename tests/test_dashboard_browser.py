@@ -190,7 +190,7 @@ def test_a_dragged_slider_keeps_one_redraw_in_flight_and_ends_on_its_last_value(
 
 def test_a_refused_state_shows_a_notice_and_the_next_change_still_redraws(browser, server):
     open_page(browser, server, "/embed/fig1", ["fig1"])
-    browser.execute_script("window.dash_clientside.set_props('ctl-util', {value: 0})")  # outside (0, 100] %
+    browser.execute_script("window.dash_clientside.set_props('ctl-util', {value: 0})")  # outside 50–100 %
     wait_js(browser, "return document.getElementById('runtime-notice').textContent.includes('util')", what="notice")
     # The server answered the refused state, so the browser is not left waiting to send the next one.
     browser.execute_script(

@@ -1,6 +1,8 @@
 """Page layouts and the redraw callback, through the real Flask app (no browser)."""
 
 import json
+import subprocess
+import sys
 
 import plotly
 import pytest
@@ -9,7 +11,7 @@ import app as inferx_app
 from inferx import figures
 from inferx.scenario import InvalidParameter, Scenario
 from pages import embed, home
-from pages._shared import CONTROLS, DEFAULT_BATCH, control_values_to_params, parse_query
+from pages._shared import CONTROLS, DEFAULT_BATCH, INTERNAL_ERROR, control_values_to_params, parse_query
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +24,42 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
     assert (values["preset"], values["bw"], values["ctx"], batch, notices) == ("mi300x4", 21.2, 8192, 64, [])
     values, batch, notices = parse_query({"bw": "999", "util": "abc", "tp": "3", "batch": "-2", "x": "1"})
     assert values["bw"] == 38.4 and values["util"] == 87.0 and values["tp"] == 8 and batch == DEFAULT_BATCH
-    text = " ".join(notices)
-    for fragment in ("bw=999", "util", "tp", "batch=-2", "'x'"):
-        assert fragment in text
+    assert notices == [
+        "Ignored bw=999: must be a number from 1 to 200 TB/s.",
+        "Ignored util=abc: must be a number from 50 to 100 %.",
+        "Ignored tp=3: must be a power of two from 1 to 16 GPUs.",
+        "Ignored batch=-2: must be a whole number from 1 to 1,073,741,824 requests.",
+        "Ignored unknown parameter 'x'.",
+    ]
+
+
+def test_a_bad_preset_keeps_the_default_hardware_and_says_so():
+    values, _, notices = parse_query({"preset": "tpu", "bw": "20"})
+    assert (values["preset"], values["hbm"], values["bw"]) == ("h200x8", 1128.0, 20.0)
+    assert notices == ["Ignored preset=tpu: must be one of h200x8, mi300x4, b200x8."]
+
+
+def test_a_repeated_url_key_takes_its_last_value_and_says_so():
+    # Dash's router hands a repeated key over as a list.
+    values, batch, notices = parse_query({"batch": ["1", "2"], "ctx": ["512", "banana"]})
+    assert batch == 2 and values["ctx"] == 1024
+    assert notices[:2] == [
+        "batch was given 2 times; used the last: batch=2.",
+        "ctx was given 2 times; used the last: ctx=banana.",
+    ]
+    assert notices[2].startswith("Ignored ctx=banana:")
+
+
+def test_the_url_and_the_cli_refuse_the_same_values_in_the_same_words():
+    """One definition per parameter: each refused value gives the URL notice `Ignored <message>.` and the CLI
+    error `inferx point: error: <message>`, with the same message."""
+    for name, raw in [("tp", "3"), ("bw", "1e308"), ("ctx", "100000000"), ("cv", "nan"), ("util", "-0.0")]:
+        _, _, notices = parse_query({name: raw})
+        out = subprocess.run(
+            [sys.executable, "-m", "inferx", "point", f"--{name}", raw], capture_output=True, text=True, timeout=60
+        )
+        message = notices[0].removeprefix("Ignored ").removesuffix(".")
+        assert out.returncode == 2 and f"inferx point: error: {message}\n" in out.stderr, (name, notices, out.stderr)
 
 
 def as_json(component) -> str:
@@ -146,5 +181,70 @@ def test_log2_controls_convert_back_to_tokens():
     params = control_values_to_params(values)
     assert params["ctx"] == 8192 and params["isl"] == 1024
     values[CONTROLS.index("isl")] = 1024.0  # tokens where a position belongs: refused, not overflowed
-    with pytest.raises(InvalidParameter, match="isl: slider position"):
+    with pytest.raises(InvalidParameter, match="isl=1024.0: slider position"):
         control_values_to_params(values)
+
+
+def default_state(**changes) -> dict:
+    values, _, _ = parse_query({})
+    values.update(ctx=10.0, isl=10.0)  # slider positions, log2(tokens)
+    values.update(changes)
+    return {"values": [values[n] for n in CONTROLS], "batch": None, "batchOnly": False}
+
+
+FIG1 = [{"role": "figure", "fig": "fig1"}]
+
+
+@pytest.mark.parametrize(
+    "request_data,ids,message",
+    [
+        # Each of these answered 500 (OverflowError, ZeroDivisionError, TypeError, KeyError) before they were checked.
+        (default_state(bw=10**400), FIG1, "bw=100000000000000000"),
+        ({**default_state(), "batch": 10**400}, FIG1, "batch=100000000000000000"),
+        (default_state(cv=1e200), FIG1, "cv=1e+200: must be a number from 0 to 2"),
+        (default_state(util=5e-324), FIG1, "util=5e-324: must be a number from 50 to 100 %"),
+        (default_state(tp=3), FIG1, "tp=3: must be a power of two from 1 to 16 GPUs"),
+        (default_state(preset=["h200x8"]), FIG1, "preset=['h200x8']: must be one of"),
+        (default_state(), ["fig1"], "figures=fig1: each id must name one of fig1"),
+        (default_state(), [{"role": "figure"}], "figures={'role': 'figure'}: each id must name one of"),
+        (default_state(), [{"role": "figure", "fig": "fig99"}], "each id must name one of"),
+        (default_state(), FIG1 * 10_000, "must be a list of at most 9 figure ids"),
+        ({**default_state(), "batchOnly": "yes"}, FIG1, "batchOnly=yes: must be true or false"),
+    ],
+)
+def test_a_hostile_redraw_is_refused_by_name(client, request_data, ids, message):
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if d["output"].startswith("..figure-updates.data"))
+    body = {
+        "output": dep["output"],
+        "outputs": [
+            {"id": "figure-updates", "property": "data"},
+            {"id": "runtime-notice", "property": "children"},
+            {"id": "runtime-notice", "property": "is_open"},
+        ],
+        "inputs": [{"id": "redraw-request", "property": "data", "value": request_data}],
+        "changedPropIds": ["redraw-request.data"],
+        "state": [[{"id": FIG1[0], "property": "id", "value": i} for i in ids]],
+    }
+    resp = client.post("/_dash-update-component", json=body)
+    assert resp.status_code == 200
+    out = resp.get_json()["response"]
+    assert out["figure-updates"]["data"] == {} and out["runtime-notice"]["is_open"] is True
+    assert out["runtime-notice"]["children"].startswith("Could not redraw: ")
+    assert message in out["runtime-notice"]["children"], out["runtime-notice"]["children"]
+
+
+def test_a_failure_past_the_checks_is_logged_and_answered_with_a_short_notice(client, monkeypatch, caplog):
+    """Inputs that pass every check yet fail is our bug: the log gets the traceback, the page a short notice
+    (and still an answer, so the browser sends its next state)."""
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("figure builder bug")
+
+    monkeypatch.setattr(figures, "build", broken)
+    resp = post_redraw(client, default_state(), ["fig1"])
+    assert resp.status_code == 200
+    out = resp.get_json()["response"]
+    assert out["runtime-notice"]["children"] == INTERNAL_ERROR and out["figure-updates"]["data"] == {}
+    assert "figure builder bug" not in resp.get_data(as_text=True)
+    assert any(r.exc_info and "figure builder bug" in str(r.exc_info[1]) for r in caplog.records)

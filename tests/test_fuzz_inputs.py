@@ -1,0 +1,209 @@
+"""Property tests: random and extreme values at every CLI option and every URL parameter.
+
+Each input either works or is refused with a message (exit 2 from the CLI, a notice on the page); none may
+reach a traceback. The CLI runs in-process through `cli.main`, so an escaping exception fails the example
+directly (test_cli.py runs the same program as a subprocess).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+
+import plotly
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import app  # noqa: F401  (pages register on the app; it must exist first)
+from inferx import cli
+from inferx.scenario import PARAMS, InvalidParameter, check_batch, check_param, check_value
+from pages import embed, home
+from pages._shared import DEFAULT_BATCH, FIGURE_ORDER, parse_query
+
+EXTREMES = [
+    "1e308",
+    "-1e308",
+    "1e309",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "Infinity",
+    "-0.0",
+    "0",
+    "-1",
+    "5e-324",
+    str(10**400),
+    "-" + str(10**400),
+    "9" * 5000,  # past Python's 4,300-digit limit for int()
+    "",
+    " ",
+    "0x10",
+    "1_000",
+    "1e3",
+    "３",  # a full-width digit
+    "ünïcødé",
+    "\U0001f4a5",
+    "fp8",
+    "h200x8",
+    "true",
+    "None",
+    "[1]",
+    "8; rm -rf /",
+    "%00",
+]
+NAMES = [*PARAMS, "batch"]
+
+hostile_text = st.one_of(
+    st.sampled_from(EXTREMES),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(min_value=-(10**420), max_value=10**420).map(str),
+    st.text(max_size=30),
+)
+
+
+def valid_value(name: str) -> st.SearchStrategy[str]:
+    """A value the parameter accepts, as text."""
+    if name == "batch":
+        return st.integers(1, 4096).map(str)
+    p = PARAMS[name]
+    if p.kind == "choice":
+        return st.sampled_from(p.choices)
+    if p.kind == "pow2":
+        return st.sampled_from([1, 2, 4, 8, 16]).map(str)
+    if p.kind == "int":
+        return st.integers(int(p.low), int(p.high)).map(str)
+    return st.floats(p.low, p.high).map(repr)
+
+
+def option_value(name: str) -> st.SearchStrategy[str]:
+    return st.one_of(hostile_text, valid_value(name))
+
+
+# Some options with valid values, then none, one or a few of them (or others) given hostile values.
+scenario_options = st.tuples(
+    st.fixed_dictionaries({}, optional={name: valid_value(name) for name in NAMES}),
+    st.dictionaries(st.sampled_from(NAMES), hostile_text, max_size=3),
+).map(lambda both: {**both[0], **both[1]})
+
+
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(argv)
+        except SystemExit as exit_:  # argparse's error() and --help
+            code = exit_.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def first_refusal(options: dict, points: str | None) -> str | None:
+    """What the Python API says about the first bad value, in the CLI's order: the scenario (preset first),
+    then the batch or the number of samples."""
+    checks = [(check_param, name) for name in PARAMS] + [(check_batch, "batch")]
+    try:
+        for check, name in checks:
+            if name in options:
+                check(name, options[name]) if check is check_param else check(options[name])
+        if points is not None:
+            check_value("points", cli.POINTS, points)
+    except InvalidParameter as err:
+        return str(err)
+    return None
+
+
+# Words argparse reads before any value is checked: an unknown option, an option without its value, a stray
+# word, or any text after "--" (which may abbreviate a real option: argparse accepts unambiguous prefixes).
+extra_words = st.lists(
+    st.one_of(
+        st.sampled_from(["--bogus=1", "--bw", "stray", "--", "-x", "--format=xml"]), hostile_text.map("--{}".format)
+    ),
+    max_size=2,
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    options=scenario_options,
+    command=st.sampled_from(["point", "frontier"]),
+    points=option_value("batch"),
+    fmt=st.sampled_from(["csv", "json"]),
+    extra=st.one_of(st.just([]), st.just([]), extra_words),
+)
+def test_every_cli_option_takes_any_value_without_a_traceback(options, command, points, fmt, extra):
+    options = dict(options)
+    if command == "frontier":
+        options.pop("batch", None)
+    argv = [command, *(f"--{name}={value}" for name, value in options.items())]
+    if command == "frontier":
+        argv += [f"--points={points}", f"--format={fmt}"]  # sampled, so that a huge B_max stays quick
+    else:
+        points, fmt = None, "json"
+    code, out, err = run_cli(argv + extra)
+    event(f"exit {code}")
+    assert code in (0, 2), (argv, code, err)
+    if code == 0:
+        if out.startswith("usage: "):  # "--he" abbreviates --help
+            assert any(w.startswith("--he") for w in extra)
+        elif fmt == "json":
+            assert json.loads(out) and err == ""
+        else:
+            assert out.splitlines()[0] == ",".join(cli.FRONTIER_FIELDS) and len(out.splitlines()) > 1
+        return
+    # argparse's own errors (an unknown option) come from the top-level parser and quote the words raw.
+    assert re.search(r"^inferx( point| frontier)?: (error: )?\S", err, re.MULTILINE), (argv, err)
+    refusal = first_refusal(options, points)
+    if refusal is not None and not extra:  # the CLI refuses a value in the Python API's words
+        assert err.endswith(f"inferx {command}: error: {refusal}\n"), (argv, err)
+
+
+any_valid = st.sampled_from(NAMES).flatmap(valid_value)
+url_values = st.one_of(any_valid, hostile_text, st.lists(st.one_of(any_valid, hostile_text), min_size=2, max_size=4))
+url_queries = st.dictionaries(
+    st.one_of(st.sampled_from([*NAMES, "name"]), st.text(max_size=20)), url_values, max_size=12
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(query=url_queries)
+def test_every_url_parameter_takes_any_value_and_keeps_only_valid_ones(query):
+    values, batch, notices = parse_query(query)
+    assert set(values) == set(PARAMS)
+    for name, value in values.items():
+        assert check_param(name, value) == value, name  # every value kept is one the API accepts
+    assert check_batch(batch) == batch
+    assert all(isinstance(n, str) and len(n) < 400 for n in notices)
+    for name, raw in query.items():
+        last = raw[-1] if isinstance(raw, list) else raw
+        if name in PARAMS:
+            try:
+                expected = check_param(name, last)
+            except InvalidParameter as err:
+                assert any(f"Ignored {err}." == n for n in notices) or len(notices) >= 8, (name, notices)
+            else:
+                assert values[name] == expected
+        if name == "batch":
+            try:
+                assert batch == check_batch(last)
+            except InvalidParameter:
+                assert batch == DEFAULT_BATCH
+
+
+def layout_text(component) -> str:
+    return json.dumps(component, cls=plotly.utils.PlotlyJSONEncoder)
+
+
+@settings(max_examples=25, deadline=None)
+@given(query=url_queries, name=st.one_of(st.sampled_from([*FIGURE_ORDER, "explorer"]), hostile_text))
+def test_every_page_layout_takes_any_query(query, name):
+    """The router calls layout(**query); every page answers with a layout, never an exception."""
+    query = {k: v for k, v in query.items() if k != "name"}
+    home_text = layout_text(home.layout(**query))
+    embed_text = layout_text(embed.layout(name=name, **query))
+    _, _, notices = parse_query(query)
+    for notice in notices:
+        assert json.dumps(notice, cls=plotly.utils.PlotlyJSONEncoder)[1:-1] in home_text
+    assert '"url-notice"' in home_text
+    assert '"graph-wrap"' in embed_text or "No figure called" in embed_text
