@@ -1,4 +1,41 @@
-"""Targeted tests for mistakes the suite once let through (the table of which test catches which is below)."""
+"""Targeted tests for deliberate mistakes, each tried on the source and seen to fail the fast suite.
+
+Each mistake was applied to the code, `python -m pytest -m "not browser and not docker"` run, and the change
+reverted. The first test named is the targeted one (hand-worked numbers, this file unless named); "reference"
+is tests/test_reference_model.py, which compares with the scalar model in tests/reference.py over random
+scenarios and also fails.
+
+| Mistake                                                   | Caught by                                          |
+|-----------------------------------------------------------|----------------------------------------------------|
+| (1+CV²)/2 written as (1+CV)/2 (engine.queue_wait)         | test_engine::test_ttft_boxed_form_and_cv[0.5, 2],  |
+|                                                           | test_figures::test_fig3_components_and_band,       |
+|                                                           | reference (engine outputs, figures, inferx point)  |
+| calibrated weight bytes ignore the weight dtype           | test_calibrated_weight_bytes_follow_the_weight_    |
+| (calibrated_step or weight_bytes drops b_w)               | dtype[every preset]; reference                     |
+| curves drawn to ρ = 1 instead of 0.99 (RHO_CURVE_END)     | test_curves_stop_at_rho_0_99, test_figures::test_  |
+|                                                           | frontier_figures_match_the_reference; reference    |
+| a log2 slider position rounded down, not to nearest       | test_a_slider_position_gives_the_nearest_whole_    |
+| (ctx, isl and batch: tokens_from_position)                | count, test_slider_positions_worked_by_hand,       |
+|                                                           | test_the_batch_slider_rounds_to_the_nearest_batch  |
+| a bad `preset=` in the URL not reported                   | test_a_bad_preset_in_the_url_is_reported,          |
+|                                                           | test_bad_preset_and_batch_open_the_notice_on_...   |
+| `batch=0` accepted in the URL                             | test_a_bad_batch_in_the_url_is_reported_and_the_   |
+|                                                           | default_kept[0], test_bad_preset_and_batch_open_...|
+| `--batch 0` accepted by `inferx point`                    | test_batch_zero_is_refused_by_the_cli              |
+| Figure 3's prefill taken from the context, not the input  | test_fig3_prefill_is_that_of_the_input_length,     |
+|                                                           | test_figures::test_fig3_components_and_band;       |
+|                                                           | reference                                          |
+| Figure 8's current curve ignoring PP                      | test_fig8_current_curve_includes_pipeline_hops,    |
+|                                                           | test_fig8_current_curve_at_one_request_worked_by_  |
+|                                                           | hand; reference                                    |
+| a preset missing from calibrated.PRESET_FAMILY            | test_every_preset_has_its_own_calibration,         |
+| (mi300x4 or h200x8 removed), or its family's row missing  | test_calibrated_weight_bytes_follow_...; reference |
+| from inferx/calibration.json                              |                                                    |
+
+Without these tests the fast suite caught none of the mistakes above.
+The URL and CLI tests go through parse_query, the page layouts, the redraw callback and `python -m inferx`,
+not the validation helpers behind them, so they hold whichever function does the checking.
+"""
 
 import json
 import math

@@ -127,17 +127,14 @@ def assert_samples(xs, ys, f, rel=6e-4, exact_x=True):
         assert abs(y - expected) <= tol * abs(expected), (x, y, expected)
 
 
-def assert_frontier(t, ref, b_end_check=True):
+def assert_frontier(t, ref):
     """A throughput–TTFT trace (customdata = whole batch sizes) against the reference, and its end at ρ = 0.99."""
     B = t["customdata"]
     assert B == sorted(B) and B[0] == 1
     assert_samples(B, t["x"], lambda b: ref.point(b)["throughput"])
     assert_samples(B, t["y"], lambda b: 1e3 * ref.point(b)["ttft"])
-    if b_end_check:
-        # The last sample is the largest B with B/B_max ≤ 0.99 (whole-number arithmetic, no rounding).
-        last = B[-1]
-        assert 100 * last <= 99 * ref.b_max or last == ref.b_max - 1 == 0
-        assert 100 * (last + 1) > 99 * ref.b_max or last + 1 >= ref.b_max
+    # The last sample is the largest B with B/B_max ≤ 0.99 (whole-number arithmetic, no rounding).
+    assert 100 * B[-1] <= 99 * ref.b_max < 100 * (B[-1] + 1)
 
 
 def workload(params):
