@@ -32,7 +32,6 @@ scenarios and also fails.
 | (mi300x4 or h200x8 removed), or its family's row missing  | test_calibrated_weight_bytes_follow_...; reference |
 | from inferx/calibration.json                              |                                                    |
 
-Without these tests the fast suite caught none of the mistakes above.
 The URL and CLI tests go through parse_query, the page layouts, the redraw callback and `python -m inferx`,
 not the validation helpers behind them, so they hold whichever function does the checking.
 """
