@@ -53,3 +53,38 @@ def test_background_rows_are_computed_from_the_catalogs(monkeypatch):
     monkeypatch.setattr(M, "LLAMA2_13B", replace(M.LLAMA2_13B, n_layers=20))
     wrong = {r.quantity for r in check._background_rows() if r.status == MISMATCH}
     assert "Llama-2-13B KV per 8,192-token sequence, BF16" in wrong
+
+
+# Numbers the article prints, typed here from its text rather than read from inferx/check.py: a row whose
+# article value had been edited towards the engine's (or dropped) would otherwise still pass.
+PRINTED = [
+    ("8×H200 ridge I*", 824),
+    ("8×H200 ridge batch B*", 412),
+    ("4×MI300X ridge batch B*", 247),
+    ("8×B200 ridge batch B*", 563),
+    ("8×B200 ridge I*", 1_125),
+    ("κ, DeepSeek R1, FP8 KV", 35_136),
+    ("κ, DeepSeek R1, FP16 KV", 70_272),
+    ("T∞(8192), 8×H200", 133_000),
+    ("4×MI300X KV headroom", 97),
+    ("8×H200 KV headroom", 457),
+    ("8×B200 KV headroom", 865),
+    ("ITL floor", 0.96),
+    ("t_AR(B=1, TP=8)", 1.2),
+    ("ITL at B=1, 8×H200", 2.2),
+    ("base t_step(B=256", 1.2),
+    ("E[accept]", 3.69),
+    ("effective ITL, GPU draft", 0.65),
+    ("effective ITL, SRAM draft", 0.018),
+    ("speed-up, SRAM draft", 122),
+]
+
+
+@pytest.mark.parametrize("fragment,printed", PRINTED, ids=[f for f, _ in PRINTED])
+def test_the_article_printed_numbers_are_rows_that_agree(fragment, printed):
+    rows = [r for r in ROWS if r.quantity.startswith(fragment) or fragment in r.quantity]
+    matching = [r for r in rows if r.article == printed]
+    assert matching, [(r.quantity, r.article) for r in rows]
+    for r in matching:
+        assert r.expect == OK and abs(r.engine - printed) <= r.rel_tol * printed, (r.quantity, r.engine)
+        assert r.rel_tol <= 0.05  # a tolerance wide enough to hide a wrong formula is no check

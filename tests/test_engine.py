@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import Reference
 
 from inferx import engine as E
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
@@ -31,13 +32,22 @@ def scenario(**kw):
     return Scenario.from_params(**kw)
 
 
-@settings(max_examples=60, deadline=None)
-@given(preset=presets, ctx=contexts, tp=tps, pp=pps, ic=ics)
-def test_itl_times_throughput_is_batch(preset, ctx, tp, pp, ic):
-    s = scenario(preset=preset, ctx=ctx, tp=tp, pp=pp, ic=ic)
-    B = np.arange(1, 2000)
-    r = s.evaluate(B)
-    np.testing.assert_allclose(r["itl"] * r["throughput"], B, rtol=1e-12)
+@pytest.mark.parametrize(
+    "B,t_step_ms,t_ar_ms,throughput",
+    [
+        # 8×H200, TP 8 over NVLink, S = 1,024, FP8: t_step = (37e9 + B·1,024·35,136 B) / 38.4 TB/s (memory bound);
+        # t_AR = 2·61·(10 µs + ⅞·B·7,168 B / 450 GB/s); T = B / (t_step + t_AR). The article prints ITL ≈ 2.2 ms
+        # at B = 1 and a base step of ≈ 1.2 ms at B = 256.
+        (1, 0.9644786, 1.2217004, 457.41908),
+        (256, 1.2034034, 1.6553047, 89_550.941),
+    ],
+)
+def test_step_collective_itl_and_throughput_worked_by_hand(B, t_step_ms, t_ar_ms, throughput):
+    r = scenario().evaluate([B])
+    assert 1e3 * r["t_step"][0] == pytest.approx(t_step_ms, rel=1e-6)
+    assert 1e3 * r["t_comm"][0] == pytest.approx(t_ar_ms, rel=1e-6)
+    assert 1e3 * r["itl"][0] == pytest.approx(t_step_ms + t_ar_ms, rel=1e-6)
+    assert r["throughput"][0] == pytest.approx(throughput, rel=1e-6)
 
 
 @settings(max_examples=60, deadline=None)
@@ -64,7 +74,7 @@ def test_ttft_increasing_in_batch(preset, ctx, cv, util, tp):
 @settings(max_examples=60, deadline=None)
 @given(headroom=st.floats(1e9, 5e12), ctx=contexts, eta=st.floats(0.05, 1), factor=st.integers(2, 8))
 def test_b_max_proportional_to_eta_and_headroom(headroom, ctx, eta, factor):
-    kappa = E.kv_bytes_per_token(DEEPSEEK_R1, 1.0)
+    kappa = 61 * 576  # bytes per token: 61 layers of a 576-element latent at FP8
     base = E.b_max(headroom, ctx, kappa, eta)
     exact = eta * headroom / (ctx * kappa)
     assert base == math.floor(exact)
@@ -103,21 +113,26 @@ def test_no_collective_cost_on_one_gpu_or_one_stage():
 def test_roofline_two_regimes():
     s = scenario(preset="h200x8", tp=1)
     b_star = s.summary()["b_star"]
-    zero_ctx = E.t_step(np.array([1.0, b_star, 4 * b_star]), 0, s.model, 1.0, s.kappa, s.bw, s.compute)
-    T = np.array([1.0, b_star, 4 * b_star]) / zero_ctx
-    assert T[0] == pytest.approx(s.bw / (s.model.p_active * 1.0))  # memory bound: B·BW/(P·b_w)
-    assert T[2] == pytest.approx(s.compute / (2 * s.model.p_active))  # compute bound plateau
+    assert b_star == pytest.approx(412, rel=0.005)  # the article's ridge table: B* = 412 at FP8
+    step, _ = s.with_context(0).step_and_comm(np.array([1.0, b_star, 4 * b_star]))
+    T = np.array([1.0, b_star, 4 * b_star]) / step
+    assert T[0] == pytest.approx(38.4e12 / 37e9)  # memory bound: B·BW/(P_active·b_w) = 1,037.8 tok/s at B = 1
+    assert T[2] == pytest.approx(31.664e15 / (2 * 37e9))  # compute-bound plateau: 427,892 tok/s
     assert T[1] == pytest.approx(T[2])  # the two meet at the ridge batch
 
 
-def test_ttft_boxed_form_and_cv():
-    s = scenario(tp=1, cv=0)
-    r = s.evaluate([1])
-    step = r["itl"][0]
-    rho = 1 / s.b_max
-    assert r["ttft"][0] == pytest.approx(s.summary()["t_prefill"] + 0.5 * step / (1 - rho))
-    doubled = scenario(tp=1, cv=1).evaluate([1])["ttft"][0] - s.summary()["t_prefill"]
-    assert doubled == pytest.approx(2 * (r["ttft"][0] - s.summary()["t_prefill"]))
+@pytest.mark.parametrize("cv,ttft_ms", [(0, 3.0077974), (0.5, 3.1283681), (1, 3.4900804), (2, 4.9369292)])
+def test_ttft_boxed_form_and_cv(cv, ttft_ms):
+    # 8×H200, TP 1, S = S_in = 1,024, B = 1, worked by hand:
+    # t_prefill = (2·37e9·1,024 + 4·61·128·128·1,024²) / 31.664e15 = 2.5255144 ms;
+    # t_step = (37e9 + 1,024·35,136) / 38.4e12 = 0.96447863 ms; B_max = ⌊0.87·457e9 / (1,024·35,136)⌋ = 11,050;
+    # TTFT = t_prefill + (1 + CV²)/2 · t_step / (1 − 1/11,050). CV = 0 and CV = 1 alone cannot tell CV² from CV.
+    s = scenario(tp=1, cv=cv)
+    assert s.summary()["t_prefill"] == pytest.approx(2.5255144e-3, rel=1e-7)
+    assert s.b_max == 11_050
+    assert 1e3 * s.evaluate([1])["ttft"][0] == pytest.approx(ttft_ms, rel=1e-7)
+    wait = ttft_ms - 2.5255144
+    assert wait / (3.0077974 - 2.5255144) == pytest.approx(1 + cv**2, rel=1e-6)  # the CV factor, M/D/1 to M/G/1
 
 
 def test_e2e_cost_efficiency_and_speculation():
@@ -225,18 +240,12 @@ def test_evaluate_all_gives_each_scenario_its_own_formulas():
     # must be that scenario's formulas, one batch size at a time.
     scns = [scenario(), scenario(preset="mi300x4", ctx=8192, tp=1), scenario(pp=4, ic="infiniband", cv=1)]
     grids = [np.arange(1, 50), np.array([3, 700]), frontier_batches(scns[2].b_max, 40)]
-    for r, s, B in zip(evaluate_all(scns, grids), scns, grids, strict=True):
+    refs = [Reference(), Reference(preset="mi300x4", ctx=8192, tp=1), Reference(pp=4, ic="infiniband", cv=1)]
+    for r, ref, B in zip(evaluate_all(scns, grids), refs, grids, strict=True):
         np.testing.assert_array_equal(r["batch"], B)
         for i, b in enumerate(B.tolist()):
-            step = E.t_step(b, s.ctx, s.model, s.b_w, s.kappa, s.bw, s.compute)
-            comm = E.t_allreduce(b, s.tp, s.model, s.b_w, s.ic_bw, s.ic_alpha) + E.t_pipeline(
-                b, s.pp, s.model, s.b_w, s.ic_bw, s.ic_alpha
-            )
-            rho = b / s.b_max
-            ttft = E.ttft(E.t_prefill(s.isl, s.model, s.compute), rho, step + comm, s.cv)
-            assert r["itl"][i] == pytest.approx(float(step + comm), rel=1e-12)
-            assert r["rho"][i] == pytest.approx(rho, rel=1e-12)
-            assert r["ttft"][i] == pytest.approx(float(ttft), rel=1e-12)
+            for key, expected in ref.point(b).items():
+                assert r[key][i] == pytest.approx(expected, rel=1e-12), (key, b)
 
 
 @settings(max_examples=80, deadline=None)
