@@ -98,7 +98,7 @@ def measured_files() -> MeasuredFiles:
     folder = os.environ.get(MEASURED_DIR_ENV)
     if not folder:
         return MeasuredFiles(FIXTURES / "synthetic_measured.csv", FIXTURES / "synthetic_api_benchmarks.json", False)
-    folder = Path(folder)
+    folder = Path(folder).resolve()
     csv, jsons = folder / "deepseek_r1_measured.csv", sorted(folder.glob("api_benchmarks*.json"))
     missing = ([] if csv.is_file() else [csv.name]) + ([] if jsons else ["api_benchmarks*.json"])
     if missing:  # asked for the real rows: never fall back to the fixture in silence
