@@ -1,4 +1,4 @@
-"""Command line: `inferx point | frontier | check | calibrate | validate`."""
+"""Command line: `inferx point | frontier | check | calibrate | validate | fetch`."""
 
 from __future__ import annotations
 
@@ -124,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--measured", required=True, help="InferenceX CSV or API JSON file")
+    from .fetch import add_fetch_parser
+
+    add_fetch_parser(sub)
     for p in sub.choices.values():  # so that an error prints the subcommand's own usage line
         p.set_defaults(subparser=p)
     return parser
@@ -143,6 +146,10 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "check":
         print(format_table(ROWS))
         return 1 if any(r.status == MISMATCH for r in ROWS) else 0
+    if args.command == "fetch":
+        from . import fetch
+
+        return fetch.cli(args.model, args.output, args.base_url, args.date, args.timeout)
     if args.command in ("calibrate", "validate"):
         from . import calibrated
 
