@@ -82,7 +82,11 @@ def _removing(quit, profile: str):
         try:
             quit()
         finally:
-            # Chromium's last child processes may still be writing for a moment after quit returns.
+            # ChromeDriver returns before every Chromium process has exited, and a busy machine has seen them
+            # write to the profile for seconds afterwards: wait for them (Linux: /proc), then delete.
+            deadline = time.monotonic() + 30
+            while _users(profile) and time.monotonic() < deadline:
+                time.sleep(0.2)
             for _ in range(20):
                 shutil.rmtree(profile, ignore_errors=True)
                 if not os.path.exists(profile):
@@ -92,14 +96,14 @@ def _removing(quit, profile: str):
     return quit_and_remove
 
 
-def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None, args: tuple = ()):
-    """Poll `script` (a JS function body that returns a value; `args` are its `arguments`) until it returns
-    something truthy."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = driver.execute_script(script, *args)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what or script}")
-        time.sleep(0.2)
+def _users(profile: str) -> bool:
+    """Whether a running process was started with this profile folder (False where /proc is missing)."""
+    needle = profile.encode()
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if needle in f.read():
+                    return True
+        except OSError:  # not a process folder, or the process has gone
+            continue
+    return False
