@@ -75,6 +75,19 @@ def make_driver(width: int = 1280, height: int = 800, logs: bool = False, attemp
                 raise
 
 
+def wait_js(driver, script: str, timeout: float = TIMEOUT, what: str | None = None, args: tuple = ()):
+    """Poll `script` (a JS function body that returns a value; `args` are its `arguments`) until it returns
+    something truthy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = driver.execute_script(script, *args)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what or script}")
+        time.sleep(0.2)
+
+
 def _removing(quit, profile: str):
     """`quit`, then delete the profile folder once Chromium has let go of it."""
 
