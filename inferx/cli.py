@@ -1,4 +1,4 @@
-"""Command line: `inferx point | frontier | check | calibrate | validate | models | hardware`."""
+"""Command line: `inferx point | frontier | check | calibrate | validate | fetch | models | hardware`."""
 
 from __future__ import annotations
 
@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("--measured", required=True, help="InferenceX CSV or API JSON file")
     _add_catalog_commands(sub)
+    from .fetch import add_fetch_parser
+
+    add_fetch_parser(sub)
     for p in sub.choices.values():  # so that an error prints the subcommand's own usage line
         p.set_defaults(subparser=p)
     return parser
@@ -240,6 +243,10 @@ def _run(argv: list[str] | None) -> int:
         return 1 if any(r.status == MISMATCH for r in ROWS) else 0
     if args.command in ("models", "hardware"):
         return _list_catalog(args)
+    if args.command == "fetch":
+        from . import fetch
+
+        return fetch.cli(args.model, args.output, args.base_url, args.date, args.timeout)
     if args.command in ("calibrate", "validate"):
         from . import calibrated
 

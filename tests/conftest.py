@@ -1,23 +1,29 @@
-"""Shared fixtures: the real app served by gunicorn, and headless Chromium."""
+"""Shared fixtures: the real app served by gunicorn, headless Chromium, the measured files; and the rules for
+tests whose system dependency (Chromium, Docker) is missing."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from benchmarks.chromium import make_driver
+from benchmarks import chromium as chromium_tools
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-MEASURED_CSV = SHARED / "data" / "inferencex" / "deepseek_r1_measured.csv"
-MEASURED_JSON = SHARED / "data" / "inferencex" / "api_benchmarks_dsr1_2026-06-14.json"
+FIXTURES = ROOT / "tests" / "fixtures"
+# A folder holding InferenceX's own export (deepseek_r1_measured.csv and api_benchmarks_*.json); without it the
+# tests read the synthetic rows of tests/fixtures (make_fixtures.py).
+MEASURED_DIR_ENV = "INFERX_TEST_MEASURED_DIR"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 # Importing the app took 131-191 s on the starved machines of sessions 3-5; a timeout only matters when start-up
 # fails, so it is generous.
 START_TIMEOUT = float(os.environ.get("INFERX_TEST_START_TIMEOUT", "600"))
@@ -80,6 +86,61 @@ class Server:
             self.proc.kill()
 
 
+@dataclass(frozen=True)
+class MeasuredFiles:
+    csv: Path
+    json: Path
+    real: bool  # InferenceX's own rows (from $INFERX_TEST_MEASURED_DIR), not the synthetic fixture
+
+
+@cache
+def measured_files() -> MeasuredFiles:
+    folder = os.environ.get(MEASURED_DIR_ENV)
+    if not folder:
+        return MeasuredFiles(FIXTURES / "synthetic_measured.csv", FIXTURES / "synthetic_api_benchmarks.json", False)
+    folder = Path(folder).resolve()
+    csv, jsons = folder / "deepseek_r1_measured.csv", sorted(folder.glob("api_benchmarks*.json"))
+    missing = ([] if csv.is_file() else [csv.name]) + ([] if jsons else ["api_benchmarks*.json"])
+    if missing:  # asked for the real rows: never fall back to the fixture in silence
+        pytest.fail(f"{MEASURED_DIR_ENV}={folder}: {' and '.join(missing)} not found there", pytrace=False)
+    return MeasuredFiles(csv, jsons[-1], True)
+
+
+@pytest.fixture(scope="session")
+def measured_paths() -> MeasuredFiles:
+    """The measured CSV and API JSON the tests read: the synthetic fixture, or the real export when asked."""
+    return measured_files()
+
+
+# --- System dependencies -------------------------------------------------------------------------------------
+
+
+@cache
+def docker_missing() -> str | None:
+    """Why no Docker engine can be used here (with what to do about it), or None: `docker info` as a user runs
+    it, so DOCKER_HOST is honoured. Starting an engine is the caller's job (.ci/run does it in CI)."""
+    if shutil.which("docker") is None:
+        return "docker not found on PATH; install with: apt-get install docker.io, then: systemctl start docker"
+    try:
+        info = subprocess.run(["docker", "info"], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "`docker info` did not answer in 60 s; start the engine: systemctl start docker (or dockerd &)"
+    if info.returncode != 0:
+        said = " ".join(info.stderr.split())[-200:]
+        return f"no Docker engine answers `docker info` ({said}); start one: systemctl start docker (or dockerd &)"
+    return None
+
+
+DEPENDENCIES = {"browser": chromium_tools.missing, "docker": docker_missing}
+
+
+def unavailable(reason: str) -> None:
+    """Skip, saying what is missing and how to install it; in CI (CI=true) fail instead: CI runs everything."""
+    if IN_CI:
+        pytest.fail(f"CI must run this test, but: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
 # The slow suites run last, Docker after the browser, so a slow machine spends its time on the cheap tests first.
 SUITE_ORDER = ("browser", "docker")
 # CI gives `.ci/run` 90 minutes or nothing lands, and machines here have differed forty-fold in speed. `.ci/run`
@@ -97,6 +158,9 @@ def pytest_collection_modifyitems(items):
 
 
 def pytest_runtest_setup(item):
+    for mark, missing in DEPENDENCIES.items():
+        if item.get_closest_marker(mark) and (reason := missing()):
+            unavailable(reason)
     deadline = os.environ.get("INFERX_CI_DEADLINE")
     if not deadline:
         return
@@ -119,7 +183,7 @@ def server():
 @pytest.fixture(scope="session")
 def chromium():
     """One headless Chromium for the whole run: starting one takes many seconds on a small machine."""
-    driver = make_driver(logs=True)
+    driver = chromium_tools.make_driver(logs=True)
     yield driver
     driver.quit()
 

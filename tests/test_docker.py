@@ -1,15 +1,13 @@
 """The real Docker image: lint, build, run, health check, pages and a callback answer.
 
-No registry is reachable and no engine runs by default, so the tests start one with
-../shared/tools/docker-local (which also provides the python:3.11-slim base image); docker_image.py
-starts it and builds the image once, for the first test that needs it. Where Docker
-cannot be had it skips and says why; with CI=true that skip becomes a failure, so CI always runs it.
+The tests use the Docker engine that `docker info` reaches; docker_image.py builds the image once, for the first
+test that needs it. Where there is no engine they skip, saying what to install or start (conftest.py); with
+CI=true that skip is a failure, so CI always runs them (`.ci/run` starts an engine where the machine has none).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -20,15 +18,7 @@ from urllib.parse import urlsplit
 import docker_image
 import pytest
 from browser_checks import figure_data, network_responses, router_request
-from conftest import ROOT, free_port, severe_console_errors
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def unavailable(reason: str):
-    if IN_CI:
-        pytest.fail(f"CI must run the Docker test, but: {reason}")
-    pytest.skip(reason)
+from conftest import ROOT, free_port, severe_console_errors, unavailable
 
 
 def test_dockerfile_passes_hadolint():
@@ -42,11 +32,8 @@ def test_dockerfile_passes_hadolint():
 
 
 class Docker:
-    def __init__(self, env: dict[str, str]):
-        self.env = env
-
     def __call__(self, *args: str, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
-        out = subprocess.run(["docker", *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout)
         if check and out.returncode != 0:
             raise AssertionError(f"docker {' '.join(args)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
         return out
@@ -54,18 +41,13 @@ class Docker:
 
 @pytest.fixture(scope="module")
 def docker():
-    prepared = docker_image.result()
-    if prepared.unavailable:
-        unavailable(prepared.unavailable)
-    print(*prepared.log, sep="\n")
-    yield Docker(prepared.env)
-    if not prepared.was_running:  # leave the machine as found: CI must not keep a daemon behind
-        subprocess.run([str(docker_image.DOCKER_LOCAL), "down"], capture_output=True, timeout=120)
+    return Docker()
 
 
 @pytest.fixture(scope="module")
 def image(docker):
     prepared = docker_image.result()
+    print(*prepared.log, sep="\n")
     if prepared.build_error:
         raise AssertionError(prepared.build_error)
     return prepared.image

@@ -1,6 +1,6 @@
 """The measured-data half of the app: uploads, the /inferencex page, the Figure 4/5 overlays and /methods.
 
-The data is read from ../shared/data/inferencex at test time; no rows live in this repository.
+The rows are the synthetic fixture of tests/fixtures, or InferenceX's own where $INFERX_TEST_MEASURED_DIR names them.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 from browser_checks import click, element, figure_data, press_slider, storage_state, wait_figure_change, wait_js
-from conftest import MEASURED_CSV, MEASURED_JSON, Server, severe_console_errors
+from conftest import Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
-
-pytestmark = pytest.mark.skipif(not MEASURED_CSV.exists(), reason="../shared/data/inferencex is not present")
 
 BROKEN_CSV = "hardware,precision,framework,isl,osl,concurrency,n_gpus,median_tpot_ms,output_tput_per_gpu_tok_s\n" + (
     "h200,fp8,sglang,1024,1024,4,8,20.5,180\nh200,fp8,sglang,1024,1024,lots,8,30.1,400\n"
@@ -34,11 +32,11 @@ def dash_app():
 
 
 @pytest.fixture(scope="module")
-def csv_store(dash_app):
+def csv_store(dash_app, measured_paths):
     from inferx.measured import load_measured
     from pages._measured import to_store
 
-    return to_store(load_measured(MEASURED_CSV), MEASURED_CSV.name)
+    return to_store(load_measured(measured_paths.csv), measured_paths.csv.name)
 
 
 def default_control_values(preset: str = "h200x8") -> list:
@@ -77,13 +75,13 @@ UPLOAD_OUTPUTS = [
 # --- Non-browser: the callbacks -------------------------------------------------------
 
 
-def test_store_is_compact_and_round_trips(dash_app, csv_store):
+def test_store_is_compact_and_round_trips(dash_app, csv_store, measured_paths):
     from inferx.measured import load_measured
     from inferx.measured_figures import inferencex_figure, overlay_traces
     from inferx.scenario import Scenario
     from pages._measured import from_store
 
-    df = load_measured(MEASURED_CSV)
+    df = load_measured(measured_paths.csv)
     back = from_store(csv_store)
     assert len(back) == len(df) == csv_store["rows"]
     size = len(json.dumps(csv_store, separators=(",", ":")))
@@ -97,9 +95,11 @@ def test_store_is_compact_and_round_trips(dash_app, csv_store):
     )
 
 
-def test_upload_callback_accepts_csv_and_json(dash_app):
+def test_upload_callback_accepts_csv_and_json(dash_app, measured_paths):
+    from inferx.measured import load_measured
+
     client = dash_app.server.test_client()
-    for path, mime in ((MEASURED_CSV, "text/csv"), (MEASURED_JSON, "application/json")):
+    for path, mime in ((measured_paths.csv, "text/csv"), (measured_paths.json, "application/json")):
         out = post_callback(
             client,
             UPLOAD_OUTPUTS,
@@ -111,7 +111,7 @@ def test_upload_callback_accepts_csv_and_json(dash_app):
             "color": "success",
             "is_open": True,
         }
-        assert out["measured-data"]["data"]["rows"] > 100
+        assert out["measured-data"]["data"]["rows"] == len(load_measured(path))
         assert path.name in out["measured-alert"]["children"]
 
 
@@ -149,7 +149,7 @@ def test_inferencex_figure_callback(dash_app, csv_store):
     fig, summary = draw(*values, *[None] * len(FILTERS), csv_store)
     measured = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
     points = sum(len(t["x"]) for t in measured)
-    assert points > 20 and f"{points:,} of 1,593" in summary
+    assert points > 20 and f"{points:,} of {csv_store['rows']:,}" in summary
     assert all(len(c) == 5 and c[3].startswith("https://") for t in measured for c in t["customdata"])
     assert "concurrency" in measured[0]["hovertemplate"] and "date" in measured[0]["hovertemplate"]
 
@@ -177,12 +177,12 @@ def test_overlay_traces_follow_the_preset(dash_app, csv_store):
         assert all(t["name"].startswith(f"measured {family}") and t["meta"]["measured"] for t in out["fig5"])
 
 
-def test_methods_section_with_and_without_env_file(dash_app, monkeypatch):
+def test_methods_section_with_and_without_env_file(dash_app, monkeypatch, measured_paths):
     from pages import methods
 
     monkeypatch.delenv("INFERX_MEASURED", raising=False)
     assert "INFERX_MEASURED=" in json.dumps(methods.layout().to_plotly_json(), default=str)
-    monkeypatch.setenv("INFERX_MEASURED", str(MEASURED_CSV))
+    monkeypatch.setenv("INFERX_MEASURED", str(measured_paths.csv))
     section = methods.divergence_section()
     fig = section[1].children.figure
     assert {t["meta"]["model"] for t in fig["data"]} == {"article", "calibrated"}
@@ -194,9 +194,9 @@ def test_methods_section_with_and_without_env_file(dash_app, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def measured_server():
+def measured_server(measured_paths):
     """gunicorn with $INFERX_MEASURED set."""
-    srv = Server(env={"INFERX_MEASURED": str(MEASURED_CSV)})
+    srv = Server(env={"INFERX_MEASURED": str(measured_paths.csv)})
     yield srv
     srv.stop()
 
@@ -216,13 +216,15 @@ return n > 0 ? n : null;
 
 
 @pytest.mark.browser
-def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
+def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_paths):
+    from inferx.measured import load_measured
+
     srv, driver = live
     driver.get(srv.url + "inferencex")
     points = wait_js(driver, MEASURED_POINTS_JS.format(fig="ix"), what="measured points on #fig-ix")
     assert points > 20
     summary = driver.find_element("id", "ix-summary").text
-    assert f"{points:,} of 1,593" in summary
+    assert f"{points:,} of {len(load_measured(measured_paths.csv)):,}" in summary
     shots = Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path))
     driver.save_screenshot(str(shots / "inferencex.png"))
     assert severe_console_errors(driver) == []
@@ -243,7 +245,7 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path):
     assert wait_js(driver, MEASURED_POINTS_JS.format(fig="ix")) == points
 
     # A good upload replaces the server's file, in memory only.
-    element(driver, "#measured-upload input[type=file]").send_keys(str(MEASURED_JSON))
+    element(driver, "#measured-upload input[type=file]").send_keys(str(measured_paths.json))
     wait_js(driver, "return document.querySelector('#ix-summary').textContent.includes('upload');", what="upload")
     assert storage_state(driver) == {"cookie": "", "local": [], "session": []}
     assert [e for e in severe_console_errors(driver) if "favicon" not in e] == []

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import MEASURED_CSV, MEASURED_JSON
+from conftest import MEASURED_DIR_ENV, ROOT
 
 from inferx.measured import (
     REQUIRED,
@@ -152,20 +155,13 @@ def test_model_quantities(tmp_path):
     assert q["batch"] == 4 and q["context"] == 1024 + 512 and q["tp"] == 8 and q["gpus"] == 8
 
 
-# --- The shared InferenceX files -----------------------------------------------------
+# --- A whole export in both shapes (tests/fixtures, or InferenceX's own with $INFERX_TEST_MEASURED_DIR) ---------
 
 
-@pytest.fixture(scope="module")
-def both_shapes():
-    if not (MEASURED_CSV.exists() and MEASURED_JSON.exists()):
-        pytest.skip(f"measured InferenceX data not found under {MEASURED_CSV.parent}")
-    return load_measured(MEASURED_CSV), load_measured(MEASURED_JSON)
-
-
-def test_shared_files_load_and_agree(both_shapes):
-    csv_df, json_df = both_shapes
-    raw = pd.read_csv(MEASURED_CSV)
-    assert len(csv_df) == len(raw) and len(json_df) == len(json.loads(MEASURED_JSON.read_text()))
+def test_export_files_load_and_agree(measured_paths):
+    csv_df, json_df = load_measured(measured_paths.csv), load_measured(measured_paths.json)
+    raw = pd.read_csv(measured_paths.csv)
+    assert len(csv_df) == len(raw) and len(json_df) == len(json.loads(measured_paths.json.read_text()))
     assert list(csv_df.columns) == list(json_df.columns)
     keys = ["run_url", "concurrency", "isl", "osl", "hardware", "framework", "precision", "spec_method"]
     keys += ["decode_tp", "decode_ep", "decode_dp_attention", "disagg"]
@@ -174,3 +170,25 @@ def test_shared_files_load_and_agree(both_shapes):
     for column in ("median_tpot_ms", "median_ttft_ms", "output_tput_per_gpu_tok_s", "n_gpus"):
         same = np.isclose(both[f"{column}_json"], both[f"{column}_csv"], rtol=1e-3, equal_nan=True)
         assert same.mean() > 0.99, column
+
+
+def test_fixture_rows_are_ours(measured_paths):
+    if measured_paths.real:
+        pytest.skip("$INFERX_TEST_MEASURED_DIR points at InferenceX's own rows")
+    df = pd.concat([load_measured(measured_paths.csv), load_measured(measured_paths.json)])
+    assert df["run_url"].str.startswith("https://example.invalid/").all()
+    assert not df["run_url"].str.contains("SemiAnalysis").any()
+
+
+def test_a_named_folder_without_the_files_fails_not_skips(tmp_path):
+    test = f"{__file__}::test_export_files_load_and_agree"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test],
+        cwd=ROOT,
+        env={**os.environ, MEASURED_DIR_ENV: str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "1 error" in run.stdout and "deepseek_r1_measured.csv and api_benchmarks*.json not found" in run.stdout
