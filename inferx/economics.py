@@ -1,0 +1,101 @@
+"""Cost per million output tokens and tokens per joule along a frontier.
+
+Prices are ASSUMPTIONS, not catalog data: rough on-demand cloud rental rates per GPU-hour in US dollars
+for 2025, rounded, for a sensible default that a user is expected to overwrite with their own rate. They
+sit here rather than in the hardware catalog, whose numbers are all from datasheets.
+
+Power is board power (TDP/TBP) × GPU count × a power fraction: 1.0 reproduces the article's
+"throughput / TDP" token efficiency; a measured average draw is usually lower.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine as E
+from .hardware import GPUS, Machine
+from .presets import PRESET_MACHINES
+from .scenario import Scenario
+
+# Assumed $/GPU-hour (USD, on-demand rental, 2025, rounded). Not measured; edit to your contract.
+USD_PER_GPU_HOUR: dict[str, float] = {
+    "a100": 1.80,
+    "h100": 2.50,
+    "h200": 3.50,
+    "b200": 5.00,
+    "b300": 6.50,
+    "gb200": 6.00,
+    "mi300x": 2.50,
+    "mi325x": 3.00,
+    "mi355x": 4.50,
+}
+PRICE_NOTE = "assumed rental $/GPU-hour, not measured: set your own"
+POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
+
+
+def machine_of(scn: Scenario) -> tuple[str, Machine]:
+    """The catalog GPU key and the machine a scenario runs on. The scenario names a preset today; when it
+    carries a catalog GPU and a count, this is the one place that reads them."""
+    preset = PRESET_MACHINES[scn.hardware]
+    return preset.family, preset.machine
+
+
+def default_price(gpu: str) -> float:
+    """The assumed $/GPU-hour of a catalog GPU key."""
+    if gpu not in USD_PER_GPU_HOUR:
+        raise ValueError(f"gpu must be one of {', '.join(GPUS)}, not {gpu!r}")
+    return USD_PER_GPU_HOUR[gpu]
+
+
+def _check_positive(name: str, value: float) -> float:
+    value = float(value)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, not {value!r}")
+    return value
+
+
+def cost_per_mtok(tokens_per_s, usd_per_gpu_hour: float, gpus: int):
+    """$ per million output tokens: ($/GPU-hour × GPUs) / (3600 s/h × T / 10⁶)."""
+    return E.cost_per_million_tokens(usd_per_gpu_hour * gpus, tokens_per_s)
+
+
+def tokens_per_joule(tokens_per_s, watts_per_gpu: float, gpus: int, power_fraction: float = POWER_FRACTION):
+    """Output tokens per joule (= tok/s per W) at board power × GPUs × power fraction."""
+    return E.tokens_per_joule(tokens_per_s, watts_per_gpu * gpus * power_fraction)
+
+
+def along(
+    scn: Scenario,
+    throughput,
+    usd_per_gpu_hour: float | None = None,
+    power_fraction: float = POWER_FRACTION,
+) -> dict[str, np.ndarray]:
+    """Economics of throughputs (tok/s, any shape) on the scenario's machine, as arrays:
+    cost_per_mtok ($/M tokens), tokens_per_joule (tok/J), throughput_per_usd_hour (tok/s per $/h of the
+    whole machine) and throughput_per_mw (tok/s per MW drawn); plus the scalars used."""
+    gpu, machine = machine_of(scn)
+    price = default_price(gpu) if usd_per_gpu_hour is None else _check_positive("usd_per_gpu_hour", usd_per_gpu_hour)
+    power_fraction = _check_positive("power_fraction", power_fraction)
+    T = np.asarray(throughput, dtype=float)
+    watts = machine.power * power_fraction
+    usd_per_hour = price * machine.count
+    return {
+        "cost_per_mtok": cost_per_mtok(T, price, machine.count),
+        "tokens_per_joule": tokens_per_joule(T, machine.gpu.power, machine.count, power_fraction),
+        "throughput_per_usd_hour": T / usd_per_hour,
+        "throughput_per_mw": T / (watts / 1e6),
+        "gpu": gpu,
+        "gpus": machine.count,
+        "usd_per_gpu_hour": price,
+        "usd_per_hour": usd_per_hour,
+        "watts": watts,
+    }
+
+
+def frontier_economics(
+    scn: Scenario, B, usd_per_gpu_hour: float | None = None, power_fraction: float = POWER_FRACTION
+) -> dict:
+    """`along` the scenario's throughput at batch sizes B, with the batch sizes and throughput beside it."""
+    B = np.atleast_1d(np.asarray(B, dtype=float))
+    T = E.throughput(B, np.add(*scn.step_and_comm(B)))
+    return {"batch": B, "throughput": T, **along(scn, T, usd_per_gpu_hour, power_fraction)}
