@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
+from .figures import _json_ready, _layout, _line, _note, frontier
 from .hardware import GPUS, Machine
 from .presets import PRESET_MACHINES
 from .scenario import Scenario
@@ -99,3 +100,32 @@ def frontier_economics(
     B = np.atleast_1d(np.asarray(B, dtype=float))
     T = E.throughput(B, np.add(*scn.step_and_comm(B)))
     return {"batch": B, "throughput": T, **along(scn, T, usd_per_gpu_hour, power_fraction)}
+
+
+Y_AXES = {
+    "cost": ("Cost ($ per million output tokens)", "cost_per_mtok"),
+    "per_dollar": ("Throughput per $/hour (tok/s per $/h)", "throughput_per_usd_hour"),
+    "per_mw": ("Throughput per MW (tok/s per MW)", "throughput_per_mw"),
+    "per_joule": ("Tokens per joule (tok/J)", "tokens_per_joule"),
+}
+
+
+@_json_ready
+def fig_economics(
+    scn: Scenario, y: str = "per_dollar", usd_per_gpu_hour: float | None = None, power_fraction: float = POWER_FRACTION
+) -> dict:
+    """The frontier with an economic y-axis against interactivity (tok/s per user = 1 / ITL), as InferenceX
+    draws its "per $" and "per MW" views. The price is an assumption (see `USD_PER_GPU_HOUR`)."""
+    if y not in Y_AXES:
+        raise ValueError(f"y must be one of {', '.join(Y_AXES)}, not {y!r}")
+    title, key = Y_AXES[y]
+    layout = _layout("Interactivity (tok/s per user)", title, xlog=True, ylog=y == "cost")
+    r = frontier(scn)
+    if r is None:
+        _note(layout, f"No curve: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    econ = along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
+    name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:g}/GPU-h ({PRICE_NOTE})"
+    hover = "B = %{customdata}<br>%{x:.3g} tok/s/user<br>%{y:.4g}"
+    trace = _line(name, 1.0 / r["itl"], econ[key], "#000000", hover=hover, custom=r["batch"].astype(int).tolist())
+    return {"data": [trace], "layout": layout}

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from . import engine as E
+from .figures import EXPLORER_POINTS, _json_ready, _layout, _line, _note, frontier
 from .scenario import Scenario
 
 COMM_SHARE = 0.5  # communication-bound: t_comm more than half the inter-token latency
@@ -145,3 +146,43 @@ def sentence(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: 
         step = "bandwidth" if regime_masks(scn, [batch])["bandwidth"][0] else "compute"
         label += f" (its step {step}-bound)"
     return f"at B = {batch:,} this machine is {label}; {what} {c_text}, {bw_gain * 100:+.0f} % bandwidth {b_text}"
+
+
+REGIME_COLOURS = {
+    "bandwidth": "#0072B2",
+    "compute": "#009E73",
+    "communication": "#CC79A7",
+    "queue": "#E69F00",
+    "kv_capacity": "#D55E00",
+}
+
+
+@_json_ready
+def fig_regimes(scn: Scenario) -> dict:
+    """The throughput–TTFT frontier coloured by the limit that binds along it (one trace per run)."""
+    layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    r = frontier(scn, EXPLORER_POINTS)
+    if r is None:
+        _note(layout, f"No curve: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    data, named = [], set()
+    hover = "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
+    for seg in segments(scn, r["batch"]):
+        # Each run starts at the previous run's last point, so the coloured pieces join.
+        a, b = max(0, seg["first"] - 1), seg["last"] + 1
+        key = seg["regime"]
+        data.append(
+            _line(
+                seg["label"],
+                r["throughput"][a:b],
+                1e3 * r["ttft"][a:b],
+                REGIME_COLOURS[key],
+                width=3.0,
+                hover=hover,
+                custom=r["batch"][a:b].astype(int).tolist(),
+                legendgroup=key,
+                showlegend=key not in named,
+            )
+        )
+        named.add(key)
+    return {"data": data, "layout": layout}
