@@ -20,7 +20,7 @@ import numpy as np
 from . import engine as E
 from .figures import _hline, _json_ready, _layout, _line, _note, _vline
 from .models import dense_params, expected_distinct_experts, params_read_per_step
-from .scenario import Scenario, comm_times, frontier_batches, log_batches
+from .scenario import Scenario, frontier_batches, log_batches
 
 K = 5  # the article's draft length
 ALPHA = 0.8  # and its acceptance rate
@@ -67,8 +67,11 @@ def verify_time(scn: Scenario, k, B, mode: str = "article") -> np.ndarray:
         return B * E.t_prefill(k, scn.model, scn.compute)
     memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa) / scn.bw
     compute = 2.0 * scn.model.p_active * B * k / scn.compute
-    tokens = np.broadcast_to(B * k, np.broadcast(B, k).shape)
-    comm = comm_times([scn], tokens.ravel())[0].reshape(tokens.shape)
+    # The all-reduce and pipeline hand-offs carry all B·k tokens' activations.
+    tokens = B * k
+    comm = E.t_allreduce(tokens, scn.tp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha) + E.t_pipeline(
+        tokens, scn.pp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha
+    )
     return np.maximum(memory, compute) + comm
 
 
@@ -145,7 +148,7 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
     if scn.unfit_reason():
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
-    B = log_batches(max(2, scn.b_max - 1), 90)
+    B = frontier_batches(max(2, scn.b_max - 1), 90)
     data = []
     for draft, bw in DRAFT_DEVICES.items():
         delta = draft_step(bw=bw)
