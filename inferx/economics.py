@@ -73,7 +73,8 @@ def along(
 ) -> dict[str, np.ndarray]:
     """Economics of throughputs (tok/s, any shape) on the scenario's machine, as arrays:
     cost_per_mtok ($/M tokens), tokens_per_joule (tok/J), throughput_per_usd_hour (tok/s per $/h of the
-    whole machine) and throughput_per_mw (tok/s per MW drawn); plus the scalars used."""
+    whole machine) and throughput_per_mw (tok/s per MW drawn); plus the scalars used, and price_note, which
+    a readout shows beside a default price."""
     gpu, machine = machine_of(scn)
     price = default_price(gpu) if usd_per_gpu_hour is None else _check_positive("usd_per_gpu_hour", usd_per_gpu_hour)
     power_fraction = _check_positive("power_fraction", power_fraction)
@@ -88,6 +89,7 @@ def along(
         "gpu": gpu,
         "gpus": machine.count,
         "usd_per_gpu_hour": price,
+        "price_note": PRICE_NOTE if usd_per_gpu_hour is None else "price given",
         "usd_per_hour": usd_per_hour,
         "watts": watts,
     }
@@ -119,13 +121,14 @@ def fig_economics(
     if y not in Y_AXES:
         raise ValueError(f"y must be one of {', '.join(Y_AXES)}, not {y!r}")
     title, key = Y_AXES[y]
-    layout = _layout("Interactivity (tok/s per user)", title, xlog=True, ylog=y == "cost")
+    # The legend stays on for one trace: its name carries the price assumption.
+    layout = _layout("Interactivity (tok/s per user)", title, xlog=True, ylog=y == "cost", showlegend=True)
     r = frontier(scn)
     if r is None:
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
     econ = along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
-    name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:g}/GPU-h ({PRICE_NOTE})"
+    name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h (assumed price)"
     hover = "B = %{customdata}<br>%{x:.3g} tok/s/user<br>%{y:.4g}"
     trace = _line(name, 1.0 / r["itl"], econ[key], "#000000", hover=hover, custom=r["batch"].astype(int).tolist())
     return {"data": [trace], "layout": layout}

@@ -81,8 +81,9 @@ def concurrency_at_rate(scn: Scenario, rate, n_out: int = N_OUT) -> np.ndarray:
 
 @_json_ready
 def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> dict:
-    """TTFT and E2E (ms, log) against the request rate (req/s), the fixed-concurrency points marked."""
-    layout = _layout("Request rate λ (req/s)", "Latency (ms)", ylog=True)
+    """TTFT and E2E (ms) against the request rate (req/s), both axes log, the fixed-concurrency points marked."""
+    # Log rate: the benchmark's concurrencies double, so their points fall evenly along the axis.
+    layout = _layout("Request rate λ (req/s)", "Latency (ms)", xlog=True, ylog=True)
     c = rate_curve(scn, n_out)
     if c is None:
         _note(layout, f"No curve: {scn.unfit_reason()}")
@@ -99,18 +100,20 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
         e2e = E.e2e_latency(r["ttft"], n_out, r["itl"])
         data.append(
             _line(
-                "fixed concurrency C (λ = C / E2E)",
+                "fixed concurrency C, labelled (λ = C / E2E)",
                 little_rate(marks, e2e),
                 1e3 * e2e,
                 "#000000",
                 hover=hover,
                 custom=marks.astype(int).tolist(),
                 mode="markers+text",
-                text=[f"C={int(b)}" for b in marks],
-                textposition="top left",
+                text=[f"{int(b)}" for b in marks],  # short: at phone width the labels sit close
+                textposition="top center",
                 marker={"size": 7, "color": "#000000"},
             )
         )
     _vline(layout, c["peak_rate"], "#555555", f"peak {c['peak_rate']:.3g} req/s at C = {c['peak_batch']:,}")
-    layout["xaxis"]["rangemode"] = "tozero"
+    layout["annotations"][-1].update(xanchor="right", xshift=-4)  # left of the line: the curves end at it
+    # Fixed: the labels' text would otherwise widen plotly's autorange far past the peak.
+    layout["xaxis"]["range"] = [float(np.log10(c["rate"][0])), float(np.log10(c["peak_rate"] * 1.6))]
     return {"data": data, "layout": layout}

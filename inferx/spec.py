@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
-from .figures import _hline, _json_ready, _layout, _line, _note, _vline
+from .figures import _hline, _json_ready, _layout, _line, _note
 from .models import dense_params, expected_distinct_experts, params_read_per_step
 from .scenario import Scenario, frontier_batches, log_batches
 
@@ -142,8 +142,8 @@ def fig_spec_k(
 
 @_json_ready
 def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
-    """Speed-up (×) against batch size for a GPU and an SRAM draft, each with both verify models; a dashed
-    line where a speed-up falls to 1 before B_max."""
+    """Speed-up (×) against batch size for a GPU and an SRAM draft, each with both verify models; a labelled
+    cross where a speed-up falls to 1 before B_max."""
     layout = _layout("Batch size B (requests)", "Speed-up over plain decoding (×)", xlog=True, ylog=True)
     if scn.unfit_reason():
         _note(layout, f"No curve: {scn.unfit_reason()}")
@@ -158,8 +158,22 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
             name = f"{DRAFT_LABELS[draft]}, {mode} verify"
             hover = "B = %{x:,.0f}<br>speed-up %{y:.3g}×"
             data.append(_line(name, B, s["speedup"], DRAFT_COLOURS[draft], dash, hover=hover))
-            if b0 is not None:
-                _vline(layout, b0, DRAFT_COLOURS[draft], f"{draft.upper()}, {mode}: no gain from B = {b0:,}")
+            if b0 is not None:  # a labelled dot where the gain ends; the two drafts' labels sit on opposite sides
+                data.append(
+                    _line(
+                        f"{draft.upper()} draft, {mode} verify: no gain from B = {b0:,}",
+                        [b0],
+                        [1.0],
+                        DRAFT_COLOURS[draft],
+                        hover="speed-up ends at B = %{x:,.0f}",
+                        mode="markers+text",
+                        text=[f"B = {b0:,}"],
+                        textposition="bottom left" if draft == "gpu" else "bottom right",
+                        textfont={"color": DRAFT_COLOURS[draft], "size": 11},
+                        marker={"size": 9, "color": DRAFT_COLOURS[draft], "symbol": "x"},
+                        showlegend=False,
+                    )
+                )
     _hline(layout, 1.0, "#555555", "1× (no gain)", xanchor="left")
     return {"data": data, "layout": layout}
 

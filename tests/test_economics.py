@@ -26,12 +26,13 @@ def test_along_the_default_scenario_uses_the_presets_machine():
     e = X.along(scn, np.array([10_000.0, 50_000.0]))
     assert (e["gpu"], e["gpus"], e["usd_per_gpu_hour"]) == ("h200", 8, X.USD_PER_GPU_HOUR["h200"])
     assert e["usd_per_hour"] == pytest.approx(8 * 3.5)
+    assert "assumed" in e["price_note"]
     np.testing.assert_allclose(e["cost_per_mtok"], [28 / 36, 28 / 180])
     np.testing.assert_allclose(e["throughput_per_usd_hour"], [10_000 / 28, 50_000 / 28])
     np.testing.assert_allclose(e["throughput_per_mw"], [10_000 / 5.6e-3, 50_000 / 5.6e-3])
     mi = X.along(Scenario.from_params(preset="mi300x4"), 10_000.0, usd_per_gpu_hour=2.0, power_fraction=0.8)
     # 4 × $2 = $8/h → 8 / 36 $/M tokens; 4 × 750 W × 0.8 = 2,400 W.
-    assert float(mi["cost_per_mtok"]) == pytest.approx(8 / 36)
+    assert float(mi["cost_per_mtok"]) == pytest.approx(8 / 36) and mi["price_note"] == "price given"
     assert float(mi["tokens_per_joule"]) == pytest.approx(10_000 / 2_400)
 
 

@@ -70,8 +70,14 @@ def test_speculation_figures(h200):
     k5 = fig["data"][2]["y"][4]  # α = 0.8, k = 5, GPU draft
     assert k5 == pytest.approx(0.65, abs=0.005)
     fig = spec.fig_spec_batch(h200)
-    assert len(fig["data"]) == 4
-    assert any("no gain from B" in a["text"] for a in fig["layout"]["annotations"])
+    curves = [t for t in fig["data"] if t["mode"] == "lines"]
+    ends = [t for t in fig["data"] if t["mode"] == "markers+text"]
+    assert len(curves) == 4
+    # The roofline verify ends both gains before B_max; the article's compute-only verify ends neither.
+    b_gpu, b_sram = (
+        spec.vanishing_batch(h200, 5, 0.8, spec.draft_step(bw=bw), "roofline") for bw in spec.DRAFT_DEVICES.values()
+    )
+    assert [t["x"] for t in ends] == [[b_gpu], [b_sram]] and all(t["y"] == [1.0] for t in ends)
     with pytest.raises(ValueError, match="verify mode must be one of"):
         spec.verify_time(h200, 5, 1, "guess")
 
