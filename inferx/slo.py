@@ -87,6 +87,8 @@ def goodput(
     else:
         limited = "tpot"
     out["limited_by"] = limited
+    if b == 0 and scn.b_max == 1:
+        return out | {"batch": 0, "reason": "B_max is 1: one request fills the KV room, so its queue never drains"}
     if b == 0:
         r1 = {k: v[0] for k, v in nxt.items()}
         return out | {

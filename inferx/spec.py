@@ -120,7 +120,8 @@ def fig_spec_k(
 ) -> dict:
     """Effective ITL (ms) against draft length k for several acceptance rates α, at batch B; the un-assisted
     ITL dashed. Hover gives the speed-up."""
-    layout = _layout("Draft length k (tokens)", "Effective ITL (ms)", ylog=True)
+    layout = _layout("Draft length k (tokens)", "Effective ITL (ms)")
+    layout["yaxis"]["rangemode"] = "tozero"
     if scn.unfit_reason():
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
@@ -136,7 +137,7 @@ def fig_spec_k(
             _line(f"α = {alpha:g}", k, 1e3 * s["itl_eff"], colour, hover=hover, custom=speed, mode="lines+markers")
         )
     base = float(speculative(scn, 1, 0.0, delta, B, verify)["baseline_itl"])
-    _hline(layout, 1e3 * base, "#000000", f"no speculation: {1e3 * base:.3g} ms at B = {B:,}")
+    _hline(layout, 1e3 * base, "#000000", f"no speculation: {1e3 * base:.3g} ms at B = {B:,}", "left")
     return {"data": data, "layout": layout}
 
 

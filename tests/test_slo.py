@@ -77,6 +77,14 @@ def test_nothing_meets_a_target_below_one_request():
     assert g["batch"] == 0 and g["limited_by"] == "ttft" and g["reason"].startswith("B = 1 misses: TTFT 3.6")
 
 
+def test_a_single_request_machine_has_no_stable_point():
+    # 690 GB of HBM at 50 % utilisation leaves room for one 131,072-token FP16 KV cache: ρ = 1 at B = 1.
+    scn = Scenario.from_params(preset="mi300x4", ctx=131072, kvdtype="fp16", hbm=690, util=50)
+    assert scn.b_max == 1
+    g = slo.goodput(scn)
+    assert g["batch"] == 0 and g["limited_by"] == "b_max" and g["reason"].startswith("B_max is 1")
+
+
 def test_unfit_scenario_says_why():
     g = slo.goodput(Scenario.from_params(wdtype="fp16"))
     assert g["batch"] == 0 and "exceed HBM" in g["reason"]
