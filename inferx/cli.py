@@ -1,4 +1,4 @@
-"""Command line: `inferx point | frontier | check | calibrate | validate | fetch | models | hardware`."""
+"""Command line: `inferx point | frontier | slo | check | calibrate | validate | fetch | models | hardware`."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from .scenario import (
     InvalidParameter,
     Param,
     Scenario,
+    as_number,
     check_batch,
     check_value,
     domain,
@@ -128,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"N geometric samples, {domain(POINTS)}, instead of every batch size (needed above {MAX_ROWS:,})",
     )
     frontier.add_argument("--format", choices=("csv", "json"), default="csv")
+    _add_beyond_commands(sub, frontier)
     sub.add_parser("check", help="every number the article prints beside the engine's value")
     for name, text in (
         ("calibrate", "fit the calibrated model to measured points"),
@@ -227,6 +229,82 @@ def _list_catalog(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- Goodput under a latency target, and figure export ---------------------------------
+
+
+def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
+    from .export import FIGURE_NAMES
+    from .slo import TPOT_MS, TTFT_MS
+
+    frontier.add_argument(
+        "--figure",
+        metavar="NAME",
+        help=f"write one figure's plotted data instead: 1–9 or {', '.join(FIGURE_NAMES[9:])}",
+    )
+    slo = sub.add_parser(
+        "slo",
+        help="the best operating point that meets a TTFT and a TPOT target, as JSON (exit 1 if none does)",
+    )
+    _add_scenario_options(slo)
+    slo.add_argument("--ttft-ms", default=str(TTFT_MS), metavar="MS", help=f"TTFT target, ms (default {TTFT_MS:g})")
+    slo.add_argument("--tpot-ms", default=str(TPOT_MS), metavar="MS", help=f"TPOT/ITL target, ms (default {TPOT_MS:g})")
+    slo.add_argument(
+        "--usd-per-gpu-hour", metavar="USD", help="rental price per GPU-hour (default: an assumed price per GPU)"
+    )
+    slo.add_argument("--power-fraction", default="1", metavar="F", help="share of board power drawn (default 1)")
+    slo.add_argument(
+        "--search",
+        action="store_true",
+        help="try every preset and TP × PP split of its GPUs (hardware options are ignored); cheapest first",
+    )
+
+
+def _positive_number(name: str, text: str | None) -> float | None:
+    if text is None:
+        return None
+    number = as_number(text)
+    if number is None or not (math.isfinite(number) and number > 0):
+        raise InvalidParameter(name, "must be a positive number", text)
+    return number
+
+
+def _run_beyond(args: argparse.Namespace) -> int:
+    """`inferx slo` and `inferx frontier --figure NAME`."""
+    from . import export, slo
+
+    command = args.subparser
+    try:
+        scn = _scenario(args)
+        if args.command == "slo":
+            ttft, tpot = slo.check_target("ttft_ms", args.ttft_ms), slo.check_target("tpot_ms", args.tpot_ms)
+            price = _positive_number("usd_per_gpu_hour", args.usd_per_gpu_hour)
+            fraction = _positive_number("power_fraction", args.power_fraction)
+        else:
+            name = export.figure_name(args.figure)
+            if args.points is not None:
+                raise ValueError("--points samples the frontier table; a figure has its own samples")
+    except (InvalidParameter, ValueError) as err:
+        command.error(str(err))
+    if args.command == "slo":
+        if args.search:
+            base = {name: getattr(args, name) for name in PARAMS}
+            rows = slo.search(base, ttft_ms=ttft, tpot_ms=tpot, usd_per_gpu_hour=price, power_fraction=fraction)
+            print(json.dumps({"candidates": rows, "best": rows[0] if rows[0]["batch"] else None}))
+            return 0
+        result = slo.goodput(scn, ttft, tpot, price, fraction)
+        print(json.dumps({"scenario": scn.params, **result}))
+        return 0 if result["batch"] else 1
+    fig = export.build_figure(scn, name)
+    if args.format == "json":
+        print(json.dumps(export.figure_record(name, fig)))
+    else:
+        rows = export.figure_rows(fig)
+        writer = csv.DictWriter(sys.stdout, fieldnames=["trace", *export.axis_titles(fig)], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         return _run(argv)
@@ -247,6 +325,8 @@ def _run(argv: list[str] | None) -> int:
         from . import fetch
 
         return fetch.cli(args.model, args.output, args.base_url, args.date, args.timeout)
+    if args.command == "slo" or getattr(args, "figure", None) is not None:
+        return _run_beyond(args)
     if args.command in ("calibrate", "validate"):
         from . import calibrated
 

@@ -1,0 +1,134 @@
+"""Cost per million output tokens and tokens per joule along a frontier.
+
+Prices are ASSUMPTIONS, not catalog data: rough on-demand cloud rental rates per GPU-hour in US dollars
+for 2025, rounded, for a sensible default that a user is expected to overwrite with their own rate. They
+sit here rather than in the hardware catalog, whose numbers are all from datasheets.
+
+Power is board power (TDP/TBP) × GPU count × a power fraction: 1.0 reproduces the article's
+"throughput / TDP" token efficiency; a measured average draw is usually lower.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine as E
+from .figures import _json_ready, _layout, _line, _note, frontier
+from .hardware import GPUS, Machine
+from .presets import PRESET_MACHINES
+from .scenario import Scenario
+
+# Assumed $/GPU-hour (USD, on-demand rental, 2025, rounded). Not measured; edit to your contract.
+USD_PER_GPU_HOUR: dict[str, float] = {
+    "a100": 1.80,
+    "h100": 2.50,
+    "h200": 3.50,
+    "b200": 5.00,
+    "b300": 6.50,
+    "gb200": 6.00,
+    "mi300x": 2.50,
+    "mi325x": 3.00,
+    "mi355x": 4.50,
+}
+PRICE_NOTE = "assumed rental $/GPU-hour, not measured: set your own"
+POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
+
+
+def machine_of(scn: Scenario) -> tuple[str, Machine]:
+    """The catalog GPU key and the machine a scenario runs on. The scenario names a preset today; when it
+    carries a catalog GPU and a count, this is the one place that reads them."""
+    preset = PRESET_MACHINES[scn.hardware]
+    return preset.family, preset.machine
+
+
+def default_price(gpu: str) -> float:
+    """The assumed $/GPU-hour of a catalog GPU key."""
+    if gpu not in USD_PER_GPU_HOUR:
+        raise ValueError(f"gpu must be one of {', '.join(GPUS)}, not {gpu!r}")
+    return USD_PER_GPU_HOUR[gpu]
+
+
+def _check_positive(name: str, value: float) -> float:
+    value = float(value)
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, not {value!r}")
+    return value
+
+
+def cost_per_mtok(tokens_per_s, usd_per_gpu_hour: float, gpus: int):
+    """$ per million output tokens: ($/GPU-hour × GPUs) / (3600 s/h × T / 10⁶)."""
+    return E.cost_per_million_tokens(usd_per_gpu_hour * gpus, tokens_per_s)
+
+
+def tokens_per_joule(tokens_per_s, watts_per_gpu: float, gpus: int, power_fraction: float = POWER_FRACTION):
+    """Output tokens per joule (= tok/s per W) at board power × GPUs × power fraction."""
+    return E.tokens_per_joule(tokens_per_s, watts_per_gpu * gpus * power_fraction)
+
+
+def along(
+    scn: Scenario,
+    throughput,
+    usd_per_gpu_hour: float | None = None,
+    power_fraction: float = POWER_FRACTION,
+) -> dict[str, np.ndarray]:
+    """Economics of throughputs (tok/s, any shape) on the scenario's machine, as arrays:
+    cost_per_mtok ($/M tokens), tokens_per_joule (tok/J), throughput_per_usd_hour (tok/s per $/h of the
+    whole machine) and throughput_per_mw (tok/s per MW drawn); plus the scalars used, and price_note, which
+    a readout shows beside a default price."""
+    gpu, machine = machine_of(scn)
+    price = default_price(gpu) if usd_per_gpu_hour is None else _check_positive("usd_per_gpu_hour", usd_per_gpu_hour)
+    power_fraction = _check_positive("power_fraction", power_fraction)
+    T = np.asarray(throughput, dtype=float)
+    watts = machine.power * power_fraction
+    usd_per_hour = price * machine.count
+    return {
+        "cost_per_mtok": cost_per_mtok(T, price, machine.count),
+        "tokens_per_joule": tokens_per_joule(T, machine.gpu.power, machine.count, power_fraction),
+        "throughput_per_usd_hour": T / usd_per_hour,
+        "throughput_per_mw": T / (watts / 1e6),
+        "gpu": gpu,
+        "gpus": machine.count,
+        "usd_per_gpu_hour": price,
+        "price_note": PRICE_NOTE if usd_per_gpu_hour is None else "price given",
+        "usd_per_hour": usd_per_hour,
+        "watts": watts,
+    }
+
+
+def frontier_economics(
+    scn: Scenario, B, usd_per_gpu_hour: float | None = None, power_fraction: float = POWER_FRACTION
+) -> dict:
+    """`along` the scenario's throughput at batch sizes B, with the batch sizes and throughput beside it."""
+    B = np.atleast_1d(np.asarray(B, dtype=float))
+    T = E.throughput(B, np.add(*scn.step_and_comm(B)))
+    return {"batch": B, "throughput": T, **along(scn, T, usd_per_gpu_hour, power_fraction)}
+
+
+Y_AXES = {
+    "cost": ("Cost ($ per million output tokens)", "cost_per_mtok"),
+    "per_dollar": ("Throughput per $/hour (tok/s per $/h)", "throughput_per_usd_hour"),
+    "per_mw": ("Throughput per MW (tok/s per MW)", "throughput_per_mw"),
+    "per_joule": ("Tokens per joule (tok/J)", "tokens_per_joule"),
+}
+
+
+@_json_ready
+def fig_economics(
+    scn: Scenario, y: str = "per_dollar", usd_per_gpu_hour: float | None = None, power_fraction: float = POWER_FRACTION
+) -> dict:
+    """The frontier with an economic y-axis against interactivity (tok/s per user = 1 / ITL), as InferenceX
+    draws its "per $" and "per MW" views. The price is an assumption (see `USD_PER_GPU_HOUR`)."""
+    if y not in Y_AXES:
+        raise ValueError(f"y must be one of {', '.join(Y_AXES)}, not {y!r}")
+    title, key = Y_AXES[y]
+    # The legend stays on for one trace: its name carries the price assumption.
+    layout = _layout("Interactivity (tok/s per user)", title, xlog=True, ylog=y == "cost", showlegend=True)
+    r = frontier(scn)
+    if r is None:
+        _note(layout, f"No curve: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    econ = along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
+    name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h (assumed price)"
+    hover = "B = %{customdata}<br>%{x:.3g} tok/s/user<br>%{y:.4g}"
+    trace = _line(name, 1.0 / r["itl"], econ[key], "#000000", hover=hover, custom=r["batch"].astype(int).tolist())
+    return {"data": [trace], "layout": layout}

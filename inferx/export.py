@@ -1,0 +1,72 @@
+"""A figure's data as rows: what `inferx frontier --figure NAME` writes as CSV or JSON.
+
+Figures are the plain dicts the builders return; every trace's (x, y) pairs become rows named after the
+trace, under the figure's axis titles (units included), so a spreadsheet gets what the plot shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import economics, figures, rate, regimes, spec
+from .scenario import Scenario
+
+# Figures beyond the article's nine, by name: each a builder of one Scenario.
+EXTRA_FIGURES: dict[str, Callable[[Scenario], dict]] = {
+    "regimes": regimes.fig_regimes,
+    "economics": economics.fig_economics,
+    "rate": rate.fig_rate,
+    "spec-k": spec.fig_spec_k,
+    "spec-batch": spec.fig_spec_batch,
+    "moe": spec.fig_moe,
+}
+FIGURE_NAMES = (*figures.FIGURES, *EXTRA_FIGURES)
+
+
+def figure_name(text: str) -> str:
+    """A figure's name from what a user types: "5", "fig5" or an extra figure's name; ValueError otherwise."""
+    name = text.strip().lower()
+    name = f"fig{name}" if name.isdigit() else name
+    if name not in FIGURE_NAMES:
+        raise ValueError(f"figure={text}: must be 1–9 or one of {', '.join(FIGURE_NAMES)}")
+    return name
+
+
+def build_figure(scn: Scenario, name: str, batch: int = 8) -> dict:
+    """The plotly dict of one figure by name (`batch` is the explorer's, Figure 6)."""
+    if name in EXTRA_FIGURES:
+        return EXTRA_FIGURES[name](scn)
+    return figures.build(scn, (name,), batch)[name]
+
+
+def axis_titles(fig: dict) -> tuple[str, str]:
+    layout = fig["layout"]
+    return tuple(layout.get(axis, {}).get("title", {}).get("text", axis[0]) for axis in ("xaxis", "yaxis"))
+
+
+def figure_rows(fig: dict) -> list[dict]:
+    """One row per plotted point: {"trace": name, x title: x, y title: y} (None for a gap)."""
+    x_title, y_title = axis_titles(fig)
+    return [
+        {"trace": t.get("name", ""), x_title: x, y_title: y}
+        for t in fig["data"]
+        for x, y in zip(t.get("x") or (), t.get("y") or (), strict=False)
+    ]
+
+
+def figure_record(name: str, fig: dict) -> dict:
+    """The figure's data as JSON: axis titles, each trace's name and points, and any note it shows."""
+    x_title, y_title = axis_titles(fig)
+    return {
+        "figure": name,
+        "x_title": x_title,
+        "y_title": y_title,
+        "traces": [
+            {"name": t.get("name", ""), "x": list(t.get("x") or ()), "y": list(t.get("y") or ())} for t in fig["data"]
+        ],
+        "notes": [
+            a["text"]
+            for a in fig["layout"].get("annotations", [])
+            if a.get("xref") == "paper" and a.get("yref") == "paper"
+        ],
+    }

@@ -1,0 +1,188 @@
+"""Which limit binds at each batch size of a frontier, and what more hardware would buy there.
+
+Five limits, each a boolean mask over the batch sizes (several can hold at once):
+
+- bandwidth: the step's memory time (weights + KV read at HBM bandwidth) exceeds its compute time;
+- compute: the compute time 2·P_active·B / FLOP/s is the larger;
+- communication: t_comm (all-reduce + pipeline) is more than `COMM_SHARE` of the step (ITL);
+- queue: ρ = B / B_max past `RHO_QUEUE`, where the boxed TTFT's wait is over 6.7× its residual;
+- kv_capacity: ρ at or past `RHO_KV`: the KV cache is nearly full, so the batch cannot grow.
+
+`binding` names one limit per batch size, the first of `PRIORITY` that holds: capacity, then the queue, then
+communication, then whichever roofline term is larger. The roofline split uses the article's two terms in
+both model modes (the calibrated model scales the step, not which term is larger).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from . import engine as E
+from .figures import EXPLORER_POINTS, _json_ready, _layout, _line, _note, frontier
+from .scenario import Scenario
+
+COMM_SHARE = 0.5  # communication-bound: t_comm more than half the inter-token latency
+RHO_QUEUE = 0.85  # the figures' practical limit: past it TTFT turns upward
+RHO_KV = 0.95  # the last 5 % of the KV room: the batch is pinned against B_max
+PRIORITY = ("kv_capacity", "queue", "communication", "compute", "bandwidth")
+LABELS = {
+    "bandwidth": "bandwidth-bound",
+    "compute": "compute-bound",
+    "communication": "communication-bound",
+    "queue": "queue-bound",
+    "kv_capacity": "KV-capacity-bound",
+}
+# H200 over H100 HBM bandwidth (4.8 / 3.35 TB/s): the upgrade the article's readers weigh most often.
+BW_GAIN = 0.43
+COMPUTE_GAIN = 1.0  # "doubling compute"
+
+
+def regime_masks(scn: Scenario, B) -> dict[str, np.ndarray]:
+    """One boolean array per limit (keys of `LABELS`), aligned with the batch sizes `B`."""
+    B = np.atleast_1d(np.asarray(B, dtype=float))
+    memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa) / scn.bw
+    compute = 2.0 * scn.model.p_active * B / scn.compute
+    step, comm = scn.step_and_comm(B)
+    rho = E.utilisation(B, scn.b_max)
+    return {
+        "bandwidth": memory >= compute,
+        "compute": compute > memory,
+        "communication": comm > COMM_SHARE * (step + comm),
+        "queue": rho > RHO_QUEUE,
+        "kv_capacity": rho >= RHO_KV,
+    }
+
+
+def binding(scn: Scenario, B) -> np.ndarray:
+    """The binding limit's key at each batch size (an array of strings), by `PRIORITY`."""
+    masks = regime_masks(scn, B)
+    return np.select([masks[k] for k in PRIORITY], PRIORITY, default="bandwidth")
+
+
+def segments(scn: Scenario, B) -> list[dict]:
+    """Runs of consecutive batch sizes with the same binding limit, for colouring a frontier:
+    [{"regime": key, "label": words, "first": index, "last": index, "b_first": B, "b_last": B}, …]."""
+    B = np.atleast_1d(np.asarray(B))
+    keys = binding(scn, B)
+    if keys.size == 0:
+        return []
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    ends = np.r_[starts[1:] - 1, keys.size - 1]
+    return [
+        {
+            "regime": str(keys[a]),
+            "label": LABELS[str(keys[a])],
+            "first": int(a),
+            "last": int(b),
+            "b_first": int(B[a]),
+            "b_last": int(B[b]),
+        }
+        for a, b in zip(starts, ends, strict=True)
+    ]
+
+
+def _scaled(scn: Scenario, bw: float = 1.0, compute: float = 1.0) -> Scenario:
+    # SI fields directly: a gain may carry bandwidth past the controls' range, and B_max does not depend on either.
+    return replace(scn, bw=scn.bw * bw, compute=scn.compute * compute)
+
+
+def throughput_gain(scn: Scenario, B, bw: float = 0.0, compute: float = 0.0) -> np.ndarray:
+    """Relative throughput change at fixed batch sizes when bandwidth grows by `bw` and compute by `compute`
+    (0.43 = +43 %): T'(B) / T(B) − 1. At fixed B the queue and B_max are unchanged."""
+    B = np.atleast_1d(np.asarray(B, dtype=float))
+    base = E.throughput(B, np.add(*scn.step_and_comm(B)))
+    more = _scaled(scn, 1.0 + bw, 1.0 + compute)
+    return E.throughput(B, np.add(*more.step_and_comm(B))) / base - 1.0
+
+
+def elasticities(scn: Scenario, B, h: float = 1e-3) -> dict[str, np.ndarray]:
+    """d ln T / d ln BW and d ln T / d ln compute at each batch size, by central differences of relative
+    size `h`: 1 means throughput follows that resource one for one, 0 that it does not care."""
+    B = np.atleast_1d(np.asarray(B, dtype=float))
+    out = {}
+    for name, up, down in (
+        ("bw", _scaled(scn, bw=1 + h), _scaled(scn, bw=1 - h)),
+        ("compute", _scaled(scn, compute=1 + h), _scaled(scn, compute=1 - h)),
+    ):
+        t_up = E.throughput(B, np.add(*up.step_and_comm(B)))
+        t_down = E.throughput(B, np.add(*down.step_and_comm(B)))
+        out[name] = np.log(t_up / t_down) / np.log((1 + h) / (1 - h))
+    return out
+
+
+def sensitivity(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: float = COMPUTE_GAIN) -> dict:
+    """What binds at one batch size and what more bandwidth or compute would give there (fractions)."""
+    regime = str(binding(scn, [batch])[0])
+    el = elasticities(scn, [batch])
+    return {
+        "batch": int(batch),
+        "regime": regime,
+        "label": LABELS[regime],
+        "bw_gain": bw_gain,
+        "compute_gain": compute_gain,
+        "throughput_gain_bw": float(throughput_gain(scn, [batch], bw=bw_gain)[0]),
+        "throughput_gain_compute": float(throughput_gain(scn, [batch], compute=compute_gain)[0]),
+        "elasticity_bw": float(el["bw"][0]),
+        "elasticity_compute": float(el["compute"][0]),
+    }
+
+
+def _percent(x: float) -> str:
+    return f"{x * 100:+.0f} %" if abs(x) >= 0.005 else "nothing"
+
+
+def sentence(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: float = COMPUTE_GAIN) -> str:
+    """The readout: "at B = 64 this machine is bandwidth-bound; doubling compute changes nothing,
+    +43 % bandwidth gives +31 % throughput"."""
+    s = sensitivity(scn, batch, bw_gain, compute_gain)
+    what = "doubling compute" if compute_gain == 1.0 else f"{compute_gain * 100:+.0f} % compute"
+    c, b = s["throughput_gain_compute"], s["throughput_gain_bw"]
+    c_text = "changes nothing" if _percent(c) == "nothing" else f"gives {_percent(c)} throughput"
+    b_text = "changes nothing" if _percent(b) == "nothing" else f"gives {_percent(b)} throughput"
+    label = s["label"]
+    if s["regime"] not in ("bandwidth", "compute"):  # say which roofline term sets the step beneath it
+        step = "bandwidth" if regime_masks(scn, [batch])["bandwidth"][0] else "compute"
+        label += f" (its step {step}-bound)"
+    return f"at B = {batch:,} this machine is {label}; {what} {c_text}, {bw_gain * 100:+.0f} % bandwidth {b_text}"
+
+
+REGIME_COLOURS = {
+    "bandwidth": "#0072B2",
+    "compute": "#009E73",
+    "communication": "#CC79A7",
+    "queue": "#E69F00",
+    "kv_capacity": "#D55E00",
+}
+
+
+@_json_ready
+def fig_regimes(scn: Scenario) -> dict:
+    """The throughput–TTFT frontier coloured by the limit that binds along it (one trace per run)."""
+    layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    r = frontier(scn, EXPLORER_POINTS)
+    if r is None:
+        _note(layout, f"No curve: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    data, named = [], set()
+    hover = "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
+    for seg in segments(scn, r["batch"]):
+        # Each run starts at the previous run's last point, so the coloured pieces join.
+        a, b = max(0, seg["first"] - 1), seg["last"] + 1
+        key = seg["regime"]
+        data.append(
+            _line(
+                seg["label"],
+                r["throughput"][a:b],
+                1e3 * r["ttft"][a:b],
+                REGIME_COLOURS[key],
+                width=3.0,
+                hover=hover,
+                custom=r["batch"][a:b].astype(int).tolist(),
+                legendgroup=key,
+                showlegend=key not in named,
+            )
+        )
+        named.add(key)
+    return {"data": data, "layout": layout}

@@ -1,0 +1,145 @@
+"""Goodput under a latency target: the part of a frontier that meets a TTFT and a TPOT target.
+
+TPOT is the engine's ITL (steady decode, no speculation). Along a frontier both TTFT and ITL grow with the
+batch size B (ITL = t_step + t_comm is non-decreasing in B; TTFT adds a queue wait that grows with ρ = B/B_max),
+so the batches that meet both targets are 1…B_slo, and throughput B / ITL(B) also grows with B: the
+largest batch that meets the targets is the best throughput that does. `largest_batch` relies on that order
+and finds B_slo exactly with a few vectorised passes, however large B_max is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import economics, regimes
+from .presets import DEEPSEEK_R1, HARDWARE, ModelSpec
+from .scenario import InvalidParameter, Scenario
+
+TTFT_MS = 500.0  # a common interactive target for the first token
+TPOT_MS = 50.0  # 20 tokens/s per user, about reading speed
+HARDWARE_CONTROLS = ("preset", "bw", "compute", "hbm", "tp", "ic")  # set by each candidate of a search
+_PASS = 64  # batch sizes evaluated per refinement pass
+
+
+def check_target(name: str, value) -> float:
+    """A latency target in ms: a positive finite number."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not (np.isfinite(number) and number > 0):
+        raise InvalidParameter(name, "must be a positive number of milliseconds", value)
+    return number
+
+
+def meets(ttft_s, itl_s, ttft_target_s: float, tpot_target_s: float) -> np.ndarray:
+    """Boolean mask: TTFT ≤ target and ITL ≤ target (∞ TTFT, past ρ = 1, never meets)."""
+    return (np.asarray(ttft_s) <= ttft_target_s) & (np.asarray(itl_s) <= tpot_target_s)
+
+
+def frontier_mask(scn: Scenario, B, ttft_ms: float = TTFT_MS, tpot_ms: float = TPOT_MS) -> np.ndarray:
+    """Which of the batch sizes B meet both targets, for shading a frontier."""
+    r = scn.evaluate(np.atleast_1d(B))
+    return meets(r["ttft"], r["itl"], ttft_ms / 1e3, tpot_ms / 1e3)
+
+
+def largest_batch(scn: Scenario, ttft_ms: float = TTFT_MS, tpot_ms: float = TPOT_MS) -> int:
+    """The largest batch size meeting both targets, 0 when even B = 1 misses one (or nothing fits)."""
+    if scn.unfit_reason():
+        return 0
+    lo, hi = 0, scn.b_max  # lo meets (0 trivially); hi misses (ρ = 1: TTFT is ∞)
+    while hi - lo > 1:
+        if hi - lo <= _PASS + 1:
+            cand = np.arange(lo + 1, hi)
+        else:
+            cand = np.unique(np.rint(np.linspace(lo, hi, _PASS + 2)[1:-1]).astype(np.int64))
+        r = scn.evaluate(cand)
+        ok = meets(r["ttft"], r["itl"], ttft_ms / 1e3, tpot_ms / 1e3)
+        n = cand.size if ok.all() else int(np.argmin(ok))  # the first miss; all before it meet
+        lo = int(cand[n - 1]) if n else lo
+        hi = int(cand[n]) if n < cand.size else hi
+    return lo
+
+
+def goodput(
+    scn: Scenario,
+    ttft_ms: float = TTFT_MS,
+    tpot_ms: float = TPOT_MS,
+    usd_per_gpu_hour: float | None = None,
+    power_fraction: float = economics.POWER_FRACTION,
+) -> dict:
+    """The best operating point that meets both targets, in user units (ms, tok/s, $/M tokens, tok/J).
+
+    `batch` is 0 and the numbers None when no batch size meets them; `limited_by` says which target (or
+    "b_max") stops the batch from growing one more.
+    """
+    ttft_ms, tpot_ms = check_target("ttft_ms", ttft_ms), check_target("tpot_ms", tpot_ms)
+    out = {"ttft_target_ms": ttft_ms, "tpot_target_ms": tpot_ms, "b_max": scn.b_max}
+    reason = scn.unfit_reason()
+    if reason:
+        return out | {"batch": 0, "reason": reason}
+    b = largest_batch(scn, ttft_ms, tpot_ms)
+    nxt = scn.evaluate([b + 1])
+    if b + 1 >= scn.b_max:
+        limited = "b_max"
+    elif nxt["ttft"][0] > ttft_ms / 1e3:
+        limited = "ttft"
+    else:
+        limited = "tpot"
+    out["limited_by"] = limited
+    if b == 0 and scn.b_max == 1:
+        return out | {"batch": 0, "reason": "B_max is 1: one request fills the KV room, so its queue never drains"}
+    if b == 0:
+        r1 = {k: v[0] for k, v in nxt.items()}
+        return out | {
+            "batch": 0,
+            "reason": f"B = 1 misses: TTFT {1e3 * r1['ttft']:.4g} ms, TPOT {1e3 * r1['itl']:.4g} ms",
+        }
+    r = {k: float(v[0]) for k, v in scn.evaluate([b]).items()}
+    econ = economics.along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
+    return out | {
+        "batch": b,
+        "throughput_tok_s": r["throughput"],
+        "throughput_per_gpu_tok_s": r["throughput"] / econ["gpus"],
+        "ttft_ms": 1e3 * r["ttft"],
+        "itl_ms": 1e3 * r["itl"],
+        "rho": r["rho"],
+        "regime": str(regimes.binding(scn, [b])[0]),
+        "cost_per_mtok_usd": float(econ["cost_per_mtok"]),
+        "tokens_per_joule": float(econ["tokens_per_joule"]),
+        "gpu": econ["gpu"],
+        "gpus": econ["gpus"],
+        "usd_per_gpu_hour": econ["usd_per_gpu_hour"],
+    }
+
+
+def candidates(base: dict) -> list[dict]:
+    """The configurations a search tries: each hardware preset, its GPUs split every way into TP × PP = GPU
+    count (powers of two; the engine's aggregate bandwidth and compute assume every GPU serves the one
+    instance), with the other controls from `base` (user units). When the scenario takes a catalog GPU and
+    a GPU count, they become two more loops here."""
+    rest = {k: v for k, v in base.items() if k not in (*HARDWARE_CONTROLS, "pp") and v is not None}
+    out = []
+    for preset, hw in HARDWARE.items():
+        tp = 1
+        while tp <= hw.n_gpus:
+            out.append({**rest, "preset": preset, "tp": tp, "pp": hw.n_gpus // tp})
+            tp *= 2
+    return out
+
+
+def search(
+    base: dict,
+    model: ModelSpec = DEEPSEEK_R1,
+    ttft_ms: float = TTFT_MS,
+    tpot_ms: float = TPOT_MS,
+    usd_per_gpu_hour: float | None = None,
+    power_fraction: float = economics.POWER_FRACTION,
+) -> list[dict]:
+    """`goodput` of every candidate, cheapest per million tokens first; those that meet nothing last."""
+    rows = []
+    for params in candidates(base):
+        scn = Scenario.from_params(model=model, **params)
+        row = goodput(scn, ttft_ms, tpot_ms, usd_per_gpu_hour, power_fraction)
+        rows.append({"preset": params["preset"], "tp": params["tp"], "pp": params["pp"], **row})
+    return sorted(rows, key=lambda r: (r["batch"] == 0, r.get("cost_per_mtok_usd", 0.0)))

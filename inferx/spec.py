@@ -1,0 +1,219 @@
+"""Speculative decoding, SRAM draft machines and MoE expert coverage: numbers and figure builders.
+
+Speculative decoding (the article's §10): a draft model proposes k tokens, one target pass verifies them,
+and E[accept] = (1 − α^(k+1)) / (1 − α) tokens come out per round, so
+ITL_eff = (k·δ + t_verify) / E[accept]. δ is the draft model's step on its own device, taken as one read of
+its weights (bandwidth-bound, the same for any batch). Two verify models:
+
+- "article": a compute-bound prefill of k tokens per request, B · t_prefill(k); it reproduces the article's
+  table (0.012 ms at B = 1 on 8×H200) but leaves out the weight read a target pass makes;
+- "roofline": one target step that reads the weights and the B requests' KV once and computes B·k tokens,
+  plus the all-reduce of B·k tokens' activations. It is the slower, physical verify pass.
+
+The baseline is the engine's ITL at the same batch size; the speed-up is baseline / ITL_eff.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import engine as E
+from .figures import _hline, _json_ready, _layout, _line, _note
+from .models import dense_params, expected_distinct_experts, params_read_per_step
+from .scenario import Scenario, frontier_batches, log_batches
+
+K = 5  # the article's draft length
+ALPHA = 0.8  # and its acceptance rate
+ALPHAS = (0.6, 0.7, 0.8, 0.9)
+DRAFT_BYTES = 1.6e9  # the article's draft model: 1.6 B parameters in INT8
+VERIFY_MODES = ("article", "roofline")
+# Memories of the article's bandwidth-density table: (bandwidth bytes/s, capacity bytes).
+MEMORIES = {
+    "H100 HBM3": (3.35e12, 80e9),
+    "MI300X HBM3": (5.30e12, 192e9),
+    "Corsair SRAM (d-Matrix)": (150e12, 2e9),
+}
+# Draft devices: a GPU's HBM (the article's H100 figure) and an SRAM chip.
+DRAFT_DEVICES = {"gpu": MEMORIES["H100 HBM3"][0], "sram": MEMORIES["Corsair SRAM (d-Matrix)"][0]}
+DRAFT_COLOURS = {"gpu": "#0072B2", "sram": "#009E73"}
+DRAFT_LABELS = {"gpu": "GPU draft (3.35 TB/s)", "sram": "SRAM draft (150 TB/s)"}
+
+
+def density_table() -> list[dict]:
+    """The bandwidth-density comparison: bandwidth (TB/s), capacity (GB), density (GB/s per GB)."""
+    return [
+        {
+            "memory": name,
+            "bw_tb_s": bw / 1e12,
+            "capacity_gb": cap / 1e9,
+            "density_gb_s_per_gb": E.bandwidth_density(bw, cap),
+        }
+        for name, (bw, cap) in MEMORIES.items()
+    ]
+
+
+def draft_step(draft_bytes: float = DRAFT_BYTES, bw: float = DRAFT_DEVICES["gpu"]) -> float:
+    """δ: one read of the draft model's weights (bytes) at the draft device's bandwidth (bytes/s), s."""
+    return E.itl_floor(draft_bytes, 1.0, bw)
+
+
+def verify_time(scn: Scenario, k, B, mode: str = "article") -> np.ndarray:
+    """t_verify (s) of k draft tokens for each of B requests, by the article's or the roofline model."""
+    if mode not in VERIFY_MODES:
+        raise ValueError(f"verify mode must be one of {', '.join(VERIFY_MODES)}, not {mode!r}")
+    B = np.asarray(B, dtype=float)
+    k = np.asarray(k, dtype=float)
+    if mode == "article":
+        return B * E.t_prefill(k, scn.model, scn.compute)
+    memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa) / scn.bw
+    compute = 2.0 * scn.model.p_active * B * k / scn.compute
+    # The all-reduce and pipeline hand-offs carry all B·k tokens' activations.
+    tokens = B * k
+    comm = E.t_allreduce(tokens, scn.tp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha) + E.t_pipeline(
+        tokens, scn.pp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha
+    )
+    return np.maximum(memory, compute) + comm
+
+
+def speculative(scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, B=1, verify: str = "article") -> dict:
+    """Effective ITL and speed-up, broadcast over k, α and B (arrays): baseline_itl, verify, accepted,
+    itl_eff (s) and speedup (×). `delta` defaults to the article's draft model on a GPU."""
+    delta = draft_step() if delta is None else float(delta)
+    B = np.asarray(B, dtype=float)
+    base = E.itl(*scn.step_and_comm(np.atleast_1d(B).ravel()))
+    base = base.reshape(B.shape) if B.ndim else base[0]
+    t_v = verify_time(scn, k, B, verify)
+    eff = E.itl_speculative(np.asarray(k, dtype=float), alpha, delta, t_v)
+    return {
+        "baseline_itl": base,
+        "verify": t_v,
+        "accepted": E.expected_accepted(np.asarray(k, dtype=float), alpha),
+        "itl_eff": eff,
+        "speedup": base / eff,
+    }
+
+
+def vanishing_batch(scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, verify: str = "article") -> int | None:
+    """The smallest batch size at which speculation stops paying (speed-up ≤ 1) before B_max, or None."""
+    if scn.unfit_reason():
+        return None
+    grid = frontier_batches(scn.b_max, 200)
+    slow = speculative(scn, k, alpha, delta, grid, verify)["speedup"] <= 1.0
+    if not slow.any():
+        return None
+    i = int(np.argmax(slow))
+    if i == 0:
+        return int(grid[0])
+    lo, hi = int(grid[i - 1]), int(grid[i])  # speeds up at lo, not at hi: narrow in passes of 64 batch sizes
+    while hi - lo > 1:
+        cand = np.unique(np.linspace(lo, hi, 66).astype(np.int64)[1:-1]) if hi - lo > 65 else np.arange(lo + 1, hi)
+        slow = speculative(scn, k, alpha, delta, cand, verify)["speedup"] <= 1.0
+        j = int(np.argmax(slow)) if slow.any() else cand.size
+        lo = int(cand[j - 1]) if j else lo
+        hi = int(cand[j]) if j < cand.size else hi
+    return hi
+
+
+@_json_ready
+def fig_spec_k(
+    scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, verify: str = "article", k_max: int = 16
+) -> dict:
+    """Effective ITL (ms) against draft length k for several acceptance rates α, at batch B; the un-assisted
+    ITL dashed. Hover gives the speed-up."""
+    layout = _layout("Draft length k (tokens)", "Effective ITL (ms)")
+    layout["yaxis"]["rangemode"] = "tozero"
+    if scn.unfit_reason():
+        _note(layout, f"No curve: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    k = np.arange(1, k_max + 1, dtype=float)
+    delta = draft_step(bw=DRAFT_DEVICES[draft])
+    colours = ("#56B4E9", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#009E73")
+    data = []
+    for alpha, colour in zip(alphas, colours, strict=False):
+        s = speculative(scn, k, alpha, delta, B, verify)
+        hover = "k = %{x}<br>ITL_eff = %{y:.3g} ms<br>speed-up %{customdata}×"
+        speed = [f"{x:.3g}" for x in s["speedup"]]
+        data.append(
+            _line(f"α = {alpha:g}", k, 1e3 * s["itl_eff"], colour, hover=hover, custom=speed, mode="lines+markers")
+        )
+    base = float(speculative(scn, 1, 0.0, delta, B, verify)["baseline_itl"])
+    _hline(layout, 1e3 * base, "#000000", f"no speculation: {1e3 * base:.3g} ms at B = {B:,}", "left")
+    return {"data": data, "layout": layout}
+
+
+@_json_ready
+def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
+    """Speed-up (×) against batch size for a GPU and an SRAM draft, each with both verify models; a labelled
+    cross where a speed-up falls to 1 before B_max."""
+    layout = _layout("Batch size B (requests)", "Speed-up over plain decoding (×)", xlog=True, ylog=True)
+    if scn.unfit_reason():
+        _note(layout, f"No curve: {scn.unfit_reason()}")
+        return {"data": [], "layout": layout}
+    B = frontier_batches(max(2, scn.b_max - 1), 90)
+    data = []
+    for draft, bw in DRAFT_DEVICES.items():
+        delta = draft_step(bw=bw)
+        for mode, dash in (("roofline", "solid"), ("article", "dot")):
+            s = speculative(scn, k, alpha, delta, B, mode)
+            b0 = vanishing_batch(scn, k, alpha, delta, mode)
+            name = f"{DRAFT_LABELS[draft]}, {mode} verify"
+            hover = "B = %{x:,.0f}<br>speed-up %{y:.3g}×"
+            data.append(_line(name, B, s["speedup"], DRAFT_COLOURS[draft], dash, hover=hover))
+            if b0 is not None:  # a labelled dot where the gain ends; the two drafts' labels sit on opposite sides
+                data.append(
+                    _line(
+                        f"{draft.upper()} draft, {mode} verify: no gain from B = {b0:,}",
+                        [b0],
+                        [1.0],
+                        DRAFT_COLOURS[draft],
+                        hover="speed-up ends at B = %{x:,.0f}",
+                        mode="markers+text",
+                        text=[f"B = {b0:,}"],
+                        textposition="bottom left" if draft == "gpu" else "bottom right",
+                        textfont={"color": DRAFT_COLOURS[draft], "size": 11},
+                        marker={"size": 9, "color": DRAFT_COLOURS[draft], "symbol": "x"},
+                        showlegend=False,
+                    )
+                )
+    _hline(layout, 1.0, "#555555", "1× (no gain)", xanchor="left")
+    return {"data": data, "layout": layout}
+
+
+# --- MoE expert coverage ------------------------------------------------------------------
+
+
+def expert_coverage(model, B, b_w: float) -> dict:
+    """What a decode step of B tokens reads from an MoE model, uniform routing: distinct routed experts per
+    MoE layer, their share of all routed experts, and weight bytes per step beside the article's P_active·b_w
+    (one token's experts) and P_total·b_w (every expert)."""
+    B = np.asarray(B, dtype=float)
+    distinct = expected_distinct_experts(model, B)
+    return {
+        "batch": B,
+        "distinct_experts": distinct,
+        "coverage": distinct / model.n_routed_experts if model.is_moe else np.ones_like(B),
+        "bytes_read": params_read_per_step(model, B) * b_w,
+        "active_bytes": model.p_active * b_w,
+        "total_bytes": model.p_total * b_w,
+        "dense_bytes": dense_params(model) * b_w,
+    }
+
+
+@_json_ready
+def fig_moe(scn: Scenario, b_end: int = 4096) -> dict:
+    """Weight GB a decode step reads against batch size: the expected bytes with uniform routing, between
+    P_active·b_w (the article's assumption) and P_total·b_w dashed; hover gives the distinct experts."""
+    layout = _layout("Batch size B (tokens per step)", "Weights read per step (GB)", xlog=True)
+    model = scn.model
+    if not model.is_moe:
+        _note(layout, f"{model.name} is dense: every step reads all {model.p_total * scn.b_w / 1e9:,.0f} GB")
+        return {"data": [], "layout": layout}
+    B = log_batches(b_end, 90)
+    c = expert_coverage(model, B, scn.b_w)
+    custom = [f"{d:.1f} of {model.n_routed_experts}" for d in c["distinct_experts"]]
+    hover = "B = %{x:,.0f}<br>%{y:,.0f} GB read<br>experts per layer: %{customdata}"
+    data = [_line("weights read (uniform routing)", B, c["bytes_read"] / 1e9, "#000000", hover=hover, custom=custom)]
+    _hline(layout, c["active_bytes"] / 1e9, "#0072B2", f"P_active·b_w = {c['active_bytes'] / 1e9:,.0f} GB", "left")
+    _hline(layout, c["total_bytes"] / 1e9, "#D55E00", f"P_total·b_w = {c['total_bytes'] / 1e9:,.0f} GB", "left")
+    layout["yaxis"]["rangemode"] = "tozero"
+    return {"data": data, "layout": layout}

@@ -1,0 +1,121 @@
+"""Which limit binds along a frontier, and the sensitivity readout, against hand-worked numbers.
+
+Hand numbers for DeepSeek R1 on the 8×H200 preset at FP8, S = 1024: κ = 61 layers × 576 latent numbers ×
+1 byte = 35,136 B/token, so one request's KV is 35,979,264 B; weights read per step 37e9 B at 38.4 TB/s;
+compute 31.664 PFLOPS; B_max = floor(0.87 × (1,128 − 671) GB / 35,979,264 B) = 11,050.
+"""
+
+import numpy as np
+import pytest
+
+from inferx import regimes as R
+from inferx.scenario import Scenario
+
+KV_PER_REQUEST = 61 * 576 * 1024  # bytes
+BW, COMPUTE, P_ACTIVE = 38.4e12, 31.664e15, 37e9
+
+
+def memory_time(B):
+    return (P_ACTIVE + B * KV_PER_REQUEST) / BW
+
+
+def compute_time(B):
+    return 2 * P_ACTIVE * B / COMPUTE
+
+
+def allreduce_time(B, tp=8):
+    return 61 * 2 * (10e-6 + (tp - 1) / tp * B * 7168 * 1.0 / 450e9)
+
+
+@pytest.fixture(scope="module")
+def tp1():
+    return Scenario.from_params(tp=1)
+
+
+def test_b_max_is_the_hand_value(tp1):
+    assert tp1.b_max == int(0.87 * 457e9 / KV_PER_REQUEST) == 11050
+
+
+def test_roofline_crossover_at_the_hand_batch(tp1):
+    # 37e9 + B·35,979,264 = B·2·37e9·38.4e12/31.664e15  →  B = 688.2
+    crossing = P_ACTIVE / (2 * P_ACTIVE * BW / COMPUTE - KV_PER_REQUEST)
+    assert crossing == pytest.approx(688.2, abs=0.1)
+    assert list(R.binding(tp1, [1, 64, 688, 689, 2000])) == [
+        "bandwidth",
+        "bandwidth",
+        "bandwidth",
+        "compute",
+        "compute",
+    ]
+
+
+def test_communication_binds_when_the_all_reduce_exceeds_half_the_step():
+    scn = Scenario.from_params()  # TP 8 on NVLink
+    # B = 64: t_AR = 122·(10 µs + 7/8·64·7168 B / 450 GB/s) = 1.329 ms against a 1.024 ms memory-bound step.
+    share = allreduce_time(64) / (allreduce_time(64) + memory_time(64))
+    assert share == pytest.approx(0.565, abs=0.001)
+    masks = R.regime_masks(scn, [64])
+    assert masks["communication"][0] and masks["bandwidth"][0]
+    assert R.binding(scn, [64])[0] == "communication"
+
+
+def test_queue_and_capacity_thresholds_at_the_hand_batches(tp1):
+    # ρ = B / 11,050: past 0.85 from B = 9,393; at or past 0.95 from B = 10,498.
+    keys = R.binding(tp1, [9392, 9393, 10497, 10498, 11050])
+    assert list(keys) == ["compute", "queue", "queue", "kv_capacity", "kv_capacity"]
+
+
+def test_segments_partition_the_frontier(tp1):
+    B = np.arange(1, tp1.b_max + 1)
+    segs = R.segments(tp1, B)
+    assert [s["regime"] for s in segs] == ["bandwidth", "compute", "queue", "kv_capacity"]
+    assert segs[0]["b_first"] == 1 and segs[-1]["b_last"] == tp1.b_max
+    assert all(a["last"] + 1 == b["first"] for a, b in zip(segs, segs[1:], strict=False))
+    assert segs[1]["b_first"] == 689 and segs[2]["b_first"] == 9393 and segs[3]["b_first"] == 10498
+
+
+def test_bandwidth_bound_point_follows_bandwidth_one_for_one(tp1):
+    s = R.sensitivity(tp1, 64)
+    assert s["regime"] == "bandwidth"
+    assert s["throughput_gain_bw"] == pytest.approx(0.43, rel=1e-9)  # T = B·BW / bytes
+    assert s["throughput_gain_compute"] == 0.0
+    assert s["elasticity_bw"] == pytest.approx(1.0, rel=1e-6)
+    assert s["elasticity_compute"] == pytest.approx(0.0, abs=1e-9)
+    assert R.sentence(tp1, 64) == (
+        "at B = 64 this machine is bandwidth-bound; doubling compute changes nothing, "
+        "+43 % bandwidth gives +43 % throughput"
+    )
+
+
+def test_compute_bound_point_follows_compute(tp1):
+    s = R.sensitivity(tp1, 2000)
+    assert s["regime"] == "compute"
+    # Doubling compute halves the compute term to 2.337 ms, below the 2.914 ms memory term: the step
+    # becomes memory-bound, so the gain is 4.675 / 2.914 − 1 = +60 %, not +100 %.
+    expected = compute_time(2000) / max(memory_time(2000), compute_time(2000) / 2) - 1
+    assert s["throughput_gain_compute"] == pytest.approx(expected, rel=1e-9)
+    assert s["throughput_gain_bw"] == 0.0
+
+
+def test_gain_with_communication_in_the_step():
+    scn = Scenario.from_params()
+    mem, comm = memory_time(64), allreduce_time(64)
+    expected = (mem + comm) / (mem / 1.43 + comm) - 1  # only the memory term shrinks
+    assert R.throughput_gain(scn, [64], bw=0.43)[0] == pytest.approx(expected, rel=1e-9)
+    text = R.sentence(scn, 64)
+    assert text.startswith("at B = 64 this machine is communication-bound (its step bandwidth-bound)")
+    assert f"+{round(100 * expected)} % throughput" in text
+
+
+def test_fig_regimes_colours_each_run():
+    fig = R.fig_regimes(Scenario.from_params(tp=1))
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["bandwidth-bound", "compute-bound", "queue-bound", "KV-capacity-bound"]
+    # Consecutive runs share their joining point, so the coloured line has no gaps.
+    for a, b in zip(fig["data"], fig["data"][1:], strict=False):
+        assert a["x"][-1] == b["x"][0]
+
+
+def test_fig_regimes_explains_a_machine_without_a_frontier():
+    fig = R.fig_regimes(Scenario.from_params(wdtype="fp16"))
+    assert fig["data"] == [] and "exceed HBM" in fig["layout"]["annotations"][0]["text"]

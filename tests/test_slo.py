@@ -1,0 +1,133 @@
+"""Goodput under TTFT/TPOT targets: the boundary batch against hand-found ones, and `inferx slo`."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from inferx import slo
+from inferx.scenario import InvalidParameter, Scenario
+
+# DeepSeek R1, 8×H200 preset, FP8, S = S_in = 1024, TP = 1 (no communication), CV = 0, η = 0.87.
+KV_PER_REQUEST = 61 * 576 * 1024
+BW, COMPUTE, P_ACTIVE, B_MAX = 38.4e12, 31.664e15, 37e9, 11050
+
+
+def hand_itl(B):
+    return max((P_ACTIVE + B * KV_PER_REQUEST) / BW, 2 * P_ACTIVE * B / COMPUTE)
+
+
+def hand_ttft(B):
+    prefill = (2 * P_ACTIVE * 1024 + 4 * 61 * 128 * 128 * 1024**2) / COMPUTE
+    return prefill + 0.5 * hand_itl(B) / (1 - B / B_MAX)
+
+
+@pytest.fixture(scope="module")
+def tp1():
+    return Scenario.from_params(tp=1)
+
+
+def test_tpot_boundary_by_hand(tp1):
+    # Memory-bound: (37e9 + B·35,979,264) / 38.4e12 ≤ 1.5 ms  →  B ≤ 20.6e9 / 35,979,264 = 572.55.
+    assert (1.5e-3 * BW - P_ACTIVE) / KV_PER_REQUEST == pytest.approx(572.55, abs=0.01)
+    g = slo.goodput(tp1, ttft_ms=1e6, tpot_ms=1.5)
+    assert g["batch"] == 572 and g["limited_by"] == "tpot"
+    assert g["itl_ms"] == pytest.approx(1e3 * hand_itl(572))
+    assert g["throughput_tok_s"] == pytest.approx(572 / hand_itl(572))
+
+
+def test_ttft_boundary_by_hand(tp1):
+    # The largest B with t_prefill + ½·ITL(B)/(1 − B/B_max) ≤ 100 ms, found by walking every batch size.
+    expected = max(B for B in range(1, B_MAX) if hand_ttft(B) <= 0.1)
+    g = slo.goodput(tp1, ttft_ms=100, tpot_ms=1e6)
+    assert g["batch"] == expected and g["limited_by"] == "ttft"
+    assert g["ttft_ms"] == pytest.approx(1e3 * hand_ttft(expected))
+    assert hand_ttft(expected + 1) > 0.1
+
+
+def test_largest_batch_is_the_best_throughput_that_meets_both():
+    scn = Scenario.from_params(ctx=8192, preset="mi300x4")
+    B = np.arange(1, scn.b_max + 1)
+    r = scn.evaluate(B)
+    ok = slo.meets(r["ttft"], r["itl"], 0.5, 0.05)
+    g = slo.goodput(scn)
+    assert ok[: g["batch"]].all() and not ok[g["batch"] :].any()  # the batches that meet form 1…B_slo
+    assert g["throughput_tok_s"] == pytest.approx(r["throughput"][ok].max())
+    np.testing.assert_array_equal(slo.frontier_mask(scn, B), ok)
+
+
+def test_goodput_reports_cost_and_energy_at_the_point():
+    g = slo.goodput(Scenario.from_params(), usd_per_gpu_hour=2.0, power_fraction=0.5)
+    T = g["throughput_tok_s"]
+    assert g["cost_per_mtok_usd"] == pytest.approx(16 / (3600 * T / 1e6))  # 8 GPUs × $2/h
+    assert g["tokens_per_joule"] == pytest.approx(T / (8 * 700 * 0.5))
+    assert g["throughput_per_gpu_tok_s"] == pytest.approx(T / 8)
+
+
+def test_capacity_limits_a_loose_target():
+    scn = Scenario.from_params(preset="b200x8", ctx=131072)
+    g = slo.goodput(scn, ttft_ms=1e5, tpot_ms=1e5)
+    assert g["batch"] == scn.b_max - 1 and g["limited_by"] == "b_max"
+
+
+def test_nothing_meets_a_target_below_one_request():
+    g = slo.goodput(Scenario.from_params(), ttft_ms=0.1)
+    assert g["batch"] == 0 and g["limited_by"] == "ttft" and g["reason"].startswith("B = 1 misses: TTFT 3.6")
+
+
+def test_a_single_request_machine_has_no_stable_point():
+    # 690 GB of HBM at 50 % utilisation leaves room for one 131,072-token FP16 KV cache: ρ = 1 at B = 1.
+    scn = Scenario.from_params(preset="mi300x4", ctx=131072, kvdtype="fp16", hbm=690, util=50)
+    assert scn.b_max == 1
+    g = slo.goodput(scn)
+    assert g["batch"] == 0 and g["limited_by"] == "b_max" and g["reason"].startswith("B_max is 1")
+
+
+def test_unfit_scenario_says_why():
+    g = slo.goodput(Scenario.from_params(wdtype="fp16"))
+    assert g["batch"] == 0 and "exceed HBM" in g["reason"]
+
+
+@pytest.mark.parametrize("value", [0, -5, "abc", float("nan"), None])
+def test_bad_target_is_refused(value):
+    with pytest.raises(InvalidParameter, match="must be a positive number of milliseconds"):
+        slo.goodput(Scenario.from_params(), ttft_ms=value)
+
+
+def test_search_covers_every_split_and_sorts_by_cost():
+    rows = slo.search({"ctx": 1024}, tpot_ms=20)
+    assert {(r["preset"], r["tp"], r["pp"]) for r in rows} == {
+        *((p, t, 8 // t) for p in ("h200x8", "b200x8") for t in (1, 2, 4, 8)),
+        *(("mi300x4", t, 4 // t) for t in (1, 2, 4)),
+    }
+    costs = [r["cost_per_mtok_usd"] for r in rows if r["batch"]]
+    assert costs == sorted(costs) and len(costs) == len(rows)
+    # Each candidate equals its own scenario's goodput.
+    first = rows[0]
+    scn = Scenario.from_params(preset=first["preset"], tp=first["tp"], pp=first["pp"])
+    assert slo.goodput(scn, tpot_ms=20)["batch"] == first["batch"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "inferx", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_slo_matches_the_library():
+    out = run("slo", "--ttft-ms", "100", "--tpot-ms", "1.5", "--tp", "1")
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)
+    assert rec["batch"] == 572 and rec["limited_by"] == "tpot"
+    assert rec["scenario"]["tp"] == 1 and rec["ttft_target_ms"] == 100
+
+
+def test_cli_slo_search_and_failures():
+    rec = json.loads(run("slo", "--search", "--tpot-ms", "20").stdout)
+    assert rec["best"] == rec["candidates"][0] and rec["best"]["batch"] > 0
+    miss = run("slo", "--ttft-ms", "0.1")
+    assert miss.returncode == 1 and json.loads(miss.stdout)["batch"] == 0
+    bad = run("slo", "--tpot-ms", "-1")
+    assert bad.returncode == 2 and "tpot_ms=-1: must be a positive number of milliseconds" in bad.stderr
+    bad = run("slo", "--usd-per-gpu-hour", "free")
+    assert bad.returncode == 2 and "usd_per_gpu_hour=free: must be a positive number" in bad.stderr

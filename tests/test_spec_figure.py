@@ -1,0 +1,133 @@
+"""Speculative decoding against the article's table, where its gain vanishes, MoE coverage, and the
+CLI's figure export."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from inferx import cli, spec
+from inferx.export import FIGURE_NAMES
+from inferx.models import DEEPSEEK_R1, LLAMA33_70B
+from inferx.scenario import Scenario
+
+
+@pytest.fixture(scope="module")
+def h200():
+    return Scenario.from_params()  # DeepSeek R1 on 8×H200, FP8, S = 1024, TP 8 on NVLink
+
+
+def test_draft_steps_and_verify_match_the_article(h200):
+    # 1.6 GB of INT8 draft weights: 1.6e9 / 3.35e12 = 0.478 ms on a GPU, 1.6e9 / 150e12 = 0.0107 ms on SRAM.
+    assert spec.draft_step(bw=spec.DRAFT_DEVICES["gpu"]) == pytest.approx(1.6e9 / 3.35e12)
+    assert round(1e3 * spec.draft_step(bw=spec.DRAFT_DEVICES["gpu"]), 2) == 0.48
+    assert round(1e3 * spec.draft_step(bw=spec.DRAFT_DEVICES["sram"]), 3) == 0.011
+    # Verify 5 tokens at B = 1: 2·37e9·5 / 31.664e15 plus a negligible S² term ≈ 0.012 ms.
+    assert round(1e3 * float(spec.verify_time(h200, 5, 1)), 3) == 0.012
+    assert spec.speculative(h200)["accepted"] == pytest.approx((1 - 0.8**6) / 0.2)  # 3.689
+
+
+def test_the_articles_table(h200):
+    gpu = spec.speculative(h200, 5, 0.8, spec.draft_step(bw=spec.DRAFT_DEVICES["gpu"]), 1)
+    assert round(1e3 * float(gpu["baseline_itl"]), 1) == 2.2
+    assert round(1e3 * float(gpu["itl_eff"]), 2) == 0.65  # (5 × 0.478 + 0.012) / 3.689
+    assert round(float(gpu["speedup"]), 1) == 3.4
+    # The article's SRAM row uses δ rounded to 0.011 ms: (0.055 + 0.012) / 3.689 = 0.018 ms, 122×.
+    sram = spec.speculative(h200, 5, 0.8, 0.011e-3, 1)
+    assert round(1e3 * float(sram["itl_eff"]), 3) == 0.018
+    assert float(sram["speedup"]) == pytest.approx(122, rel=0.01)
+
+
+def test_roofline_verify_reads_the_weights(h200):
+    # One target step at B = 1: (37e9 + 35,979,264) B / 38.4 TB/s, plus the all-reduce of 5 tokens:
+    # 122 · (10 µs + 7/8 · 5 · 7168 B / 450 GB/s).
+    hand = (37e9 + 61 * 576 * 1024) / 38.4e12 + 122 * (10e-6 + 7 / 8 * 5 * 7168 / 450e9)
+    assert float(spec.verify_time(h200, 5, 1, "roofline")) == pytest.approx(hand, rel=1e-9)
+    s = spec.speculative(h200, 5, 0.8, spec.draft_step(bw=spec.DRAFT_DEVICES["gpu"]), 1, "roofline")
+    assert float(s["speedup"]) == pytest.approx(float(s["baseline_itl"]) * 3.68928 / (5 * 1.6e9 / 3.35e12 + hand))
+
+
+def test_speedup_vanishes_where_the_batch_grows(h200):
+    for draft in ("gpu", "sram"):
+        delta = spec.draft_step(bw=spec.DRAFT_DEVICES[draft])
+        b0 = spec.vanishing_batch(h200, 5, 0.8, delta, "roofline")
+        s = spec.speculative(h200, 5, 0.8, delta, np.array([b0 - 1, b0]), "roofline")["speedup"]
+        assert s[0] > 1 >= s[1]
+    # The SRAM draft keeps its gain to a larger batch than the GPU draft.
+    gpu, sram = (
+        spec.vanishing_batch(h200, 5, 0.8, spec.draft_step(bw=bw), "roofline") for bw in spec.DRAFT_DEVICES.values()
+    )
+    assert gpu < sram < h200.b_max
+
+
+def test_speculation_figures(h200):
+    fig = spec.fig_spec_k(h200)
+    assert [t["name"] for t in fig["data"]] == ["α = 0.6", "α = 0.7", "α = 0.8", "α = 0.9"]
+    k5 = fig["data"][2]["y"][4]  # α = 0.8, k = 5, GPU draft
+    assert k5 == pytest.approx(0.65, abs=0.005)
+    fig = spec.fig_spec_batch(h200)
+    curves = [t for t in fig["data"] if t["mode"] == "lines"]
+    ends = [t for t in fig["data"] if t["mode"] == "markers+text"]
+    assert len(curves) == 4
+    # The roofline verify ends both gains before B_max; the article's compute-only verify ends neither.
+    b_gpu, b_sram = (
+        spec.vanishing_batch(h200, 5, 0.8, spec.draft_step(bw=bw), "roofline") for bw in spec.DRAFT_DEVICES.values()
+    )
+    assert [t["x"] for t in ends] == [[b_gpu], [b_sram]] and all(t["y"] == [1.0] for t in ends)
+    with pytest.raises(ValueError, match="verify mode must be one of"):
+        spec.verify_time(h200, 5, 1, "guess")
+
+
+def test_bandwidth_density_table_matches_the_article():
+    table = {r["memory"]: round(r["density_gb_s_per_gb"]) for r in spec.density_table()}
+    assert table == {"H100 HBM3": 42, "MI300X HBM3": 28, "Corsair SRAM (d-Matrix)": 75_000}
+
+
+def test_expert_coverage_by_hand():
+    # DeepSeek R1 routes 8 of 256 experts: two tokens touch 256·(1 − (248/256)²) = 15.75 on average.
+    c = spec.expert_coverage(DEEPSEEK_R1, [1, 2, 10**6], 1.0)
+    np.testing.assert_allclose(c["distinct_experts"], [8, 256 * (1 - (248 / 256) ** 2), 256])
+    assert c["coverage"][2] == pytest.approx(1.0)
+    assert c["bytes_read"][0] == pytest.approx(DEEPSEEK_R1.p_active, rel=0.05)  # one token reads ≈ P_active
+    assert c["bytes_read"][2] == pytest.approx(DEEPSEEK_R1.p_total)  # a huge batch reads every expert
+
+
+def test_moe_figure_and_a_dense_model(h200):
+    fig = spec.fig_moe(h200)
+    (trace,) = fig["data"]
+    assert trace["y"][0] == pytest.approx(37.5, abs=0.1) and trace["y"][-1] > 600  # GB at FP8
+    dense = spec.fig_moe(Scenario.from_params(model=LLAMA33_70B))
+    assert dense["data"] == [] and "is dense" in dense["layout"]["annotations"][0]["text"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "inferx", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_exports_a_figure_as_csv_and_json():
+    out = run("frontier", "--figure", "4", "--preset", "mi300x4")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.reader(io.StringIO(out.stdout)))
+    assert rows[0] == ["trace", "Output throughput (tok/s)", "Inter-token latency (ms)"]
+    scn = Scenario.from_params(preset="mi300x4")
+    first = rows[1]
+    r = scn.evaluate([1])
+    assert float(first[1]) == pytest.approx(r["throughput"][0], rel=1e-3)
+    assert float(first[2]) == pytest.approx(1e3 * r["itl"][0], rel=1e-3)
+    rec = json.loads(run("frontier", "--figure", "spec-k", "--format", "json").stdout)
+    assert rec["figure"] == "spec-k" and rec["x_title"] == "Draft length k (tokens)"
+    assert sum(len(t["x"]) for t in rec["traces"]) == 4 * 16
+
+
+def test_cli_figure_export_covers_every_figure_and_refuses_unknown_names(capsys):
+    for name in FIGURE_NAMES:  # in process: one interpreter start per figure would take seconds
+        assert cli.main(["frontier", "--figure", name, "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["traces"], name
+    bad = run("frontier", "--figure", "10")
+    assert bad.returncode == 2 and "figure=10: must be 1–9 or one of" in bad.stderr
+    bad = run("frontier", "--figure", "5", "--points", "4")
+    assert bad.returncode == 2 and "a figure has its own samples" in bad.stderr
