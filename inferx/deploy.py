@@ -287,21 +287,29 @@ _WILDCARDS = (["ALL"], ["ALLSMALLER"], ["MATCH"])
 
 
 def _walk_problem(value) -> str | None:
-    """Too deep, or text that cannot be encoded (a lone surrogate): checked without recursion."""
+    """Nesting too deep, or a key that cannot be encoded; checked without recursion. A lone surrogate in a text value
+    (a Windows file name can hold one) becomes U+FFFD in place, so no callback echoes text that cannot be encoded."""
     stack = [(value, 0)]
     while stack:
         v, depth = stack.pop()
-        if isinstance(v, str):
-            if not v.isascii() and _SURROGATE.search(v):
-                return "text with a lone surrogate"
-        elif isinstance(v, dict | list):
-            if depth >= MAX_DEPTH:
-                return f"nested more than {MAX_DEPTH} levels deep"
-            if isinstance(v, dict):
-                stack.extend((k, depth + 1) for k in v)
-                stack.extend((c, depth + 1) for c in v.values())
-            else:
-                stack.extend((c, depth + 1) for c in v)
+        if depth >= MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} levels deep"
+        if isinstance(v, dict):
+            for k in v:
+                if not k.isascii() and _SURROGATE.search(k):
+                    return "a key with a lone surrogate"
+            keys = list(v)
+        elif isinstance(v, list):
+            keys = range(len(v))
+        else:
+            continue
+        for k in keys:
+            child = v[k]
+            if isinstance(child, str):
+                if not child.isascii() and _SURROGATE.search(child):
+                    v[k] = _SURROGATE.sub("\ufffd", child)
+            elif isinstance(child, dict | list):
+                stack.append((child, depth + 1))
     return None
 
 

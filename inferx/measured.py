@@ -92,7 +92,6 @@ class MeasuredDataError(ValueError):
 # server-side all take the same checks and bounds.
 MAX_ROWS = 100_000  # InferenceX's full export is a few thousand rows; more is refused before parsing
 _CHUNK_ROWS = 20_000  # CSV rows parsed at a time: text cells cost ~60 B each, so a chunk stays ~50 MB
-_MAX_DEPTH = 32  # JSON nesting inside one item; real items nest 2 deep
 
 # Integer columns: (smallest, largest) accepted. Bounds are far beyond any real deployment, but well inside int64
 # and exact in a float, so a value is never wrapped or rounded on the way in.
@@ -109,6 +108,7 @@ INT_RANGES = {
     "num_decode_gpu_raw": (0, 1_000_000),
 }
 FLOAT_MAX = 1e12  # ms, tokens/s, W, J: larger is a corrupt cell, not a measurement
+_JSON_METRIC_LIST = [(key, column, factor) for key, (column, factor) in _JSON_METRICS.items()]
 _WANTED = set(COLUMNS) | set(TEXT_OPTIONAL) | set(BOOL_COLUMNS) | {"decode_num_workers", "prefill_num_workers"}
 
 
@@ -138,24 +138,23 @@ def load_measured(path: str | os.PathLike) -> pd.DataFrame:
 
 def parse_upload(contents, filename="") -> pd.DataFrame:
     """Parse a dcc.Upload `contents` string ("data:<mime>;base64,<payload>")."""
-    name = display_name(filename)
     if not isinstance(contents, str):
-        raise MeasuredDataError(f"{name}: expected a data URL, got {type(contents).__name__}")
-    return load_measured_bytes(decode_data_url(contents, name), filename if isinstance(filename, str) else "")
+        raise MeasuredDataError(f"expected a data URL, got {type(contents).__name__}")
+    return load_measured_bytes(decode_data_url(contents), filename if isinstance(filename, str) else "")
 
 
-def decode_data_url(contents: str, name: str = "upload") -> bytes:
+def decode_data_url(contents: str) -> bytes:
     """The bytes of a base64 data URL, decoded a slice at a time so no second copy of the text is made."""
     start = contents.find(",") + 1
     if not contents.startswith("data:") or start == 0:
-        raise MeasuredDataError(f"{name}: not a base64 data URL")
+        raise MeasuredDataError("not a base64 data URL")
     out = bytearray()
     step = 4 * 2**18  # a multiple of 4, so each slice is whole base64 quanta
     try:
         for i in range(start, len(contents), step):
             out += base64.b64decode(contents[i : i + step], validate=True)
     except ValueError:
-        raise MeasuredDataError(f"{name}: not a base64 data URL") from None
+        raise MeasuredDataError("not a base64 data URL") from None
     return bytes(out)
 
 
@@ -182,9 +181,12 @@ def load_measured_bytes(data: bytes, filename: str = "") -> pd.DataFrame:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
             raise MeasuredDataError(f"{label}: not UTF-8 text (byte {err.start})") from None
-        frame = _frame_from_json(text)
-        _derive_gpu_counts(frame)
-        return _normalise(frame, "item").reset_index(drop=True)
+        del data
+        parts = []
+        for frame in _frames_from_json(text):
+            _derive_gpu_counts(frame)
+            parts.append(_normalise(frame, "item"))
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].reset_index(drop=True)
     return _frame_from_csv(data, label)
 
 
@@ -194,6 +196,8 @@ def _frame_from_csv(data: bytes, label: str) -> pd.DataFrame:
     if lines - 1 > MAX_ROWS:
         raise MeasuredDataError(f"{label}: {lines - 1:,} data rows; at most {MAX_ROWS:,} are accepted")
     try:
+        header = pd.read_csv(io.BytesIO(data), nrows=0, encoding="utf-8", skipinitialspace=True).columns
+        _check_columns([str(c).strip() for c in header])
         # Text first, so a bad cell is reported rather than silently coerced; only the columns we read, a chunk at
         # a time, each chunk normalised to numbers before the next is read (peak memory is one chunk of text).
         reader = pd.read_csv(
@@ -218,8 +222,6 @@ def _frame_from_csv(data: bytes, label: str) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise MeasuredDataError(f"{label}: the file is empty") from None
     if not parts:
-        header = data.split(b"\n", 1)[0].decode("utf-8", "replace")
-        _check_columns([c.strip() for c in header.split(",")])
         raise MeasuredDataError("the file has a header but no data rows")
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].reset_index(drop=True)
 
@@ -271,55 +273,44 @@ def _iter_json_array(text: str):
         i = _skip_ws(text, i + 1)
 
 
-def _depth(value, limit: int) -> bool:
-    """True when `value` nests deeper than `limit` (iterative: a deep value cannot exhaust the stack)."""
-    stack = [(value, 0)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict | list):
-            if d >= limit:
-                return True
-            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
-    return False
-
-
 def _json_scalar(value):
-    """A JSON value as a cell: numbers as float (a huge integer becomes inf, refused later as out of range), booleans
-    as the text the CSV would have (so a number column refuses them), anything else as its type name."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None or isinstance(value, str):
+    """A JSON value as a cell: integers as float (one too large for a float becomes inf, refused later as out of
+    range), booleans as the text the CSV would have (so a number column refuses them), a list or object as its type
+    name (refused as not a number); text, floats and null as they are."""
+    kind = type(value)
+    if kind is float or kind is str or value is None:
         return value
-    if isinstance(value, int | float):
+    if kind is int:
         try:
             return float(value)
         except OverflowError:
             return math.inf
-    return f"<{type(value).__name__}>"
+    if kind is bool:
+        return "true" if value else "false"
+    return f"<{kind.__name__}>"
 
 
-def _frame_from_json(text: str) -> pd.DataFrame:
-    records = []
+def _frames_from_json(text: str):
+    """The items as DataFrames of at most `_CHUNK_ROWS` rows, indexed by item number; each block is built and handed
+    on before the next is decoded, so the decoded objects of one block at most are alive at once."""
+    records, start = [], 0
     try:
         for index, item in enumerate(_iter_json_array(text)):
             if index >= MAX_ROWS:
                 raise MeasuredDataError(f"more than {MAX_ROWS:,} items; at most {MAX_ROWS:,} are accepted")
             if not isinstance(item, dict):
                 raise MeasuredDataError(f"item [{index}]: expected an object, got {type(item).__name__}")
-            if _depth(item, _MAX_DEPTH):
-                raise MeasuredDataError(f"item [{index}]: nested more than {_MAX_DEPTH} levels deep")
             metrics = item.get("metrics")
             if not isinstance(metrics, dict):
                 raise MeasuredDataError(f"item [{index}], column 'metrics': missing or not an object")
-            record = {}
-            for k, v in item.items():
-                column = _JSON_TOP.get(k, k)
-                if column in _WANTED:
-                    record[column] = _json_scalar(v)
-            for key, (column, factor) in _JSON_METRICS.items():
+            record = {_JSON_TOP.get(k, k): _json_scalar(v) for k, v in item.items() if _JSON_TOP.get(k, k) in _WANTED}
+            for key, column, factor in _JSON_METRIC_LIST:
                 value = _json_scalar(metrics.get(key))
-                record[column] = value * factor if isinstance(value, float) else value
+                record[column] = value * factor if type(value) is float else value
             records.append(record)
+            if len(records) == _CHUNK_ROWS:
+                yield pd.DataFrame.from_records(records, index=range(start, start + len(records)))
+                records, start = [], index + 1
     except RecursionError:
         raise MeasuredDataError("JSON is nested too deeply to be a benchmark file") from None
     except json.JSONDecodeError as err:
@@ -328,9 +319,10 @@ def _frame_from_json(text: str) -> pd.DataFrame:
         if isinstance(err, MeasuredDataError):
             raise
         raise MeasuredDataError(f"invalid JSON: {err}") from None
-    if not records:
+    if records:
+        yield pd.DataFrame.from_records(records, index=range(start, start + len(records)))
+    elif start == 0:
         raise MeasuredDataError("JSON array is empty")
-    return pd.DataFrame.from_records(records)
 
 
 def _derive_gpu_counts(frame: pd.DataFrame) -> None:

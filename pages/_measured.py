@@ -89,7 +89,8 @@ def env_measured() -> tuple[pd.DataFrame | None, str | None]:
 
 
 def _sign(body: str) -> str:
-    return hmac.new(secret_key(), f"v{STORE_VERSION}:{body}".encode(), hashlib.sha256).hexdigest()
+    message = f"v{STORE_VERSION}:{body}".encode("utf-8", "surrogatepass")
+    return hmac.new(secret_key(), message, hashlib.sha256).hexdigest()
 
 
 def _encode(df: pd.DataFrame, source: str, total: int) -> str:
@@ -115,8 +116,10 @@ def to_store(df: pd.DataFrame, source: str = "") -> dict:
     readers of the store, and are never trusted on the way back. A file too large for `STORE_MAX_BYTES` keeps its
     first points (the body's `total` says how many the file had)."""
     source = display_name(source, "")
-    total, n = len(df), len(df)
-    body = _encode(df, source, total)
+    # Each point costs at least 34 bytes (17 values, one digit and a comma each): never encode more than can fit.
+    total = len(df)
+    n = min(total, STORE_MAX_BYTES // 34)
+    body = _encode(df.iloc[:n], source, total)
     while len(body) > STORE_MAX_BYTES:
         n = max(1, int(n * STORE_MAX_BYTES / len(body) * 0.95))
         body = _encode(df.iloc[:n], source, total)
@@ -135,7 +138,7 @@ def from_store(data) -> pd.DataFrame | None:
     body, sig = data.get("body"), data.get("sig")
     if not isinstance(body, str) or not isinstance(sig, str) or len(body) > STORE_MAX_BYTES:
         raise StoreError("the measured-data store is malformed")
-    if not hmac.compare_digest(_sign(body), sig):
+    if not hmac.compare_digest(_sign(body).encode(), sig.encode("utf-8", "surrogatepass")):
         raise StoreError("the measured-data store does not carry this server's signature")
     return _decode(body, sig)
 
