@@ -114,7 +114,7 @@ def post_upload(client, contents, filename, raw: bytes | None = None):
         (b"[" + b"9" * 400 + b"]", "n.json", ["item [0]", "expected an object"]),
         (b"[" + b"9" * 5000 + b"]", "n.json", ["invalid JSON"]),
         (b"[" * 100_000 + b"]" * 100_000, "deep.json", ["nested too deeply"]),
-        (json.dumps([api_item(isl=json.loads("[" * 40 + "]" * 40))]).encode(), "d.json", ["item [0]", "'isl'", "<list>"]),
+        (json.dumps([api_item(isl=json.loads("[" * 40 + "]" * 40))]).encode(), "d.json", ["item [0]", "<list>"]),
         (b"5", "n.json", ["array"]),
         (b'{"a": 1}', "o.json", ["array"]),
         (b'"text"', "s.json", ["array"]),
