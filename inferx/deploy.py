@@ -284,6 +284,13 @@ MAX_DEPTH = 40  # a figure passed as a callback input nests about 8 deep
 MAX_PATTERN_ITEMS = 64  # components one ALL input may list; the busiest page has 9 figures
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _WILDCARDS = (["ALL"], ["ALLSMALLER"], ["MATCH"])
+# Values Dash's own callbacks read without checking (the Pages router calls str methods on them); a browser always
+# sends these types, so anything else is a malformed request, not a page to route.
+DASH_VALUE_TYPES = {
+    ("_pages_location", "pathname"): (str,),
+    ("_pages_location", "search"): (str, type(None)),
+    ("_pages_location", "hash"): (str, type(None)),
+}
 
 
 def _walk_problem(value) -> str | None:
@@ -329,6 +336,9 @@ def _item_problem(item, declared: dict, where: str) -> str | None:
     if not did.startswith("{"):
         if not isinstance(item, dict) or item.get("id") != did or item.get("property") != prop:
             return f"{where} should be {did}.{prop}"
+        types = DASH_VALUE_TYPES.get((did, prop))
+        if types and not isinstance(item.get("value"), types):
+            return f"{where}: {did}.{prop} must be text"
         return None
     pattern = json.loads(did)
     multi = any(v in (["ALL"], ["ALLSMALLER"]) for v in pattern.values())
