@@ -417,3 +417,21 @@ def test_a_worker_killed_mid_requests_loses_no_request():
             proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_the_load_benchmark_runs_and_replaces_only_its_section(tmp_path):
+    """`python -m benchmarks --load-only --quick`: 10 users against gunicorn, every redraw answered."""
+    (tmp_path / "RESULTS.md").write_text("# results\n\n| a | b |\n\n## Machine\n\n- Host: x\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--load-only", "--quick", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert text.startswith("# results\n\n| a | b |") and text.rstrip().endswith("- Host: x")
+    assert "| redraws answered | 30 of 30 (10 users × 3) | all | yes |" in text
+    assert "| errors (non-200 or broken connection) | 0 | 0 | yes |" in text
+    assert text.count("## Load: many users at once") == 1
