@@ -322,3 +322,19 @@ def test_real_app_routes_an_embed_page_through_its_callback(client):
     assert resp.headers["Content-Security-Policy"] == "frame-ancestors 'self'"
     layout = json.dumps(resp.get_json()["response"]["_pages_content"]["children"])
     assert '"fig-5"' in layout and "b200x8" in layout
+
+
+def test_compose_runs_replicas_with_a_shared_key_and_the_health_check():
+    yaml = pytest.importorskip("yaml")
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    app = compose["services"]["inferx"]
+    assert app["deploy"]["replicas"] >= 2
+    assert app["environment"]["INFERX_SECRET_KEY"].startswith("${INFERX_SECRET_KEY:?")  # required, never a default
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert '["python", "inferx/deploy.py", "healthcheck"]' in dockerfile
+    assert app["healthcheck"]["test"] == ["CMD", "python", "inferx/deploy.py", "healthcheck"]
+    # The balancer must pass the largest upload the app accepts.
+    nginx = compose["configs"]["nginx"]["content"]
+    mb = int(nginx.split("client_max_body_size")[1].split("m;")[0])
+    limit = Settings.from_env({"INFERX_MAX_UPLOAD_MB": str(app["environment"]["INFERX_MAX_UPLOAD_MB"])})
+    assert mb * 2**20 >= limit.max_request_bytes
