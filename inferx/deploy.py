@@ -25,6 +25,7 @@ Environment variables (all optional; defaults suit a 2-core host):
 
 from __future__ import annotations
 
+import ctypes
 import json
 import logging
 import math
@@ -223,10 +224,29 @@ class Settings:
         server.debug = False
         server.config["PROPAGATE_EXCEPTIONS"] = False
         server.config["MAX_CONTENT_LENGTH"] = self.max_request_bytes
-        from flask import request
+        from flask import Request, request
         from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge
 
         limit_mb = self.max_upload_mb
+
+        class _Request(Request):
+            def get_data(self, cache=True, as_text=False, parse_form_data=False):
+                # A callback body is read once, as JSON (get_json caches what it parsed); keeping the raw bytes as
+                # well would hold an upload twice (~28 MB more) while its callback runs.
+                if self.method == "POST" and self.path.endswith("/_dash-update-component"):
+                    cache = False
+                return super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)
+
+        server.request_class = _Request
+        libc = ctypes.CDLL(None) if sys.platform.startswith("linux") else None
+        trim = getattr(libc, "malloc_trim", None)
+
+        @server.teardown_request
+        def _return_freed_memory(_exc):
+            # glibc keeps the heap pages a large request freed (an upload's text, parse and store), and a worker
+            # would stay ~100 MB larger after each; hand them back once the request is done.
+            if trim is not None and (request.content_length or 0) > 2**20:
+                trim(0)
 
         def plain(text: str, status: int):
             return text + "\n", status, {"Content-Type": "text/plain; charset=utf-8"}

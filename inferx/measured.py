@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -91,7 +92,7 @@ class MeasuredDataError(ValueError):
 # Every loader ends in `load_measured_bytes`: a file on disk, a browser upload and raw API JSON bytes fetched
 # server-side all take the same checks and bounds.
 MAX_ROWS = 100_000  # InferenceX's full export is a few thousand rows; more is refused before parsing
-_CHUNK_ROWS = 20_000  # CSV rows parsed at a time: text cells cost ~60 B each, so a chunk stays ~50 MB
+_CHUNK_ROWS = 10_000  # rows parsed at a time: a text cell costs ~60 B, so a chunk of text stays ~20 MB
 
 # Integer columns: (smallest, largest) accepted. Bounds are far beyond any real deployment, but well inside int64
 # and exact in a float, so a value is never wrapped or rounded on the way in.
@@ -136,11 +137,20 @@ def load_measured(path: str | os.PathLike) -> pd.DataFrame:
     return load_measured_bytes(content, path.name)
 
 
-def parse_upload(contents, filename="") -> pd.DataFrame:
-    """Parse a dcc.Upload `contents` string ("data:<mime>;base64,<payload>")."""
+def parse_upload(contents, filename="", max_bytes: int | None = None) -> pd.DataFrame:
+    """Parse a dcc.Upload `contents` string ("data:<mime>;base64,<payload>"); a file over `max_bytes` is refused
+    before it is decoded."""
     if not isinstance(contents, str):
         raise MeasuredDataError(f"expected a data URL, got {type(contents).__name__}")
-    return load_measured_bytes(decode_data_url(contents), filename if isinstance(filename, str) else "")
+    if max_bytes is not None:
+        _check_size((len(contents) - contents.find(",") - 1) * 3 // 4 - 2, max_bytes)
+    name = filename if isinstance(filename, str) else ""
+    return load_measured_bytes(decode_data_url(contents), name, max_bytes)
+
+
+def _check_size(size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise MeasuredDataError(f"the file is {size / 2**20:,.1f} MB; at most {max_bytes / 2**20:,.0f} MB is accepted")
 
 
 def decode_data_url(contents: str) -> bytes:
@@ -163,12 +173,15 @@ def parse_measured(content: bytes | str, filename: str = "") -> pd.DataFrame:
     return load_measured_bytes(content.encode("utf-8") if isinstance(content, str) else content, filename)
 
 
-def load_measured_bytes(data: bytes, filename: str = "") -> pd.DataFrame:
+def load_measured_bytes(data: bytes, filename: str = "", max_bytes: int | None = None) -> pd.DataFrame:
     """Parse a measured file's raw bytes (CSV or API JSON); the shape is taken from the extension, else from the
-    first character. Raises MeasuredDataError naming the row and column at fault."""
+    first character. Raises MeasuredDataError naming the row and column at fault, or when the file is larger than
+    `max_bytes` or has more than `MAX_ROWS` rows."""
     label = display_name(filename, "file")
     if not isinstance(data, bytes | bytearray):
         raise MeasuredDataError(f"{label}: expected bytes, got {type(data).__name__}")
+    if max_bytes is not None:
+        _check_size(len(data), max_bytes)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     head = data[:4096].lstrip()
@@ -194,7 +207,7 @@ def _frame_from_csv(data: bytes, label: str) -> pd.DataFrame:
     # A bound on rows before any parsing: one line a row, and a refusal costs a byte count.
     lines = data.count(b"\n") + (not data.endswith(b"\n"))
     if lines - 1 > MAX_ROWS:
-        raise MeasuredDataError(f"{label}: {lines - 1:,} data rows; at most {MAX_ROWS:,} are accepted")
+        raise MeasuredDataError(f"{label}: {lines - 1:,} data lines; at most {MAX_ROWS:,} rows are accepted")
     try:
         header = pd.read_csv(io.BytesIO(data), nrows=0, encoding="utf-8", skipinitialspace=True).columns
         _check_columns([str(c).strip() for c in header])
@@ -211,6 +224,8 @@ def _frame_from_csv(data: bytes, label: str) -> pd.DataFrame:
         )
         parts = []
         for chunk in reader:
+            if len(chunk) and chunk.index[-1] >= MAX_ROWS:  # rows not ended by \n escaped the line count
+                raise MeasuredDataError(f"{label}: more than {MAX_ROWS:,} rows; at most {MAX_ROWS:,} are accepted")
             chunk.columns = [str(c).strip() for c in chunk.columns]
             parts.append(_normalise(chunk, "row"))
     except UnicodeDecodeError as err:
@@ -278,7 +293,9 @@ def _json_scalar(value):
     range), booleans as the text the CSV would have (so a number column refuses them), a list or object as its type
     name (refused as not a number); text, floats and null as they are."""
     kind = type(value)
-    if kind is float or kind is str or value is None:
+    if kind is str:
+        return sys.intern(value)  # the same hardware, framework or date in every item is then one object
+    if kind is float or value is None:
         return value
     if kind is int:
         try:

@@ -21,10 +21,13 @@ a larger redraw request.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
 import json
 import logging
+import zlib
 from functools import lru_cache
 
 import dash_bootstrap_components as dbc
@@ -59,9 +62,12 @@ FLOAT_COLUMNS = (
 )
 UPLOAD_MAX_BYTES = Settings.from_env().max_upload_bytes
 STORE_VERSION = 1
-# What one measured-data callback may carry to and from the browser. A file of 20 MiB holds ~40,000 points; past
-# this budget the store keeps the file's first points and says how many.
+# What one measured-data callback may carry to and from the browser, and the most points the figures draw (SVG
+# markers: more would slow every repaint). Past either bound the store keeps the file's first points and says how
+# many the file had. InferenceX's full export for a model is a few thousand points.
 STORE_MAX_BYTES = 1_000_000
+STORE_MAX_POINTS = 20_000
+_STORE_MAX_JSON = 64 * STORE_MAX_BYTES  # decompressed; a signed body never comes near it
 
 
 class StoreError(ValueError):
@@ -106,19 +112,20 @@ def _encode(df: pd.DataFrame, source: str, total: int) -> str:
         a = df[c].to_numpy(float)
         columns[c] = [None if not np.isfinite(v) else float(f"{v:.5g}") for v in a]
     body = {"source": source, "rows": len(df), "total": total, "columns": columns, "vocab": vocab}
-    return json.dumps(body, separators=(",", ":"), allow_nan=False)
+    text = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+    # Compressed (columns of numbers shrink 3-5 times) and in URL-safe base64, which JSON carries without escapes.
+    return base64.urlsafe_b64encode(zlib.compress(text, 6)).decode("ascii")
 
 
 def to_store(df: pd.DataFrame, source: str = "") -> dict:
     """Compact, signed, JSON-ready columns: text dictionary-encoded, floats to 5 significant figures, NaN as null.
 
-    `body` is the JSON text of the columns and `sig` its HMAC; `rows` and `source` repeat what the body says for
-    readers of the store, and are never trusted on the way back. A file too large for `STORE_MAX_BYTES` keeps its
-    first points (the body's `total` says how many the file had)."""
+    `body` is the columns as compressed JSON in base64 and `sig` its HMAC; `rows` and `source` repeat what the body
+    says for readers of the store, and are never trusted on the way back. A file with more than `STORE_MAX_POINTS`
+    points, or too large for `STORE_MAX_BYTES`, keeps its first points (the body's `total` says how many it had)."""
     source = display_name(source, "")
-    # Each point costs at least 34 bytes (17 values, one digit and a comma each): never encode more than can fit.
     total = len(df)
-    n = min(total, STORE_MAX_BYTES // 34)
+    n = min(total, STORE_MAX_POINTS)
     body = _encode(df.iloc[:n], source, total)
     while len(body) > STORE_MAX_BYTES:
         n = max(1, int(n * STORE_MAX_BYTES / len(body) * 0.95))
@@ -140,14 +147,19 @@ def from_store(data) -> pd.DataFrame | None:
         raise StoreError("the measured-data store is malformed")
     if not hmac.compare_digest(_sign(body).encode(), sig.encode("utf-8", "surrogatepass")):
         raise StoreError("the measured-data store does not carry this server's signature")
-    return _decode(body, sig)
+    return _decode(body, sig)[0]
 
 
 @lru_cache(maxsize=8)
-def _decode(body: str, sig: str) -> pd.DataFrame:  # sig: one entry per store, whatever key signed it
-    """A verified body to a frame; cached because one upload feeds several callbacks. Callers only filter it."""
+def _decode(body: str, sig: str) -> tuple[pd.DataFrame, str, int]:  # sig: one entry per store, whatever key signed it
+    """A verified body to (frame, source, points in the file); cached because one upload feeds several callbacks.
+    Callers only filter the frame."""
     try:
-        data = json.loads(body)
+        inflate = zlib.decompressobj()
+        text = inflate.decompress(base64.urlsafe_b64decode(body.encode("ascii")), _STORE_MAX_JSON)
+        if inflate.unconsumed_tail:
+            raise StoreError("the measured-data store is too large")
+        data = json.loads(text)
         rows, cols, vocab = int(data["rows"]), data["columns"], data["vocab"]
         frame = {}
         for c in TEXT_COLUMNS:
@@ -176,18 +188,21 @@ def _decode(body: str, sig: str) -> pd.DataFrame:  # sig: one entry per store, w
             if values.shape != (rows,) or np.isinf(values).any():
                 raise StoreError(f"column {c} does not decode")
             frame[c] = values
+        source, total = str(data["source"]), int(data["total"])
     except StoreError:
         raise
-    except (ValueError, TypeError, KeyError, OverflowError, AttributeError) as err:
+    except (ValueError, TypeError, KeyError, OverflowError, AttributeError, zlib.error, binascii.Error) as err:
         raise StoreError(f"the measured-data store does not decode ({type(err).__name__})") from None
-    return pd.DataFrame(frame)
+    return pd.DataFrame(frame), source, total
 
 
 def store_summary(data) -> tuple[str, int, int]:
-    """(source, points kept, points in the file) of a verified store."""
-    from_store(data)  # verifies
-    body = json.loads(data["body"])
-    return str(body["source"]), int(body["rows"]), int(body["total"])
+    """(source, points kept, points in the file) of a store; raises StoreError when it does not verify."""
+    df = from_store(data)
+    if df is None:
+        raise StoreError("no measured-data store")
+    _, source, total = _decode(data["body"], data["sig"])
+    return source, len(df), total
 
 
 def measured_frame(data) -> tuple[pd.DataFrame | None, str]:
@@ -297,14 +312,15 @@ def load_upload(contents, filename):
         return no_update, no_update, no_update, no_update
     name = display_name(filename)
     try:
-        df = parse_upload(contents, filename if isinstance(filename, str) else "")
+        df = parse_upload(contents, filename if isinstance(filename, str) else "", max_bytes=UPLOAD_MAX_BYTES)
     except MeasuredDataError as err:
         return no_update, f"Could not load {name}: {err}", "danger", True
     store = to_store(df, name)
     note = (
         ""
         if store["rows"] == len(df)
-        else f" The figures use the first {store['rows']:,} (the page holds at most {STORE_MAX_BYTES / 1e6:g} MB)."
+        else f" The figures use its first {store['rows']:,} (a page keeps at most {STORE_MAX_POINTS:,} points, "
+        f"{STORE_MAX_BYTES / 1e6:g} MB)."
     )
     return store, f"Loaded {len(df):,} measured points from {name}.{note}", "success", True
 
