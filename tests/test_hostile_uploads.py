@@ -491,3 +491,32 @@ def test_two_servers_serve_one_users_measured_data_alternately():
     finally:
         for srv in (*servers, other):
             srv.stop()
+
+
+def test_the_workers_of_one_server_share_its_key_without_configuration():
+    """Without INFERX_SECRET_KEY the key is made once in gunicorn's master (preload_app), so every worker, including
+    one started later, accepts a store another worker signed. Each request opens a new connection, so both of the two
+    workers answer some of them."""
+    from conftest import START_TIMEOUT, free_port, wait_http
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "INFERX_SECRET_KEY"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "app:server", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_http(url + "health", timeout=START_TIMEOUT)
+        store = http_post(url, upload_body(data_url(csv(5)), "five.csv"))["measured-data"]["data"]
+        answers = [http_post(url, status_body(store))["measured-status"]["children"] for _ in range(12)]
+        assert all(a.startswith("5 measured points") for a in answers), answers
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
