@@ -274,7 +274,10 @@ class Settings:
 
         @server.errorhandler(HTTPException)
         def _http_error(err):
-            return plain(f"{err.code} {err.name}", err.code or 500)
+            response = err.get_response()  # keeps headers such as a 405's Allow
+            response.set_data(f"{err.code} {err.name}\n")
+            response.content_type = "text/plain; charset=utf-8"
+            return response
 
         @server.errorhandler(Exception)
         def _unexpected(err):

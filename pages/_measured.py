@@ -133,11 +133,9 @@ def to_store(df: pd.DataFrame, source: str = "") -> dict:
     return {"v": STORE_VERSION, "source": source, "rows": n, "body": body, "sig": _sign(body)}
 
 
-def from_store(data) -> pd.DataFrame | None:
-    """The DataFrame `to_store` encoded (the columns the figures need), or None for no store.
-
-    Raises StoreError for anything else: wrong shape, a signature that does not verify, or a body that does not
-    decode to columns of the right types and lengths."""
+def _verified(data) -> tuple[pd.DataFrame, str, int] | None:
+    """(frame, source, points in the file) of a store, None for no store; StoreError for anything else: wrong shape,
+    a signature that does not verify, or a body that does not decode to columns of the right types and lengths."""
     if data is None or data == {} or data == "":
         return None
     if not isinstance(data, dict) or data.get("v") != STORE_VERSION:
@@ -147,7 +145,14 @@ def from_store(data) -> pd.DataFrame | None:
         raise StoreError("the measured-data store is malformed")
     if not hmac.compare_digest(_sign(body).encode(), sig.encode("utf-8", "surrogatepass")):
         raise StoreError("the measured-data store does not carry this server's signature")
-    return _decode(body, sig)[0]
+    return _decode(body, sig)
+
+
+def from_store(data) -> pd.DataFrame | None:
+    """The DataFrame `to_store` encoded (the columns the figures need), or None for no store; raises StoreError
+    for a store this server did not write."""
+    verified = _verified(data)
+    return None if verified is None else verified[0]
 
 
 @lru_cache(maxsize=8)
@@ -196,23 +201,14 @@ def _decode(body: str, sig: str) -> tuple[pd.DataFrame, str, int]:  # sig: one e
     return pd.DataFrame(frame), source, total
 
 
-def store_summary(data) -> tuple[str, int, int]:
-    """(source, points kept, points in the file) of a store; raises StoreError when it does not verify."""
-    df = from_store(data)
-    if df is None:
-        raise StoreError("no measured-data store")
-    _, source, total = _decode(data["body"], data["sig"])
-    return source, len(df), total
-
-
 def measured_frame(data) -> tuple[pd.DataFrame | None, str]:
     """The data the page should show, and where it came from: the user's upload, else the env file.
 
     Raises StoreError when the browser sent a store that does not verify."""
-    df = from_store(data)
-    if df is not None:
-        source, kept, total = store_summary(data)
-        note = f", first {kept:,} of its {total:,} points" if kept < total else ""
+    verified = _verified(data)
+    if verified is not None:
+        df, source, total = verified
+        note = f", first {len(df):,} of its {total:,} points" if len(df) < total else ""
         return df, f"upload {source}{note}".strip()
     df, _ = env_measured()
     return (df, "server file ($INFERX_MEASURED)") if df is not None else (None, "")
