@@ -231,11 +231,15 @@ class Settings:
 
         class _Request(Request):
             def get_data(self, cache=True, as_text=False, parse_form_data=False):
+                if not (self.method == "POST" and self.path.endswith("/_dash-update-component")):
+                    return super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)
                 # A callback body is read once, as JSON (get_json caches what it parsed); keeping the raw bytes as
                 # well would hold an upload twice (~28 MB more) while its callback runs.
-                if self.method == "POST" and self.path.endswith("/_dash-update-component"):
-                    cache = False
-                return super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)
+                data = super().get_data(cache=False, as_text=False, parse_form_data=parse_form_data)
+                # Counted before parsing: 28 MB of "[]," would parse into ~400 MB of empty lists.
+                if data.count(b"[") + data.count(b"{") > MAX_JSON_CONTAINERS or data.count(b",") > MAX_JSON_ITEMS:
+                    raise BadRequest("the callback request has too many JSON values")
+                return data.decode(errors="replace") if as_text else data
 
         server.request_class = _Request
         libc = ctypes.CDLL(None) if sys.platform.startswith("linux") else None
@@ -259,8 +263,11 @@ class Settings:
                 body = request.get_json(force=True)  # cached: Dash's own get_json reuses it
             except RecursionError:
                 return plain("400 Bad Request: the callback request is nested too deeply", 400)
-            except BadRequest:
-                return plain("400 Bad Request: the callback request is not JSON", 400)
+            except BadRequest as err:
+                reason = (
+                    err.description if "JSON values" in str(err.description) else "the callback request is not JSON"
+                )
+                return plain(f"400 Bad Request: {reason}", 400)
             problem = check_envelope(body, callback_map())
             return plain(f"400 Bad Request: {problem}", 400) if problem else None
 
@@ -305,6 +312,10 @@ class Settings:
 _log = logging.getLogger("inferx.deploy")
 MAX_DEPTH = 40  # a figure passed as a callback input nests about 8 deep
 MAX_PATTERN_ITEMS = 64  # components one ALL input may list; the busiest page has 9 figures
+# Bounds on a callback body's JSON, checked on the raw bytes: a figure sent as an input has a few thousand values,
+# an upload a handful (its file is one base64 string).
+MAX_JSON_CONTAINERS = 100_000
+MAX_JSON_ITEMS = 1_000_000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _WILDCARDS = (["ALL"], ["ALLSMALLER"], ["MATCH"])
 # Values Dash's own callbacks read without checking (the Pages router calls str methods on them); a browser always

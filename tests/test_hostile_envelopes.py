@@ -320,6 +320,9 @@ def test_envelope_fuzz_gets_no_5xx(served):
         ("POST", "/_dash-update-component", b"[" * 100_000 + b"]" * 100_000, 400),
         ("POST", "/_dash-update-component", b'{"output": "x", "inputs": "\\ud800"}', 400),
         ("POST", "/health", b"{}", 405),
+        # Within the size limit, but it would parse into hundreds of MB of Python objects.
+        ("POST", "/_dash-update-component", b"[" + b"[]," * 8_000_000 + b"[]]", 400),
+        ("POST", "/_dash-update-component", b"[" + b"0," * 8_000_000 + b"0]", 400),
     ],
 )
 def test_unknown_routes_and_bodies_get_4xx_with_headers(served, method, path, body, status):
