@@ -32,6 +32,7 @@ import math
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -224,7 +225,7 @@ class Settings:
         server.debug = False
         server.config["PROPAGATE_EXCEPTIONS"] = False
         server.config["MAX_CONTENT_LENGTH"] = self.max_request_bytes
-        from flask import Request, request
+        from flask import Request, g, request
         from werkzeug.exceptions import BadRequest, HTTPException, RequestEntityTooLarge
 
         limit_mb = self.max_upload_mb
@@ -245,12 +246,26 @@ class Settings:
         libc = ctypes.CDLL(None) if sys.platform.startswith("linux") else None
         trim = getattr(libc, "malloc_trim", None)
 
+        # One large body (an upload) at a time per worker: four threads each reading, parsing and loading a file at
+        # the limit took a worker to 408 MB; queued, each stays within what one upload needs. Small requests pass.
+        large_body = threading.BoundedSemaphore(1)
+
+        @server.before_request
+        def _one_large_body_at_a_time():
+            if (request.content_length or 0) > LARGE_BODY_BYTES:
+                if not large_body.acquire(timeout=LARGE_BODY_WAIT_S):
+                    return plain("503 Service Unavailable: the server is busy with other uploads; try again", 503)
+                g.inferx_large_body = True
+            return None
+
         @server.teardown_request
-        def _return_freed_memory(_exc):
-            # glibc keeps the heap pages a large request freed (an upload's text, parse and store), and a worker
-            # would stay ~100 MB larger after each; hand them back once the request is done.
-            if trim is not None and (request.content_length or 0) > 2**20:
-                trim(0)
+        def _release_large_body(_exc):
+            if g.pop("inferx_large_body", False):
+                large_body.release()
+                # glibc keeps the heap pages a large request freed (an upload's text, parse and store), and a worker
+                # would stay ~100 MB larger after each; hand them back once the request is done.
+                if trim is not None:
+                    trim(0)
 
         def plain(text: str, status: int):
             return text + "\n", status, {"Content-Type": "text/plain; charset=utf-8"}
@@ -314,6 +329,8 @@ MAX_DEPTH = 40  # a figure passed as a callback input nests about 8 deep
 MAX_PATTERN_ITEMS = 64  # components one ALL input may list; the busiest page has 9 figures
 # Bounds on a callback body's JSON, checked on the raw bytes: a figure sent as an input has a few thousand values,
 # an upload a handful (its file is one base64 string).
+LARGE_BODY_BYTES = 2**20
+LARGE_BODY_WAIT_S = 30  # inside gunicorn's 60 s worker timeout; one upload at the limit takes ~2 s of CPU
 MAX_JSON_CONTAINERS = 100_000
 MAX_JSON_ITEMS = 1_000_000
 _SURROGATE = re.compile("[\ud800-\udfff]")

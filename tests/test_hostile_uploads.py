@@ -520,3 +520,54 @@ def test_the_workers_of_one_server_share_its_key_without_configuration():
             proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_four_uploads_at_the_limit_at_once_keep_a_worker_under_300_mb(tmp_path):
+    """gunicorn with one worker of 4 threads, four uploads at the limit sent together: the server takes one large
+    body at a time, so the worker's peak (VmHWM, read from /proc) is that of one upload, and every upload loads."""
+    import threading
+
+    from conftest import START_TIMEOUT, free_port, wait_http
+
+    from inferx.deploy import Settings
+
+    limit = Settings.from_env().max_upload_bytes
+    bodies = [upload_at_limit(kind, limit) for kind in ("csv", "json", "csv", "json")]
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "app:server", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+        cwd=ROOT,
+        env={**os.environ, "INFERX_THREADS": "4"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_http(f"http://127.0.0.1:{port}/health", timeout=START_TIMEOUT)
+        worker = int(Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()[0])
+        answers = []
+
+        def send(body: bytes) -> None:
+            req = urllib.request.Request(
+                f"http://127.0.0.1:{port}/_dash-update-component",
+                data=body,
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(req, timeout=120) as resp:
+                answers.append(json.loads(resp.read())["response"]["measured-alert"]["children"])
+
+        threads = [threading.Thread(target=send, args=(b,)) for b in bodies]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(180)
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{worker}/status").read_text().splitlines())
+        peak_mb = int(status["VmHWM"].split()[0]) / 1024
+        print(f"worker peak {peak_mb:.0f} MB", answers)
+        assert len(answers) == 4 and all(a.startswith("Loaded ") for a in answers), answers
+        assert peak_mb < 300
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
