@@ -11,13 +11,19 @@ import sys
 # installed, that import (with jedi) was a third of the app's start-up; a None entry makes it fail fast.
 sys.modules.setdefault("IPython", None)
 
-from dash import Dash, html, page_container  # noqa: E402
+from inferx.deploy import ConfigError, Settings  # noqa: E402
 
-from inferx.deploy import Settings  # noqa: E402
+try:
+    settings = Settings.from_env()
+except ConfigError as err:  # one line naming the variable, for `python app.py` and `gunicorn app:server` alike
+    raise SystemExit(f"inferx: {err}") from None
+
+from dash import Dash, html, page_container  # noqa: E402
+from dash.exceptions import DependencyException  # noqa: E402
+
 from pages._measured import stores as measured_stores  # noqa: E402
 from pages._shared import ui_config  # noqa: E402
 
-settings = Settings.from_env()
 app = Dash(
     __name__,
     use_pages=True,
@@ -27,7 +33,8 @@ app = Dash(
     update_title=None,  # keep the tab title steady while figures redraw
     title="inferx",
 )
-settings.install(app.server)
+# DependencyException: a script path that is not one of Dash's (e.g. /_dash-component-suites/nope/x.js) is a 404.
+settings.install(app.server, callback_map=lambda: app.callback_map, not_found=(DependencyException,))
 server = app.server
 app.layout = html.Div([ui_config(), measured_stores(), page_container])
 

@@ -12,9 +12,12 @@ from pathlib import Path
 # gunicorn loads this file before it puts the working directory on sys.path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from inferx.deploy import Settings  # noqa: E402
+from inferx.deploy import ConfigError, Settings  # noqa: E402
 
-_settings = Settings.from_env()  # fail at start-up, naming the bad variable, not at first request
+try:
+    _settings = Settings.from_env()  # fail at start-up, naming the bad variable, not at first request
+except ConfigError as err:  # SystemExit passes gunicorn's config loader, which would print a traceback for others
+    sys.exit(f"inferx: {err}")
 
 bind = [f"{_settings.host}:{_settings.port}"]
 worker_class = "gthread"  # threads overlap I/O; figures are numpy-bound and release the GIL in parts

@@ -4,6 +4,7 @@
     python -m benchmarks --quick    # a few iterations of every part, to prove the suite still runs
     python -m benchmarks --out DIR  # write RESULTS.md to DIR instead
     python -m benchmarks --skip-browser  # engine, server and cold start only (no Chromium needed)
+    python -m benchmarks --load-only     # only the many-users load test; replaces its section of RESULTS.md
 
 Every figure is compared with a baseline measured in the same run, so a ratio holds on a noisy machine even
 when the absolute times do not. The targets come from issue 5; they are reported, never asserted.
@@ -34,6 +35,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.chromium import make_driver, wait_js  # noqa: E402
+from benchmarks.load import load_section, run_load  # noqa: E402
 from inferx import figures  # noqa: E402
 from inferx.figures import COMM_REFS, CONTEXT_REFS, QUANT_REFS, WORKLOAD_REFS  # noqa: E402
 from inferx.presets import HARDWARE  # noqa: E402
@@ -762,7 +764,34 @@ def plain_table(rows: list[Row]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells)
 
 
-def report(rows: list[Row], info: dict, load: tuple, quick: bool, elapsed: float, notes: list[str]) -> str:
+def bench_load(srv: Gunicorn, redraw: Redraw, quick: bool) -> str:
+    """50 users (quick: 10), each a page load and 20 redraws (quick: 3), against the deployed server."""
+    users, redraws = (10, 3) if quick else (50, 20)
+    bodies = [redraw.body(p) for p in states(users * redraws)]
+    result = run_load(srv.host, srv.port, bodies, users=users, redraws=redraws, deadline_s=60 if quick else 120)
+    log(
+        f"load: {len(result.redraw)} redraws, p50 {result.pct(result.redraw, 50):.1f} ms, "
+        f"p99 {result.pct(result.redraw, 99):.1f} ms, {len(result.errors)} errors"
+    )
+    return load_section(result, quick, "`gunicorn app:server` as deployed (2 workers × 4 threads) on loopback")
+
+
+LOAD_HEADING = "## Load: many users at once"
+
+
+def replace_load_section(text: str, section: str) -> str:
+    """RESULTS.md with its load section replaced (or added before ## Machine); the rest is left as it was."""
+    if LOAD_HEADING in text:
+        head, _, rest = text.partition(LOAD_HEADING)
+        _, sep, tail = rest.partition("\n## ")
+        return head + section + ("\n## " + tail if sep else "")
+    head, sep, tail = text.partition("## Machine")
+    return head + section + "\n" + sep + tail if sep else text.rstrip("\n") + "\n\n" + section
+
+
+def report(
+    rows: list[Row], info: dict, load: tuple, quick: bool, elapsed: float, notes: list[str], load_md: str = ""
+) -> str:
     mode = "`python -m benchmarks --quick` (smoke run: too few samples to quote)" if quick else "`python -m benchmarks`"
     lines = [
         "# inferx benchmark results",
@@ -772,6 +801,7 @@ def report(rows: list[Row], info: dict, load: tuple, quick: bool, elapsed: float
         "",
         table(rows),
         "",
+        *([load_md] if load_md else []),
         "## Machine",
         "",
         *[f"- {k}: {v}" for k, v in info.items()],
@@ -816,7 +846,10 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="few iterations of every part (CI smoke run)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="directory for RESULTS.md")
     ap.add_argument("--skip-browser", action="store_true", help="leave out the Chromium sections")
+    ap.add_argument("--load-only", action="store_true", help="only the load test; replace its section of RESULTS.md")
     args = ap.parse_args(argv)
+    if args.load_only:
+        return main_load_only(args)
     started = time.perf_counter()
     load0 = os.getloadavg()
     notes: list[str] = []
@@ -833,6 +866,8 @@ def main(argv=None) -> int:
         log("server")
         server_rows, redraw = bench_server(srv, args.quick)
         rows += server_rows + [validated]
+        log("load: many users")
+        load_md = bench_load(srv, redraw, args.quick)
         if args.skip_browser:
             notes.append("Browser and animation sections skipped (--skip-browser).")
         else:
@@ -847,11 +882,29 @@ def main(argv=None) -> int:
         s.stop()
     rows.append(cold_start_row(colds))
     load1 = os.getloadavg()
-    text = report(rows, machine(), (load0, load1), args.quick, time.perf_counter() - started, notes)
+    text = report(rows, machine(), (load0, load1), args.quick, time.perf_counter() - started, notes, load_md)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "RESULTS.md").write_text(text)
     print(plain_table(rows))
     print(f"\nload average {load0[0]:.1f} → {load1[0]:.1f}; wrote {args.out / 'RESULTS.md'}")
+    return 0
+
+
+def main_load_only(args) -> int:
+    srv = Gunicorn()
+    try:
+        status, deps = srv.keepalive("GET", "/_dash-dependencies")
+        assert status == 200
+        section = bench_load(srv, Redraw(json.loads(deps)), args.quick)
+    finally:
+        srv.stop()
+    path = args.out / "RESULTS.md"
+    args.out.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        replace_load_section(path.read_text() if path.exists() else "# inferx benchmark results\n", section)
+    )
+    print(section)
+    print(f"wrote the load section of {path}")
     return 0
 
 

@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -88,10 +89,42 @@ class MeasuredDataError(ValueError):
 
 # --- Loading ---------------------------------------------------------------------
 
+# Every loader ends in `load_measured_bytes`: a file on disk, a browser upload and raw API JSON bytes fetched
+# server-side all take the same checks and bounds.
+MAX_ROWS = 100_000  # InferenceX's full export is a few thousand rows; more is refused before parsing
+_CHUNK_ROWS = 10_000  # rows parsed at a time: a text cell costs ~60 B, so a chunk of text stays ~20 MB
+
+# Integer columns: (smallest, largest) accepted. Bounds are far beyond any real deployment, but well inside int64
+# and exact in a float, so a value is never wrapped or rounded on the way in.
+INT_RANGES = {
+    "isl": (1, 10_000_000),
+    "osl": (1, 10_000_000),
+    "concurrency": (1, 10_000_000),
+    "n_gpus": (1, 1_000_000),
+    "decode_tp": (1, 1_000_000),
+    "decode_ep": (1, 1_000_000),
+    "prefill_tp": (1, 1_000_000),
+    "prefill_ep": (1, 1_000_000),
+    "num_prefill_gpu_raw": (0, 1_000_000),
+    "num_decode_gpu_raw": (0, 1_000_000),
+}
+FLOAT_MAX = 1e12  # ms, tokens/s, W, J: larger is a corrupt cell, not a measurement
+_JSON_METRIC_LIST = [(key, column, factor) for key, (column, factor) in _JSON_METRICS.items()]
+_WANTED = set(COLUMNS) | set(TEXT_OPTIONAL) | set(BOOL_COLUMNS) | {"decode_num_workers", "prefill_num_workers"}
+
 
 def measured_path_from_env() -> str | None:
     """The file named by $INFERX_MEASURED, or None."""
     return os.environ.get(MEASURED_ENV) or None
+
+
+def display_name(filename, default: str = "upload") -> str:
+    """A file name safe to print and to send back as JSON: no surrogates or control characters, ≤ 80 chars."""
+    if not isinstance(filename, str) or not filename.strip():
+        return default
+    clean = filename.encode("utf-8", "replace").decode("utf-8")
+    clean = "".join(c if c.isprintable() else "?" for c in clean).strip()
+    return clean[:77] + "..." if len(clean) > 80 else clean
 
 
 def load_measured(path: str | os.PathLike) -> pd.DataFrame:
@@ -101,75 +134,212 @@ def load_measured(path: str | os.PathLike) -> pd.DataFrame:
         content = path.read_bytes()
     except OSError as err:
         raise MeasuredDataError(f"{path}: cannot read ({err.strerror or err})") from None
-    return parse_measured(content, path.name)
+    return load_measured_bytes(content, path.name)
 
 
-def parse_upload(contents: str, filename: str = "") -> pd.DataFrame:
-    """Parse a dcc.Upload `contents` string ("data:<mime>;base64,<payload>")."""
-    _, _, payload = (contents or "").partition(",")
+def parse_upload(contents, filename="", max_bytes: int | None = None) -> pd.DataFrame:
+    """Parse a dcc.Upload `contents` string ("data:<mime>;base64,<payload>"); a file over `max_bytes` is refused
+    before it is decoded."""
+    if not isinstance(contents, str):
+        raise MeasuredDataError(f"expected a data URL, got {type(contents).__name__}")
+    if max_bytes is not None:
+        _check_size((len(contents) - contents.find(",") - 1) * 3 // 4 - 2, max_bytes)
+    name = filename if isinstance(filename, str) else ""
+    return load_measured_bytes(decode_data_url(contents), name, max_bytes)
+
+
+def _check_size(size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise MeasuredDataError(f"the file is {size / 2**20:,.1f} MB; at most {max_bytes / 2**20:,.0f} MB is accepted")
+
+
+def decode_data_url(contents: str) -> bytes:
+    """The bytes of a base64 data URL, decoded a slice at a time so no second copy of the text is made."""
+    start = contents.find(",") + 1
+    if not contents.startswith("data:") or start == 0:
+        raise MeasuredDataError("not a base64 data URL")
+    out = bytearray()
+    step = 4 * 2**18  # a multiple of 4, so each slice is whole base64 quanta
     try:
-        raw = base64.b64decode(payload, validate=True)
+        for i in range(start, len(contents), step):
+            out += base64.b64decode(contents[i : i + step], validate=True)
     except ValueError:
-        raise MeasuredDataError(f"{filename or 'upload'}: not a base64 data URL") from None
-    return parse_measured(raw, filename)
+        raise MeasuredDataError("not a base64 data URL") from None
+    return bytes(out)
 
 
 def parse_measured(content: bytes | str, filename: str = "") -> pd.DataFrame:
-    """Parse file content; the shape is taken from the extension, else from the first character."""
-    if isinstance(content, bytes):
-        try:
-            content = content.decode("utf-8-sig")
-        except UnicodeDecodeError as err:
-            raise MeasuredDataError(f"{filename or 'file'}: not UTF-8 text (byte {err.start})") from None
-    if not content.strip():
-        raise MeasuredDataError(f"{filename or 'file'}: the file is empty")
-    name = filename.lower()
-    looks_json = content.lstrip()[:1] in ("[", "{")
+    """Parse file content given as bytes or text (see `load_measured_bytes`)."""
+    return load_measured_bytes(content.encode("utf-8") if isinstance(content, str) else content, filename)
+
+
+def load_measured_bytes(data: bytes, filename: str = "", max_bytes: int | None = None) -> pd.DataFrame:
+    """Parse a measured file's raw bytes (CSV or API JSON); the shape is taken from the extension, else from the
+    first character. Raises MeasuredDataError naming the row and column at fault, or when the file is larger than
+    `max_bytes` or has more than `MAX_ROWS` rows."""
+    label = display_name(filename, "file")
+    if not isinstance(data, bytes | bytearray):
+        raise MeasuredDataError(f"{label}: expected bytes, got {type(data).__name__}")
+    if max_bytes is not None:
+        _check_size(len(data), max_bytes)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    head = data[:4096].lstrip()
+    if not head:
+        raise MeasuredDataError(f"{label}: the file is empty")
+    name = filename.lower() if isinstance(filename, str) else ""
+    looks_json = head[:1] in (b"[", b"{")
     if name.endswith(".json") or (not name.endswith(".csv") and looks_json):
-        frame, row_label = _frame_from_json(content), "item"
-    else:
-        frame, row_label = _frame_from_csv(content), "row"
-    return _normalise(frame, row_label)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise MeasuredDataError(f"{label}: not UTF-8 text (byte {err.start})") from None
+        del data
+        parts = []
+        for frame in _frames_from_json(text):
+            _derive_gpu_counts(frame)
+            parts.append(_normalise(frame, "item"))
+        return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].reset_index(drop=True)
+    return _frame_from_csv(data, label)
 
 
-def _frame_from_csv(text: str) -> pd.DataFrame:
+def _frame_from_csv(data: bytes, label: str) -> pd.DataFrame:
+    # A bound on rows before any parsing: one line a row, and a refusal costs a byte count.
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if lines - 1 > MAX_ROWS:
+        raise MeasuredDataError(f"{label}: {lines - 1:,} data lines; at most {MAX_ROWS:,} rows are accepted")
     try:
-        # Everything as text first, so a bad cell is reported rather than silently coerced.
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        header = pd.read_csv(io.BytesIO(data), nrows=0, encoding="utf-8", skipinitialspace=True).columns
+        _check_columns([str(c).strip() for c in header])
+        # Text first, so a bad cell is reported rather than silently coerced; only the columns we read, a chunk at
+        # a time, each chunk normalised to numbers before the next is read (peak memory is one chunk of text).
+        reader = pd.read_csv(
+            io.BytesIO(data),
+            dtype=str,
+            keep_default_na=False,
+            skipinitialspace=True,
+            encoding="utf-8",
+            usecols=lambda c: str(c).strip() in _WANTED,
+            chunksize=_CHUNK_ROWS,
+        )
+        parts = []
+        for chunk in reader:
+            if len(chunk) and chunk.index[-1] >= MAX_ROWS:  # rows not ended by \n escaped the line count
+                raise MeasuredDataError(f"{label}: more than {MAX_ROWS:,} rows; at most {MAX_ROWS:,} are accepted")
+            chunk.columns = [str(c).strip() for c in chunk.columns]
+            parts.append(_normalise(chunk, "row"))
+    except UnicodeDecodeError as err:
+        raise MeasuredDataError(f"{label}: not UTF-8 text ({err.reason})") from None
+    except (pd.errors.ParserError, ValueError) as err:
+        if isinstance(err, MeasuredDataError):
+            raise
         raise MeasuredDataError(f"CSV could not be parsed: {err}") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    return frame
+    except pd.errors.EmptyDataError:
+        raise MeasuredDataError(f"{label}: the file is empty") from None
+    if not parts:
+        raise MeasuredDataError("the file has a header but no data rows")
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].reset_index(drop=True)
 
 
-def _frame_from_json(text: str) -> pd.DataFrame:
+def _skip_ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _iter_json_array(text: str):
+    """The items of the top-level array (or of the first array value of a top-level object, tolerating
+    {"data": [...]} wrappers), decoded one at a time so only one item's objects exist at once."""
+    decoder = json.JSONDecoder()
+    i = _skip_ws(text, 0)
+    if text[i : i + 1] == "{":
+        i = _skip_ws(text, i + 1)
+        while text[i : i + 1] == '"':
+            _, i = decoder.raw_decode(text, i)
+            i = _skip_ws(text, i)
+            if text[i : i + 1] != ":":
+                raise json.JSONDecodeError("expected ':'", text, i)
+            i = _skip_ws(text, i + 1)
+            if text[i : i + 1] == "[":
+                break
+            _, i = decoder.raw_decode(text, i)
+            i = _skip_ws(text, i)
+            if text[i : i + 1] == ",":
+                i = _skip_ws(text, i + 1)
+        else:
+            raise MeasuredDataError("JSON must be an array of benchmark objects")
+    if text[i : i + 1] != "[":
+        try:
+            decoder.decode(text)
+        except json.JSONDecodeError:
+            raise
+        raise MeasuredDataError("JSON must be an array of benchmark objects")
+    i = _skip_ws(text, i + 1)
+    if text[i : i + 1] == "]":
+        return
+    while True:
+        item, i = decoder.raw_decode(text, i)
+        yield item
+        i = _skip_ws(text, i)
+        if text[i : i + 1] == "]":
+            return
+        if text[i : i + 1] != ",":
+            raise json.JSONDecodeError("expected ',' or ']'", text, i)
+        i = _skip_ws(text, i + 1)
+
+
+def _json_scalar(value):
+    """A JSON value as a cell: integers as float (one too large for a float becomes inf, refused later as out of
+    range), booleans as the text the CSV would have (so a number column refuses them), a list or object as its type
+    name (refused as not a number); text, floats and null as they are."""
+    kind = type(value)
+    if kind is str:
+        return sys.intern(value)  # the same hardware, framework or date in every item is then one object
+    if kind is float or value is None:
+        return value
+    if kind is int:
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf
+    if kind is bool:
+        return "true" if value else "false"
+    return f"<{kind.__name__}>"
+
+
+def _frames_from_json(text: str):
+    """The items as DataFrames of at most `_CHUNK_ROWS` rows, indexed by item number; each block is built and handed
+    on before the next is decoded, so the decoded objects of one block at most are alive at once."""
+    records, start = [], 0
     try:
-        items = json.loads(text)
+        for index, item in enumerate(_iter_json_array(text)):
+            if index >= MAX_ROWS:
+                raise MeasuredDataError(f"more than {MAX_ROWS:,} items; at most {MAX_ROWS:,} are accepted")
+            if not isinstance(item, dict):
+                raise MeasuredDataError(f"item [{index}]: expected an object, got {type(item).__name__}")
+            metrics = item.get("metrics")
+            if not isinstance(metrics, dict):
+                raise MeasuredDataError(f"item [{index}], column 'metrics': missing or not an object")
+            record = {_JSON_TOP.get(k, k): _json_scalar(v) for k, v in item.items() if _JSON_TOP.get(k, k) in _WANTED}
+            for key, column, factor in _JSON_METRIC_LIST:
+                value = _json_scalar(metrics.get(key))
+                record[column] = value * factor if type(value) is float else value
+            records.append(record)
+            if len(records) == _CHUNK_ROWS:
+                yield pd.DataFrame.from_records(records, index=range(start, start + len(records)))
+                records, start = [], index + 1
+    except RecursionError:
+        raise MeasuredDataError("JSON is nested too deeply to be a benchmark file") from None
     except json.JSONDecodeError as err:
         raise MeasuredDataError(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
-    if isinstance(items, dict):  # tolerate {"data": [...]} wrappers
-        items = next((v for v in items.values() if isinstance(v, list)), None)
-    if not isinstance(items, list):
-        raise MeasuredDataError("JSON must be an array of benchmark objects")
-    records = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise MeasuredDataError(f"item [{index}]: expected an object, got {type(item).__name__}")
-        metrics = item.get("metrics")
-        if not isinstance(metrics, dict):
-            raise MeasuredDataError(f"item [{index}], column 'metrics': missing or not an object")
-        record = {_JSON_TOP.get(k, k): v for k, v in item.items() if k not in ("metrics", "workers")}
-        for key, (column, factor) in _JSON_METRICS.items():
-            value = metrics.get(key)
-            if value is not None and not isinstance(value, bool) and isinstance(value, int | float):
-                value = value * factor
-            record[column] = value
-        records.append(record)
-    if not records:
+    except ValueError as err:  # e.g. an integer of more than 4,300 digits
+        if isinstance(err, MeasuredDataError):
+            raise
+        raise MeasuredDataError(f"invalid JSON: {err}") from None
+    if records:
+        yield pd.DataFrame.from_records(records, index=range(start, start + len(records)))
+    elif start == 0:
         raise MeasuredDataError("JSON array is empty")
-    frame = pd.DataFrame.from_records(records)
-    _derive_gpu_counts(frame)
-    return frame
 
 
 def _derive_gpu_counts(frame: pd.DataFrame) -> None:
@@ -196,66 +366,85 @@ def _derive_gpu_counts(frame: pd.DataFrame) -> None:
     frame["output_tput_total_tok_s"] = np.where(legacy, np.nan, per_gpu * decode_gpus)
 
 
-def _normalise(frame: pd.DataFrame, row_label: str) -> pd.DataFrame:
-    if frame.empty:
-        raise MeasuredDataError("the file has a header but no data rows")
-    missing = [c for c in REQUIRED if c not in frame.columns]
+def _check_columns(columns) -> None:
+    missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise MeasuredDataError(f"missing required column(s): {', '.join(missing)}")
 
+
+def _normalise(frame: pd.DataFrame, row_label: str) -> pd.DataFrame:
+    """Check and convert one block of rows; the frame's index is the 0-based data row (CSV) or item index (JSON)."""
+    if frame.empty:
+        raise MeasuredDataError("the file has a header but no data rows")
+    _check_columns(frame.columns)
+
     def where(i: int) -> str:
         # CSV: 1-based data row (the header is not counted); JSON: the array index.
-        return f"row {i + 1}" if row_label == "row" else f"item [{i}]"
+        n = int(frame.index[i])
+        return f"row {n + 1}" if row_label == "row" else f"item [{n}]"
 
     out = pd.DataFrame(index=frame.index)
-    for column in KEY_COLUMNS:
-        values = frame[column]
-        blank = values.isna() | (values.astype(str).str.strip() == "")
+    for column in ("hardware", "precision", "framework"):
+        text = frame[column].astype(object).fillna("").astype(str).str.strip()
+        blank = text == ""
         if blank.any():
             raise MeasuredDataError(f"{where(int(np.argmax(blank.to_numpy())))}, column '{column}': value is blank")
-    for column in ("hardware", "precision", "framework"):
-        out[column] = frame[column].astype(str).str.strip().str.lower()
+        out[column] = text.str.lower()
     for column in ("isl", "osl", "concurrency", "n_gpus") + METRIC_COLUMNS + NUMERIC_OPTIONAL:
-        out[column] = _numeric(frame, column, where)
-    for column in ("isl", "osl", "concurrency", "n_gpus"):
-        bad = out[column] < 1
-        if bad.any():
-            i = int(np.argmax(bad.to_numpy()))
-            raise MeasuredDataError(f"{where(i)}, column '{column}': must be ≥ 1, got {out[column].iloc[i]:g}")
-        out[column] = out[column].astype(int)
+        out[column] = _numeric(frame, column, where, required=column in KEY_COLUMNS)
     for column in LATENCY_COLUMNS + ("output_tput_per_gpu_tok_s",):
         bad = out[column] < 0
         if bad.any():
             i = int(np.argmax(bad.to_numpy()))
             raise MeasuredDataError(f"{where(i)}, column '{column}': negative value {out[column].iloc[i]:g}")
+    for column in ("isl", "osl", "concurrency", "n_gpus"):
+        out[column] = out[column].astype(np.int64)  # exact: _numeric checked range and integrality
     for column in BOOL_COLUMNS:
         out[column] = _boolean(frame, column, where)
     spec = frame["spec_method"] if "spec_method" in frame else pd.Series("", index=frame.index)
     out["spec_method"] = spec.fillna("").astype(str).str.strip().str.lower().replace({"": "none", "nan": "none"})
     for column in ("model", "image", "date", "run_url"):
         out[column] = frame[column].fillna("").astype(str) if column in frame else ""
+    # Only web links: the page turns run_url into a link a user clicks.
+    out["run_url"] = out["run_url"].where(out["run_url"].str.match(r"https?://", case=False), "")
     # Interactivity is 1000 / TPOT by definition; derive it where the file left it out.
-    out["interactivity_tok_s_user"] = out["interactivity_tok_s_user"].fillna(1e3 / out["median_tpot_ms"])
+    with np.errstate(divide="ignore"):
+        derived = 1e3 / out["median_tpot_ms"].where(out["median_tpot_ms"] > 0)
+    out["interactivity_tok_s_user"] = out["interactivity_tok_s_user"].fillna(derived)
     out["decode_tp"] = out["decode_tp"].fillna(out["n_gpus"])
-    return out.reset_index(drop=True)
+    return out
 
 
-def _numeric(frame: pd.DataFrame, column: str, where) -> pd.Series:
+def _numeric(frame: pd.DataFrame, column: str, where, required: bool = False) -> pd.Series:
+    """A column as float64, every value checked before it is used: a number, finite, within the column's range and,
+    for counts, a whole number. The first bad cell is named; nothing is clamped, rounded or wrapped."""
     if column not in frame:
         return pd.Series(np.nan, index=frame.index, dtype=float)
     raw = frame[column]
-    text = raw.astype(str).str.strip()
-    blank = raw.isna() | text.isin(("", "nan", "None", "null"))
-    values = pd.to_numeric(raw.where(~blank), errors="coerce")
-    bad = values.isna() & ~blank
-    if bad.any():
-        i = int(np.argmax(bad.to_numpy()))
-        raise MeasuredDataError(f"{where(i)}, column '{column}': {raw.iloc[i]!r} is not a number")
-    values = values.astype(float)
-    infinite = ~np.isfinite(values) & values.notna()
-    if infinite.any():
-        i = int(np.argmax(infinite.to_numpy()))
-        raise MeasuredDataError(f"{where(i)}, column '{column}': value is not finite")
+    values = pd.to_numeric(raw, errors="coerce").astype(float)
+    missing = values.isna()
+    if missing.any():  # only the cells that did not parse are looked at as text: blank is allowed, the rest is not
+        text = raw[missing].astype(object).fillna("").astype(str).str.strip()
+        blank = text.isin(("", "nan", "NaN", "None", "null"))
+        if required and blank.any():
+            raise MeasuredDataError(f"{where(frame.index.get_loc(blank.idxmax()))}, column '{column}': value is blank")
+        if not blank.all():
+            i = frame.index.get_loc((~blank).idxmax())
+            raise MeasuredDataError(f"{where(i)}, column '{column}': {str(raw.iloc[i])[:40]!r} is not a number")
+    lo, hi = INT_RANGES.get(column, (-FLOAT_MAX, FLOAT_MAX))
+    out_of_range = values.notna() & ~values.between(lo, hi)
+    if out_of_range.any():
+        i = int(np.argmax(out_of_range.to_numpy()))
+        raise MeasuredDataError(
+            f"{where(i)}, column '{column}': {str(raw.iloc[i])[:40]} is outside {lo:,} … {hi:,}"
+            if np.isfinite(values.iloc[i])
+            else f"{where(i)}, column '{column}': value is not a finite number (or too large)"
+        )
+    if column in INT_RANGES:
+        fractional = values.notna() & (values != np.floor(values))
+        if fractional.any():
+            i = int(np.argmax(fractional.to_numpy()))
+            raise MeasuredDataError(f"{where(i)}, column '{column}': {str(raw.iloc[i])[:40]} is not a whole number")
     return values
 
 
@@ -268,7 +457,7 @@ def _boolean(frame: pd.DataFrame, column: str, where) -> pd.Series:
     bad = values.isna()
     if bad.any():
         i = int(np.argmax(bad.to_numpy()))
-        raise MeasuredDataError(f"{where(i)}, column '{column}': {frame[column].iloc[i]!r} is not true/false")
+        raise MeasuredDataError(f"{where(i)}, column '{column}': {str(frame[column].iloc[i])[:40]!r} is not true/false")
     return values.astype(bool)
 
 

@@ -6,8 +6,11 @@ Two sources, the upload winning when both exist:
   file is logged and the app runs without it);
 * a file the user uploads. It stays in that user's browser, in a memory `dcc.Store`
   (`measured-data`, in the app layout so it survives page changes), as compact
-  column lists with only the columns the figures read. It is sent back with the
-  callbacks that need it and never kept on the server.
+  column lists with only the columns the figures read, signed with the server's key
+  (HMAC-SHA256, `INFERX_SECRET_KEY`). It is sent back with the callbacks that need it
+  and never kept on the server, so any worker or replica that shares the key can
+  answer any request. A store that does not verify (altered, or signed by another key)
+  is refused with a notice; at most `STORE_MAX_BYTES` of it go back and forth.
 
 Figures 4 and 5 get measured points without touching the shared `redraw`: a server
 callback turns the switch, the data and the preset into marker traces in a Store
@@ -18,7 +21,13 @@ a larger redraw request.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import hmac
+import json
 import logging
+import zlib
 from functools import lru_cache
 
 import dash_bootstrap_components as dbc
@@ -27,7 +36,15 @@ import pandas as pd
 from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, get_relative_path, html, no_update
 
 from inferx.calibrated import PRESET_FAMILY
-from inferx.measured import MeasuredDataError, load_measured, measured_path_from_env, parse_upload
+from inferx.deploy import Settings, secret_key
+from inferx.measured import (
+    INT_RANGES,
+    MeasuredDataError,
+    display_name,
+    load_measured,
+    measured_path_from_env,
+    parse_upload,
+)
 from inferx.measured_figures import overlay_traces
 
 log = logging.getLogger("inferx.measured")
@@ -43,7 +60,18 @@ FLOAT_COLUMNS = (
     "median_tpot_ms",
     "median_ttft_ms",
 )
-UPLOAD_MAX_BYTES = 20 * 2**20
+UPLOAD_MAX_BYTES = Settings.from_env().max_upload_bytes
+STORE_VERSION = 1
+# What one measured-data callback may carry to and from the browser, and the most points the figures draw (SVG
+# markers: more would slow every repaint). Past either bound the store keeps the file's first points and says how
+# many the file had. InferenceX's full export for a model is a few thousand points.
+STORE_MAX_BYTES = 1_000_000
+STORE_MAX_POINTS = 20_000
+_STORE_MAX_JSON = 64 * STORE_MAX_BYTES  # decompressed; a signed body never comes near it
+
+
+class StoreError(ValueError):
+    """A measured-data store that came back from the browser and is not one this server (or a replica) wrote."""
 
 
 # --- Data -----------------------------------------------------------------------------
@@ -66,8 +94,12 @@ def env_measured() -> tuple[pd.DataFrame | None, str | None]:
     return _load_file(path) if path else (None, None)
 
 
-def to_store(df: pd.DataFrame, source: str = "") -> dict:
-    """Compact, JSON-ready columns: text dictionary-encoded, floats to 5 significant figures, NaN as null."""
+def _sign(body: str) -> str:
+    message = f"v{STORE_VERSION}:{body}".encode("utf-8", "surrogatepass")
+    return hmac.new(secret_key(), message, hashlib.sha256).hexdigest()
+
+
+def _encode(df: pd.DataFrame, source: str, total: int) -> str:
     columns, vocab = {}, {}
     for c in TEXT_COLUMNS:
         codes, uniques = pd.factorize(df[c].astype(str))
@@ -79,32 +111,114 @@ def to_store(df: pd.DataFrame, source: str = "") -> dict:
     for c in FLOAT_COLUMNS:
         a = df[c].to_numpy(float)
         columns[c] = [None if not np.isfinite(v) else float(f"{v:.5g}") for v in a]
-    return {"source": source, "rows": len(df), "columns": columns, "vocab": vocab}
+    body = {"source": source, "rows": len(df), "total": total, "columns": columns, "vocab": vocab}
+    text = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+    # Compressed (columns of numbers shrink 3-5 times) and in URL-safe base64, which JSON carries without escapes.
+    return base64.urlsafe_b64encode(zlib.compress(text, 6)).decode("ascii")
 
 
-def from_store(data: dict | None) -> pd.DataFrame | None:
-    """The DataFrame `to_store` encoded (the columns the figures need), or None."""
-    if not data or not data.get("rows"):
+def to_store(df: pd.DataFrame, source: str = "") -> dict:
+    """Compact, signed, JSON-ready columns: text dictionary-encoded, floats to 5 significant figures, NaN as null.
+
+    `body` is the columns as compressed JSON in base64 and `sig` its HMAC; `rows` and `source` repeat what the body
+    says for readers of the store, and are never trusted on the way back. A file with more than `STORE_MAX_POINTS`
+    points, or too large for `STORE_MAX_BYTES`, keeps its first points (the body's `total` says how many it had)."""
+    source = display_name(source, "")
+    total = len(df)
+    n = min(total, STORE_MAX_POINTS)
+    body = _encode(df.iloc[:n], source, total)
+    while len(body) > STORE_MAX_BYTES:
+        n = max(1, int(n * STORE_MAX_BYTES / len(body) * 0.95))
+        body = _encode(df.iloc[:n], source, total)
+    return {"v": STORE_VERSION, "source": source, "rows": n, "body": body, "sig": _sign(body)}
+
+
+def _verified(data) -> tuple[pd.DataFrame, str, int] | None:
+    """(frame, source, points in the file) of a store, None for no store; StoreError for anything else: wrong shape,
+    a signature that does not verify, or a body that does not decode to columns of the right types and lengths."""
+    if data is None or data == {} or data == "":
         return None
-    cols, vocab = data["columns"], data["vocab"]
-    frame = {c: np.asarray(vocab[c], dtype=object)[np.asarray(cols[c], dtype=int)] for c in TEXT_COLUMNS}
-    frame |= {c: np.asarray(cols[c], dtype=int) for c in INT_COLUMNS}
-    frame |= {c: np.asarray(cols[c], dtype=bool) for c in BOOL_COLUMNS}
-    frame |= {c: pd.to_numeric(pd.Series(cols[c], dtype=object)).to_numpy(float) for c in FLOAT_COLUMNS}
-    return pd.DataFrame(frame)
+    if not isinstance(data, dict) or data.get("v") != STORE_VERSION:
+        raise StoreError("not a measured-data store of this version")
+    body, sig = data.get("body"), data.get("sig")
+    if not isinstance(body, str) or not isinstance(sig, str) or len(body) > STORE_MAX_BYTES:
+        raise StoreError("the measured-data store is malformed")
+    if not hmac.compare_digest(_sign(body).encode(), sig.encode("utf-8", "surrogatepass")):
+        raise StoreError("the measured-data store does not carry this server's signature")
+    return _decode(body, sig)
 
 
-def measured_frame(data: dict | None) -> tuple[pd.DataFrame | None, str]:
-    """The data the page should show, and where it came from: the user's upload, else the env file."""
-    df = from_store(data)
-    if df is not None:
-        return df, f"upload {data.get('source') or ''}".strip()
+def from_store(data) -> pd.DataFrame | None:
+    """The DataFrame `to_store` encoded (the columns the figures need), or None for no store; raises StoreError
+    for a store this server did not write."""
+    verified = _verified(data)
+    return None if verified is None else verified[0]
+
+
+@lru_cache(maxsize=8)
+def _decode(body: str, sig: str) -> tuple[pd.DataFrame, str, int]:  # sig: one entry per store, whatever key signed it
+    """A verified body to (frame, source, points in the file); cached because one upload feeds several callbacks.
+    Callers only filter the frame."""
+    try:
+        inflate = zlib.decompressobj()
+        text = inflate.decompress(base64.urlsafe_b64decode(body.encode("ascii")), _STORE_MAX_JSON)
+        if inflate.unconsumed_tail:
+            raise StoreError("the measured-data store is too large")
+        data = json.loads(text)
+        rows, cols, vocab = int(data["rows"]), data["columns"], data["vocab"]
+        frame = {}
+        for c in TEXT_COLUMNS:
+            words = np.asarray(vocab[c], dtype=object)
+            codes = np.asarray(cols[c], dtype=np.int64)
+            if (
+                codes.shape != (rows,)
+                or not all(isinstance(w, str) for w in words)
+                or (codes.size and (codes.min() < 0 or codes.max() >= len(words)))
+            ):
+                raise StoreError(f"column {c} does not decode")
+            frame[c] = words[codes] if rows else np.asarray([], dtype=object)
+        for c in INT_COLUMNS:
+            values = np.asarray(cols[c], dtype=np.int64)
+            lo, hi = INT_RANGES[c]
+            if values.shape != (rows,) or (values.size and (values.min() < lo or values.max() > hi)):
+                raise StoreError(f"column {c} does not decode")
+            frame[c] = values
+        for c in BOOL_COLUMNS:
+            values = np.asarray(cols[c], dtype=np.int64)
+            if values.shape != (rows,) or not np.isin(values, (0, 1)).all():
+                raise StoreError(f"column {c} does not decode")
+            frame[c] = values.astype(bool)
+        for c in FLOAT_COLUMNS:
+            values = np.asarray([np.nan if v is None else v for v in cols[c]], dtype=float)
+            if values.shape != (rows,) or np.isinf(values).any():
+                raise StoreError(f"column {c} does not decode")
+            frame[c] = values
+        source, total = str(data["source"]), int(data["total"])
+    except StoreError:
+        raise
+    except (ValueError, TypeError, KeyError, OverflowError, AttributeError, zlib.error, binascii.Error) as err:
+        raise StoreError(f"the measured-data store does not decode ({type(err).__name__})") from None
+    return pd.DataFrame(frame), source, total
+
+
+def measured_frame(data) -> tuple[pd.DataFrame | None, str]:
+    """The data the page should show, and where it came from: the user's upload, else the env file.
+
+    Raises StoreError when the browser sent a store that does not verify."""
+    verified = _verified(data)
+    if verified is not None:
+        df, source, total = verified
+        note = f", first {len(df):,} of its {total:,} points" if len(df) < total else ""
+        return df, f"upload {source}{note}".strip()
     df, _ = env_measured()
     return (df, "server file ($INFERX_MEASURED)") if df is not None else (None, "")
 
 
-def status_text(data: dict | None) -> str:
-    df, source = measured_frame(data)
+def status_text(data) -> str:
+    try:
+        df, source = measured_frame(data)
+    except StoreError as err:
+        return f"The uploaded data in this page could not be used ({err}): upload the file again."
     if df is not None:
         return f"{len(df):,} measured points from the {source}."
     _, error = env_measured()
@@ -192,12 +306,19 @@ def load_upload(contents, filename):
     """Parse an upload; a bad file leaves the data as it was and says what is wrong (row and column)."""
     if not contents:
         return no_update, no_update, no_update, no_update
-    name = filename or "upload"
+    name = display_name(filename)
     try:
-        df = parse_upload(contents, filename or "")
+        df = parse_upload(contents, filename if isinstance(filename, str) else "", max_bytes=UPLOAD_MAX_BYTES)
     except MeasuredDataError as err:
         return no_update, f"Could not load {name}: {err}", "danger", True
-    return to_store(df, name), f"Loaded {len(df):,} measured points from {name}.", "success", True
+    store = to_store(df, name)
+    note = (
+        ""
+        if store["rows"] == len(df)
+        else f" The figures use its first {store['rows']:,} (a page keeps at most {STORE_MAX_POINTS:,} points, "
+        f"{STORE_MAX_BYTES / 1e6:g} MB)."
+    )
+    return store, f"Loaded {len(df):,} measured points from {name}.{note}", "success", True
 
 
 @callback(Output("measured-status", "children"), Input("measured-data", "data"))
@@ -216,8 +337,11 @@ def overlay(switch, data, preset):
     switch, new data or a new preset only, never on a slider move."""
     if not switch:
         return None
-    df, _ = measured_frame(data)
-    family = PRESET_FAMILY.get(preset)
+    try:
+        df, _ = measured_frame(data)
+    except StoreError:  # the status line says what is wrong
+        df = None
+    family = PRESET_FAMILY.get(preset) if isinstance(preset, str) else None
     if df is None or family is None:
         return {"fig4": [], "fig5": []}
     rows = df[df["hardware"] == family]

@@ -8,7 +8,7 @@ from inferx import figures
 from inferx.measured import filter_options
 from inferx.measured_figures import inferencex_figure
 from inferx.scenario import InvalidParameter, Scenario
-from pages._measured import measured_frame, upload_panel
+from pages._measured import StoreError, measured_frame, upload_panel
 from pages._shared import (
     CONTROL_INPUTS,
     control,
@@ -126,7 +126,10 @@ def _options(values, label=str) -> list[dict]:
 )
 def fill_filters(data):
     """Dropdown choices from the values present in the data."""
-    df, _ = measured_frame(data)
+    try:
+        df, _ = measured_frame(data)
+    except StoreError:  # the status line under the upload says what is wrong
+        df = None
     if df is None:
         return [[] for _ in FILTERS]
     opts = filter_options(df)
@@ -169,7 +172,8 @@ def draw(*args):
         scn = Scenario.from_params(**control_values_to_params(list(values)))
         df, source = measured_frame(data)
         fig = inferencex_figure(scn, df, filters_from_values(*filter_values))
-    except (InvalidParameter, ValueError, KeyError) as err:
+    except (InvalidParameter, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError) as err:
+        # Every input here came from the browser; a value of the wrong type or size gets a sentence, not a 500.
         return no_update, f"Could not draw: {err}"
     points = sum(len(t["x"]) for t in fig["data"] if (t.get("meta") or {}).get("measured"))
     if df is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import runpy
 import subprocess
 import sys
@@ -110,6 +111,9 @@ def test_bad_frame_ancestors_are_refused(raw):
         ({"DASH_DEBUG": "true"}, "DASH_DEBUG"),
         ({"DASH_UI": "True"}, "DASH_UI"),
         ({"dash_serve_dev_bundles": "true"}, "DASH_SERVE_DEV_BUNDLES"),
+        ({"INFERX_MAX_UPLOAD_MB": "0"}, "INFERX_MAX_UPLOAD_MB"),
+        ({"INFERX_MAX_UPLOAD_MB": "20MB"}, "INFERX_MAX_UPLOAD_MB"),
+        ({"INFERX_SECRET_KEY": "short"}, "INFERX_SECRET_KEY"),
     ],
 )
 def test_bad_values_fail_with_a_clear_message(env, var):
@@ -123,6 +127,40 @@ def test_numbers_and_dev_vars_that_are_fine():
     )
     assert (s.workers, s.threads, s.port) == (3, 8, 9000)
     assert s.health_url == "http://[::1]:9000/health"
+
+
+def test_upload_limit_and_request_limit():
+    s = Settings.from_env({"INFERX_MAX_UPLOAD_MB": "5"})
+    assert s.max_upload_bytes == 5 * 2**20
+    # The request carries the file as base64 (4 bytes for every 3) inside a JSON envelope.
+    assert 5 * 2**20 * 4 / 3 < s.max_request_bytes <= 5 * 2**20 * 4 / 3 + 2**20 + 1
+
+
+def test_secret_key_from_the_environment_or_one_per_process():
+    from inferx.deploy import secret_key
+
+    assert secret_key({"INFERX_SECRET_KEY": "k" * 32}) == b"k" * 32
+    assert secret_key({}) == secret_key({}) and len(secret_key({})) == 32
+    assert secret_key({}) != b"k" * 32
+
+
+@pytest.mark.parametrize(
+    ("command", "var", "value"),
+    [
+        ([sys.executable, "app.py"], "INFERX_WORKERS", "abc"),
+        ([sys.executable, "app.py"], "INFERX_PREFIX", "bad prefix"),
+        ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_WORKERS", "abc"),
+        ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_PREFIX", "bad prefix"),
+        ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_SECRET_KEY", "short"),
+    ],
+)
+def test_bad_settings_stop_start_up_with_one_line(command, var, value):
+    """Not a traceback: one line on stderr naming the variable, and a failing exit status."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INFERX_", "DASH_"))}
+    proc = subprocess.run(command, cwd=ROOT, env={**env, var: value}, capture_output=True, text=True, timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode != 0
+    assert len(lines) == 1 and lines[0].startswith(f"inferx: {var}"), proc.stderr
 
 
 def test_headers_for_same_origin_none_and_a_wiki():
@@ -182,7 +220,8 @@ def test_gunicorn_conf_defaults_suit_two_cores(monkeypatch):
 
 def test_gunicorn_conf_refuses_bad_values(monkeypatch):
     monkeypatch.setenv("INFERX_WORKERS", "many")
-    with pytest.raises(ConfigError, match="INFERX_WORKERS"):
+    # SystemExit with one line: gunicorn's config loader prints a traceback for any other exception.
+    with pytest.raises(SystemExit, match="^inferx: INFERX_WORKERS='many'"):
         runpy.run_path(str(ROOT / "gunicorn.conf.py"))
 
 
@@ -283,3 +322,19 @@ def test_real_app_routes_an_embed_page_through_its_callback(client):
     assert resp.headers["Content-Security-Policy"] == "frame-ancestors 'self'"
     layout = json.dumps(resp.get_json()["response"]["_pages_content"]["children"])
     assert '"fig-5"' in layout and "b200x8" in layout
+
+
+def test_compose_runs_replicas_with_a_shared_key_and_the_health_check():
+    yaml = pytest.importorskip("yaml")
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    app = compose["services"]["inferx"]
+    assert app["deploy"]["replicas"] >= 2
+    assert app["environment"]["INFERX_SECRET_KEY"].startswith("${INFERX_SECRET_KEY:?")  # required, never a default
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert '["python", "inferx/deploy.py", "healthcheck"]' in dockerfile
+    assert app["healthcheck"]["test"] == ["CMD", "python", "inferx/deploy.py", "healthcheck"]
+    # The balancer must pass the largest upload the app accepts.
+    nginx = compose["configs"]["nginx"]["content"]
+    mb = int(nginx.split("client_max_body_size")[1].split("m;")[0])
+    limit = Settings.from_env({"INFERX_MAX_UPLOAD_MB": str(app["environment"]["INFERX_MAX_UPLOAD_MB"])})
+    assert mb * 2**20 >= limit.max_request_bytes
