@@ -163,8 +163,11 @@ def post_redraw(client, output: str, request, ids):
 def test_the_redraw_callback_answers_any_request_with_figures_or_a_notice(client, outputs, request, ids):
     start = time.monotonic()
     status, body = post_redraw(client, outputs["redraw"], request, ids)
-    elapsed = time.monotonic() - start
     assert status < 500, (status, body)
+    elapsed = time.monotonic() - start
+    if status == 400:  # a flood of ids is refused at the door, before Dash reads the request
+        assert len(ids) > 64 and b"at most 64 components" in body and elapsed < 5, (status, body, elapsed)
+        return
     assert status == 200, (status, body)
     out = body["response"]
     figs, notice, is_open = (
