@@ -230,9 +230,9 @@ def _run(argv: list[str] | None) -> int:
     if args.command in ("models", "hardware"):
         return _list_catalog(args)
     if args.command in ("calibrate", "validate"):
-        from . import calibrated
+        from .calibration_cli import run
 
-        return calibrated.cli(args.command, args.measured)
+        return run(args.command, args.measured)
     command = args.subparser
     try:
         scn = _scenario(args)
