@@ -328,6 +328,9 @@ def _scenario_inputs(scn):
     preset = HARDWARE.get(scn.hardware)
     # The compute slider is the article's table figure; rescale it to dense FP8 by the preset's ratio.
     dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute) if preset else scn.compute
+    spec = GPUS.get(gpu)
+    if spec is not None and scn.b_w < FP8_BYTES and spec.fp4 and spec.fp8:  # FP4 weights at the FP4 tensor rate
+        dense *= spec.fp4 / spec.fp8
     m = Machine(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w)
     return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False))
 
