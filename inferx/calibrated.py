@@ -23,12 +23,15 @@ request's time to first token is a fixed cost, its own prefill, half a decode st
 flight, an M/D/1 wait behind the prefills queued before it, and an admission cost per
 request in flight (on some stacks TTFT grows linearly with the batch at equal prefill load):
 
-    TTFT = t_req + t_adm · B + t_pf + t_dec / 2 + u · t_pf / (2 (1 − u))
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))  (+ w_dp · t_it with attention DP)
+
+where t_it is one decode iteration (t_dec · E[accepted] with MTP). Stacks that balance new
+requests across attention data-parallel ranks hold them for w_dp iterations.
 
 A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
 (Little's law), solved by fixed-point iteration in `closed_loop`.
 
-Per software stack and GPU the free parameters are f_bw, f_c, f_pf, t_0, t_req, t_adm and the
+Per software stack and GPU the free parameters are f_bw, f_c, f_pf, t_0, t_req, t_adm, w_dp and the
 MTP acceptance α, stored in `calibration.json` beside this file. A GPU or stack without
 rows is predicted from its datasheet with the typical fraction of peak (`calibration_for`
 says which). The fit lives in `calibration_fit`, scores in `calibration_report`.
@@ -61,6 +64,7 @@ DEFAULT_FRAMEWORK = "sglang"  # the stack measured on every GPU; a scenario with
 DEFAULT_OSL = 1024
 MTP_DRAFTS = 3  # draft tokens per verify step (the MTP setting InferenceX's DeepSeek-R1 recipes use)
 DEFAULT_ACCEPTANCE = 0.6  # per-draft acceptance α when no MTP rows were fitted
+KV_MEMORY_FRACTION = 0.85  # share of HBM a server gives weights and KV cache (SGLang's mem-fraction-static)
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,7 @@ class Calibration:
     request_overhead_s: float = 0.0  # t_req: per-request fixed cost before the prefill (tokenise, schedule)
     admission_s: float = 0.0  # t_adm: TTFT added per request in flight (the scheduler's pass over them)
     acceptance: float = DEFAULT_ACCEPTANCE  # α: chance that each MTP draft token is accepted
+    dp_wait_steps: float = 0.0  # decode iterations a new request waits to be balanced across attention-DP ranks
 
     def vector(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)])
@@ -145,7 +150,7 @@ def resources(gpu: str, precision: str = "fp8"):
 
 
 @dataclass(frozen=True)
-class Machine:
+class Instance:
     """What a prediction needs of the hardware: totals over the GPUs of one serving instance."""
 
     bw: float  # HBM bytes/s, all GPUs
@@ -154,18 +159,22 @@ class Machine:
     tp: float  # tensor-parallel size (all-reduce width)
     kv_copies: float  # copies of the KV cache read per step: tp, or 1 with data-parallel attention
     b_w: float = FP8_BYTES
+    dp_attention: object = False  # attention data-parallel across the GPUs (bool, or one per row)
+    hbm: object = np.inf  # HBM bytes, all GPUs (bounds the KV cache, hence the batch)
 
 
-def machine(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Machine:
+def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Instance:
     bw, peak = resources(gpu, precision)
     gpus = np.asarray(gpus, dtype=float)
-    return Machine(bw * gpus, peak * gpus, gpus, gpus, np.where(dp_attention, 1.0, gpus), DTYPE_BYTES[precision])
+    dp = np.asarray(dp_attention, dtype=bool) & (gpus > 1)
+    kv_copies = np.where(dp, 1.0, gpus)
+    return Instance(bw * gpus, peak * gpus, gpus, gpus, kv_copies, DTYPE_BYTES[precision], dp, GPUS[gpu].hbm * gpus)
 
 
 # --- Predictions --------------------------------------------------------------------
 
 
-def _step(cal: Calibration, m: Machine, B, S, model: ModelSpec):
+def _step(cal: Calibration, m: Instance, B, S, model: ModelSpec):
     memory = weight_bytes(B, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model)
     return (
         cal.step_overhead_s
@@ -174,14 +183,14 @@ def _step(cal: Calibration, m: Machine, B, S, model: ModelSpec):
     )
 
 
-def prefill_time(cal: Calibration, m: Machine, isl, model: ModelSpec = DEEPSEEK_R1):
+def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
     """t_pf (s): one request's prefill, all weights read once plus its FLOPs at f_pf of dense peak."""
     return weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw) + prefill_flops(isl, model) / (
         cal.prefill_fraction * m.compute
     )
 
 
-def decode_time(cal: Calibration, m: Machine, B, S, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False):
+def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False):
     """Seconds per output token of the decode phase alone (no prefills), comms included.
 
     With MTP a verify step scores k + 1 tokens per sequence (more experts touched, more
@@ -205,38 +214,57 @@ def decode_time(cal: Calibration, m: Machine, B, S, model: ModelSpec = DEEPSEEK_
     return E.itl_speculative(k, cal.acceptance, draft, verify)
 
 
-def at_batch(cal, m: Machine, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False) -> dict:
+def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False) -> dict:
     """Every calibrated quantity at decode batch B (s, tokens/s): TPOT, TTFT, prefill, decode share."""
     B = np.asarray(B, dtype=float)
     isl, osl = np.asarray(isl, dtype=float), np.asarray(osl, dtype=float)
     S = isl + osl / 2.0
     t_dec = decode_time(cal, m, B, S, model, mtp)
+    # One decode iteration emits E[accepted] tokens per sequence with MTP; a new request waits on iterations.
+    iteration = t_dec * (E.expected_accepted(MTP_DRAFTS, cal.acceptance) if mtp else 1.0)
     t_pf = prefill_time(cal, m, isl, model)
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + t_dec / 2.0 + u * t_pf / (2.0 * (1.0 - u))
+    wait = iteration / 2.0 + np.where(m.dp_attention, cal.dp_wait_steps, 0.0) * iteration
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u))
     return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
 
 
-def closed_loop(cal, m: Machine, concurrency, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp=False, iterations=40):
+def kv_capacity(m: Instance, S, model: ModelSpec = DEEPSEEK_R1):
+    """Sequences of mean context S whose KV cache fits: (η · HBM − weights) / (S · κ · copies), at least 1.
+
+    η = KV_MEMORY_FRACTION of HBM is what the server lets weights and cache take; each sequence's
+    cache is held `kv_copies` times (once per GPU under tensor parallelism of MLA).
+    """
+    free = KV_MEMORY_FRACTION * m.hbm - model.p_total * m.b_w
+    return np.maximum(free / (S * E.kv_bytes_per_token(model, FP8_BYTES) * m.kv_copies), 1.0)
+
+
+def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp=False, iterations=40):
     """Calibrated TPOT, TTFT, E2E (s) and output tokens/s per GPU of a closed-loop benchmark.
 
     `concurrency` users each send a request of `isl` input tokens, read its `osl` output
     tokens and send the next. By Little's law the decode batch is the concurrency times
-    the share of a request's life spent decoding; a fixed point finds it.
+    the share of a request's life spent decoding; a fixed point finds it. When that batch
+    would not fit in the KV cache, the batch is the cache's capacity and the other users wait
+    for a free slot: their wait joins the TTFT so that C = B · (TTFT + OSL·TPOT) / (OSL·TPOT).
     """
     C = np.asarray(concurrency, dtype=float)
     osl_ = np.asarray(osl, dtype=float)
-    B = C.copy()
+    cap = kv_capacity(m, np.asarray(isl, dtype=float) + osl_ / 2.0, model)
+    B = np.minimum(C, cap)
     for _ in range(iterations):
         r = at_batch(cal, m, B, isl, osl, model, mtp)
         decoding = osl_ * r["tpot"]
-        B = 0.5 * B + 0.5 * C * decoding / (r["ttft"] + decoding)
+        B = 0.5 * B + 0.5 * np.minimum(C * decoding / (r["ttft"] + decoding), cap)
     r = at_batch(cal, m, B, isl, osl, model, mtp)
-    e2e = r["ttft"] + osl_ * r["tpot"]
+    decoding = osl_ * r["tpot"]
+    ttft = np.maximum(r["ttft"], C * decoding / B - decoding)  # the slot wait, where the cache is full
+    e2e = ttft + decoding
     return {
         **r,
+        "ttft": ttft,
         "batch": B,
         "e2e": e2e,
         "throughput_per_gpu": C * osl_ / e2e / m.gpus,
@@ -278,11 +306,15 @@ def load_calibration(path: Path | str = CALIBRATION_FILE) -> dict[str, Calibrati
 
 
 def typical(calibrations) -> Calibration:
-    """The geometric mean of several calibrations: fractions of peak and overheads are scale factors."""
-    vectors = [c.vector() for c in calibrations]
-    if not vectors:
+    """The geometric mean of several calibrations: fractions of peak and overheads are scale factors.
+
+    A parameter some stacks do not have (0: e.g. no attention-DP wait) averages over those that do.
+    """
+    vectors = np.array([c.vector() for c in calibrations])
+    if not len(vectors):
         raise ValueError("typical() needs at least one calibration")
-    return Calibration.from_vector(np.exp(np.mean(np.log(vectors), axis=0)))
+    mean = [np.exp(np.mean(np.log(col[col > 0]))) if (col > 0).any() else 0.0 for col in vectors.T]
+    return Calibration.from_vector(mean)
 
 
 def base_framework(framework: str) -> str:
@@ -319,7 +351,7 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 
 
 def _scenario_inputs(scn):
-    """(Calibration, Machine, isl, osl, mtp) of a Scenario; later scenario fields are used when present."""
+    """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present."""
     gpu = PRESET_FAMILY.get(scn.hardware, scn.hardware)
     cal, _ = calibration_for(gpu, getattr(scn, "framework", None))
     acceptance = getattr(scn, "acceptance", None)
@@ -331,7 +363,7 @@ def _scenario_inputs(scn):
     spec = GPUS.get(gpu)
     if spec is not None and scn.b_w < FP8_BYTES and spec.fp4 and spec.fp8:  # FP4 weights at the FP4 tensor rate
         dense *= spec.fp4 / spec.fp8
-    m = Machine(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w)
+    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm)
     return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False))
 
 
@@ -384,13 +416,14 @@ def predict_article(
     return {"tpot": itl, "throughput_per_gpu": batch / itl / gpus}
 
 
-def predict_closed_loop(cal, gpu, batch, isl, osl, gpus, dp_attention=False, model=DEEPSEEK_R1,
-                        bw_per_gpu=None, dense_per_gpu=None, precision="fp8", mtp=False) -> dict:  # fmt: skip
+def predict_closed_loop(cal, gpu, batch, isl, osl, gpus, dp_attention=False, model=DEEPSEEK_R1, bw_per_gpu=None,
+                        dense_per_gpu=None, precision="fp8", mtp=False, hbm_per_gpu=None) -> dict:  # fmt: skip
     """`closed_loop` at concurrency `batch` on `gpus` GPUs of the catalog GPU `gpu` (specs overridable)."""
     bw, peak = resources(gpu, precision)
     gpus = np.asarray(gpus, dtype=float)
-    m = Machine((bw_per_gpu or bw) * gpus, (dense_per_gpu or peak) * gpus, gpus, gpus,
-                np.where(dp_attention, 1.0, gpus), DTYPE_BYTES[precision])  # fmt: skip
+    dp = np.asarray(dp_attention, dtype=bool) & (gpus > 1)
+    m = Instance((bw_per_gpu or bw) * gpus, (dense_per_gpu or peak) * gpus, gpus, gpus, np.where(dp, 1.0, gpus),
+                 DTYPE_BYTES[precision], dp, (hbm_per_gpu or GPUS[gpu].hbm) * gpus)  # fmt: skip
     return closed_loop(cal, m, batch, isl, osl, model, mtp)
 
 

@@ -52,8 +52,10 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
     bw = np.array([C.resources(g, p)[0] for g, p in zip(gpu_keys, rows["precision"], strict=True)])
     peak = np.array([C.resources(g, p)[1] for g, p in zip(gpu_keys, rows["precision"], strict=True)])
     dp = rows["decode_dp_attention"].to_numpy(bool)
-    decode = C.Machine(bw * w_dec, peak * w_dec, w_dec, np.where(dp, 1, w_dec), np.where(dp, 1.0, w_dec), b_w)
-    prefill = C.Machine(bw * w_pre, peak * w_pre, w_pre, w_pre, w_pre, b_w)
+    hbm = np.array([C.GPUS[g].hbm for g in gpu_keys])
+    decode = C.Instance(bw * w_dec, peak * w_dec, w_dec, np.where(dp, 1, w_dec), np.where(dp, 1.0, w_dec), b_w, dp,
+                        hbm * w_dec)  # fmt: skip
+    prefill = C.Instance(bw * w_pre, peak * w_pre, w_pre, w_pre, w_pre, b_w)
     isl, osl = F.lengths(rows)
     conc = rows["concurrency"].to_numpy(float)
     mtp = rows["spec_method"].eq("mtp").to_numpy()

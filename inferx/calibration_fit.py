@@ -23,9 +23,18 @@ from .models import DTYPE_BYTES
 # InferenceX draws each request's lengths uniformly between 0.8 and 1 times the nominal ISL and OSL,
 # so a request averages 0.9 of them (its rows: (E2E − TTFT)/TPOT ≈ 0.90 · OSL, median over all rows).
 LENGTH_FRACTION = 0.9
-FREE = ("bw_fraction", "compute_fraction", "prefill_fraction", "step_overhead_s", "request_overhead_s", "admission_s")
-LOWER = np.log([0.01, 0.01, 0.01, 1e-5, 1e-4, 1e-7])
-UPPER = np.log([1.0, 1.0, 1.0, 0.1, 2.0, 0.1])
+# Fitted parameters and their physical bounds (fractions of peak, seconds, iterations).
+BOUNDS = {
+    "bw_fraction": (0.01, 1.0),
+    "compute_fraction": (0.01, 1.0),
+    "prefill_fraction": (0.01, 1.0),
+    "step_overhead_s": (1e-5, 0.1),
+    "request_overhead_s": (1e-4, 2.0),
+    "admission_s": (1e-7, 0.1),
+    "dp_wait_steps": (0.01, 1000.0),  # only for stacks with attention-DP rows
+}
+FREE = tuple(BOUNDS)[:-1]
+MIN_DP_ROWS = 3
 METRICS = ("tpot", "ttft", "throughput_per_gpu")
 MEASURED = {"tpot": "median_tpot_ms", "ttft": "median_ttft_ms", "throughput_per_gpu": "output_tput_per_gpu_tok_s",
             "e2e": "median_e2e_ms", "interactivity": "interactivity_tok_s_user"}  # fmt: skip
@@ -50,14 +59,15 @@ def stack_key(rows: pd.DataFrame) -> pd.Series:
     return rows["hardware"] + "/" + rows["framework"].map(C.base_framework)
 
 
-def row_machine(rows: pd.DataFrame) -> C.Machine:
+def row_machine(rows: pd.DataFrame) -> C.Instance:
     """The serving instance of each single-node row: n GPUs, one TP group, KV copies per attention layout."""
     gpus = rows["n_gpus"].to_numpy(float)
     bw = np.array([C.resources(g, p)[0] for g, p in zip(rows["hardware"], rows["precision"], strict=True)])
     peak = np.array([C.resources(g, p)[1] for g, p in zip(rows["hardware"], rows["precision"], strict=True)])
-    kv = np.where(rows["decode_dp_attention"].to_numpy(bool), 1.0, gpus)
+    dp = rows["decode_dp_attention"].to_numpy(bool) & (gpus > 1)
     b_w = rows["precision"].map(DTYPE_BYTES).to_numpy(float)
-    return C.Machine(bw * gpus, peak * gpus, gpus, gpus, kv, b_w)
+    hbm = rows["hardware"].map(lambda g: C.GPUS[g].hbm).to_numpy(float) * gpus
+    return C.Instance(bw * gpus, peak * gpus, gpus, gpus, np.where(dp, 1.0, gpus), b_w, dp, hbm)
 
 
 def lengths(rows: pd.DataFrame):
@@ -78,10 +88,10 @@ def _predict(cal, m, conc, isl, osl, mtp):
     out = {}
     for flag in (False, True):
         sel = mtp == flag
-        part = C.Machine(
+        part = C.Instance(
             *(
                 np.broadcast_to(getattr(m, f), conc.shape)[sel]
-                for f in ("bw", "compute", "gpus", "tp", "kv_copies", "b_w")
+                for f in ("bw", "compute", "gpus", "tp", "kv_copies", "b_w", "dp_attention", "hbm")
             )
         )  # noqa: E501
         r = C.closed_loop(cal, part, conc[sel], isl[sel], osl[sel], mtp=flag)
@@ -103,17 +113,20 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None) -> tuple[C.Calib
     isl, osl = lengths(rows)
     measured = _measured(rows)
 
+    free = FREE + (("dp_wait_steps",) if np.sum(m.dp_attention) >= MIN_DP_ROWS else ())
+    lower, upper = (np.log([BOUNDS[f][i] for f in free]) for i in (0, 1))
+
+    def calibration(phi) -> C.Calibration:
+        return C.Calibration(**dict(zip(free, np.exp(phi), strict=True)))
+
     def residuals(phi):
-        cal = C.Calibration(*np.exp(phi))
-        r = C.closed_loop(cal, m, conc, isl, osl, iterations=25)
+        r = C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25)
         return np.log(np.stack([r[k] for k in METRICS]) / measured).ravel()
 
-    start = start or C.Calibration(0.7, 0.2, 0.15, 0.008, 0.05, 1e-4)
-    phi0 = np.clip(np.log([getattr(start, f) for f in FREE]), LOWER + 1e-9, UPPER - 1e-9)
-    result = least_squares(residuals, phi0, bounds=(LOWER, UPPER), loss="soft_l1", f_scale=0.1, x_scale=1.0)
-    sigma = _sigma(result)
-    cal = C.Calibration(*np.exp(result.x))
-    return cal, dict(zip(FREE, sigma, strict=True))
+    start = start or C.Calibration(0.7, 0.2, 0.15, 0.008, 0.05, 1e-4, dp_wait_steps=10.0)
+    phi0 = np.clip(np.log([getattr(start, f) for f in free]), lower + 1e-9, upper - 1e-9)
+    result = least_squares(residuals, phi0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1, x_scale=1.0)
+    return calibration(result.x), dict(zip(free, _sigma(result), strict=True))
 
 
 def _sigma(result) -> np.ndarray:

@@ -45,7 +45,7 @@ def test_calibrated_scenario_matches_the_runtime_model():
         scn = Scenario.from_params(preset=preset, mode="calibrated", ctx=isl + osl // 2, isl=isl)
         cal, basis = C.calibration_for(family)
         assert basis == "fitted"
-        expected = C.at_batch(cal, C.machine(family, hw.n_gpus), batch, isl, osl)
+        expected = C.at_batch(cal, C.instance(family, hw.n_gpus), batch, isl, osl)
         assert scn.evaluate(batch)["itl"] == pytest.approx(expected["tpot"], rel=1e-4)
         # The article mode is untouched by the calibrated model.
         art = Scenario.from_params(preset=preset, ctx=isl + osl // 2, isl=isl)
