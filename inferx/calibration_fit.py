@@ -104,27 +104,33 @@ def _measured(rows: pd.DataFrame) -> np.ndarray:
     return np.stack([rows[MEASURED[k]].to_numpy(float) / SCALE[k] for k in METRICS])
 
 
-def fit(rows: pd.DataFrame, start: C.Calibration | None = None) -> tuple[C.Calibration, dict]:
-    """(Calibration, relative 1σ per parameter) of one stack on one GPU from its non-MTP rows."""
+def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_rows=MIN_ROWS):
+    """(Calibration, relative 1σ per parameter) of one stack on one GPU from its non-MTP rows.
+
+    `free` names the parameters to fit (default: all that the rows can determine); the others
+    keep their values in `start`.
+    """
     rows = rows[rows["spec_method"].ne("mtp")]
-    if len(rows) < MIN_ROWS:
-        raise MeasuredDataError(f"need at least {MIN_ROWS} single-node non-MTP rows to fit, got {len(rows)}")
+    if len(rows) < min_rows:
+        raise MeasuredDataError(f"need at least {min_rows} single-node non-MTP rows to fit, got {len(rows)}")
     m, conc = row_machine(rows), rows["concurrency"].to_numpy(float)
     isl, osl = lengths(rows)
     measured = _measured(rows)
 
-    free = FREE + (("dp_wait_steps",) if np.sum(m.dp_attention) >= MIN_DP_ROWS else ())
+    if free is None:
+        free = FREE + (("dp_wait_steps",) if np.sum(m.dp_attention) >= MIN_DP_ROWS else ())
     lower, upper = (np.log([BOUNDS[f][i] for f in free]) for i in (0, 1))
+    base = (start or C.Calibration(0.7, 0.2, 0.15, 0.008, 0.05)).__dict__
 
     def calibration(phi) -> C.Calibration:
-        return C.Calibration(**dict(zip(free, np.exp(phi), strict=True)))
+        return C.Calibration(**{**base, **dict(zip(free, np.exp(phi), strict=True))})
 
     def residuals(phi):
         r = C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25)
         return np.log(np.stack([r[k] for k in METRICS]) / measured).ravel()
 
-    start = start or C.Calibration(0.7, 0.2, 0.15, 0.008, 0.05, 1e-4, dp_wait_steps=10.0)
-    phi0 = np.clip(np.log([getattr(start, f) for f in free]), lower + 1e-9, upper - 1e-9)
+    first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0}
+    phi0 = np.clip(np.log([first[f] for f in free]), lower + 1e-9, upper - 1e-9)
     result = least_squares(residuals, phi0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1, x_scale=1.0)
     return calibration(result.x), dict(zip(free, _sigma(result), strict=True))
 
