@@ -140,7 +140,8 @@ def test_runtime_model_is_continuous_and_monotone(isl, osl, batch, gpu):
     longer = C.at_batch(cal, m, batch, isl * 2, osl)
     assert longer["ttft"] > base["ttft"]
     loop = C.closed_loop(cal, m, np.array([batch, batch * 2]), isl, osl)
-    assert loop["throughput_per_gpu"][1] >= loop["throughput_per_gpu"][0]
+    # More users never lower the throughput (once the KV cache is full it stays flat).
+    assert loop["throughput_per_gpu"][1] >= loop["throughput_per_gpu"][0] * (1 - 1e-9)
 
 
 def test_scenario_output_length_has_no_jump_at_the_input_length():
