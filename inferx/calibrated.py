@@ -34,7 +34,8 @@ A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TT
 Per software stack and GPU the free parameters are f_bw, f_c, f_pf, t_0, t_req, t_adm, w_dp and the
 MTP acceptance α, stored in `calibration.json` beside this file. A GPU or stack without
 rows is predicted from its datasheet with the typical fraction of peak (`calibration_for`
-says which). The fit lives in `calibration_fit`, scores in `calibration_report`.
+says which). FP8 and FP4 runs of one stack are separate calibrations: their kernels differ.
+The fit lives in `calibration_fit`, scores in `calibration_report`.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ DEFAULT_FRAMEWORK = "sglang"  # the stack measured on every GPU; a scenario with
 DEFAULT_OSL = 1024
 MTP_DRAFTS = 3  # draft tokens per verify step (the MTP setting InferenceX's DeepSeek-R1 recipes use)
 DEFAULT_ACCEPTANCE = 0.6  # per-draft acceptance α when no MTP rows were fitted
-KV_MEMORY_FRACTION = 0.85  # share of HBM a server gives weights and KV cache (SGLang's mem-fraction-static)
+KV_MEMORY_FRACTION = 0.85  # share of the HBM left after the weights that a server gives the KV cache
 
 
 @dataclass(frozen=True)
@@ -231,14 +232,15 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
 
 
-def kv_capacity(m: Instance, S, model: ModelSpec = DEEPSEEK_R1):
-    """Sequences of mean context S whose KV cache fits: (η · HBM − weights) / (S · κ · copies), at least 1.
+def kv_capacity(m: Instance, tokens, model: ModelSpec = DEEPSEEK_R1):
+    """Requests of `tokens` tokens whose KV cache fits: η · (HBM − weights) / (tokens · κ · copies), at least 1.
 
-    η = KV_MEMORY_FRACTION of HBM is what the server lets weights and cache take; each sequence's
-    cache is held `kv_copies` times (once per GPU under tensor parallelism of MLA).
+    η = KV_MEMORY_FRACTION of what the weights leave goes to the cache (the rest: activations,
+    graphs); each request's cache is held `kv_copies` times (once per GPU under tensor
+    parallelism of MLA).
     """
-    free = KV_MEMORY_FRACTION * m.hbm - model.p_total * m.b_w
-    return np.maximum(free / (S * E.kv_bytes_per_token(model, FP8_BYTES) * m.kv_copies), 1.0)
+    free = KV_MEMORY_FRACTION * (m.hbm - model.p_total * m.b_w)
+    return np.maximum(free / (tokens * E.kv_bytes_per_token(model, FP8_BYTES) * m.kv_copies), 1.0)
 
 
 def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp=False, iterations=40):
@@ -252,7 +254,7 @@ def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEP
     """
     C = np.asarray(concurrency, dtype=float)
     osl_ = np.asarray(osl, dtype=float)
-    cap = kv_capacity(m, np.asarray(isl, dtype=float) + osl_ / 2.0, model)
+    cap = kv_capacity(m, np.asarray(isl, dtype=float) + osl_, model)  # a server reserves room for the whole answer
     B = np.minimum(C, cap)
     for _ in range(iterations):
         r = at_batch(cal, m, B, isl, osl, model, mtp)
@@ -325,26 +327,35 @@ def base_framework(framework: str) -> str:
     return framework
 
 
-def calibration_for(gpu: str, framework: str | None = None, calibrations: dict | None = None):
-    """(Calibration, basis) for a GPU and software stack.
+def _parts(key: str) -> tuple:
+    gpu, framework, precision = (key.split("/") + [None, None])[:3]
+    return gpu, framework, precision
 
-    basis says where the numbers come from: "fitted" (rows of this GPU and stack),
-    "stack typical" (this stack's fits on other GPUs applied to this GPU's datasheet),
-    "GPU typical" (this GPU's fits with other stacks) or "datasheet" (the typical fit of
-    every GPU and stack, applied to this GPU's datasheet).
+
+def calibration_for(gpu: str, framework: str | None = None, calibrations: dict | None = None, precision: str = "fp8"):
+    """(Calibration, basis) for a GPU, software stack and weight precision ("gpu/stack/precision" keys).
+
+    basis says where the numbers come from, first match wins: "fitted" (rows of this GPU, stack
+    and precision), "fitted at other precision" (this GPU and stack), "stack typical" (this
+    stack's fits on other GPUs, at this precision if any, applied to this GPU's datasheet),
+    "GPU typical" (this GPU's fits with other stacks) or "datasheet" (the typical fit of every
+    GPU and stack, applied to this GPU's datasheet).
     """
     fits = load_calibration() if calibrations is None else calibrations
     framework = base_framework(framework or DEFAULT_FRAMEWORK)
-    key = f"{gpu}/{framework}"
-    if key in fits:
-        return fits[key], "fitted"
-    same_stack = [c for k, c in fits.items() if k.endswith(f"/{framework}")]
-    if same_stack:
-        return typical(same_stack), "stack typical"
-    same_gpu = [c for k, c in fits.items() if k.startswith(f"{gpu}/")]
-    if same_gpu:
-        return typical(same_gpu), "GPU typical"
-    return typical(fits.values()), "datasheet"
+    rules = (
+        ("fitted", lambda g, f, p: (g, f, p) == (gpu, framework, precision)),
+        ("fitted at other precision", lambda g, f, p: (g, f) == (gpu, framework)),
+        ("stack typical", lambda g, f, p: (f, p) == (framework, precision)),
+        ("stack typical", lambda g, f, p: f == framework),
+        ("GPU typical", lambda g, f, p: g == gpu),
+        ("datasheet", lambda g, f, p: True),
+    )
+    for basis, rule in rules:
+        found = [cal for key, cal in fits.items() if rule(*_parts(key))]
+        if found:
+            return (found[0] if len(found) == 1 else typical(found)), basis
+    raise ValueError("no calibration to predict from")
 
 
 # --- A Scenario in calibrated mode ------------------------------------------------------
@@ -353,7 +364,8 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 def _scenario_inputs(scn):
     """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present."""
     gpu = PRESET_FAMILY.get(scn.hardware, scn.hardware)
-    cal, _ = calibration_for(gpu, getattr(scn, "framework", None))
+    precision = "fp4" if scn.b_w < FP8_BYTES else "fp8"
+    cal, _ = calibration_for(gpu, getattr(scn, "framework", None), None, precision)
     acceptance = getattr(scn, "acceptance", None)
     if acceptance is not None:
         cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})

@@ -1,8 +1,9 @@
 """Fitting the calibrated model to measured InferenceX rows (pandas + scipy).
 
-Each software stack on each GPU ("gpu/framework", e.g. "b200/trt") gets its own
+Each software stack on each GPU at each weight precision ("gpu/framework/precision",
+e.g. "b200/trt/fp4": the FP4 kernels are a different code path) gets its own
 f_bw, f_c, f_pf, t_0 and t_req from its single-node rows without speculative decoding
-(FP8 and FP4 together: precision changes bytes and peak compute, not the stack), then
+, then
 its MTP acceptance α from its MTP rows with the rest held. The solver is
 `scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per
 GPU, with a soft-L1 loss so that a few odd runs of a sweep do not drag the fit, and
@@ -56,7 +57,7 @@ def fit_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def stack_key(rows: pd.DataFrame) -> pd.Series:
-    return rows["hardware"] + "/" + rows["framework"].map(C.base_framework)
+    return rows["hardware"] + "/" + rows["framework"].map(C.base_framework) + "/" + rows["precision"]
 
 
 def row_machine(rows: pd.DataFrame) -> C.Instance:

@@ -43,8 +43,8 @@ def predict_calibrated(df: pd.DataFrame, calibrations: dict | None = None) -> pd
     known = df["hardware"].isin(list(C.GPUS)) & df["precision"].isin(list(F.DTYPE_BYTES))
     out.loc[~known, "basis"] = "no datasheet"
     single = ~df["disagg"] & ~df["is_multinode"]
-    for (gpu, framework), part in df[known].groupby(["hardware", "framework"]):
-        cal, basis = C.calibration_for(gpu, framework, fits)
+    for (gpu, framework, precision), part in df[known].groupby(["hardware", "framework", "precision"]):
+        cal, basis = C.calibration_for(gpu, framework, fits, precision)
         for is_single, rows in part.groupby(single[part.index]):
             r = F.predict_single(cal, rows) if is_single else predict_disaggregated(cal, rows)
             for m in METRIC_NAMES:
@@ -122,8 +122,8 @@ def leave_one_gpu_out_anchored(df: pd.DataFrame) -> pd.DataFrame:
         except MeasuredDataError:
             continue
         part = rows[rows["hardware"] == gpu]
-        for framework, stack in part.groupby("framework"):
-            cal, _ = C.calibration_for(gpu, framework, fits)
+        for (framework, precision), stack in part.groupby(["framework", "precision"]):
+            cal, _ = C.calibration_for(gpu, framework, fits, precision)
             low = stack[stack["concurrency"] <= ANCHOR_CONCURRENCY]
             scored = stack[stack["concurrency"] > ANCHOR_CONCURRENCY]
             if scored.empty:
@@ -181,7 +181,7 @@ def validation_table(df: pd.DataFrame, calibrations: dict | None = None, cross_v
     if cross_validate:
         tables["leave-one-GPU-out"] = summary(df, errors(df, leave_one_gpu_out(df)))
         tables["anchored"] = summary(df, errors(df, leave_one_gpu_out_anchored(df)))
-    tables["basis"] = pred.groupby([df["hardware"], df["framework"], pred["basis"]]).size().rename("rows")
+    tables["basis"] = pred.groupby([df["hardware"], df["framework"], df["precision"], pred["basis"]]).size()
     return tables
 
 
@@ -232,7 +232,8 @@ def format_validation(tables: dict) -> str:
         )
     basis = tables["basis"].reset_index()
     lines = ["Where each row's calibration came from (fitted, stack typical, GPU typical, datasheet):"]
-    lines += [f"  {r.hardware:<8} {r.framework:<14} {r.basis:<32} {r.rows:>5} rows" for r in basis.itertuples()]
+    for r in basis.itertuples():
+        lines.append(f"  {r.hardware:<8} {r.framework:<14} {r.precision:<4} {r.basis:<40} {r[-1]:>5} rows")
     parts.append("\n".join(lines))
     parts.append(
         "E2E is TTFT plus the mean output (0.9 × OSL: InferenceX draws lengths in 0.8–1 × the nominal) × TPOT."

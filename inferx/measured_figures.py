@@ -120,7 +120,7 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
     fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
     batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)
-    cal, _ = C.calibration_for(family, getattr(scn, "framework", None), calibrations)
+    cal, _ = C.calibration_for(family, getattr(scn, "framework", None), calibrations, "fp4" if scn.b_w < 1 else "fp8")
     calib = C.predict_closed_loop(cal, family, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu)
     art = C.predict_article(family, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
     return {

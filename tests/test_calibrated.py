@@ -74,7 +74,8 @@ def test_stored_calibration_is_what_the_fit_gives(measured):
 
     stored = C.load_calibration()
     fitted = fit_all(measured)
-    assert set(fitted) == set(stored) and {"h200/sglang", "b200/trt", "mi300x/sglang", "mi355x/atom"} <= set(stored)
+    assert set(fitted) == set(stored)
+    assert {"h200/sglang/fp8", "b200/trt/fp4", "mi300x/sglang/fp8", "mi355x/atom/fp4"} <= set(stored)
     for name, (cal, _, _) in fitted.items():
         assert cal.vector() == pytest.approx(stored[name].vector(), rel=0.02), name
 
@@ -107,8 +108,8 @@ def test_cli_validate_prints_the_table():
     )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    for name in ("GPU h200", "GPU b200", "GPU mi300x", "GPU mi355x", "single-node"):  # calibrated and held out
-        assert sum(line.startswith(name) and line.count("%") == 10 for line in lines) == 2, name
+    for name in ("GPU h200", "GPU b200", "GPU mi300x", "GPU mi355x", "single-node"):  # stored, held out, anchored
+        assert sum(line.startswith(name) and line.count("%") == 10 for line in lines) == 3, name
     assert sum(line.startswith("disaggregated") and line.count("%") == 10 for line in lines) == 1
 
 

@@ -104,8 +104,12 @@ def test_typical_is_the_geometric_mean():
 
 
 def test_calibration_for_says_where_numbers_come_from():
-    fits = {"h200/sglang": CAL, "b200/trt": CAL, "b200/sglang": CAL}
-    assert C.calibration_for("h200", "sglang", fits)[1] == "fitted"
+    other = C.Calibration(0.9, 0.5, 0.3, 0.02, 0.1)
+    fits = {"h200/sglang/fp8": CAL, "b200/trt/fp8": CAL, "b200/trt/fp4": other, "b200/sglang/fp8": CAL}
+    assert C.calibration_for("h200", "sglang", fits) == (CAL, "fitted")
+    assert C.calibration_for("b200", "trt", fits, "fp4") == (other, "fitted")
+    assert C.calibration_for("h200", "sglang", fits, "fp4") == (CAL, "fitted at other precision")
+    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (other, "stack typical")  # B200's FP4 trt
     assert C.calibration_for("h200", "dynamo-trt", fits)[1] == "stack typical"  # trt on B200, H200's datasheet
     assert C.calibration_for("b200", "vllm", fits)[1] == "GPU typical"
     assert C.calibration_for("mi355x", "vllm", fits)[1] == "datasheet"
@@ -197,7 +201,7 @@ def test_fit_recovers_known_parameters(fits):
     assert set(fits) == set(GEN.TRUTH)
     for key, (cal, sigma, n) in fits.items():
         truth = GEN.TRUTH[key]
-        assert n == 30 * (2 if key.startswith("b200") else 1)
+        assert n == 30
         assert cal.dp_wait_steps == 0 and "dp_wait_steps" not in sigma  # no attention-DP rows to fit it on
         for field in sigma:
             got, want = getattr(cal, field), getattr(truth, field)
@@ -215,8 +219,8 @@ def test_record_round_trips_through_the_loader(fits, tmp_path):
     path.write_text(json.dumps(record))
     stored = C.load_stored(path)
     assert set(stored.fitted) == set(fits)
-    assert stored.uncertainty["h200/sglang"]["bw_fraction"] == pytest.approx(fits["h200/sglang"][1]["bw_fraction"],
-                                                                            rel=1e-3)  # fmt: skip
+    key = "h200/sglang/fp8"
+    assert stored.uncertainty[key]["bw_fraction"] == pytest.approx(fits[key][1]["bw_fraction"], rel=1e-3)
 
 
 def test_validation_scores_every_gpu_and_cross_validates(rows, fits):
@@ -246,4 +250,4 @@ def test_validate_cli_on_a_gpu_it_never_saw(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert any(line.startswith("GPU mi325x") and line.count("%") == 10 for line in out.stdout.splitlines())
-    assert "mi325x   sglang         stack typical" in out.stdout  # sglang's typical fit on the MI325X datasheet
+    assert "mi325x   sglang         fp8  stack typical" in out.stdout  # sglang's typical fit on the MI325X datasheet
