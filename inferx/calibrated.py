@@ -23,10 +23,11 @@ request's time to first token is a fixed cost, its own prefill, half a decode st
 flight, an M/D/1 wait behind the prefills queued before it, and an admission cost per
 request in flight (on some stacks TTFT grows linearly with the batch at equal prefill load):
 
-    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))  (+ w_dp · t_it with attention DP)
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))  (+ a balancing wait with attention DP)
 
 where t_it is one decode iteration (t_dec · E[accepted] with MTP). Stacks that balance new
-requests across attention data-parallel ranks hold them for w_dp iterations.
+requests across attention data-parallel ranks hold them until each rank has one, at most
+w_dp iterations (`dp_balance_wait`).
 
 A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
 (Little's law), solved by fixed-point iteration in `closed_loop`.
@@ -77,7 +78,7 @@ class Calibration:
     request_overhead_s: float = 0.0  # t_req: per-request fixed cost before the prefill (tokenise, schedule)
     admission_s: float = 0.0  # t_adm: TTFT added per request in flight (the scheduler's pass over them)
     acceptance: float = DEFAULT_ACCEPTANCE  # α: chance that each MTP draft token is accepted
-    dp_wait_steps: float = 0.0  # decode iterations a new request waits to be balanced across attention-DP ranks
+    dp_wait_steps: float = 0.0  # w_dp: most iterations a new request waits to be balanced across attention-DP ranks
 
     def vector(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)])
@@ -215,6 +216,21 @@ def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK
     return E.itl_speculative(k, cal.acceptance, draft, verify)
 
 
+def dp_balance_wait(cal: Calibration, m: Instance, arrivals, iteration):
+    """Time a new request waits to be scheduled with attention data parallelism (s).
+
+    The scheduler holds new requests until every one of the n ranks has one, so that their
+    prefills run together: n·H_n / λ for arrivals at rate λ (coupon collecting, H_n the
+    harmonic number), capped by a timeout of w_dp iterations; the two combine as a soft
+    minimum, 1 / (1/a + 1/b).
+    """
+    n = np.maximum(np.asarray(m.gpus, dtype=float), 1.0)
+    harmonic = np.log(n) + 0.5772 + 0.5 / n  # H_n to within 1 % for n ≥ 1
+    collect = n * harmonic / np.maximum(arrivals, 1e-12)
+    timeout = cal.dp_wait_steps * iteration
+    return collect * timeout / (collect + timeout + 1e-30)
+
+
 def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False) -> dict:
     """Every calibrated quantity at decode batch B (s, tokens/s): TPOT, TTFT, prefill, decode share."""
     B = np.asarray(B, dtype=float)
@@ -227,7 +243,7 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
-    wait = iteration / 2.0 + np.where(m.dp_attention, cal.dp_wait_steps, 0.0) * iteration
+    wait = iteration / 2.0 + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u))
     return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
 
