@@ -7,7 +7,8 @@ dispatches each token's hidden state to its k experts and combines the results, 
 scale-up link when the worker fits one domain and over the network (NETWORK_BW per GPU)
 otherwise. A request's TTFT is the fixed cost, its prefill on one prefill worker, an
 M/D/1 wait behind the prefills queued on that worker, and the transfer of its KV cache.
-Closed loop as in single node: decode batch = C · OSL·TPOT / (TTFT + OSL·TPOT).
+Closed loop as in single node: decode batch = C · OSL·TPOT / (TTFT + OSL·TPOT), capped by
+the decode worker's KV cache, the other users waiting for a slot.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
     kv = isl * C.E.kv_bytes_per_token(model, C.FP8_BYTES) / (NETWORK_BW * np.minimum(w_pre, w_dec))
     S = isl + osl / 2.0
     C_worker = conc / workers_dec
-    B = C_worker.copy()
+    cap = C.kv_capacity(decode, isl + osl, model)  # requests one decode worker's KV cache holds
+    B = np.minimum(C_worker, cap)
     for _ in range(iterations + 1):
         step = np.where(
             mtp, C.decode_time(cal, decode, B, S, model, True), C.decode_time(cal, decode, B, S, model, False)
@@ -74,7 +76,8 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         u = np.minimum(arrival * t_pf, 0.95)
         ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u))
         decoding = osl * tpot
-        B = 0.5 * B + 0.5 * C_worker * decoding / (ttft + decoding)
+        B = 0.5 * B + 0.5 * np.minimum(C_worker * decoding / (ttft + decoding), cap)
+    ttft = np.maximum(ttft, C_worker * decoding / B - decoding)  # users waiting for a decode slot
     e2e = ttft + osl * tpot
     return {
         "tpot": tpot,
