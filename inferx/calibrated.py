@@ -378,19 +378,26 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 
 
 def _scenario_inputs(scn):
-    """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present."""
-    gpu = PRESET_FAMILY.get(scn.hardware, scn.hardware)
+    """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present.
+
+    The GPU is the scenario's `gpu` (a hardware-catalog key) if it has one, else its preset's
+    GPU. A preset's compute slider is the article's table figure, rescaled here to dense FP8
+    by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor
+    cores; any other scenario's compute is taken as the dense peak at the weights' precision.
+    """
+    gpu = getattr(scn, "gpu", None) or PRESET_FAMILY.get(scn.hardware, scn.hardware)
     precision = "fp4" if scn.b_w < FP8_BYTES else "fp8"
     cal, _ = calibration_for(gpu, getattr(scn, "framework", None), None, precision)
     acceptance = getattr(scn, "acceptance", None)
     if acceptance is not None:
         cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
     preset = HARDWARE.get(scn.hardware)
-    # The compute slider is the article's table figure; rescale it to dense FP8 by the preset's ratio.
-    dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute) if preset else scn.compute
-    spec = GPUS.get(gpu)
-    if spec is not None and scn.b_w < FP8_BYTES and spec.fp4 and spec.fp8:  # FP4 weights at the FP4 tensor rate
-        dense *= spec.fp4 / spec.fp8
+    dense = scn.compute
+    if preset is not None:
+        dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute)
+        spec = GPUS[PRESET_FAMILY[scn.hardware]]
+        if precision == "fp4" and spec.fp4 and spec.fp8:
+            dense *= spec.fp4 / spec.fp8
     m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm)
     return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False))
 

@@ -63,6 +63,7 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
     t_pf = C.prefill_time(cal, prefill, isl, model)
     kv = isl * C.E.kv_bytes_per_token(model, C.FP8_BYTES) / (NETWORK_BW * np.minimum(w_pre, w_dec))
     S = isl + osl / 2.0
+    expert_parallel = rows["decode_ep"].fillna(1).to_numpy(float) > 1  # else the MoE is tensor-parallel: all-reduce
     C_worker = conc / workers_dec
     cap = C.kv_capacity(decode, isl + osl, model)  # requests one decode worker's KV cache holds
     B = np.minimum(C_worker, cap)
@@ -70,8 +71,8 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         step = np.where(
             mtp, C.decode_time(cal, decode, B, S, model, True), C.decode_time(cal, decode, B, S, model, False)
         )
-        tpot = step + all_to_all(B, w_dec, gpu_keys, model) * np.where(mtp, 1.0 / C.E.expected_accepted(
-            C.MTP_DRAFTS, cal.acceptance), 1.0)  # fmt: skip
+        per_token = np.where(mtp, 1.0 / C.E.expected_accepted(C.MTP_DRAFTS, cal.acceptance), 1.0)
+        tpot = step + all_to_all(B, w_dec, gpu_keys, model) * expert_parallel * per_token
         arrival = conc / (osl * tpot) / workers_pre  # requests/s per prefill worker, B ≈ C in decode
         u = np.minimum(arrival * t_pf, 0.95)
         ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u))

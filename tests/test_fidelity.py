@@ -251,3 +251,54 @@ def test_validate_cli_on_a_gpu_it_never_saw(tmp_path):
     assert out.returncode == 0, out.stderr
     assert any(line.startswith("GPU mi325x") and line.count("%") == 10 for line in out.stdout.splitlines())
     assert "mi325x   sglang         fp8  stack typical" in out.stdout  # sglang's typical fit on the MI325X datasheet
+
+
+# --- The Scenario, the CLI and disaggregated serving -------------------------------------------
+
+
+def test_point_prints_the_calibrated_ttft_and_prefill_the_page_uses():
+    args = ["--preset", "b200x8", "--mode", "calibrated", "--wdtype", "fp4", "--isl", "8192", "--ctx", "8704"]
+    out = subprocess.run(
+        [sys.executable, "-m", "inferx", "point", *args, "--batch", "32"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    scn = Scenario.from_params(preset="b200x8", mode="calibrated", wdtype="fp4", isl=8192, ctx=8704)
+    point = C.scenario_point(scn, 32.0)
+    assert record["ttft_ms"] == pytest.approx(1e3 * float(point["ttft"]), rel=1e-5)
+    assert record["t_prefill_ms"] == pytest.approx(1e3 * float(point["t_prefill"]), rel=1e-5)
+    # FP4 weights on a B200: the B200/SGLang/FP4 calibration and the FP4 tensor rate (twice FP8).
+    cal, m, *_ = C._scenario_inputs(scn)
+    assert cal == C.calibration_for("b200", "sglang", None, "fp4")[0]
+    assert m.compute == pytest.approx(8 * 9_000e12)
+
+
+def test_all_to_all_by_hand():
+    from inferx.calibration_disagg import NETWORK_BW, all_to_all
+
+    # 64 tokens × 8 experts × 7,168 FP8 bytes, dispatched and combined, over 8 GPUs of one NVLink 5 domain.
+    per_gpu = 2 * 64 * 8 * 7168 / 8
+    expected = 58 * (per_gpu / 900e9 + 2 * 10e-6)
+    got = all_to_all(np.array([64.0]), np.array([8.0]), np.array(["b200"]))
+    assert float(got[0]) == pytest.approx(expected)
+    across = all_to_all(np.array([64.0]), np.array([16.0]), np.array(["b200"]))  # 16 GPUs: two nodes
+    assert float(across[0]) == pytest.approx(58 * (2 * 64 * 8 * 7168 / 16 / NETWORK_BW + 2 * 10e-6))
+
+
+def test_disaggregated_decode_has_no_prefill_stall(rows):
+    from inferx.calibration_disagg import predict_disaggregated
+
+    single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(5).copy()
+    disagg = single.assign(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=8.0,
+                           prefill_tp=8.0, prefill_ep=1.0, decode_tp=8.0, decode_ep=1.0)  # fmt: skip
+    cal = GEN.TRUTH["h200/sglang/fp8"]
+    split = predict_disaggregated(cal, disagg)
+    joint = F.predict_single(cal, single)
+    # Prefills move to their own pool: decode is faster, and throughput per decode GPU is higher.
+    assert (split["tpot"] < joint["tpot"]).all()
+    assert np.all(np.isfinite(split["ttft"])) and (split["ttft"] > 0).all()
+    assert split["e2e"] == pytest.approx(split["ttft"] + F.LENGTH_FRACTION * single["osl"].to_numpy() * split["tpot"])
