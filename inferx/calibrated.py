@@ -25,7 +25,9 @@ request in flight (on some stacks TTFT grows linearly with the batch at equal pr
 
     TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))  (+ a balancing wait with attention DP)
 
-where t_it is one decode iteration (t_dec · E[accepted] with MTP). Stacks that balance new
+where t_it is one decode iteration (t_dec · E[accepted] with MTP); a prompt longer than one
+prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it for the iterations
+between its chunks. Stacks that balance new
 requests across attention data-parallel ranks hold them until each rank has one, at most
 w_dp iterations (`dp_balance_wait`).
 
@@ -66,6 +68,9 @@ DEFAULT_FRAMEWORK = "sglang"  # the stack measured on every GPU; a scenario with
 DEFAULT_OSL = 1024
 MTP_DRAFTS = 3  # draft tokens per verify step (the MTP setting InferenceX's DeepSeek-R1 recipes use)
 DEFAULT_ACCEPTANCE = 0.6  # per-draft acceptance α when no MTP rows were fitted
+# Prompts are prefilled in chunks of this many tokens, each chunk in one engine iteration beside the decode
+# batch (SGLang's and vLLM's default budget; no InferenceX row has a prompt longer than one chunk).
+PREFILL_CHUNK_TOKENS = 8192
 KV_MEMORY_FRACTION = 0.85  # share of the HBM left after the weights that a server gives the KV cache
 
 
@@ -244,6 +249,8 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
     wait = iteration / 2.0 + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
+    # A prompt longer than one chunk waits for the decode iterations between its chunks.
+    wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u))
     return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
 

@@ -35,13 +35,14 @@ def _empty(index) -> pd.DataFrame:
 def predict_calibrated(df: pd.DataFrame, calibrations: dict | None = None) -> pd.DataFrame:
     """The calibrated model's TPOT, TTFT, E2E (ms), tok/s/GPU and interactivity (tok/s/user) for each row.
 
-    Single-node rows use the closed loop on one instance; disaggregated rows the prefill-pool /
-    decode-pool model. Rows on a GPU outside the hardware catalog stay NaN with basis "no datasheet".
+        Single-node rows use the closed loop on one instance; disaggregated rows the prefill-pool /
+        decode-pool model. Rows on a GPU outside the hardware catalog, or at a precision the model
+    has no bytes for, stay NaN with basis "not modelled" (and are listed as such, not dropped).
     """
     fits = C.load_calibration() if calibrations is None else calibrations
     out = _empty(df.index)
     known = df["hardware"].isin(list(C.GPUS)) & df["precision"].isin(list(F.DTYPE_BYTES))
-    out.loc[~known, "basis"] = "no datasheet"
+    out.loc[~known, "basis"] = "not modelled"
     single = ~df["disagg"] & ~df["is_multinode"]
     for (gpu, framework, precision), part in df[known].groupby(["hardware", "framework", "precision"]):
         cal, basis = C.calibration_for(gpu, framework, fits, precision)

@@ -302,3 +302,32 @@ def test_disaggregated_decode_has_no_prefill_stall(rows):
     assert (split["tpot"] < joint["tpot"]).all()
     assert np.all(np.isfinite(split["ttft"])) and (split["ttft"] > 0).all()
     assert split["e2e"] == pytest.approx(split["ttft"] + F.LENGTH_FRACTION * single["osl"].to_numpy() * split["tpot"])
+
+
+def test_a_prompt_of_two_chunks_waits_one_more_iteration():
+    m = C.instance("h200", 8)
+    one = C.at_batch(CAL, m, 8.0, C.PREFILL_CHUNK_TOKENS, 1024)
+    two = C.at_batch(CAL, m, 8.0, 2 * C.PREFILL_CHUNK_TOKENS, 1024)
+    plain = dict(CAL.__dict__, request_overhead_s=0.0, admission_s=0.0)
+    # Everything else in TTFT, recomputed for the longer prompt: only the chunk term is new.
+    r = C.at_batch(C.Calibration(**plain), m, 8.0, 2 * C.PREFILL_CHUNK_TOKENS, 1024)
+    u, t_pf = float(r["prefill_share"]), float(r["t_prefill"])
+    base = t_pf + float(r["t_decode"]) / 2 + u * t_pf / (2 * (1 - u))
+    assert float(r["ttft"]) == pytest.approx(base + float(r["t_decode"]))
+    assert float(two["ttft"]) > float(one["ttft"])
+
+
+def test_validate_lists_rows_it_cannot_model(tmp_path):
+    lines = ROWS.read_text().splitlines()
+    odd = lines[1].replace("h200,", "tpu-v5,", 1)
+    path = tmp_path / "mixed.csv"
+    path.write_text("\n".join([lines[0], lines[1], odd]) + "\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "inferx", "validate", "--measured", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert any(line.split()[:1] == ["tpu-v5"] and "not modelled" in line for line in out.stdout.splitlines())

@@ -48,7 +48,7 @@ def test_stored_calibration_is_what_the_fit_gives(measured):
 def test_every_row_on_a_catalog_gpu_is_scored(measured, tables):
     basis = tables["basis"]
     assert basis.sum() == len(measured)
-    assert "no datasheet" not in basis.index.get_level_values(-1)
+    assert "not modelled" not in basis.index.get_level_values(-1)
     table = tables["calibrated"]
     single = ~measured["disagg"] & ~measured["is_multinode"]
     assert table.loc["single-node", "rows"] == single.sum()
