@@ -360,7 +360,9 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 
     basis says where the numbers come from, first match wins: "fitted" (rows of this GPU, stack
     and precision), "fitted at other precision" (this GPU and stack), "stack typical" (this
-    stack's fits on other GPUs, at this precision if any, applied to this GPU's datasheet),
+    stack's fits on other GPUs at either precision, applied to this GPU's datasheet: in
+    leave-one-GPU-out tests the stack's fits on more GPUs transfer better than one GPU's at
+    the same precision),
     "GPU typical" (this GPU's fits with other stacks) or "datasheet" (the typical fit of every
     GPU and stack, applied to this GPU's datasheet).
     """
@@ -369,7 +371,6 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
     rules = (
         ("fitted", lambda g, f, p: (g, f, p) == (gpu, framework, precision)),
         ("fitted at other precision", lambda g, f, p: (g, f) == (gpu, framework)),
-        ("stack typical", lambda g, f, p: (f, p) == (framework, precision)),
         ("stack typical", lambda g, f, p: f == framework),
         ("GPU typical", lambda g, f, p: g == gpu),
         ("datasheet", lambda g, f, p: True),

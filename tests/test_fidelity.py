@@ -109,7 +109,8 @@ def test_calibration_for_says_where_numbers_come_from():
     assert C.calibration_for("h200", "sglang", fits) == (CAL, "fitted")
     assert C.calibration_for("b200", "trt", fits, "fp4") == (other, "fitted")
     assert C.calibration_for("h200", "sglang", fits, "fp4") == (CAL, "fitted at other precision")
-    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (other, "stack typical")  # B200's FP4 trt
+    # trt on B200 at both precisions, on H200's datasheet
+    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (C.typical([CAL, other]), "stack typical")
     assert C.calibration_for("h200", "dynamo-trt", fits)[1] == "stack typical"  # trt on B200, H200's datasheet
     assert C.calibration_for("b200", "vllm", fits)[1] == "GPU typical"
     assert C.calibration_for("mi355x", "vllm", fits)[1] == "datasheet"
