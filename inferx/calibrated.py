@@ -19,26 +19,27 @@ requests that replace the finished ones, so a user's time per output token is
     t_dec = (k · t_step / L + t_step(B·(k+1) tokens)) / E[accepted]
 
 and the share of the engine's time spent in prefill is u = (B/OSL)·t_pf / TPOT < 1. A
-request's time to first token is a fixed cost, its own prefill, half a decode step in
-flight, an M/D/1 wait behind the prefills queued before it, and an admission cost per
-request in flight (on some stacks TTFT grows linearly with the batch at equal prefill load):
+request's time to first token is a fixed cost, an admission cost per request in flight (on
+some stacks TTFT grows linearly with the batch at equal prefill load), its own prefill, half
+a decode iteration t_it in flight (t_dec · E[accepted] with MTP), and an M/D/1 wait behind
+the prefills queued before it:
 
-    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))  (+ a balancing wait with attention DP)
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))
 
-where t_it is one decode iteration (t_dec · E[accepted] with MTP); a prompt longer than one
-prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it for the iterations
-between its chunks. Stacks that balance new
-requests across attention data-parallel ranks hold them until each rank has one, at most
-w_dp iterations (`dp_balance_wait`).
+A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
+for the iterations between its chunks; with attention data parallelism a new request waits
+until every rank has one, at most w_dp iterations (`dp_balance_wait`).
 
 A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
-(Little's law), solved by fixed-point iteration in `closed_loop`.
+(Little's law), at most the requests the KV cache holds (the others wait for a slot), solved
+by fixed-point iteration in `closed_loop`.
 
-Per software stack and GPU the free parameters are f_bw, f_c, f_pf, t_0, t_req, t_adm, w_dp and the
-MTP acceptance α, stored in `calibration.json` beside this file. A GPU or stack without
-rows is predicted from its datasheet with the typical fraction of peak (`calibration_for`
-says which). FP8 and FP4 runs of one stack are separate calibrations: their kernels differ.
-The fit lives in `calibration_fit`, scores in `calibration_report`.
+Per GPU, software stack and weight precision the free parameters are f_bw, f_c, f_pf, t_0,
+t_req, t_adm, w_dp and the MTP acceptance α, stored in `calibration.json` beside this file.
+FP8 and FP4 runs of one stack are separate calibrations: their kernels differ. A GPU or
+stack without rows is predicted from its datasheet with the typical parameters
+(`calibration_for` says which). The fit lives in `calibration_fit`, scores in
+`calibration_report`, the disaggregated model in `calibration_disagg`.
 """
 
 from __future__ import annotations
