@@ -86,8 +86,8 @@ def _point_traces(rows: pd.DataFrame, x, y, prefix: str = "measured") -> list[di
 def workload(scn, filters: dict | None) -> tuple[int, int]:
     """(ISL, OSL) of the figure: a single value in the filters wins, else the scenario's.
 
-    The scenario's OSL follows from its mean context S = ISL + OSL/2; with S ≤ ISL the
-    InferenceX default of 1024 output tokens is used.
+    Otherwise the scenario's own OSL (`calibrated.DEFAULT_OSL`, 1,024 tokens, for a scenario
+    without one); it is no longer inferred from the context, which jumped at ctx = ISL.
     """
     filters = filters or {}
 
@@ -98,7 +98,7 @@ def workload(scn, filters: dict | None) -> tuple[int, int]:
         return int(value) if value not in (None, "", "all") else None
 
     isl = single(filters.get("isl")) or int(scn.isl)
-    osl = single(filters.get("osl")) or (int(2 * (scn.ctx - scn.isl)) if scn.ctx > scn.isl else 1024)
+    osl = single(filters.get("osl")) or int(getattr(scn, "osl", C.DEFAULT_OSL))
     return isl, osl
 
 
