@@ -1,80 +1,97 @@
-"""The calibrated decode model: the article's roofline plus what a real MoE server pays for.
+"""The calibrated serving model at run time: predictions from the stored calibration (numpy only).
 
-Per decode step at batch B and mean context S, on an instance of n GPUs:
+One decode step of B sequences at mean context S, on GPUs with total HBM bandwidth BW
+and total dense compute C at the weights' precision:
 
-    t_step = t_0 + bytes(B, S) / (f_bw · BW) + flops(B, S) / (f_c · C)
+    t_step = t_0 + bytes(B, S) / (f_bw · BW) + flops(B, S) / (f_c · C) + t_comm
     bytes  = b_w · (P_dense + L_moe · P_expert · D(B)) + r · B · S · κ
     D(B)   = E · (1 − (1 − k/E)^B)        expected distinct routed experts per MoE layer
     flops  = 2 · B · P_active + 2 · B · L · H · S · (2·d_c + d_r)   (weights + MLA attention)
 
-with BW and C the datasheet HBM bandwidth and dense FP8 compute summed over the n GPUs,
-and r the number of copies of the KV cache that are read (n under tensor parallelism,
-where every GPU holds the whole MLA latent cache; 1 with data-parallel attention).
-The two resource terms add rather than overlap: a step is a sequence of kernels,
-each limited by one resource. In the closed loop that InferenceX measures, prefills of
-new requests run between decode steps, so a user's time per output token (TPOT) also
-carries each step's share of them:
+A prefill of ISL tokens reads every weight once and does the article's prefill FLOPs:
 
-    TPOT  = t_step + t_comm + (B / OSL) · t_prefill
-    t_prefill = b_w · P_total / (f_bw · BW) + prefill_flops(ISL) / (f_pf · C)   (ISL tokens touch every expert)
-    TTFT  ≈ t_prefill + t_step            (own prefill after the step in flight)
-    output tokens/s per GPU = B / (TPOT + TTFT / OSL) / n
+    t_pf = b_w · P_total / (f_bw · BW) + prefill_flops(ISL) / (f_pf · C)
 
-The free parameters per hardware family are f_bw, f_c, f_pf and t_0; they live in
-`calibration.json` beside this file. Everything is numpy/pandas.
+With output length OSL, each decode step also carries the prefills of the B / OSL
+requests that replace the finished ones, so a user's time per output token is
+
+    TPOT = t_dec(B) + (B / OSL) · t_pf,      t_dec = t_step, or with MTP (k drafts, acceptance α)
+    t_dec = (k · t_step / L + t_step(B·(k+1) tokens)) / E[accepted]
+
+and the share of the engine's time spent in prefill is u = (B/OSL)·t_pf / TPOT < 1. A
+request's time to first token is a fixed cost, an admission cost per request in flight (on
+some stacks TTFT grows linearly with the batch at equal prefill load), its own prefill, half
+a decode iteration t_it in flight (t_dec · E[accepted] with MTP), and an M/D/1 wait behind
+the prefills queued before it:
+
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))
+
+A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
+for the iterations between its chunks; with attention data parallelism a new request waits
+until every rank has one, at most w_dp iterations (`dp_balance_wait`).
+
+A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
+(Little's law), at most the requests the KV cache holds (the others wait for a slot), solved
+by fixed-point iteration in `closed_loop`.
+
+Per GPU, software stack and weight precision the free parameters are f_bw, f_c, f_pf, t_0,
+t_req, t_adm, w_dp and the MTP acceptance α, stored in `calibration.json` beside this file.
+FP8 and FP4 runs of one stack are separate calibrations: their kernels differ. A GPU or
+stack without rows is predicted from its datasheet with the typical parameters
+(`calibration_for` says which). The fit lives in `calibration_fit`, scores in
+`calibration_report`, the disaggregated model in `calibration_disagg`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import sys
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from . import engine as E
-from .measured import MeasuredDataError, load_measured, model_quantities, validation_rows
-from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
+from .hardware import GPUS
+from .models import DTYPE_BYTES
+from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, PRESET_MACHINES, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 
-# Scenario presets -> measured hardware family; per-GPU numbers come from the preset.
-PRESET_FAMILY = {"h200x8": "h200", "mi300x4": "mi300x", "b200x8": "b200"}
+# Scenario presets -> hardware catalog key (the calibration's GPU).
+PRESET_FAMILY = {key: pm.family for key, pm in PRESET_MACHINES.items()}
 FAMILY_PRESET = {family: preset for preset, family in PRESET_FAMILY.items()}
-FAMILIES = tuple(FAMILY_PRESET)
-FP8_BYTES = 1.0  # weights and KV cache of the FP8 runs the fit uses
-
-
-@dataclass(frozen=True)
-class GpuSpec:
-    bw: float  # HBM bandwidth per GPU, bytes/s
-    dense: float  # dense FP8 FLOP/s per GPU (what GEMMs can reach; no 2:4 sparsity)
-    article: float  # the article's per-GPU compute figure (its table, sparse for NVIDIA)
-
-
-def gpu_spec(family: str) -> GpuSpec:
-    hw = HARDWARE[FAMILY_PRESET[family]]
-    return GpuSpec(hw.bw / hw.n_gpus, hw.dense_fp8_per_gpu, hw.compute / hw.n_gpus)
+FAMILIES = tuple(FAMILY_PRESET)  # the article's three GPUs
+FP8_BYTES = 1.0  # KV cache of every measured run
+DEFAULT_FRAMEWORK = "sglang"  # the stack measured on every GPU; a scenario without a stack uses it
+# A Scenario without its own output length uses 1,024 tokens: the OSL of two of InferenceX's three
+# shapes (1k/1k, 8k/1k), so a scenario at ISL 1k or 8k reads like those runs.
+DEFAULT_OSL = 1024
+MTP_DRAFTS = 3  # draft tokens per verify step (the MTP setting InferenceX's DeepSeek-R1 recipes use)
+DEFAULT_ACCEPTANCE = 0.6  # per-draft acceptance α when no MTP rows were fitted
+# Prompts are prefilled in chunks of this many tokens, each chunk in one engine iteration beside the decode
+# batch (SGLang's and vLLM's default budget; no InferenceX row has a prompt longer than one chunk).
+PREFILL_CHUNK_TOKENS = 8192
+KV_MEMORY_FRACTION = 0.85  # share of the HBM left after the weights that a server gives the KV cache
 
 
 @dataclass(frozen=True)
 class Calibration:
-    bw_fraction: float  # f_bw: achieved share of datasheet HBM bandwidth in decode
-    compute_fraction: float  # f_c: achieved share of dense FP8 compute in decode
-    prefill_fraction: float  # f_pf: achieved share of dense FP8 compute in prefill
+    bw_fraction: float  # f_bw: achieved share of datasheet HBM bandwidth
+    compute_fraction: float  # f_c: achieved share of dense compute in decode
+    prefill_fraction: float  # f_pf: achieved share of dense compute in prefill
     step_overhead_s: float  # t_0: launches, scheduling, sampling, synchronisation per step
-
-    @classmethod
-    def from_vector(cls, theta) -> Calibration:
-        t0, inv_bw, inv_c, inv_pf = (float(v) for v in theta)
-        return cls(1.0 / inv_bw, 1.0 / inv_c, 1.0 / inv_pf, t0)
+    request_overhead_s: float = 0.0  # t_req: per-request fixed cost before the prefill (tokenise, schedule)
+    admission_s: float = 0.0  # t_adm: TTFT added per request in flight (the scheduler's pass over them)
+    acceptance: float = DEFAULT_ACCEPTANCE  # α: chance that each MTP draft token is accepted
+    dp_wait_steps: float = 0.0  # w_dp: most iterations a new request waits to be balanced across attention-DP ranks
 
     def vector(self) -> np.ndarray:
-        return np.array(
-            [self.step_overhead_s, 1 / self.bw_fraction, 1 / self.compute_fraction, 1 / self.prefill_fraction]
-        )
+        return np.array([getattr(self, f.name) for f in fields(self)])
+
+    @classmethod
+    def from_vector(cls, v) -> Calibration:
+        return cls(*(float(x) for x in v))
 
 
 # --- Physics ------------------------------------------------------------------------
@@ -83,9 +100,8 @@ class Calibration:
 def dense_params(model: ModelSpec = DEEPSEEK_R1) -> float:
     """Parameters read at every step whatever the routing: P_total − L_moe · E · P_expert.
 
-    For DeepSeek R1: 671e9 − 58 · 256 · 44.04e6 ≈ 17.1e9, i.e. attention in all 61
-    layers, the 3 dense FFN layers, the 58 shared experts and the embeddings. Check:
-    P_dense + 58 · 8 · P_expert ≈ 37.5e9 ≈ P_active.
+    For DeepSeek R1: 671e9 − 58 · 256 · 44.04e6 ≈ 17.1e9 (attention of all 61 layers,
+    the 3 dense FFN layers, the 58 shared experts and the embeddings).
     """
     return model.p_total - model.n_moe_layers * model.n_routed_experts * model.expert_params
 
@@ -97,7 +113,7 @@ def distinct_experts(B, model: ModelSpec = DEEPSEEK_R1):
 
 
 def weight_bytes(B, model: ModelSpec = DEEPSEEK_R1, b_w: float = FP8_BYTES):
-    """Weight bytes one decode step reads at batch B."""
+    """Weight bytes one decode step of B tokens reads."""
     return b_w * (dense_params(model) + model.n_moe_layers * model.expert_params * distinct_experts(B, model))
 
 
@@ -118,27 +134,6 @@ def prefill_flops(isl, model: ModelSpec = DEEPSEEK_R1):
     return E.t_prefill(isl, model, 1.0)
 
 
-def _features(B, S, isl, osl, kv_copies, bw, compute, model):
-    """Columns multiplying (t_0, 1/f_bw, 1/f_c, 1/f_pf), and the two parts of one prefill.
-
-    TPOT without comms is `x @ theta`. A prefill of ISL tokens touches every expert,
-    so besides its FLOPs it reads all weights once: `prefill[..., 0]` (× 1/f_bw) is
-    that read time at peak, `prefill[..., 1]` (× 1/f_pf) the FLOP time at peak.
-    """
-    B = np.asarray(B, dtype=float)
-    memory = (weight_bytes(B, model) + kv_bytes(B, S, kv_copies, model)) / bw
-    compute_time = decode_flops(B, S, model) / compute
-    prefill = np.stack(np.broadcast_arrays(weight_bytes(isl, model) / bw, prefill_flops(isl, model) / compute), axis=-1)
-    share = B / np.asarray(osl, dtype=float)  # prefills per decode step in the closed loop
-    x = np.stack(
-        np.broadcast_arrays(
-            np.ones_like(memory), memory + share * prefill[..., 0], compute_time, share * prefill[..., 1]
-        ),
-        axis=-1,
-    )
-    return x, np.broadcast_to(prefill, x.shape[:-1] + (2,))
-
-
 def comm_time(B, tp, model: ModelSpec = DEEPSEEK_R1):
     """The article's all-reduce term over NVLink, as the scenario adds it."""
     ic = INTERCONNECTS["nvlink"]
@@ -151,346 +146,344 @@ def comm_time(B, tp, model: ModelSpec = DEEPSEEK_R1):
     return out
 
 
-# --- Predictions on measured rows ----------------------------------------------------
+def resources(gpu: str, precision: str = "fp8"):
+    """(HBM bytes/s, dense FLOP/s) of one GPU at the weights' precision.
+
+    FP4 weights run at the FP4 tensor rate where the GPU has one; elsewhere they are
+    widened to FP8 for the multiply (their bytes stay FP4).
+    """
+    spec = GPUS[gpu]
+    peak = spec.peak(precision) or spec.fp8 or spec.bf16
+    return spec.bw, peak
 
 
-def predict_closed_loop(
-    cal: Calibration,
-    family: str,
-    batch,
-    isl,
-    osl,
-    gpus,
-    dp_attention=False,
-    model: ModelSpec = DEEPSEEK_R1,
-    bw_per_gpu: float | None = None,
-    dense_per_gpu: float | None = None,
-) -> dict:
-    """Calibrated TPOT, TTFT (s) and output tokens/s per GPU for a closed-loop benchmark point."""
-    spec = gpu_spec(family)
+@dataclass(frozen=True)
+class Instance:
+    """What a prediction needs of the hardware: totals over the GPUs of one serving instance."""
+
+    bw: float  # HBM bytes/s, all GPUs
+    compute: float  # dense FLOP/s at the weights' precision, all GPUs
+    gpus: float  # GPUs the per-GPU throughput divides by
+    tp: float  # tensor-parallel size (all-reduce width)
+    kv_copies: float  # copies of the KV cache read per step: tp, or 1 with data-parallel attention
+    b_w: float = FP8_BYTES
+    dp_attention: object = False  # attention data-parallel across the GPUs (bool, or one per row)
+    hbm: object = np.inf  # HBM bytes, all GPUs (bounds the KV cache, hence the batch)
+
+
+def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Instance:
+    bw, peak = resources(gpu, precision)
     gpus = np.asarray(gpus, dtype=float)
-    bw = (bw_per_gpu or spec.bw) * gpus
-    compute = (dense_per_gpu or spec.dense) * gpus
-    batch = np.asarray(batch, dtype=float)
-    S = np.asarray(isl) + np.asarray(osl) / 2.0
-    kv_copies = np.where(dp_attention, 1.0, gpus)
-    theta = cal.vector()
-    x, prefill = _features(batch, S, isl, osl, kv_copies, bw, compute, model)
-    tpot = x @ theta + comm_time(batch, gpus, model)
-    t_prefill = prefill[..., 0] * theta[1] + prefill[..., 1] * theta[3]
-    step = tpot - comm_time(batch, gpus, model) - batch / np.asarray(osl, dtype=float) * t_prefill
-    ttft = t_prefill + step
-    throughput = batch / (tpot + ttft / np.asarray(osl, dtype=float)) / gpus
-    return {"tpot": tpot, "ttft": ttft, "throughput_per_gpu": throughput, "step": step}
+    dp = np.asarray(dp_attention, dtype=bool) & (gpus > 1)
+    kv_copies = np.where(dp, 1.0, gpus)
+    return Instance(bw * gpus, peak * gpus, gpus, gpus, kv_copies, DTYPE_BYTES[precision], dp, GPUS[gpu].hbm * gpus)
+
+
+# --- Predictions --------------------------------------------------------------------
+
+
+def _step(cal: Calibration, m: Instance, B, S, model: ModelSpec):
+    memory = weight_bytes(B, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model)
+    return (
+        cal.step_overhead_s
+        + memory / (cal.bw_fraction * m.bw)
+        + decode_flops(B, S, model) / (cal.compute_fraction * m.compute)
+    )
+
+
+def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
+    """t_pf (s): one request's prefill, all weights read once plus its FLOPs at f_pf of dense peak."""
+    return weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw) + prefill_flops(isl, model) / (
+        cal.prefill_fraction * m.compute
+    )
+
+
+def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False):
+    """Seconds per output token of the decode phase alone (no prefills), comms included.
+
+    With MTP a verify step scores k + 1 tokens per sequence (more experts touched, more
+    FLOPs, the same KV read), each of the k drafts costs one layer's share of a step,
+    and E[accepted] = (1 − α^(k+1)) / (1 − α) tokens come out per sequence.
+    """
+    B = np.asarray(B, dtype=float)
+    comm = comm_time(B, m.tp, model)
+    if not mtp:
+        return _step(cal, m, B, S, model) + comm
+    k = MTP_DRAFTS
+    tokens = B * (k + 1)
+    memory = weight_bytes(tokens, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model)
+    verify = (
+        cal.step_overhead_s
+        + memory / (cal.bw_fraction * m.bw)
+        + decode_flops(tokens, S, model) / (cal.compute_fraction * m.compute)
+        + comm_time(tokens, m.tp, model)
+    )
+    draft = verify / model.n_layers
+    return E.itl_speculative(k, cal.acceptance, draft, verify)
+
+
+def dp_balance_wait(cal: Calibration, m: Instance, arrivals, iteration):
+    """Time a new request waits to be scheduled with attention data parallelism (s).
+
+    The scheduler holds new requests until every one of the n ranks has one, so that their
+    prefills run together: n·H_n / λ for arrivals at rate λ (coupon collecting, H_n the
+    harmonic number), capped by a timeout of w_dp iterations; the two combine as a soft
+    minimum, 1 / (1/a + 1/b).
+    """
+    n = np.maximum(np.asarray(m.gpus, dtype=float), 1.0)
+    harmonic = np.log(n) + 0.5772 + 0.5 / n  # H_n to within 1 % for n ≥ 1
+    collect = n * harmonic / np.maximum(arrivals, 1e-12)
+    timeout = cal.dp_wait_steps * iteration
+    return collect * timeout / (collect + timeout + 1e-30)
+
+
+def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False) -> dict:
+    """Every calibrated quantity at decode batch B (s, tokens/s): TPOT, TTFT, prefill, decode share."""
+    B = np.asarray(B, dtype=float)
+    isl, osl = np.asarray(isl, dtype=float), np.asarray(osl, dtype=float)
+    S = isl + osl / 2.0
+    t_dec = decode_time(cal, m, B, S, model, mtp)
+    # One decode iteration emits E[accepted] tokens per sequence with MTP; a new request waits on iterations.
+    iteration = t_dec * (E.expected_accepted(MTP_DRAFTS, cal.acceptance) if mtp else 1.0)
+    t_pf = prefill_time(cal, m, isl, model)
+    stall = B / osl * t_pf
+    tpot = t_dec + stall
+    u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
+    wait = iteration / 2.0 + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
+    # A prompt longer than one chunk waits for the decode iterations between its chunks.
+    wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u))
+    return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
+
+
+def kv_capacity(m: Instance, tokens, model: ModelSpec = DEEPSEEK_R1):
+    """Requests of `tokens` tokens whose KV cache fits: η · (HBM − weights) / (tokens · κ · copies), at least 1.
+
+    η = KV_MEMORY_FRACTION of what the weights leave goes to the cache (the rest: activations,
+    graphs); each request's cache is held `kv_copies` times (once per GPU under tensor
+    parallelism of MLA).
+    """
+    free = KV_MEMORY_FRACTION * (m.hbm - model.p_total * m.b_w)
+    return np.maximum(free / (tokens * E.kv_bytes_per_token(model, FP8_BYTES) * m.kv_copies), 1.0)
+
+
+def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp=False, iterations=40):
+    """Calibrated TPOT, TTFT, E2E (s) and output tokens/s per GPU of a closed-loop benchmark.
+
+    `concurrency` users each send a request of `isl` input tokens, read its `osl` output
+    tokens and send the next. By Little's law the decode batch is the concurrency times
+    the share of a request's life spent decoding; a fixed point finds it. When that batch
+    would not fit in the KV cache, the batch is the cache's capacity and the other users wait
+    for a free slot: their wait joins the TTFT so that C = B · (TTFT + OSL·TPOT) / (OSL·TPOT).
+    """
+    C = np.asarray(concurrency, dtype=float)
+    osl_ = np.asarray(osl, dtype=float)
+    cap = kv_capacity(m, np.asarray(isl, dtype=float) + osl_, model)  # a server reserves room for the whole answer
+    B = np.minimum(C, cap)
+    for _ in range(iterations):
+        r = at_batch(cal, m, B, isl, osl, model, mtp)
+        decoding = osl_ * r["tpot"]
+        B = 0.5 * B + 0.5 * np.minimum(C * decoding / (r["ttft"] + decoding), cap)
+    r = at_batch(cal, m, B, isl, osl, model, mtp)
+    decoding = osl_ * r["tpot"]
+    ttft = np.maximum(r["ttft"], C * decoding / B - decoding)  # the slot wait, where the cache is full
+    e2e = ttft + decoding
+    return {
+        **r,
+        "ttft": ttft,
+        "batch": B,
+        "e2e": e2e,
+        "throughput_per_gpu": C * osl_ / e2e / m.gpus,
+        "interactivity": 1.0 / r["tpot"],
+    }
+
+
+# --- Stored calibration ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stored:
+    """calibration.json as read: fitted calibrations by "gpu/framework" key, with their provenance."""
+
+    fitted: dict  # key -> Calibration
+    uncertainty: dict  # key -> {parameter: relative 1σ}
+    rows: dict  # key -> rows fitted
+    residual_spread: dict  # metric -> (p10, p90) of log(predicted / measured) over the fitted rows
+
+
+def _parse(data: dict) -> Stored:
+    fitted = {key: Calibration(**values) for key, values in data["parameters"].items()}
+    return Stored(fitted, data.get("uncertainty", {}), data.get("rows", {}), data.get("residual_spread", {}))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str) -> Stored:
+    return _parse(json.loads(Path(path).read_text()))
+
+
+def load_stored(path: Path | str = CALIBRATION_FILE) -> Stored:
+    """The stored calibration, read once per process (figures redraw with it many times)."""
+    return _load(str(path))
+
+
+def load_calibration(path: Path | str = CALIBRATION_FILE) -> dict[str, Calibration]:
+    """Fitted calibrations by "gpu/framework" key."""
+    return dict(load_stored(path).fitted)
+
+
+def typical(calibrations) -> Calibration:
+    """The geometric mean of several calibrations: fractions of peak and overheads are scale factors.
+
+    A parameter some stacks do not have (0: e.g. no attention-DP wait) averages over those that do.
+    """
+    vectors = np.array([c.vector() for c in calibrations])
+    if not len(vectors):
+        raise ValueError("typical() needs at least one calibration")
+    mean = [np.exp(np.mean(np.log(col[col > 0]))) if (col > 0).any() else 0.0 for col in vectors.T]
+    return Calibration.from_vector(mean)
+
+
+def base_framework(framework: str) -> str:
+    """The engine under a disaggregating orchestrator: dynamo-sglang and mori-sglang run sglang."""
+    for prefix in ("dynamo-", "mori-"):
+        if framework.startswith(prefix):
+            return framework[len(prefix) :]
+    return framework
+
+
+def _parts(key: str) -> tuple:
+    gpu, framework, precision = (key.split("/") + [None, None])[:3]
+    return gpu, framework, precision
+
+
+def calibration_for(gpu: str, framework: str | None = None, calibrations: dict | None = None, precision: str = "fp8"):
+    """(Calibration, basis) for a GPU, software stack and weight precision ("gpu/stack/precision" keys).
+
+    basis says where the numbers come from, first match wins: "fitted" (rows of this GPU, stack
+    and precision), "fitted at other precision" (this GPU and stack), "stack typical" (this
+    stack's fits on other GPUs at either precision, applied to this GPU's datasheet: in
+    leave-one-GPU-out tests the stack's fits on more GPUs transfer better than one GPU's at
+    the same precision),
+    "GPU typical" (this GPU's fits with other stacks) or "datasheet" (the typical fit of every
+    GPU and stack, applied to this GPU's datasheet).
+    """
+    fits = load_calibration() if calibrations is None else calibrations
+    framework = base_framework(framework or DEFAULT_FRAMEWORK)
+    rules = (
+        ("fitted", lambda g, f, p: (g, f, p) == (gpu, framework, precision)),
+        ("fitted at other precision", lambda g, f, p: (g, f) == (gpu, framework)),
+        ("stack typical", lambda g, f, p: f == framework),
+        ("GPU typical", lambda g, f, p: g == gpu),
+        ("datasheet", lambda g, f, p: True),
+    )
+    for basis, rule in rules:
+        found = [cal for key, cal in fits.items() if rule(*_parts(key))]
+        if found:
+            return (found[0] if len(found) == 1 else typical(found)), basis
+    raise ValueError("no calibration to predict from")
+
+
+# --- A Scenario in calibrated mode ------------------------------------------------------
+
+
+def _scenario_inputs(scn):
+    """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present.
+
+    The GPU is the scenario's `gpu` (a hardware-catalog key) if it has one, else its preset's
+    GPU. A preset's compute slider is the article's table figure, rescaled here to dense FP8
+    by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor
+    cores; any other scenario's compute is taken as the dense peak at the weights' precision.
+    """
+    gpu = getattr(scn, "gpu", None) or PRESET_FAMILY.get(scn.hardware, scn.hardware)
+    precision = "fp4" if scn.b_w < FP8_BYTES else "fp8"
+    cal, _ = calibration_for(gpu, getattr(scn, "framework", None), None, precision)
+    acceptance = getattr(scn, "acceptance", None)
+    if acceptance is not None:
+        cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
+    preset = HARDWARE.get(scn.hardware)
+    dense = scn.compute
+    if preset is not None:
+        dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute)
+        spec = GPUS[PRESET_FAMILY[scn.hardware]]
+        if precision == "fp4" and spec.fp4 and spec.fp8:
+            dense *= spec.fp4 / spec.fp8
+    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm)
+    return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False))
+
+
+def scenario_point(scn, B) -> dict:
+    """`at_batch` of a Scenario: TPOT, TTFT and prefill time at decode batches B.
+
+    The decode step uses the scenario's context S = ctx (its KV length) instead of ISL + OSL/2, so the
+    context slider still acts; the prefill share uses its ISL and OSL.
+    """
+    cal, m, isl, osl, mtp = _scenario_inputs(scn)
+    B = np.asarray(B, dtype=float)
+    t_dec = decode_time(cal, m, B, scn.ctx, scn.model, mtp) - comm_time(B, m.tp, scn.model)
+    t_pf = prefill_time(cal, m, isl, scn.model)
+    stall = B / osl * t_pf
+    tpot = t_dec + stall
+    u = stall / (tpot + comm_time(B, m.tp, scn.model))
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + u * t_pf / (2.0 * (1.0 - u))
+    return {"step": tpot, "ttft": ttft, "t_prefill": t_pf}
+
+
+def calibrated_step(scn, B):
+    """Seconds per output token without comms (the scenario adds them) of a Scenario in calibrated mode."""
+    return scenario_point(scn, B)["step"]
+
+
+def calibrated_ttft(scn, B):
+    """Calibrated time to first token (s) of a Scenario at decode batches B."""
+    return scenario_point(scn, B)["ttft"]
+
+
+# --- The article's model on measured points --------------------------------------------
 
 
 def predict_article(
-    family: str,
-    batch,
-    isl,
-    osl,
-    gpus,
-    model: ModelSpec = DEEPSEEK_R1,
-    bw_per_gpu: float | None = None,
-    article_per_gpu: float | None = None,
-) -> dict:
-    """The article's ITL (t_step + all-reduce) at B = concurrency, S = isl + osl/2, n × per-GPU specs."""
-    spec = gpu_spec(family)
+    gpu: str, batch, isl, osl, gpus, model: ModelSpec = DEEPSEEK_R1, bw_per_gpu=None, article_per_gpu=None
+):
+    """The article's ITL (t_step + all-reduce) at B = concurrency, S = isl + osl/2, n × per-GPU specs.
+
+    Compute is the figure the article's table uses for its presets (sparse FP8 on NVIDIA), else dense FP8.
+    """
+    spec = GPUS[gpu]
+    preset = HARDWARE.get(FAMILY_PRESET.get(gpu, ""))
+    article = preset.compute / preset.n_gpus if preset else spec.fp8 or spec.bf16
     gpus = np.asarray(gpus, dtype=float)
     batch = np.asarray(batch, dtype=float)
     S = np.asarray(isl) + np.asarray(osl) / 2.0
     kappa = E.kv_bytes_per_token(model, FP8_BYTES)
-    bw, compute = (bw_per_gpu or spec.bw) * gpus, (article_per_gpu or spec.article) * gpus
-    step = E.t_step(batch, S, model, FP8_BYTES, kappa, bw, compute)
-    itl = step + comm_time(batch, gpus, model)
+    bw, compute = (bw_per_gpu or spec.bw) * gpus, (article_per_gpu or article) * gpus
+    itl = E.t_step(batch, S, model, FP8_BYTES, kappa, bw, compute) + comm_time(batch, gpus, model)
     return {"tpot": itl, "throughput_per_gpu": batch / itl / gpus}
 
 
-def _row_features(df: pd.DataFrame, model: ModelSpec = DEEPSEEK_R1):
-    q = model_quantities(df)
-    bw = np.array([gpu_spec(f).bw for f in df["hardware"]]) * q["gpus"].to_numpy()
-    compute = np.array([gpu_spec(f).dense for f in df["hardware"]]) * q["gpus"].to_numpy()
-    kv_copies = np.where(q["dp_attention"], 1.0, q["tp"])
-    x, prefill = _features(q["batch"].to_numpy(), q["context"].to_numpy(), q["isl"].to_numpy(), q["osl"].to_numpy(),
-                  kv_copies, bw, compute, model)  # fmt: skip
-    return q, x, prefill, comm_time(q["batch"].to_numpy(), q["tp"].to_numpy(), model)
+def predict_closed_loop(cal, gpu, batch, isl, osl, gpus, dp_attention=False, model=DEEPSEEK_R1, bw_per_gpu=None,
+                        dense_per_gpu=None, precision="fp8", mtp=False, hbm_per_gpu=None) -> dict:  # fmt: skip
+    """`closed_loop` at concurrency `batch` on `gpus` GPUs of the catalog GPU `gpu` (specs overridable)."""
+    bw, peak = resources(gpu, precision)
+    gpus = np.asarray(gpus, dtype=float)
+    dp = np.asarray(dp_attention, dtype=bool) & (gpus > 1)
+    m = Instance((bw_per_gpu or bw) * gpus, (dense_per_gpu or peak) * gpus, gpus, gpus, np.where(dp, 1.0, gpus),
+                 DTYPE_BYTES[precision], dp, (hbm_per_gpu or GPUS[gpu].hbm) * gpus)  # fmt: skip
+    return closed_loop(cal, m, batch, isl, osl, model, mtp)
 
 
-def predict_rows(df: pd.DataFrame, calibrations: dict[str, Calibration] | None = None) -> pd.DataFrame:
-    """Both models' TPOT (ms) and output tokens/s per GPU beside each measured row."""
-    calibrations = calibrations or load_calibration()
-    out = pd.DataFrame(index=df.index)
-    out["tpot_article_ms"] = np.nan
-    out["tput_article"] = np.nan
-    out["tpot_calibrated_ms"] = np.nan
-    out["tput_calibrated"] = np.nan
-    q = model_quantities(df)
-    for family, rows in df.groupby("hardware"):
-        if family not in FAMILIES:
-            continue
-        qq = q.loc[rows.index]
-        art = predict_article(family, qq["batch"], qq["isl"], qq["osl"], qq["tp"])
-        cal = calibrations.get(family) or calibrations["shared"]
-        pred = predict_closed_loop(
-            cal, family, qq["batch"], qq["isl"], qq["osl"], qq["tp"], qq["dp_attention"].to_numpy()
-        )
-        out.loc[rows.index, "tpot_article_ms"] = 1e3 * art["tpot"]
-        out.loc[rows.index, "tput_article"] = art["throughput_per_gpu"]
-        out.loc[rows.index, "tpot_calibrated_ms"] = 1e3 * pred["tpot"]
-        out.loc[rows.index, "tput_calibrated"] = pred["throughput_per_gpu"]
-    return out
+# The fit and the reports need pandas; they are imported only when one of their names is asked for here.
+_ELSEWHERE = {
+    "fit": "calibration_fit",
+    "fit_all": "calibration_fit",
+    "predict_rows": "calibration_report",
+    "validation_table": "calibration_report",
+    "cli": "calibration_cli",
+}
 
 
-# --- Fitting -------------------------------------------------------------------------
+def __getattr__(name):
+    if name in _ELSEWHERE:
+        import importlib
 
-
-def fit(df: pd.DataFrame, iterations: int = 80) -> Calibration:
-    """Fit (t_0, f_bw, f_c, f_pf) to TPOT and output throughput per GPU in log space.
-
-    Start from a linear least squares on relative TPOT error (TPOT is linear in
-    t_0, 1/f_bw, 1/f_c, 1/f_pf), then Levenberg–Marquardt on log errors of both TPOT
-    and throughput, parameters in log form and clipped to physical bounds. Every few
-    iterations the rows are reweighted by 1/|error| (iteratively reweighted least
-    squares), which approximates a least-absolute-error fit: the target is a median
-    error, and a few odd configurations in a sweep should not drag the whole fit.
-    """
-    rows = validation_rows(df, FAMILIES)
-    if len(rows) < 8:
-        raise MeasuredDataError(f"need at least 8 single-node non-MTP rows on {', '.join(FAMILIES)}, got {len(rows)}")
-    q, x, prefill, comm = _row_features(rows)
-    tpot = rows["median_tpot_ms"].to_numpy() / 1e3
-    tput = rows["output_tput_per_gpu_tok_s"].to_numpy()
-    osl = q["osl"].to_numpy(float)
-    gpus = q["gpus"].to_numpy(float)
-    batch = q["batch"].to_numpy()
-    weights = np.ones(2 * len(rows))
-
-    def residuals(phi):
-        theta = np.exp(phi)
-        t_prefill = prefill[:, 0] * theta[1] + prefill[:, 1] * theta[3]
-        tpot_pred = x @ theta + comm
-        ttft = t_prefill + tpot_pred - comm - batch / osl * t_prefill
-        tput_pred = batch / (tpot_pred + ttft / osl) / gpus
-        return np.sqrt(weights) * np.concatenate([np.log(tpot_pred / tpot), np.log(tput_pred / tput)])
-
-    # Physical bounds: fractions of peak in [1 %, 100 %], overhead between 10 µs and 100 ms.
-    lower, upper = np.log([1e-5, 1.0, 1.0, 1.0]), np.log([0.1, 100.0, 100.0, 100.0])
-    start, *_ = np.linalg.lstsq(x / tpot[:, None], (tpot - comm) / tpot, rcond=None)
-    phi = np.clip(np.log(np.clip(start, 1e-12, None)), lower, upper)
-    damping = 1e-3
-    cost = float(np.sum(residuals(phi) ** 2))
-    for iteration in range(iterations):
-        if iteration % 10 == 9:
-            weights[:] = 1.0
-            weights[:] = 1.0 / np.maximum(np.abs(residuals(phi)), 0.03)
-            cost = float(np.sum(residuals(phi) ** 2))
-        r = residuals(phi)
-        jac = np.empty((r.size, phi.size))
-        for j in range(phi.size):
-            nudge = np.zeros_like(phi)
-            nudge[j] = 1e-6
-            jac[:, j] = (residuals(phi + nudge) - r) / 1e-6
-        hessian = jac.T @ jac
-        delta = np.linalg.solve(hessian + damping * np.diag(np.diag(hessian) + 1e-12), -jac.T @ r)
-        candidate = np.clip(phi + delta, lower, upper)
-        trial = float(np.sum(residuals(candidate) ** 2))
-        if trial < cost:
-            phi, cost, damping = candidate, trial, damping / 3
-        else:
-            damping = min(damping * 10, 1e8)
-    return Calibration.from_vector(np.exp(phi))
-
-
-ANCHOR_CONCURRENCY = 4  # rows at or below this concurrency set t_0 for unseen hardware
-
-
-def anchor_overhead(cal: Calibration, df: pd.DataFrame) -> Calibration:
-    """`cal` with t_0 re-measured on `df`'s low-concurrency rows (C ≤ ANCHOR_CONCURRENCY).
-
-    The fractions of peak transfer between GPUs; the per-step overhead belongs to the
-    software stack (kernel launches, scheduler, collectives library), so new hardware
-    needs it measured once, where it dominates: at the smallest batches.
-    """
-    rows = validation_rows(df, FAMILIES)
-    rows = rows[rows["concurrency"] <= ANCHOR_CONCURRENCY]
-    if rows.empty:
-        return cal
-    without = replace(cal, step_overhead_s=0.0)
-    pred = predict_rows(rows, {f: without for f in (*FAMILIES, "shared")})
-    t0 = float(np.median(rows["median_tpot_ms"] - pred["tpot_calibrated_ms"])) / 1e3
-    return replace(cal, step_overhead_s=max(t0, 1e-5))
-
-
-def typical(calibrations) -> Calibration:
-    """A typical software stack: the geometric mean of several families' calibrations, for hardware with
-    no fit of its own. Fractions of peak and overheads are scale factors, so they average in log.
-
-    One fit pooled over the families' rows instead blends stacks that differ: on B200 + MI300X it put
-    f_bw at 0.52, below both families' own fits (0.67 and 1.00), trading it against f_c and f_pf.
-    """
-    logs = [np.log(cal.vector()) for cal in calibrations]
-    return Calibration.from_vector(np.exp(np.mean(logs, axis=0)))
-
-
-def fit_all(df: pd.DataFrame) -> dict[str, Calibration]:
-    """One calibration per hardware family present, plus `shared`, the typical one of them all."""
-    rows = validation_rows(df, FAMILIES)
-    fits = {family: fit(part) for family, part in rows.groupby("hardware")}
-    fits["shared"] = typical(fits.values())
-    return fits
-
-
-# --- Stored calibration ----------------------------------------------------------------
-
-
-def load_calibration(path: Path = CALIBRATION_FILE) -> dict[str, Calibration]:
-    data = json.loads(Path(path).read_text())
-    return {name: Calibration(**values) for name, values in data["parameters"].items()}
-
-
-def calibrated_step(scn, B):
-    """Decode step time (s) of a Scenario in calibrated mode; the scenario adds comms.
-
-    Uses the scenario's bandwidth and compute (rescaled from the article's table
-    figure to dense FP8 with the preset's ratio, so the sliders still act), its TP
-    size for KV copies, and, when the context exceeds the input (S = ISL + OSL/2,
-    so OSL = 2·(S − ISL)), each step's share of the prefills of new requests.
-    """
-    calibrations = load_calibration()
-    family = PRESET_FAMILY.get(scn.hardware)
-    cal = calibrations.get(family) or calibrations["shared"]
-    preset = HARDWARE[scn.hardware]
-    dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute)
-    B = np.asarray(B, dtype=float)
-    memory = (weight_bytes(B, scn.model, scn.b_w) + kv_bytes(B, scn.ctx, scn.tp, scn.model, scn.b_kv)) / scn.bw
-    step = (
-        cal.step_overhead_s
-        + memory / cal.bw_fraction
-        + decode_flops(B, scn.ctx, scn.model) / (cal.compute_fraction * dense)
-    )
-    osl = 2.0 * (scn.ctx - scn.isl)
-    if osl >= 1:
-        t_prefill = weight_bytes(scn.isl, scn.model, scn.b_w) / (cal.bw_fraction * scn.bw) + prefill_flops(
-            scn.isl, scn.model
-        ) / (cal.prefill_fraction * dense)
-        step = step + B / osl * t_prefill
-    return step
-
-
-# --- Validation ------------------------------------------------------------------------
-
-
-def _ape(pred, measured) -> float:
-    pred, measured = np.asarray(pred, float), np.asarray(measured, float)
-    ok = np.isfinite(pred) & np.isfinite(measured) & (measured > 0)
-    return float(np.median(np.abs(pred[ok] / measured[ok] - 1.0))) if ok.any() else float("nan")
-
-
-def validation_table(df: pd.DataFrame, calibrations: dict[str, Calibration] | None = None) -> pd.DataFrame:
-    """Median absolute percentage errors per hardware family and overall.
-
-    Columns `*_article` and `*_calibrated` (the stored per-family fit) score all rows.
-    `*_holdout`: each family predicted by the typical calibration of the other families
-    (`typical`), none fitted on its rows. `*_anchored`: the same, with t_0 re-measured on the family's rows at
-    concurrency ≤ ANCHOR_CONCURRENCY, scored on its rows above it.
-    """
-    rows = validation_rows(df, FAMILIES)
-    if rows.empty:
-        raise MeasuredDataError(f"no single-node non-MTP rows on {', '.join(FAMILIES)} to validate against")
-    pred = predict_rows(rows, calibrations)
-    present = sorted(rows["hardware"].unique())
-    columns = ["tpot_calibrated_ms", "tput_calibrated"]
-    holdout = pd.DataFrame(np.nan, index=rows.index, columns=columns)
-    anchored = pd.DataFrame(np.nan, index=rows.index, columns=columns)
-    own = {family: fit(part) for family, part in rows.groupby("hardware")}
-    for family in present if len(present) > 1 else ():  # a hold-out needs another GPU to learn from
-        part = rows[rows["hardware"] == family]
-        unseen = typical(cal for other, cal in own.items() if other != family)
-        holdout.loc[part.index] = predict_rows(part, {"shared": unseen})[columns].to_numpy()
-        scored = part[part["concurrency"] > ANCHOR_CONCURRENCY]
-        if not scored.empty:
-            local = anchor_overhead(unseen, part)
-            anchored.loc[scored.index] = predict_rows(scored, {"shared": local})[columns].to_numpy()
-    records = []
-    for name, sel in [(f, rows["hardware"] == f) for f in present] + [("overall", rows["hardware"].notna())]:
-        m = rows[sel]
-        tpot, tput = m["median_tpot_ms"], m["output_tput_per_gpu_tok_s"]
-        records.append(
-            {
-                "hardware": name,
-                "rows": int(sel.sum()),
-                "tpot_article": _ape(pred.loc[sel, "tpot_article_ms"], tpot),
-                "tpot_calibrated": _ape(pred.loc[sel, "tpot_calibrated_ms"], tpot),
-                "tpot_holdout": _ape(holdout.loc[sel, "tpot_calibrated_ms"], tpot),
-                "tpot_anchored": _ape(anchored.loc[sel, "tpot_calibrated_ms"], tpot),
-                "tput_article": _ape(pred.loc[sel, "tput_article"], tput),
-                "tput_calibrated": _ape(pred.loc[sel, "tput_calibrated"], tput),
-                "tput_holdout": _ape(holdout.loc[sel, "tput_calibrated"], tput),
-                "tput_anchored": _ape(anchored.loc[sel, "tput_calibrated"], tput),
-                "tpot_ratio_article": float(np.median(tpot / pred.loc[sel, "tpot_article_ms"])),
-            }
-        )
-    return pd.DataFrame.from_records(records).set_index("hardware")
-
-
-def format_validation(table: pd.DataFrame) -> str:
-    head = (
-        f"{'hardware':<9} {'rows':>4} | {'TPOT: article':>13} {'calibr.':>7} {'hold-out':>8} {'anchored':>8} | "
-        f"{'tok/s/GPU: article':>18} {'calibr.':>7} {'hold-out':>8} {'anchored':>8} | {'TPOT meas./article':>18}"
-    )
-    lines = ["Median absolute percentage error, single-node FP8 non-MTP rows", head, "-" * len(head)]
-    for name, r in table.iterrows():
-        lines.append(
-            f"{name:<9} {int(r['rows']):>4} | {r['tpot_article']:>13.1%} {r['tpot_calibrated']:>7.1%} "
-            f"{r['tpot_holdout']:>8.1%} {r['tpot_anchored']:>8.1%} | {r['tput_article']:>18.1%} "
-            f"{r['tput_calibrated']:>7.1%} {r['tput_holdout']:>8.1%} {r['tput_anchored']:>8.1%} | "
-            f"{r['tpot_ratio_article']:>17.1f}×"
-        )
-    lines += [
-        "calibr.: the stored per-hardware calibration (inferx/calibration.json).",
-        "hold-out: the typical calibration of the other hardware (geometric mean of their fits).",
-        f"anchored: hold-out with t_0 re-measured on the hardware's concurrency ≤ {ANCHOR_CONCURRENCY} rows, "
-        f"scored on concurrency > {ANCHOR_CONCURRENCY}.",
-    ]
-    return "\n".join(lines)
-
-
-def format_calibrations(fits: dict[str, Calibration]) -> str:
-    head = f"{'family':<8} {'f_bw':>7} {'f_c':>7} {'f_pf':>7} {'t_0 (ms)':>9}"
-    lines = [head, "-" * len(head)]
-    for name, c in fits.items():
-        lines.append(
-            f"{name:<8} {c.bw_fraction:>7.3f} {c.compute_fraction:>7.3f} {c.prefill_fraction:>7.3f} "
-            f"{1e3 * c.step_overhead_s:>9.2f}"
-        )
-    return "\n".join(lines)
-
-
-def calibration_record(fits: dict[str, Calibration], source: str) -> dict:
-    """The JSON committed as calibration.json (parameters only, never the rows)."""
-    return {
-        "note": (
-            "Fitted by `python -m inferx calibrate --measured PATH` on the single-node, non-MTP FP8 rows "
-            "(hardware h200, b200, mi300x) of the InferenceX DeepSeek-R1-0528 export; see docs/calibration.md."
-        ),
-        "source": source,
-        "parameters": {name: {k: float(f"{v:.6g}") for k, v in asdict(c).items()} for name, c in fits.items()},
-    }
-
-
-def cli(command: str, path: str) -> int:
-    """`inferx calibrate|validate --measured PATH`; returns the exit code."""
-    try:
-        df = load_measured(path)
-        if command == "calibrate":
-            fits = fit_all(df)
-            print(format_calibrations(fits))
-            print()
-            print("calibration.json content:")
-            print(json.dumps(calibration_record(fits, Path(path).name), indent=2))
-            return 0
-        print(format_validation(validation_table(df)))
-        return 0
-    except MeasuredDataError as err:
-        print(f"inferx: {err}", file=sys.stderr)
-        return 2
+        return getattr(importlib.import_module(f".{_ELSEWHERE[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -328,9 +328,9 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "slo" or getattr(args, "figure", None) is not None:
         return _run_beyond(args)
     if args.command in ("calibrate", "validate"):
-        from . import calibrated
+        from .calibration_cli import run
 
-        return calibrated.cli(args.command, args.measured)
+        return run(args.command, args.measured)
     command = args.subparser
     try:
         scn = _scenario(args)

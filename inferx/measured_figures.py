@@ -86,8 +86,8 @@ def _point_traces(rows: pd.DataFrame, x, y, prefix: str = "measured") -> list[di
 def workload(scn, filters: dict | None) -> tuple[int, int]:
     """(ISL, OSL) of the figure: a single value in the filters wins, else the scenario's.
 
-    The scenario's OSL follows from its mean context S = ISL + OSL/2; with S ≤ ISL the
-    InferenceX default of 1024 output tokens is used.
+    Otherwise the scenario's own OSL (`calibrated.DEFAULT_OSL`, 1,024 tokens, for a scenario
+    without one); it is no longer inferred from the context, which jumped at ctx = ISL.
     """
     filters = filters or {}
 
@@ -98,7 +98,7 @@ def workload(scn, filters: dict | None) -> tuple[int, int]:
         return int(value) if value not in (None, "", "all") else None
 
     isl = single(filters.get("isl")) or int(scn.isl)
-    osl = single(filters.get("osl")) or (int(2 * (scn.ctx - scn.isl)) if scn.ctx > scn.isl else 1024)
+    osl = single(filters.get("osl")) or int(getattr(scn, "osl", C.DEFAULT_OSL))
     return isl, osl
 
 
@@ -120,8 +120,7 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
     fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
     batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)
-    calibrations = calibrations or C.load_calibration()
-    cal = calibrations.get(family) or calibrations["shared"]
+    cal, _ = C.calibration_for(family, getattr(scn, "framework", None), calibrations, "fp4" if scn.b_w < 1 else "fp8")
     calib = C.predict_closed_loop(cal, family, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu)
     art = C.predict_article(family, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
     return {

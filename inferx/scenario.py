@@ -265,7 +265,7 @@ class Scenario:
     def step_and_comm(self, B):
         """(t_step, t_comm) in seconds for batch sizes B, in the selected model mode."""
         B = np.asarray(B, dtype=float)
-        return _calibrated_step(self, B) if self.mode == "calibrated" else _step(self, B), _comm(self, B)
+        return _calibrated_point(self, B)["step"] if self.mode == "calibrated" else _step(self, B), _comm(self, B)
 
     def evaluate(self, B) -> dict:
         """Every per-batch quantity, as arrays aligned with B (TTFT is ∞ where ρ ≥ 1)."""
@@ -281,7 +281,9 @@ class Scenario:
             "b_star": E.ridge_batch(self.compute, self.bw, self.b_w),
             "ridge": E.ridge_intensity(self.compute, self.bw),
             "t_inf": float(E.kv_ceiling(self.ctx, self.kappa, self.bw)),
-            "t_prefill": float(E.t_prefill(self.isl, self.model, self.compute)),
+            "t_prefill": float(_calibrated_point(self, 1.0)["t_prefill"])
+            if self.mode == "calibrated"
+            else float(E.t_prefill(self.isl, self.model, self.compute)),
             "itl_floor": E.itl_floor(self.model.p_active, self.b_w, self.bw),
             "unfit": self.unfit_reason(),
         }
@@ -301,10 +303,11 @@ def _comm(p, B):
     )
 
 
-def _calibrated_step(scn: Scenario, B):
-    from .calibrated import calibrated_step  # calibrated imports this module
+def _calibrated_point(scn: Scenario, B) -> dict:
+    """The calibrated model's step (s per output token, without comms), TTFT and prefill time."""
+    from .calibrated import scenario_point  # calibrated imports this module
 
-    return calibrated_step(scn, B)
+    return scenario_point(scn, B)
 
 
 _COLUMNS = ("ctx", "isl", "kappa", "b_w", "bw", "compute", "tp", "pp", "ic_bw", "ic_alpha", "b_max", "cv")
@@ -341,9 +344,11 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
     ends = np.cumsum(sizes).tolist()
     spans = list(zip([0, *ends[:-1]], ends, strict=True))
     step = _step(cols, B)
+    calibrated = {}
     for s, (a, b) in zip(scenarios, spans, strict=True):
         if s.mode == "calibrated":
-            step[a:b] = _calibrated_step(s, B[a:b])
+            calibrated[a, b] = _calibrated_point(s, B[a:b])
+            step[a:b] = calibrated[a, b]["step"]
     comm = _comm(cols, B)
     itl = E.itl(step, comm)
     rho = E.utilisation(B, cols.b_max)
@@ -357,6 +362,8 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
         "rho": rho,
         "stable": rho < 1.0,
     }
+    for (a, b), point in calibrated.items():  # the calibrated TTFT: its own prefill and closed-loop queue
+        out["ttft"][a:b] = np.where(out["stable"][a:b], point["ttft"], np.inf)
     return [{key: values[a:b] for key, values in out.items()} for a, b in spans]
 
 

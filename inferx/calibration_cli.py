@@ -1,0 +1,54 @@
+"""`inferx calibrate` and `inferx validate`: fit the calibrated model to a measured file, or score it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import calibration_fit as F
+from . import calibration_report as R
+from .measured import MeasuredDataError, load_measured
+
+
+def format_calibrations(fits: dict) -> str:
+    names = ("f_bw", "f_c", "f_pf", "t_0 ms", "t_req ms", "t_adm ms", "α MTP", "w_dp steps")
+    scale = (1, 1, 1, 1e3, 1e3, 1e3, 1, 1)
+    head = f"{'GPU/stack':<16} {'rows':>5} " + " ".join(f"{n:>15}" for n in names)
+    lines = [head, "-" * len(head)]
+    for key, (cal, sigma, n) in fits.items():
+        cells = []
+        for (field, value), k in zip(cal.__dict__.items(), scale, strict=True):
+            s = sigma.get(field)
+            if s is None:  # not fitted: no attention-DP rows, or the typical MTP acceptance
+                spread = "" if field == "dp_wait_steps" else "  (typ.)"
+            else:
+                spread = "±  bound" if not np.isfinite(s) else f"±{s:>5.0%}"
+            cells.append(f"{value * k:>7.3g} {spread:>7}")
+        lines.append(f"{key:<16} {n:>5} " + " ".join(cells))
+    lines.append("± is the relative 1σ from the fit's Jacobian; 'bound': the parameter sits at its limit.")
+    return "\n".join(lines)
+
+
+def run(command: str, path: str) -> int:
+    """`inferx calibrate|validate --measured PATH`; returns the exit code."""
+    try:
+        df = load_measured(path)
+        if command == "calibrate":
+            fits = F.fit_all(df)
+            spread = R.residual_spread(df, F.calibrations(fits))
+            print(format_calibrations(fits))
+            print()
+            print("calibration.json content:")
+            print(json.dumps(F.calibration_record(fits, Path(path).name, spread), indent=2))
+            return 0
+        print(R.format_validation(R.validation_table(df)))
+        return 0
+    except MeasuredDataError as err:
+        print(f"inferx: {err}", file=sys.stderr)
+        return 2
+
+
+cli = run  # the name cli.py and older callers use

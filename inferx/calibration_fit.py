@@ -1,0 +1,217 @@
+"""Fitting the calibrated model to measured InferenceX rows (pandas + scipy).
+
+Each software stack on each GPU at each weight precision ("gpu/framework/precision",
+e.g. "b200/trt/fp4": the FP4 kernels are a different code path) gets its own
+f_bw, f_c, f_pf, t_0 and t_req from its single-node rows without speculative decoding
+, then
+its MTP acceptance α from its MTP rows with the rest held. The solver is
+`scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per
+GPU, with a soft-L1 loss so that a few odd runs of a sweep do not drag the fit, and
+parameters in log form within physical bounds. Their 1σ uncertainties come from the
+Jacobian at the optimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares
+
+from . import calibrated as C
+from .measured import MeasuredDataError, filter_measured
+from .models import DTYPE_BYTES
+
+# InferenceX draws each request's lengths uniformly between 0.8 and 1 times the nominal ISL and OSL,
+# so a request averages 0.9 of them (its rows: (E2E − TTFT)/TPOT ≈ 0.90 · OSL, median over all rows).
+LENGTH_FRACTION = 0.9
+# Fitted parameters and their physical bounds (fractions of peak, seconds, iterations).
+BOUNDS = {
+    "bw_fraction": (0.01, 1.0),
+    "compute_fraction": (0.01, 1.0),
+    "prefill_fraction": (0.01, 1.0),
+    "step_overhead_s": (1e-5, 0.1),
+    "request_overhead_s": (1e-4, 2.0),
+    "admission_s": (1e-7, 0.1),
+    "dp_wait_steps": (0.01, 1000.0),  # only for stacks with attention-DP rows
+}
+FREE = tuple(BOUNDS)[:-1]
+MIN_DP_ROWS = 3
+METRICS = ("tpot", "ttft", "throughput_per_gpu")
+MEASURED = {"tpot": "median_tpot_ms", "ttft": "median_ttft_ms", "throughput_per_gpu": "output_tput_per_gpu_tok_s",
+            "e2e": "median_e2e_ms", "interactivity": "interactivity_tok_s_user"}  # fmt: skip
+SCALE = {"tpot": 1e3, "ttft": 1e3, "e2e": 1e3, "throughput_per_gpu": 1.0, "interactivity": 1.0}  # to row units
+MIN_ROWS = 6
+
+
+def single_node(df: pd.DataFrame) -> pd.DataFrame:
+    return filter_measured(df, topology="single")
+
+
+def fit_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Single-node rows a fit can use: TPOT, TTFT and throughput all measured, GPU in the catalog."""
+    rows = single_node(df)
+    ok = rows["hardware"].isin(list(C.GPUS)) & rows["precision"].isin(list(DTYPE_BYTES))
+    for column in ("median_tpot_ms", "median_ttft_ms", "output_tput_per_gpu_tok_s"):
+        ok &= rows[column].gt(0)
+    return rows[ok]
+
+
+def stack_key(rows: pd.DataFrame) -> pd.Series:
+    return rows["hardware"] + "/" + rows["framework"].map(C.base_framework) + "/" + rows["precision"]
+
+
+def row_machine(rows: pd.DataFrame) -> C.Instance:
+    """The serving instance of each single-node row: n GPUs, one TP group, KV copies per attention layout."""
+    gpus = rows["n_gpus"].to_numpy(float)
+    bw = np.array([C.resources(g, p)[0] for g, p in zip(rows["hardware"], rows["precision"], strict=True)])
+    peak = np.array([C.resources(g, p)[1] for g, p in zip(rows["hardware"], rows["precision"], strict=True)])
+    dp = rows["decode_dp_attention"].to_numpy(bool) & (gpus > 1)
+    b_w = rows["precision"].map(DTYPE_BYTES).to_numpy(float)
+    hbm = rows["hardware"].map(lambda g: C.GPUS[g].hbm).to_numpy(float) * gpus
+    return C.Instance(bw * gpus, peak * gpus, gpus, gpus, np.where(dp, 1.0, gpus), b_w, dp, hbm)
+
+
+def lengths(rows: pd.DataFrame):
+    """Mean input and output tokens per request of each row."""
+    return LENGTH_FRACTION * rows["isl"].to_numpy(float), LENGTH_FRACTION * rows["osl"].to_numpy(float)
+
+
+def predict_single(cal: C.Calibration, rows: pd.DataFrame, mtp=None) -> dict:
+    isl, osl = lengths(rows)
+    mtp = rows["spec_method"].eq("mtp").to_numpy() if mtp is None else mtp
+    return _predict(cal, row_machine(rows), rows["concurrency"].to_numpy(float), isl, osl, mtp)
+
+
+def _predict(cal, m, conc, isl, osl, mtp):
+    mtp = np.broadcast_to(np.asarray(mtp, dtype=bool), conc.shape)
+    if not mtp.any() or mtp.all():
+        return C.closed_loop(cal, m, conc, isl, osl, mtp=bool(mtp.all()))
+    out = {}
+    for flag in (False, True):
+        sel = mtp == flag
+        part = C.Instance(
+            *(
+                np.broadcast_to(getattr(m, f), conc.shape)[sel]
+                for f in ("bw", "compute", "gpus", "tp", "kv_copies", "b_w", "dp_attention", "hbm")
+            )
+        )  # noqa: E501
+        r = C.closed_loop(cal, part, conc[sel], isl[sel], osl[sel], mtp=flag)
+        for k, v in r.items():
+            out.setdefault(k, np.empty(conc.shape))[sel] = v
+    return out
+
+
+def _measured(rows: pd.DataFrame) -> np.ndarray:
+    return np.stack([rows[MEASURED[k]].to_numpy(float) / SCALE[k] for k in METRICS])
+
+
+def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_rows=MIN_ROWS):
+    """(Calibration, relative 1σ per parameter) of one stack on one GPU from its non-MTP rows.
+
+    `free` names the parameters to fit (default: all that the rows can determine); the others
+    keep their values in `start`.
+    """
+    rows = rows[rows["spec_method"].ne("mtp")]
+    if len(rows) < min_rows:
+        raise MeasuredDataError(f"need at least {min_rows} single-node non-MTP rows to fit, got {len(rows)}")
+    m, conc = row_machine(rows), rows["concurrency"].to_numpy(float)
+    isl, osl = lengths(rows)
+    measured = _measured(rows)
+
+    if free is None:
+        free = FREE + (("dp_wait_steps",) if np.sum(m.dp_attention) >= MIN_DP_ROWS else ())
+    lower, upper = (np.log([BOUNDS[f][i] for f in free]) for i in (0, 1))
+    base = (start or C.Calibration(0.7, 0.2, 0.15, 0.008, 0.05)).__dict__
+
+    def calibration(phi) -> C.Calibration:
+        return C.Calibration(**{**base, **dict(zip(free, np.exp(phi), strict=True))})
+
+    def residuals(phi):
+        r = C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25)
+        return np.log(np.stack([r[k] for k in METRICS]) / measured).ravel()
+
+    first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0}
+    phi0 = np.clip(np.log([first[f] for f in free]), lower + 1e-9, upper - 1e-9)
+    result = least_squares(residuals, phi0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1, x_scale=1.0)
+    return calibration(result.x), dict(zip(free, _sigma(result), strict=True))
+
+
+def _sigma(result) -> np.ndarray:
+    """1σ of the log parameters (≈ relative 1σ) from the Jacobian; a parameter at its bound gets ∞."""
+    jac = result.jac
+    dof = max(jac.shape[0] - jac.shape[1], 1)
+    s2 = float(np.sum(result.fun**2)) / dof
+    try:
+        cov = np.linalg.pinv(jac.T @ jac) * s2
+        sigma = np.sqrt(np.clip(np.diag(cov), 0, None))
+    except np.linalg.LinAlgError:
+        sigma = np.full(jac.shape[1], np.inf)
+    sigma[result.active_mask != 0] = np.inf
+    return sigma
+
+
+def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[float, float]:
+    """(α, 1σ) from MTP rows, the stack's other parameters held: the chance each draft token is accepted."""
+    rows = rows[rows["spec_method"].eq("mtp")]
+    m, conc = row_machine(rows), rows["concurrency"].to_numpy(float)
+    isl, osl = lengths(rows)
+    measured = _measured(rows)
+
+    def residuals(a):
+        r = C.closed_loop(C.Calibration(**{**cal.__dict__, "acceptance": float(a[0])}), m, conc, isl, osl, mtp=True,
+                          iterations=25)  # fmt: skip
+        return np.log(np.stack([r[k] for k in METRICS]) / measured).ravel()
+
+    result = least_squares(residuals, [cal.acceptance], bounds=([0.01], [0.99]), loss="soft_l1", f_scale=0.1)
+    return float(result.x[0]), float(_sigma(result)[0] / max(result.x[0], 1e-9))
+
+
+def fit_all(df: pd.DataFrame) -> dict:
+    """Every stack on every GPU with enough rows: {"gpu/framework": (Calibration, σ, rows)}."""
+    rows = fit_rows(df)
+    if rows.empty:
+        raise MeasuredDataError("no single-node rows with TPOT, TTFT and throughput on a catalog GPU to fit")
+    keys = stack_key(rows)
+    fits = {}
+    for key, part in rows.groupby(keys):
+        if part["spec_method"].ne("mtp").sum() < MIN_ROWS:
+            continue
+        cal, sigma = fit(part)
+        if part["spec_method"].eq("mtp").sum() >= 3:
+            alpha, s_alpha = fit_acceptance(cal, part)
+            cal = C.Calibration(**{**cal.__dict__, "acceptance": alpha})
+            sigma["acceptance"] = s_alpha
+        fits[key] = (cal, sigma, int(len(part)))
+    if not fits:
+        raise MeasuredDataError(f"no GPU and stack has {MIN_ROWS} single-node non-MTP rows to fit")
+    # A stack with no MTP rows takes the typical acceptance of those that have some (MTP is the model's).
+    measured_alpha = [c.acceptance for c, s, _ in fits.values() if "acceptance" in s]
+    if measured_alpha:
+        alpha = float(np.exp(np.mean(np.log(measured_alpha))))
+        fits = {k: (c if "acceptance" in s else C.Calibration(**{**c.__dict__, "acceptance": alpha}), s, n)
+                for k, (c, s, n) in fits.items()}  # fmt: skip
+    return fits
+
+
+def calibrations(fits: dict) -> dict[str, C.Calibration]:
+    return {key: cal for key, (cal, _, _) in fits.items()}
+
+
+def calibration_record(fits: dict, source: str, spread: dict | None = None) -> dict:
+    """The JSON committed as calibration.json (parameters and their uncertainty, never the rows)."""
+
+    def num(x):
+        return None if not np.isfinite(x) else float(f"{x:.4g}")
+
+    return {
+        "note": (
+            "Fitted by `python -m inferx calibrate --measured PATH` on the single-node rows of the InferenceX "
+            "DeepSeek-R1-0528 export, one calibration per GPU and software stack; uncertainty is the relative "
+            "1σ from the fit's Jacobian (null: the parameter sits at a bound); see docs/calibration.md."
+        ),
+        "source": source,
+        "parameters": {k: {f: float(f"{v:.6g}") for f, v in c.__dict__.items()} for k, (c, _, _) in fits.items()},
+        "uncertainty": {k: {f: num(v) for f, v in s.items()} for k, (_, s, _) in fits.items()},
+        "rows": {k: n for k, (_, _, n) in fits.items()},
+        "residual_spread": spread or {},
+    }

@@ -1,0 +1,242 @@
+"""Scoring the calibrated model against measured rows: predictions per row, error tables, cross-validation.
+
+Every row of a file is scored, whatever its GPU: a GPU and stack with a stored fit use it,
+any other is predicted from its datasheet (`calibrated.calibration_for` says how, in the
+`basis` column). Errors are |predicted / measured − 1|, summarised by median and p90.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import calibrated as C
+from . import calibration_fit as F
+from .calibration_disagg import predict_disaggregated
+from .measured import MeasuredDataError, model_quantities
+
+METRIC_NAMES = {
+    "tpot": "TPOT",
+    "ttft": "TTFT",
+    "throughput_per_gpu": "tok/s/GPU",
+    "interactivity": "interactivity",
+    "e2e": "E2E",
+}
+
+
+def _empty(index) -> pd.DataFrame:
+    out = pd.DataFrame(index=index)
+    for m in METRIC_NAMES:
+        out[f"{m}_calibrated"] = np.nan
+    out["basis"] = ""
+    return out
+
+
+def predict_calibrated(df: pd.DataFrame, calibrations: dict | None = None) -> pd.DataFrame:
+    """The calibrated model's TPOT, TTFT, E2E (ms), tok/s/GPU and interactivity (tok/s/user) for each row.
+
+        Single-node rows use the closed loop on one instance; disaggregated rows the prefill-pool /
+        decode-pool model. Rows on a GPU outside the hardware catalog, or at a precision the model
+    has no bytes for, stay NaN with basis "not modelled" (and are listed as such, not dropped).
+    """
+    fits = C.load_calibration() if calibrations is None else calibrations
+    out = _empty(df.index)
+    known = df["hardware"].isin(list(C.GPUS)) & df["precision"].isin(list(F.DTYPE_BYTES))
+    out.loc[~known, "basis"] = "not modelled"
+    single = ~df["disagg"] & ~df["is_multinode"]
+    for (gpu, framework, precision), part in df[known].groupby(["hardware", "framework", "precision"]):
+        cal, basis = C.calibration_for(gpu, framework, fits, precision)
+        for is_single, rows in part.groupby(single[part.index]):
+            r = F.predict_single(cal, rows) if is_single else predict_disaggregated(cal, rows)
+            for m in METRIC_NAMES:
+                out.loc[rows.index, f"{m}_calibrated"] = np.asarray(r[m]) * F.SCALE[m]
+            out.loc[rows.index, "basis"] = basis if is_single else f"{basis}, disaggregated"
+    return out
+
+
+def predict_rows(df: pd.DataFrame, calibrations: dict | None = None) -> pd.DataFrame:
+    """Both models beside each row: the article's TPOT and tok/s/GPU (B = concurrency) and the calibrated ones.
+
+    Columns tpot_article_ms, tput_article, tpot_calibrated_ms, tput_calibrated (the figures' names), plus
+    every calibrated metric (`predict_calibrated`).
+    """
+    out = predict_calibrated(df, calibrations)
+    out["tpot_article_ms"] = np.nan
+    out["tput_article"] = np.nan
+    q = model_quantities(df)
+    for gpu, rows in df[df["hardware"].isin(list(C.GPUS))].groupby("hardware"):
+        qq = q.loc[rows.index]
+        art = C.predict_article(gpu, qq["batch"], qq["isl"], qq["osl"], qq["tp"])
+        out.loc[rows.index, "tpot_article_ms"] = 1e3 * art["tpot"]
+        out.loc[rows.index, "tput_article"] = art["throughput_per_gpu"]
+    out["tpot_calibrated_ms"] = out["tpot_calibrated"]
+    out["tput_calibrated"] = out["throughput_per_gpu_calibrated"]
+    return out
+
+
+def errors(df: pd.DataFrame, pred: pd.DataFrame, suffix: str = "calibrated") -> pd.DataFrame:
+    """|predicted / measured − 1| per row and metric (NaN where either side is missing)."""
+    out = pd.DataFrame(index=df.index)
+    for m in METRIC_NAMES:
+        measured = df[F.MEASURED[m]].astype(float)
+        predicted = pred[f"{m}_{suffix}"].astype(float)
+        ok = measured.gt(0) & predicted.gt(0)
+        out[m] = (predicted / measured - 1.0).abs().where(ok)
+    return out
+
+
+def leave_one_gpu_out(df: pd.DataFrame) -> pd.DataFrame:
+    """Each GPU's single-node rows predicted by a calibration fitted without any of them.
+
+    Its stacks then come from the same stack on the other GPUs (or the typical fit of every
+    stack), scaled to its datasheet. GPUs with too few rows elsewhere to fit stay NaN.
+    """
+    rows = F.fit_rows(df)
+    out = _empty(df.index)
+    gpus = sorted(rows["hardware"].unique())
+    for gpu in gpus if len(gpus) > 1 else ():
+        try:
+            fits = F.calibrations(F.fit_all(rows[rows["hardware"] != gpu]))
+        except MeasuredDataError:
+            continue
+        part = df.loc[rows.index[rows["hardware"] == gpu]]
+        out.loc[part.index] = predict_calibrated(part, fits)
+    return out
+
+
+ANCHOR_CONCURRENCY = 4  # rows at or below it re-measure the fixed costs of a held-out GPU
+ANCHORED = ("step_overhead_s", "request_overhead_s")
+
+
+def leave_one_gpu_out_anchored(df: pd.DataFrame) -> pd.DataFrame:
+    """`leave_one_gpu_out`, with each stack's fixed costs (t_0, t_req) re-measured on the held-out GPU.
+
+    They come from its rows at concurrency ≤ ANCHOR_CONCURRENCY, where they dominate; those rows
+    are then not scored. The fractions of peak, the queueing terms and α still come from other GPUs.
+    """
+    rows = F.fit_rows(df)
+    out = _empty(df.index)
+    gpus = sorted(rows["hardware"].unique())
+    for gpu in gpus if len(gpus) > 1 else ():
+        try:
+            fits = F.calibrations(F.fit_all(rows[rows["hardware"] != gpu]))
+        except MeasuredDataError:
+            continue
+        part = rows[rows["hardware"] == gpu]
+        for (framework, precision), stack in part.groupby(["framework", "precision"]):
+            cal, _ = C.calibration_for(gpu, framework, fits, precision)
+            low = stack[stack["concurrency"] <= ANCHOR_CONCURRENCY]
+            scored = stack[stack["concurrency"] > ANCHOR_CONCURRENCY]
+            if scored.empty:
+                continue
+            if low["spec_method"].ne("mtp").sum() >= 2:
+                cal, _ = F.fit(low, cal, ANCHORED, min_rows=2)
+            r = F.predict_single(cal, scored)
+            for m in METRIC_NAMES:
+                out.loc[scored.index, f"{m}_calibrated"] = np.asarray(r[m]) * F.SCALE[m]
+    return out
+
+
+def _groups(df: pd.DataFrame):
+    single = ~df["disagg"] & ~df["is_multinode"]
+    mtp = np.where(df["spec_method"].eq("mtp"), "MTP", "no MTP")
+    yield "single-node", single
+    for name, key in (
+        ("GPU", df["hardware"]),
+        ("precision", df["precision"]),
+        ("MTP", pd.Series(mtp, index=df.index)),
+        ("stack", df["framework"]),
+        ("ISL/OSL", df["isl"].astype(str) + "/" + df["osl"].astype(str)),
+    ):
+        for value in sorted(key[single].unique()):
+            yield f"{name} {value}", single & (key == value)
+    for precision in sorted(df.loc[single, "precision"].unique()):
+        for flag in ("no MTP", "MTP"):
+            yield f"{precision} {flag}", single & (df["precision"] == precision) & (mtp == flag)
+    yield "disaggregated", ~single
+    for gpu in sorted(df.loc[~single, "hardware"].unique()):
+        yield f"disagg. {gpu}", ~single & (df["hardware"] == gpu)
+
+
+def summary(df: pd.DataFrame, err: pd.DataFrame) -> pd.DataFrame:
+    """Median and p90 of each metric's |error| per group of rows (rows: the group's count)."""
+    records = []
+    for name, sel in _groups(df):
+        if not sel.any():
+            continue
+        record = {"group": name, "rows": int(sel.sum())}
+        for m in METRIC_NAMES:
+            e = err.loc[sel, m].dropna()
+            record[f"{m}_median"] = float(np.median(e)) if len(e) else np.nan
+            record[f"{m}_p90"] = float(np.quantile(e, 0.9)) if len(e) else np.nan
+        records.append(record)
+    return pd.DataFrame.from_records(records).set_index("group")
+
+
+def validation_table(df: pd.DataFrame, calibrations: dict | None = None, cross_validate: bool = True) -> dict:
+    """{"calibrated": summary, "leave-one-GPU-out": summary, "basis": counts} over every row of `df`."""
+    if df.empty:
+        raise MeasuredDataError("no rows to validate against")
+    pred = predict_rows(df, calibrations)
+    tables = {"calibrated": summary(df, errors(df, pred))}
+    if cross_validate:
+        tables["leave-one-GPU-out"] = summary(df, errors(df, leave_one_gpu_out(df)))
+        tables["anchored"] = summary(df, errors(df, leave_one_gpu_out_anchored(df)))
+    tables["basis"] = pred.groupby([df["hardware"], df["framework"], df["precision"], pred["basis"]]).size()
+    return tables
+
+
+def residual_spread(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
+    """(p10, p90) of log(predicted / measured) per metric on single-node rows: the width of an honest band."""
+    rows = F.fit_rows(df)
+    pred = predict_calibrated(rows, calibrations)
+    spread = {}
+    for m in METRIC_NAMES:
+        ratio = np.log(pred[f"{m}_calibrated"] / rows[F.MEASURED[m]]).dropna()
+        if len(ratio):
+            spread[m] = [float(f"{q:.4g}") for q in np.quantile(ratio, [0.1, 0.9])]
+    return spread
+
+
+def format_summary(table: pd.DataFrame, title: str) -> str:
+    head = f"{'rows':<24} {'n':>5} | " + " | ".join(f"{METRIC_NAMES[m]:>13}" for m in METRIC_NAMES)
+    sub = f"{'':<24} {'':>5} | " + " | ".join(f"{'median':>6} {'p90':>6}" for _ in METRIC_NAMES)
+    lines = [title, head, sub, "-" * len(head)]
+
+    def pct(x):
+        return f"{x:>6.1%}" if np.isfinite(x) else f"{'—':>6}"
+
+    for name, r in table.iterrows():
+        cells = " | ".join(f"{pct(r[f'{m}_median'])} {pct(r[f'{m}_p90'])}" for m in METRIC_NAMES)
+        lines.append(f"{name:<24} {int(r['rows']):>5} | {cells}")
+    return "\n".join(lines)
+
+
+def format_validation(tables: dict) -> str:
+    parts = [
+        format_summary(tables["calibrated"], "|predicted / measured − 1|, stored calibration (inferx/calibration.json)")
+    ]
+    if "leave-one-GPU-out" in tables:
+        parts.append(
+            format_summary(
+                tables["leave-one-GPU-out"],
+                "Leave-one-GPU-out: each GPU's single-node rows predicted by a fit that never saw that GPU",
+            )
+        )
+    if "anchored" in tables:
+        parts.append(
+            format_summary(
+                tables["anchored"],
+                f"Anchored leave-one-GPU-out: as above, with t_0 and t_req re-measured on the GPU's rows at "
+                f"concurrency ≤ {ANCHOR_CONCURRENCY}, scored on its rows above",
+            )
+        )
+    basis = tables["basis"].reset_index()
+    lines = ["Where each row's calibration came from (fitted, stack typical, GPU typical, datasheet):"]
+    for r in basis.itertuples():
+        lines.append(f"  {r.hardware:<8} {r.framework:<14} {r.precision:<4} {r.basis:<40} {r[-1]:>5} rows")
+    parts.append("\n".join(lines))
+    parts.append(
+        "E2E is TTFT plus the mean output (0.9 × OSL: InferenceX draws lengths in 0.8–1 × the nominal) × TPOT."
+    )
+    return "\n\n".join(parts)

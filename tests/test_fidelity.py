@@ -1,0 +1,334 @@
+"""The calibrated model's formulas, fit, continuity and validation, on hand-worked numbers and synthetic rows."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inferx import calibrated as C
+from inferx import calibration_fit as F
+from inferx import calibration_report as R
+from inferx import engine as E
+from inferx.measured import load_measured
+from inferx.presets import DEEPSEEK_R1 as R1
+from inferx.scenario import Scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+ROWS = FIXTURES / "fidelity_rows.csv"
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("make_fidelity_fixture", FIXTURES / "make_fidelity_fixture.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEN = _generator()
+CAL = C.Calibration(0.5, 0.25, 0.2, 0.01, 0.05, 1e-3, 0.6)
+
+
+# --- Formulas against hand-worked numbers ---------------------------------------------------
+
+
+def test_decode_step_by_hand():
+    # One H200 at FP8: 4.8e12 B/s, 1.979e15 FLOP/s; f_bw 0.5, f_c 0.25, t_0 10 ms; B = 1, S = 1000, one KV copy.
+    m = C.Instance(bw=4.8e12, compute=1.979e15, gpus=1, tp=1, kv_copies=1)
+    expert = 3 * 7168 * 2048  # one routed expert of DeepSeek R1
+    dense = 671e9 - 58 * 256 * expert
+    weights = dense + 58 * expert * 8  # one token touches 8 experts per MoE layer
+    kv = 1000 * 61 * (512 + 64)  # latent + rope per layer per token, 1 byte each
+    flops = 2 * 37e9 + 2 * 61 * 128 * 1000 * (576 + 512)
+    expected = 0.01 + (weights + kv) / (0.5 * 4.8e12) + flops / (0.25 * 1.979e15)
+    assert R1.p_total == 671e9 and R1.p_active == 37e9
+    got = C.decode_time(CAL, m, 1.0, 1000.0)  # tp = 1: no all-reduce
+    assert float(got) == pytest.approx(expected, rel=2e-3)
+
+
+def test_prefill_and_ttft_by_hand():
+    m = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8)
+    isl, osl, B = 1024.0, 1024.0, 32.0
+    t_pf = 671e9 / (0.5 * 8 * 4.8e12) + (2 * 37e9 * isl + 4 * 61 * 128 * 128 * isl**2) / (0.2 * 8 * 1.979e15)
+    r = C.at_batch(CAL, m, B, isl, osl)
+    assert float(r["t_prefill"]) == pytest.approx(t_pf, rel=1e-3)
+    t_dec = float(r["t_decode"])
+    stall = B / osl * t_pf  # 32 of 1,024-token answers finish per 1,024 steps: 1/32 prefill per step each
+    tpot = t_dec + stall
+    u = stall / tpot
+    ttft = 0.05 + 1e-3 * B + t_pf + t_dec / 2 + u * t_pf / (2 * (1 - u))
+    assert float(r["tpot"]) == pytest.approx(tpot, rel=1e-9)
+    assert float(r["ttft"]) == pytest.approx(ttft, rel=1e-9)
+
+
+def test_mtp_uses_expected_accepted_tokens():
+    assert float(E.expected_accepted(3, 0.5)) == pytest.approx(1.875)  # (1 − 0.5⁴) / 0.5
+    m = C.instance("h200", 8)
+    plain = C.decode_time(CAL, m, 1.0, 1536.0)
+    sure = C.decode_time(C.Calibration(**{**CAL.__dict__, "acceptance": 0.999}), m, 1.0, 1536.0, mtp=True)
+    never = C.decode_time(C.Calibration(**{**CAL.__dict__, "acceptance": 0.001}), m, 1.0, 1536.0, mtp=True)
+    assert never > plain  # drafts that are always rejected only cost time
+    assert 2.5 < plain / sure < 4  # nearly k + 1 = 4 tokens per verify, each verify a little dearer
+
+
+def test_closed_loop_obeys_littles_law():
+    m = C.instance("b200", 8, "fp4")
+    r = C.closed_loop(CAL, m, np.array([1.0, 16.0, 256.0]), 8192, 1024)
+    decoding = 1024 * r["tpot"]
+    assert r["batch"] == pytest.approx(np.array([1.0, 16.0, 256.0]) * decoding / (r["ttft"] + decoding), rel=1e-6)
+    assert r["throughput_per_gpu"] == pytest.approx(np.array([1.0, 16.0, 256.0]) * 1024 / r["e2e"] / 8)
+    assert r["e2e"] == pytest.approx(r["ttft"] + 1024 * r["tpot"])
+
+
+def test_fp4_halves_weight_bytes_and_uses_the_fp4_rate():
+    fp8, fp4 = C.instance("b300", 8, "fp8"), C.instance("b300", 8, "fp4")
+    assert fp4.b_w == 0.5 and fp4.compute == pytest.approx(8 * 13_500e12)
+    assert C.instance("h200", 8, "fp4").compute == pytest.approx(8 * 1_979e12)  # no FP4 cores: FP8 rate
+    assert C.decode_time(CAL, fp4, 4.0, 1536.0) < C.decode_time(CAL, fp8, 4.0, 1536.0)
+
+
+def test_typical_is_the_geometric_mean():
+    a = C.Calibration(0.4, 0.1, 0.1, 0.004, 0.1, 1e-3, 0.5)
+    b = C.Calibration(0.9, 0.4, 0.4, 0.016, 0.1, 1e-3, 0.5)
+    t = C.typical([a, b])
+    assert t.bw_fraction == pytest.approx(0.6) and t.step_overhead_s == pytest.approx(0.008)
+    assert t.compute_fraction == pytest.approx(0.2)
+
+
+def test_calibration_for_says_where_numbers_come_from():
+    other = C.Calibration(0.9, 0.5, 0.3, 0.02, 0.1)
+    fits = {"h200/sglang/fp8": CAL, "b200/trt/fp8": CAL, "b200/trt/fp4": other, "b200/sglang/fp8": CAL}
+    assert C.calibration_for("h200", "sglang", fits) == (CAL, "fitted")
+    assert C.calibration_for("b200", "trt", fits, "fp4") == (other, "fitted")
+    assert C.calibration_for("h200", "sglang", fits, "fp4") == (CAL, "fitted at other precision")
+    # trt on B200 at both precisions, on H200's datasheet
+    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (C.typical([CAL, other]), "stack typical")
+    assert C.calibration_for("h200", "dynamo-trt", fits)[1] == "stack typical"  # trt on B200, H200's datasheet
+    assert C.calibration_for("b200", "vllm", fits)[1] == "GPU typical"
+    assert C.calibration_for("mi355x", "vllm", fits)[1] == "datasheet"
+    assert C.calibration_for("h200", None, fits)[1] == "fitted"  # no stack given: sglang
+    for gpu in C.GPUS:  # every catalog GPU answers from the stored calibration
+        cal, _ = C.calibration_for(gpu)
+        r = C.closed_loop(cal, C.instance(gpu, 8), 64.0, 1024, 1024)
+        assert np.isfinite(r["tpot"]) and r["tpot"] > 0
+
+
+# --- Continuity and monotonicity -------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    isl=st.integers(1, 32768),
+    osl=st.integers(1, 32768),
+    batch=st.floats(1, 1024),
+    gpu=st.sampled_from(sorted(C.GPUS)),
+)
+def test_runtime_model_is_continuous_and_monotone(isl, osl, batch, gpu):
+    cal, _ = C.calibration_for(gpu)
+    m = C.instance(gpu, 8)
+    base = C.at_batch(cal, m, batch, isl, osl)
+    for changed in ({"isl": isl * 1.001}, {"osl": osl * 1.001}, {"B": batch * 1.001}):  # a 0.1 % nudge
+        args = {"B": batch, "isl": isl, "osl": osl, **changed}
+        r = C.at_batch(cal, m, args["B"], args["isl"], args["osl"])
+        for k in ("tpot", "ttft"):
+            assert abs(float(r[k]) / float(base[k]) - 1) < 0.01, (k, changed)
+    bigger = C.at_batch(cal, m, batch * 2, isl, osl)
+    assert bigger["tpot"] >= base["tpot"] and bigger["ttft"] >= base["ttft"]  # more work per step
+    longer = C.at_batch(cal, m, batch, isl * 2, osl)
+    assert longer["ttft"] > base["ttft"]
+    loop = C.closed_loop(cal, m, np.array([batch, batch * 2]), isl, osl)
+    # More users never lower the throughput (once the KV cache is full it stays flat).
+    assert loop["throughput_per_gpu"][1] >= loop["throughput_per_gpu"][0] * (1 - 1e-9)
+
+
+def test_scenario_output_length_has_no_jump_at_the_input_length():
+    # The context used to set OSL = 2·(ctx − isl): ctx 1,024 → 1,025 went from 2,869 to 51 tok/s.
+    a = Scenario.from_params(mode="calibrated", ctx=1024, isl=1024).evaluate([64])
+    b = Scenario.from_params(mode="calibrated", ctx=1025, isl=1024).evaluate([64])
+    c = Scenario.from_params(mode="calibrated", ctx=900, isl=1024).evaluate([64])
+    for k in ("throughput", "ttft", "itl"):
+        assert float(b[k][0]) == pytest.approx(float(a[k][0]), rel=1e-3)
+        assert np.isfinite(c[k][0])
+
+
+# --- Cache and imports -----------------------------------------------------------------------
+
+
+def test_stored_calibration_is_read_once(tmp_path):
+    path = tmp_path / "calibration.json"
+    path.write_text(C.CALIBRATION_FILE.read_text())
+    first = C.load_stored(path)
+    path.write_text("not json any more")  # a second read would fail
+    assert C.load_stored(path) is first
+    assert C.load_calibration(path) == first.fitted
+
+
+def test_runtime_model_does_not_import_pandas():
+    code = (
+        "import sys; from inferx.scenario import Scenario; "
+        "Scenario.from_params(mode='calibrated').evaluate([1, 8]); print('pandas' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+# --- Fit and validation on synthetic rows ----------------------------------------------------
+
+
+def test_fixture_is_what_its_script_writes():
+    assert ROWS.read_text() == GEN.rows_text()
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return load_measured(ROWS)
+
+
+@pytest.fixture(scope="module")
+def fits(rows):
+    return F.fit_all(rows)
+
+
+def test_fit_recovers_known_parameters(fits):
+    assert set(fits) == set(GEN.TRUTH)
+    for key, (cal, sigma, n) in fits.items():
+        truth = GEN.TRUTH[key]
+        assert n == 30
+        assert cal.dp_wait_steps == 0 and "dp_wait_steps" not in sigma  # no attention-DP rows to fit it on
+        for field in sigma:
+            got, want = getattr(cal, field), getattr(truth, field)
+            # Within three of the fit's own standard errors, or 6 % where those are tighter than the noise.
+            allowed = max(3 * sigma[field], 0.06)
+            assert abs(np.log(got / want)) < allowed, (key, field, got, want, sigma[field])
+        # The well-determined parameters are determined: overhead, bandwidth, prefill, fixed TTFT cost.
+        for field in ("bw_fraction", "prefill_fraction", "step_overhead_s", "request_overhead_s", "acceptance"):
+            assert sigma[field] < 0.1, (key, field)
+
+
+def test_record_round_trips_through_the_loader(fits, tmp_path):
+    record = F.calibration_record(fits, "fidelity_rows.csv")
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(record))
+    stored = C.load_stored(path)
+    assert set(stored.fitted) == set(fits)
+    key = "h200/sglang/fp8"
+    assert stored.uncertainty[key]["bw_fraction"] == pytest.approx(fits[key][1]["bw_fraction"], rel=1e-3)
+
+
+def test_validation_scores_every_gpu_and_cross_validates(rows, fits):
+    tables = R.validation_table(rows, F.calibrations(fits))
+    table, held = tables["calibrated"], tables["leave-one-GPU-out"]
+    for gpu in ("h200", "b200", "mi325x"):
+        assert table.loc[f"GPU {gpu}", "rows"] > 0
+        for metric in ("tpot", "ttft", "throughput_per_gpu", "e2e", "interactivity"):
+            assert table.loc[f"GPU {gpu}", f"{metric}_median"] < 0.05  # the fixture's noise is 3 %
+            assert np.isfinite(held.loc[f"GPU {gpu}", f"{metric}_median"])
+    # Held out, each GPU is predicted from another stack's fractions on its own datasheet: worse, not absurd.
+    assert (held.loc["single-node", "tpot_median"] > table.loc["single-node", "tpot_median"]) and (
+        held.loc["single-node", "tpot_median"] < 1.0
+    )
+
+
+def test_validate_cli_on_a_gpu_it_never_saw(tmp_path):
+    only = tmp_path / "mi325x.csv"
+    lines = ROWS.read_text().splitlines()
+    only.write_text("\n".join([lines[0], *(x for x in lines[1:] if x.startswith("mi325x"))]) + "\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "inferx", "validate", "--measured", str(only)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert any(line.startswith("GPU mi325x") and line.count("%") == 10 for line in out.stdout.splitlines())
+    assert "mi325x   sglang         fp8  stack typical" in out.stdout  # sglang's typical fit on the MI325X datasheet
+
+
+# --- The Scenario, the CLI and disaggregated serving -------------------------------------------
+
+
+def test_point_prints_the_calibrated_ttft_and_prefill_the_page_uses():
+    args = ["--preset", "b200x8", "--mode", "calibrated", "--wdtype", "fp4", "--isl", "8192", "--ctx", "8704"]
+    out = subprocess.run(
+        [sys.executable, "-m", "inferx", "point", *args, "--batch", "32"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    scn = Scenario.from_params(preset="b200x8", mode="calibrated", wdtype="fp4", isl=8192, ctx=8704)
+    point = C.scenario_point(scn, 32.0)
+    assert record["ttft_ms"] == pytest.approx(1e3 * float(point["ttft"]), rel=1e-5)
+    assert record["t_prefill_ms"] == pytest.approx(1e3 * float(point["t_prefill"]), rel=1e-5)
+    # FP4 weights on a B200: the B200/SGLang/FP4 calibration and the FP4 tensor rate (twice FP8).
+    cal, m, *_ = C._scenario_inputs(scn)
+    assert cal == C.calibration_for("b200", "sglang", None, "fp4")[0]
+    assert m.compute == pytest.approx(8 * 9_000e12)
+
+
+def test_all_to_all_by_hand():
+    from inferx.calibration_disagg import NETWORK_BW, all_to_all
+
+    # 64 tokens × 8 experts × 7,168 FP8 bytes, dispatched and combined, over 8 GPUs of one NVLink 5 domain.
+    per_gpu = 2 * 64 * 8 * 7168 / 8
+    expected = 58 * (per_gpu / 900e9 + 2 * 10e-6)
+    got = all_to_all(np.array([64.0]), np.array([8.0]), np.array(["b200"]))
+    assert float(got[0]) == pytest.approx(expected)
+    across = all_to_all(np.array([64.0]), np.array([16.0]), np.array(["b200"]))  # 16 GPUs: two nodes
+    assert float(across[0]) == pytest.approx(58 * (2 * 64 * 8 * 7168 / 16 / NETWORK_BW + 2 * 10e-6))
+
+
+def test_disaggregated_decode_has_no_prefill_stall(rows):
+    from inferx.calibration_disagg import predict_disaggregated
+
+    single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(5).copy()
+    disagg = single.assign(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=8.0,
+                           prefill_tp=8.0, prefill_ep=1.0, decode_tp=8.0, decode_ep=1.0)  # fmt: skip
+    cal = GEN.TRUTH["h200/sglang/fp8"]
+    split = predict_disaggregated(cal, disagg)
+    joint = F.predict_single(cal, single)
+    # Prefills move to their own pool: decode is faster, and throughput per decode GPU is higher.
+    assert (split["tpot"] < joint["tpot"]).all()
+    assert np.all(np.isfinite(split["ttft"])) and (split["ttft"] > 0).all()
+    assert split["e2e"] == pytest.approx(split["ttft"] + F.LENGTH_FRACTION * single["osl"].to_numpy() * split["tpot"])
+
+
+def test_a_prompt_of_two_chunks_waits_one_more_iteration():
+    m = C.instance("h200", 8)
+    one = C.at_batch(CAL, m, 8.0, C.PREFILL_CHUNK_TOKENS, 1024)
+    two = C.at_batch(CAL, m, 8.0, 2 * C.PREFILL_CHUNK_TOKENS, 1024)
+    plain = dict(CAL.__dict__, request_overhead_s=0.0, admission_s=0.0)
+    # Everything else in TTFT, recomputed for the longer prompt: only the chunk term is new.
+    r = C.at_batch(C.Calibration(**plain), m, 8.0, 2 * C.PREFILL_CHUNK_TOKENS, 1024)
+    u, t_pf = float(r["prefill_share"]), float(r["t_prefill"])
+    base = t_pf + float(r["t_decode"]) / 2 + u * t_pf / (2 * (1 - u))
+    assert float(r["ttft"]) == pytest.approx(base + float(r["t_decode"]))
+    assert float(two["ttft"]) > float(one["ttft"])
+
+
+def test_validate_lists_rows_it_cannot_model(tmp_path):
+    lines = ROWS.read_text().splitlines()
+    odd = lines[1].replace("h200,", "tpu-v5,", 1)
+    path = tmp_path / "mixed.csv"
+    path.write_text("\n".join([lines[0], lines[1], odd]) + "\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "inferx", "validate", "--measured", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert any(line.split()[:1] == ["tpu-v5"] and "not modelled" in line for line in out.stdout.splitlines())
