@@ -13,9 +13,10 @@ sys.modules.setdefault("IPython", None)
 
 from dash import Dash, html, page_container  # noqa: E402
 
+import pages._callbacks  # noqa: E402, F401 (registers the callbacks the pages share)
 from inferx.deploy import Settings  # noqa: E402
+from pages._controls import ui_config  # noqa: E402
 from pages._measured import stores as measured_stores  # noqa: E402
-from pages._shared import ui_config  # noqa: E402
 
 settings = Settings.from_env()
 app = Dash(

@@ -34,12 +34,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.chromium import make_driver, wait_js  # noqa: E402
+from inferx import figure_registry as registry  # noqa: E402
 from inferx import figures  # noqa: E402
 from inferx.figures import COMM_REFS, CONTEXT_REFS, QUANT_REFS, WORKLOAD_REFS  # noqa: E402
 from inferx.presets import HARDWARE  # noqa: E402
 from inferx.scenario import PARAMS, Scenario, default_params, frontier_batches, log_batches  # noqa: E402
 
-FIGS = figures.FIGURES  # fig1 … fig9, the graphs on `/` in DOM order
+FIGS = tuple(registry.FIGURES)  # the graphs on `/` in DOM order
 
 
 @dataclass
@@ -194,7 +195,7 @@ def loop_build(scn: Scenario, batch: int = 8, model=LoopModel) -> dict:
 
 def check_agreement(scn: Scenario) -> None:
     """The baseline computes the same numbers as the engine (else the ratio would be meaningless)."""
-    fast, loop = figures.build(scn), loop_build(scn)
+    fast, loop = registry.build(scn), loop_build(scn)
     cur = fast["fig5"]["data"][-1]
     ref = loop["fig5"][-1]
     if not (np.allclose(cur["x"], ref["T"], rtol=2e-3) and np.allclose(cur["y"], ref["TTFT"], rtol=2e-3)):
@@ -212,7 +213,7 @@ def check_agreement(scn: Scenario) -> None:
 def bench_engine(quick: bool) -> list[Row]:
     n = 20 if quick else 400
     todo = states(n + 5)
-    build = lambda p: figures.build(Scenario.from_params(**p))  # noqa: E731
+    build = lambda p: registry.build(Scenario.from_params(**p))  # noqa: E731
     loop = lambda p: loop_build(Scenario.from_params(**p))  # noqa: E731
     check_agreement(Scenario.from_params(**todo[0]))
     for p in todo[:5]:  # warm up imports and caches of numpy itself
@@ -298,7 +299,7 @@ def bench_validated(quick: bool) -> Row:
     for i, p in enumerate(todo):
         scn = Scenario.from_params(**p)
         t0 = time.perf_counter()
-        figs = figures.build(scn)
+        figs = registry.build(scn)
         t1 = time.perf_counter()
         validated = [go.Figure(f) for f in figs.values()]
         t2 = time.perf_counter()

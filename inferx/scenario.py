@@ -47,39 +47,102 @@ def shown_value(value, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+GROUPS = ("Hardware", "Workload", "Precision", "Parallelism", "Model")  # the controls' headings, in page order
+
+
 @dataclass(frozen=True)
 class Param:
+    """One control, declared once: the page's widget, the URL parameter, the CLI option and the check of its
+    value all read this."""
+
     label: str
     unit: str
     kind: str  # "float", "int", "pow2" (a whole power of two) or "choice"
     default: object = None  # None: taken from the hardware preset
     low: float = 0.0  # the one domain, low <= x <= high: the CLI, the URL, the sliders and the API all use it
     high: float = 0.0
-    step: float = 0.0  # slider step
-    log: bool = False
+    step: float = 0.0  # a slider's step (and arrow-key step), in slider units (log2 units on a log2 slider)
+    log2: bool = False  # the slider's position is log2 of the value
     choices: tuple = ()
+    labels: tuple = ()  # what the page shows for each choice (default: the choice in capitals)
+    radio: bool = False  # a choice shown as a row of radio buttons rather than a dropdown
     help: str = ""
+    group: str = "Workload"  # one of GROUPS
+    preset: bool = False  # a hardware preset sets it
+    overlay: bool = True  # shown on /inferencex (it moves the model curve over the measured points)
 
 
 DTYPES = tuple(DTYPE_BYTES)
 PARAMS: dict[str, Param] = {
     "preset": Param(
-        "Hardware preset", "", "choice", "h200x8", choices=tuple(HARDWARE), help="sets bw, compute, hbm, tp"
+        "Hardware preset",
+        "",
+        "choice",
+        "h200x8",
+        choices=tuple(HARDWARE),
+        labels=tuple(hw.label for hw in HARDWARE.values()),
+        help="sets bw, compute, hbm, tp, ic",
+        group="Hardware",
     ),
-    "bw": Param("Memory bandwidth", "TB/s", "float", None, 1, 200, 0.1, help="aggregate HBM bandwidth"),
-    "compute": Param("Compute", "PFLOPS", "float", None, 1, 200, 0.01, help="aggregate peak FLOP/s"),
-    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, help="aggregate HBM capacity"),
-    "ctx": Param("Context length", "tokens", "int", 1024, 128, 131072, 1, log=True, help="S: tokens of KV per request"),
-    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 1, log=True, help="S_in: prompt tokens"),
-    "wdtype": Param("Weight dtype", "", "choice", "fp8", choices=DTYPES),
-    "kvdtype": Param("KV dtype", "", "choice", "fp8", choices=DTYPES),
-    "cv": Param("Output length CV", "", "float", 0.0, 0, 2, 0.05, help="coefficient of variation of output length"),
-    "util": Param("KV utilisation", "%", "float", 87.0, 50, 100, 1, help="η: usable share of KV headroom"),
-    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16),
-    "pp": Param("PP degree", "stages", "pow2", 1, 1, 16),
-    "ic": Param("Interconnect", "", "choice", None, choices=tuple(INTERCONNECTS)),
+    "bw": Param(
+        "Memory bandwidth",
+        "TB/s",
+        "float",
+        None,
+        1,
+        200,
+        0.1,
+        help="aggregate HBM bandwidth",
+        group="Hardware",
+        preset=True,
+    ),
+    "compute": Param(
+        "Compute", "PFLOPS", "float", None, 1, 200, 0.01, help="aggregate peak FLOP/s", group="Hardware", preset=True
+    ),
+    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, help="aggregate HBM capacity", group="Hardware", preset=True),
+    "ctx": Param(
+        "Context length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S: tokens of KV per request"
+    ),
+    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
+    "wdtype": Param("Weight dtype", "", "choice", "fp8", choices=DTYPES, group="Precision"),
+    "kvdtype": Param("KV dtype", "", "choice", "fp8", choices=DTYPES, group="Precision"),
+    "cv": Param(
+        "Output length CV",
+        "",
+        "float",
+        0.0,
+        0,
+        2,
+        0.05,
+        help="coefficient of variation of output length",
+        overlay=False,
+    ),
+    "util": Param(
+        "KV utilisation", "%", "float", 87.0, 50, 100, 1, help="η: usable share of KV headroom", overlay=False
+    ),
+    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16, group="Parallelism", preset=True, overlay=False),
+    "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, group="Parallelism", overlay=False),
+    "ic": Param(
+        "Interconnect",
+        "",
+        "choice",
+        None,
+        choices=tuple(INTERCONNECTS),
+        labels=tuple(f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs" for ic in INTERCONNECTS.values()),
+        group="Parallelism",
+        preset=True,
+        overlay=False,
+    ),
     "mode": Param(
-        "Model", "", "choice", "article", choices=MODES, help="article physics or calibrated to measurements"
+        "Model",
+        "",
+        "choice",
+        "article",
+        choices=MODES,
+        labels=(" Article physics", " Calibrated"),
+        radio=True,
+        help="article physics or calibrated to measurements",
+        group="Model",
     ),
 }
 # The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`

@@ -11,8 +11,8 @@ from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
+from pages._cards import navbar
 from pages._measured import env_measured
-from pages._shared import navbar
 
 dash.register_page(__name__, path="/methods", title="inferx · methods and checks", order=1)
 

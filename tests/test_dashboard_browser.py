@@ -11,12 +11,12 @@ import pytest
 from browser_checks import click, wait_js
 from conftest import ROOT, reset_browser, severe_console_errors
 
-from inferx import figures
+from inferx import figure_registry as registry
 from inferx.scenario import Scenario
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
-FIGS = [f"fig{i}" for i in range(1, 10)]
+FIGS = list(registry.FIGURES)
 
 
 def traces(fig: str) -> str:
@@ -111,10 +111,10 @@ def test_a_control_change_paints_each_figure_once(home):
     # A freshly loaded page still repaints graphs as equations and fonts settle its widths: wait for quiet.
     wait_js(browser, "return performance.now() - window.__lastPaint > 1500", what="the page to stop repainting")
     browser.execute_script("window.__paints = {}; window.dash_clientside.set_props('ctl-util', {value: 91});")
-    wait_js(browser, "return Object.keys(window.__paints).length === 9", what="all nine figures repainted")
+    wait_js(browser, f"return Object.keys(window.__paints).length === {len(FIGS)}", what="every figure repainted")
     time.sleep(2)  # room for a late second paint
     paints = browser.execute_script("return window.__paints")
-    assert sorted(paints.values()) == [1] * 9, paints
+    assert sorted(paints.values()) == [1] * len(FIGS), paints
     # The explorer still follows the new frontier: the dot is one of its samples.
     on_curve = browser.execute_script(
         f"const t = {traces('fig6')}; const i = t[0].customdata.findIndex(c => c[0] === t[1].customdata[0][0]);"
@@ -327,10 +327,10 @@ def test_embed_screenshot_at_iframe_width(browser, server):
 
 @pytest.mark.parametrize("name", [*FIGS, "explorer"])
 def test_each_embed_page_renders_its_figure_alone(browser, server, name):
-    fig = "fig6" if name == "explorer" else name
+    fig = registry.by_name(name).key
     open_page(browser, server, f"/embed/{name}?preset=mi300x4", [fig])
     assert_embed_chrome(browser)
-    expected = figures.build(Scenario.from_params(preset="mi300x4"), names=(fig,))[fig]
+    expected = registry.build(Scenario.from_params(preset="mi300x4"), names=(fig,))[fig]
     shown = browser.execute_script(f"return {traces(fig)}.map(t => t.name)")
     assert shown == [t["name"] for t in expected["data"]]
     # Its folded-away controls redraw it (TP moves every figure: communication enters each one).
