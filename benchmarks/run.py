@@ -781,13 +781,13 @@ def report(rows: list[Row], info: dict, load: tuple, quick: bool, elapsed: float
         "",
         "## How each number is taken",
         "",
-        "- Engine: `Scenario.from_params(**state)` then `inferx.figures.build` for Figures 1-9, a new state "
+        "- Engine: `Scenario.from_params(**state)` then `inferx.figure_registry.build` for every figure, a new state "
         "(bandwidth and context both moved) every iteration. The baseline evaluates the same curves on the same "
         "batch grids one batch size at a time in plain Python floats (`benchmarks/run.py: loop_build`), checked "
         "to give the same numbers; it builds no layouts or trace dicts, which the engine's time includes. The "
         "second baseline runs the same loop through the engine's own numpy functions, one batch size per call. "
         "The dense row is one frontier at every whole batch size, `Scenario.evaluate` against the float loop. "
-        "Why ≥ 50× against the float loop is out of numpy's reach: docs/status.md, session 7.",
+        "Why ≥ 50× against the float loop is out of numpy's reach: docs/architecture.md, Known issues.",
         "- Server: `gunicorn app:server` with `gunicorn.conf.py` as deployed (2 gthread workers), POST "
         "`/_dash-update-component` with the payload the browser sends when `ctl-bw` moves (outputs, inputs and "
         "state from `/_dash-dependencies`; all nine graphs of `/`), on a keep-alive connection, a new state "

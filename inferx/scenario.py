@@ -11,6 +11,7 @@ import functools
 import math
 import operator
 import reprlib
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from types import SimpleNamespace
 
@@ -63,24 +64,35 @@ class Param:
     high: float = 0.0
     step: float = 0.0  # a slider's step (and arrow-key step), in slider units (log2 units on a log2 slider)
     log2: bool = False  # the slider's position is log2 of the value
-    choices: tuple = ()
-    labels: tuple = ()  # what the page shows for each choice (default: the choice in capitals)
+    options: Collection[str] = ()  # a choice's allowed values; a catalog dict stays live (a new entry is a choice)
+    label_of: Callable[[str], str] = str.upper  # what the page shows for each choice
     radio: bool = False  # a choice shown as a row of radio buttons rather than a dropdown
     help: str = ""
     group: str = "Workload"  # one of GROUPS
     preset: bool = False  # a hardware preset sets it
     overlay: bool = True  # shown on /inferencex (it moves the model curve over the measured points)
 
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.options)
+
 
 DTYPES = tuple(DTYPE_BYTES)
+
+
+def _interconnect_label(key: str) -> str:
+    ic = INTERCONNECTS[key]
+    return f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs"
+
+
 PARAMS: dict[str, Param] = {
     "preset": Param(
         "Hardware preset",
         "",
         "choice",
         "h200x8",
-        choices=tuple(HARDWARE),
-        labels=tuple(hw.label for hw in HARDWARE.values()),
+        options=HARDWARE,
+        label_of=lambda key: HARDWARE[key].label,
         help="sets bw, compute, hbm, tp, ic",
         group="Hardware",
     ),
@@ -104,8 +116,8 @@ PARAMS: dict[str, Param] = {
         "Context length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S: tokens of KV per request"
     ),
     "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
-    "wdtype": Param("Weight dtype", "", "choice", "fp8", choices=DTYPES, group="Precision"),
-    "kvdtype": Param("KV dtype", "", "choice", "fp8", choices=DTYPES, group="Precision"),
+    "wdtype": Param("Weight dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
+    "kvdtype": Param("KV dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
     "cv": Param(
         "Output length CV",
         "",
@@ -127,8 +139,8 @@ PARAMS: dict[str, Param] = {
         "",
         "choice",
         None,
-        choices=tuple(INTERCONNECTS),
-        labels=tuple(f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs" for ic in INTERCONNECTS.values()),
+        options=INTERCONNECTS,
+        label_of=_interconnect_label,
         group="Parallelism",
         preset=True,
         overlay=False,
@@ -138,8 +150,8 @@ PARAMS: dict[str, Param] = {
         "",
         "choice",
         "article",
-        choices=MODES,
-        labels=(" Article physics", " Calibrated"),
+        options=MODES,
+        label_of={"article": " Article physics", "calibrated": " Calibrated"}.get,
         radio=True,
         help="article physics or calibrated to measurements",
         group="Model",
@@ -150,10 +162,18 @@ PARAMS: dict[str, Param] = {
 BATCH = Param("Batch size", "requests", "int", 8, 1, 2**30, help="decode batch size B (concurrent requests)")
 
 
+# SI units per user unit, for the controls whose page units differ from the engine's.
+UNIT_SCALE = {"TB/s": 1e12, "PFLOPS": 1e15, "GB": 1e9}
+
+
 def preset_values(preset: str) -> dict:
-    """The user-unit control values a hardware preset sets."""
+    """The user-unit control values a hardware preset sets: each parameter declared `preset=True` is the
+    preset's attribute of the same name."""
     hw = HARDWARE[preset]
-    return {"bw": hw.bw / 1e12, "compute": hw.compute / 1e15, "hbm": hw.hbm / 1e9, "tp": hw.tp, "ic": hw.ic}
+    values = {name: getattr(hw, name) for name, p in PARAMS.items() if p.preset}
+    return {
+        name: v / UNIT_SCALE[PARAMS[name].unit] if PARAMS[name].unit in UNIT_SCALE else v for name, v in values.items()
+    }
 
 
 def default_params(preset: str = "h200x8") -> dict:
@@ -190,7 +210,7 @@ def check_value(name: str, p: Param, value):
     text (the URL, the CLI), must be finite, within [low, high], and whole (a power of two) where asked."""
     if p.kind == "choice":
         text = value.strip().lower() if isinstance(value, str) else None
-        if text not in p.choices:
+        if text not in p.options:
             raise InvalidParameter(name, f"must be {domain(p)}", value)
         return text
     number = as_number(value)

@@ -50,8 +50,7 @@ def _log2_marks(p: Param) -> dict:
 
 
 def _options(p: Param) -> list[dict]:
-    labels = p.labels or tuple(c.upper() for c in p.choices)
-    return [{"label": label, "value": key} for key, label in zip(p.choices, labels, strict=True)]
+    return [{"label": p.label_of(key), "value": key} for key in p.choices]
 
 
 def _widget(name: str, p: Param, value):
