@@ -239,6 +239,17 @@
       return cfg.presetControls.map((name) => (p ? p[name] : NO()));
     },
 
+    /* A GPU and count: the preset's own values when the preset is that machine, else the catalog's per-GPU
+       values times the count (the same products scenario.machine_values takes). */
+    applyMachine: function (gpu, gpus, preset, wdtype, cfg) {
+      const p = cfg.presets[preset];
+      if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => p[name]);
+      const one = cfg.gpus[gpu];
+      if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
+      const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
+      return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : per[name] * gpus));
+    },
+
     // Live "value unit" text beside each slider's label, as format_slider_value writes it on the server.
     sliderValues: function (...args) {
       const cfg = args[args.length - 1];

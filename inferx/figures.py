@@ -153,6 +153,13 @@ def _note(layout: dict, text: str, y: float = 0.5) -> None:
     )
 
 
+def _does_not_fit(scn: Scenario, title_x: str, title_y: str) -> dict:
+    """Empty axes with the sentence saying why the model does not fit the machine."""
+    layout = _layout(title_x, title_y)
+    _note(layout, f"{scn.model.name} does not fit: {scn.unfit_reason()}")
+    return {"data": [], "layout": layout}
+
+
 def _at(layout: dict, axis: str, value: float) -> float:
     """An annotation's position on `axis`: plotly places annotations on a log axis by log10 of the value
     (shapes take the value itself), so a raw B* = 247 would stretch the axis to 10^247."""
@@ -355,6 +362,8 @@ def _frontier_trace(name, r, colour, dash="solid", width=2.0) -> dict:
 @_json_ready
 def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Throughput vs batch with no KV cache (S = 0); the ridge batch B* dashed."""
+    if scn.headroom <= 0:
+        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Decode throughput (tok/s)")
     b_star = E.ridge_batch(scn.compute, scn.bw, scn.b_w)
     B = log_batches(max(8 * b_star, 64), CURVE_POINTS)
     step, comm = scn.with_context(0).step_and_comm(B)
@@ -605,6 +614,8 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
     # Log-log: NVLink's flat launch-latency floor and InfiniBand's linear growth both stay readable.
+    if scn.headroom <= 0:
+        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per decode step (ms)")
     layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"

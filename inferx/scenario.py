@@ -18,7 +18,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import engine as E
-from .presets import DEEPSEEK_R1, DTYPE_BYTES, HARDWARE, INTERCONNECTS, ModelSpec
+from . import models as M
+from .hardware import GPUS, MAX_GPUS, Machine, memory_fit_message
+from .models import MODELS
+from .presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS, ModelSpec
 
 MODES = ("article", "calibrated")
 
@@ -69,7 +72,8 @@ class Param:
     radio: bool = False  # a choice shown as a row of radio buttons rather than a dropdown
     help: str = ""
     group: str = "Workload"  # one of GROUPS
-    preset: bool = False  # a hardware preset sets it
+    preset: str = ""  # the preset's attribute that sets it ("": a preset does not)
+    machine: bool = False  # choosing a GPU and a count sets it (from the hardware catalog)
     overlay: bool = True  # shown on /inferencex (it moves the model curve over the measured points)
 
     @property
@@ -93,25 +97,73 @@ PARAMS: dict[str, Param] = {
         "h200x8",
         options=HARDWARE,
         label_of=lambda key: HARDWARE[key].label,
-        help="sets bw, compute, hbm, tp, ic",
+        help="a named machine: sets gpu, gpus, bw, compute, hbm, tp, ic",
         group="Hardware",
     ),
+    "gpu": Param(
+        "GPU",
+        "",
+        "choice",
+        None,
+        options=GPUS,
+        label_of=lambda key: GPUS[key].name,
+        help="sets bw, compute and hbm with gpus, from the hardware catalog",
+        group="Hardware",
+        preset="family",
+    ),
+    "gpus": Param(
+        "GPU count",
+        "GPUs",
+        "int",
+        None,
+        1,
+        MAX_GPUS,
+        1,
+        help="GPUs serving one model instance",
+        group="Hardware",
+        preset="n_gpus",
+    ),
+    # Wide enough for every catalog machine up to 72 GPUs (72 × 8 TB/s, 72 × 13.5 PFLOPS of FP4, 72 × 288 GB),
+    # and low enough for one A100 at BF16 (0.31 PFLOPS).
     "bw": Param(
         "Memory bandwidth",
         "TB/s",
         "float",
         None,
         1,
-        200,
+        600,
         0.1,
         help="aggregate HBM bandwidth",
         group="Hardware",
-        preset=True,
+        preset="bw",
+        machine=True,
     ),
     "compute": Param(
-        "Compute", "PFLOPS", "float", None, 1, 200, 0.01, help="aggregate peak FLOP/s", group="Hardware", preset=True
+        "Compute",
+        "PFLOPS",
+        "float",
+        None,
+        0.1,
+        1000,
+        0.01,
+        help="aggregate peak FLOP/s",
+        group="Hardware",
+        preset="compute",
+        machine=True,
     ),
-    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, help="aggregate HBM capacity", group="Hardware", preset=True),
+    "hbm": Param(
+        "HBM",
+        "GB",
+        "float",
+        None,
+        80,
+        21000,
+        1,
+        help="aggregate HBM capacity",
+        group="Hardware",
+        preset="hbm",
+        machine=True,
+    ),
     "ctx": Param(
         "Context length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S: tokens of KV per request"
     ),
@@ -132,7 +184,7 @@ PARAMS: dict[str, Param] = {
     "util": Param(
         "KV utilisation", "%", "float", 87.0, 50, 100, 1, help="η: usable share of KV headroom", overlay=False
     ),
-    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16, group="Parallelism", preset=True, overlay=False),
+    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16, group="Parallelism", preset="tp", overlay=False),
     "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, group="Parallelism", overlay=False),
     "ic": Param(
         "Interconnect",
@@ -142,11 +194,21 @@ PARAMS: dict[str, Param] = {
         options=INTERCONNECTS,
         label_of=_interconnect_label,
         group="Parallelism",
-        preset=True,
+        preset="ic",
         overlay=False,
     ),
-    "mode": Param(
+    "model": Param(
         "Model",
+        "",
+        "choice",
+        "deepseek-r1",
+        options=MODELS,
+        label_of=lambda key: MODELS[key].name,
+        help="the model served, from the model catalog",
+        group="Model",
+    ),
+    "mode": Param(
+        "Physics",
         "",
         "choice",
         "article",
@@ -166,20 +228,74 @@ BATCH = Param("Batch size", "requests", "int", 8, 1, 2**30, help="decode batch s
 UNIT_SCALE = {"TB/s": 1e12, "PFLOPS": 1e15, "GB": 1e9}
 
 
+def _user_units(name: str, si: float):
+    unit = PARAMS[name].unit
+    return si / UNIT_SCALE[unit] if unit in UNIT_SCALE else si
+
+
 def preset_values(preset: str) -> dict:
-    """The user-unit control values a hardware preset sets: each parameter declared `preset=True` is the
-    preset's attribute of the same name."""
+    """The user-unit control values a hardware preset sets: each parameter declared with `preset=<attribute>`
+    takes that attribute of the preset."""
     hw = HARDWARE[preset]
-    values = {name: getattr(hw, name) for name, p in PARAMS.items() if p.preset}
+    return {name: _user_units(name, getattr(hw, p.preset)) for name, p in PARAMS.items() if p.preset}
+
+
+# A weight format's precision on the tensor cores, and the wider ones to fall back to where a GPU lacks it.
+PRECISION_ORDER = ("fp4", "fp8", "bf16")
+_PRECISION_OF_BYTES = {0.5: "fp4", 1.0: "fp8", 2.0: "bf16"}
+
+
+def dense_compute(machine: Machine, wdtype: str) -> float:
+    """Dense peak FLOP/s of `machine` at the weight dtype's precision, or the next wider one it supports."""
+    start = PRECISION_ORDER.index(_PRECISION_OF_BYTES[DTYPE_BYTES[wdtype]])
+    return next(peak for p in PRECISION_ORDER[start:] if (peak := machine.peak(p)) is not None)
+
+
+def per_gpu_values(gpu: str) -> dict:
+    """One GPU's bandwidth and HBM, and its dense compute per weight dtype, in user units: a machine's values
+    are these times its count (the browser multiplies the same numbers, so both sides agree to the bit)."""
+    one = Machine(GPUS[gpu], 1)
     return {
-        name: v / UNIT_SCALE[PARAMS[name].unit] if PARAMS[name].unit in UNIT_SCALE else v for name, v in values.items()
+        "bw": _user_units("bw", one.bw),
+        "hbm": _user_units("hbm", one.hbm),
+        "compute": {w: _user_units("compute", dense_compute(one, w)) for w in DTYPES},
     }
+
+
+def machine_values(preset: str, gpu: str, gpus: int, wdtype: str) -> dict:
+    """The controls declared `machine=True` (bw, compute, hbm) for `gpus` × `gpu`: the preset's own numbers
+    when the preset is that machine (so the article's presets stay exact), else the catalog's, with dense
+    compute at the weight dtype's precision."""
+    hw = HARDWARE[preset]
+    names = [name for name, p in PARAMS.items() if p.machine]
+    if (gpu, gpus) == (hw.family, hw.n_gpus):
+        values = preset_values(preset)
+        return {name: values[name] for name in names}
+    one = per_gpu_values(gpu)
+    values = {"bw": one["bw"], "hbm": one["hbm"], "compute": one["compute"][wdtype]}
+    return {name: values[name] * gpus for name in names}
 
 
 def default_params(preset: str = "h200x8") -> dict:
     values = {name: p.default for name, p in PARAMS.items()}
     values["preset"] = preset
     values.update(preset_values(preset))
+    return values
+
+
+def resolve_params(checked: dict, base: dict | None = None) -> dict:
+    """Every control's value from checked user-unit values: a preset (given, or the base's) sets its
+    controls; a GPU or count sets the machine's (bw, compute, hbm); explicit values win over both."""
+    if base is None:
+        values = default_params(checked.get("preset", PARAMS["preset"].default))
+    elif "preset" in checked:
+        values = {**base, **preset_values(checked["preset"])}
+    else:
+        values = dict(base)
+    values.update(checked)
+    if "gpu" in checked or "gpus" in checked:
+        machine = machine_values(values["preset"], values["gpu"], values["gpus"], values["wdtype"])
+        values.update({name: v for name, v in machine.items() if name not in checked})
     return values
 
 
@@ -270,22 +386,19 @@ class Scenario:
         return hash(_compared_fields(self))
 
     @classmethod
-    def from_params(cls, model: ModelSpec = DEEPSEEK_R1, **given) -> Scenario:
-        """Scenario from user-unit values; missing ones come from the preset, then defaults."""
-        preset = "h200x8" if given.get("preset") is None else check_param("preset", given["preset"])
-        values = default_params(preset)
-        for name, value in given.items():
-            if value is not None:
-                values[name] = check_param(name, value)
-        return cls._from_checked(model, values)
+    def from_params(cls, **given) -> Scenario:
+        """Scenario from user-unit values; missing ones come from the preset (and the GPU and count, when
+        given), then defaults."""
+        checked = {name: check_param(name, value) for name, value in given.items() if value is not None}
+        return cls._from_checked(resolve_params(checked))
 
     @classmethod
-    def _from_checked(cls, model: ModelSpec, values: dict) -> Scenario:
+    def _from_checked(cls, values: dict) -> Scenario:
         preset = values["preset"]
         ic = INTERCONNECTS[values["ic"]]
         return cls(
             params=values,
-            model=model,
+            model=MODELS[values["model"]],
             bw=values["bw"] * 1e12,
             compute=values["compute"] * 1e15,
             hbm=values["hbm"] * 1e9,
@@ -305,23 +418,24 @@ class Scenario:
 
     def with_params(self, **changes) -> Scenario:
         """A copy with some user-unit controls changed; only the changes are checked again. A new preset
-        brings its hardware controls (bw, compute, hbm, tp, ic) unless the changes set them too."""
+        brings its hardware controls, a new GPU or count its machine's, unless the changes set them too."""
         checked = {name: check_param(name, value) for name, value in changes.items()}
-        base = {**self.params, **preset_values(checked["preset"])} if "preset" in checked else self.params
-        return Scenario._from_checked(self.model, {**base, **checked})
+        return Scenario._from_checked(resolve_params(checked, self.params))
 
     def with_context(self, ctx: int) -> Scenario:
         return replace(self, ctx=int(ctx), params={**self.params, "ctx": int(ctx)})
 
     # --- Scalars of the scenario --------------------------------------------------
 
-    @property
+    @functools.cached_property
     def kappa(self) -> float:
-        return E.kv_bytes_per_token(self.model, self.b_kv)
+        """κ at this context: layers with a sliding window stop growing past it (at S = 0, every layer)."""
+        windowed = self.model.sliding_window and self.ctx > 0
+        return float(M.kv_bytes_per_token(self.model, self.b_kv, self.ctx if windowed else None))
 
     @property
     def weight_bytes(self) -> float:
-        return self.model.p_total * self.b_w
+        return M.weight_bytes(self.model, self.b_w)
 
     @property
     def headroom(self) -> float:
@@ -334,7 +448,7 @@ class Scenario:
     def unfit_reason(self) -> str | None:
         """Why no frontier exists, in words a page can show, or None if one does."""
         if self.headroom <= 0:
-            return f"weights {self.weight_bytes / 1e9:,.0f} GB exceed HBM {self.hbm / 1e9:,.0f} GB"
+            return memory_fit_message(self.weight_bytes, self.hbm)
         if self.b_max < 1:
             need = self.ctx * self.kappa / self.eta / 1e9
             return (

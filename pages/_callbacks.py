@@ -13,7 +13,7 @@ from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
 from inferx import figure_registry as registry
 from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
 from pages._cards import INTERNAL_ERROR
-from pages._controls import preset_controls, sliders
+from pages._controls import machine_controls, preset_controls, sliders
 from pages._ids import BATCH_ID, control_id, value_id
 from pages._url import control_values_to_params, controls, tokens_from_position
 
@@ -95,6 +95,18 @@ clientside_callback(
     "window.inferx.applyPreset",
     [Output(control_id(n), "value", allow_duplicate=True) for n in preset_controls()],
     Input(control_id("preset"), "value"),
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+# A GPU or count chosen by hand sets bandwidth, compute and HBM from the catalog (scenario.machine_values).
+clientside_callback(
+    "window.inferx.applyMachine",
+    [Output(control_id(n), "value", allow_duplicate=True) for n in machine_controls()],
+    Input(control_id("gpu"), "value"),
+    Input(control_id("gpus"), "value"),
+    State(control_id("preset"), "value"),
+    State(control_id("wdtype"), "value"),
     State("ui-config", "data"),
     prevent_initial_call=True,
 )

@@ -7,8 +7,9 @@ import math
 from dash import dcc, html
 
 from inferx.figure_registry import FIGURES
+from inferx.hardware import GPUS
 from inferx.presets import HARDWARE
-from inferx.scenario import BATCH, GROUPS, PARAMS, Param, default_params
+from inferx.scenario import BATCH, GROUPS, PARAMS, Param, default_params, per_gpu_values
 from pages._ids import BATCH_ID, CONTROL_PREFIX, control_id, graph_wrapper_id, value_id
 
 
@@ -19,6 +20,11 @@ def sliders() -> tuple[str, ...]:
 def preset_controls() -> tuple[str, ...]:
     """The controls a hardware preset sets, in PARAMS order (the browser's applyPreset fills these)."""
     return tuple(name for name, p in PARAMS.items() if p.preset)
+
+
+def machine_controls() -> tuple[str, ...]:
+    """The controls choosing a GPU and a count sets (the browser's applyMachine fills these)."""
+    return tuple(name for name, p in PARAMS.items() if p.machine)
 
 
 def _label(name: str) -> html.Label:
@@ -158,13 +164,16 @@ def explorer_controls(batch: int) -> html.Div:
 def ui_config() -> dcc.Store:
     """What the browser-side callbacks need, from the same declarations: the controls in callback order, which
     are log2 sliders, the sliders' units and decimals, which controls a preset sets, the presets' values (user
-    units), the id prefix, the explorer's graph and its default batch."""
+    units), the controls a GPU and count set and each GPU's values, the id prefix, the explorer's graph and its
+    default batch."""
     data = {
         "controls": list(PARAMS),
         "log2": [name for name, p in PARAMS.items() if p.log2],
         "sliders": {name: [PARAMS[name].unit, _decimals(name)] for name in sliders()},
         "presetControls": list(preset_controls()),
         "presets": {key: default_params(key) for key in HARDWARE},
+        "machineControls": list(machine_controls()),
+        "gpus": {key: per_gpu_values(key) for key in GPUS},
         "prefix": CONTROL_PREFIX,
         "batchId": BATCH_ID,
         "explorerGraph": next(graph_wrapper_id(key) for key, f in FIGURES.items() if f.reads_batch),

@@ -209,24 +209,16 @@ def test_every_model_on_every_gpu_at_8_gpus(model, gpu):
         kappa = M.kv_bytes_per_token(spec, 1.0, 8192)
         assert math.isfinite(weights) and weights > 0 and math.isfinite(kappa) and kappa > 0
         message = fit_message(spec, machine, wdtype, "fp8", 8192)
-        scn = Scenario.from_params(
-            model=spec,
-            bw=machine.bw / 1e12,
-            compute=(machine.peak("fp8") or machine.peak("bf16")) / 1e15,
-            hbm=machine.hbm / 1e9,
-            tp=8,
-            ctx=8192,
-            wdtype=wdtype,
-        )
+        scn = Scenario.from_params(model=model, gpu=gpu, gpus=8, tp=8, ctx=8192, wdtype=wdtype)
+        assert (scn.bw, scn.hbm) == (machine.bw, machine.hbm)
         if weights >= machine.hbm:
             assert WEIGHTS_SENTENCE.match(message), message
-            assert scn.unfit_reason()
+            assert scn.unfit_reason() == message  # the same sentence on the page and from the CLI
             continue
         assert message is None
         b_max = int(E.b_max(machine.hbm - weights, 8192, kappa))
         assert b_max >= 1
-        if spec.n_window_layers == 0:  # the scenario's κ does not yet cap windowed layers
-            assert scn.b_max == int(E.b_max(machine.hbm - weights, 8192, kappa, scn.eta))
+        assert scn.b_max == int(E.b_max(machine.hbm - weights, 8192, kappa, scn.eta))
         r = scn.evaluate([1, scn.b_max])
         assert all(np.isfinite(r[k]).all() for k in ("throughput", "itl", "t_step"))
 

@@ -130,7 +130,7 @@ def test_e2e_cost_efficiency_and_speculation():
 
 def test_weights_that_do_not_fit_are_a_result():
     s = scenario(preset="h200x8", wdtype="fp16")
-    assert s.unfit_reason() == "weights 1,342 GB exceed HBM 1,128 GB"
+    assert s.unfit_reason() == "needs 1,342 GB of weights; the machine has 1,128 GB"
     assert s.b_max == 0
     r = s.evaluate([1, 8])
     assert np.isinf(r["ttft"]).all() and not r["stable"].any()
@@ -146,12 +146,12 @@ def test_context_too_long_for_one_request_is_explained():
 @pytest.mark.parametrize(
     "name,value,fragment",
     [
-        ("bw", -1, "bw=-1: must be a number from 1 to 200 TB/s"),
-        ("bw", 200.01, "bw=200.01: must be a number from 1 to 200 TB/s"),
-        ("hbm", 1e308, "hbm=1e+308: must be a number from 80 to 4,096 GB"),
-        ("compute", 10**400, "compute=100000000000000000...0000000000000000000: must be a number from 1 to 200"),
+        ("bw", -1, "bw=-1: must be a number from 1 to 600 TB/s"),
+        ("bw", 600.01, "bw=600.01: must be a number from 1 to 600 TB/s"),
+        ("hbm", 1e308, "hbm=1e+308: must be a number from 80 to 21,000 GB"),
+        ("compute", 10**400, "compute=100000000000000000...0000000000000000000: must be a number from 0.1 to 1,000"),
         ("ctx", 2e9, "ctx=2000000000.0: must be a whole number from 128 to 131,072 tokens"),
-        ("hbm", float("nan"), "hbm=nan: must be a number from 80 to 4,096 GB"),
+        ("hbm", float("nan"), "hbm=nan: must be a number from 80 to 21,000 GB"),
         ("hbm", float("-inf"), "hbm=-inf: must be a number"),
         ("ctx", 0, "ctx=0: must be a whole number from 128"),
         ("isl", 1000.5, "isl=1000.5: must be a whole number"),
@@ -167,7 +167,7 @@ def test_context_too_long_for_one_request_is_explained():
         ("preset", "tpu", "preset=tpu: must be one of h200x8, mi300x4, b200x8"),
         ("preset", ["h200x8"], "preset=['h200x8']: must be one of"),
         ("ic", "carrier-pigeon", "ic=carrier-pigeon: must be one of nvlink, infiniband, roce"),
-        ("compute", "fast", "compute=fast: must be a number from 1 to 200 PFLOPS"),
+        ("compute", "fast", "compute=fast: must be a number from 0.1 to 1,000 PFLOPS"),
     ],
 )
 def test_invalid_input_names_parameter_and_range(name, value, fragment):

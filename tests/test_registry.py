@@ -126,7 +126,7 @@ def test_a_new_preset_is_one_entry(monkeypatch, capsys, fresh_references):
     notes = registry.build(Scenario.from_params(), ["fig5"])["fig5"]["layout"]["annotations"]
     assert any("8×H100" in a["text"] for a in notes)
     assert cli.main(["point", "--preset", "h100x8"]) == 2
-    assert "exceed HBM 640 GB" in capsys.readouterr().err
+    assert "needs 671 GB of weights; the machine has 640 GB" in capsys.readouterr().err
 
 
 def test_the_browser_gets_the_preset_controls_from_the_declarations():
