@@ -9,7 +9,7 @@ from inferx.scenario import (
     as_number,
     check_batch,
     check_param,
-    default_params,
+    resolve_params,
     shown_value,
 )
 
@@ -41,17 +41,8 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
             notices.append(f"{key} was given {len(raw)} times; used the last: {key}={last}.")
             raw = raw[-1]
         single[name] = raw
-    given = {}
-    if single.get("preset") is not None:
-        try:
-            given["preset"] = check_param("preset", single["preset"])
-        except InvalidParameter as err:
-            notices.append(f"Ignored {err}.")
-    values = default_params(given.get("preset", PARAMS["preset"].default))
-    batch = BATCH.default
+    checked, batch = {}, BATCH.default
     for name, raw in single.items():
-        if name == "preset":
-            continue
         if name != "batch" and name not in PARAMS:
             notices.append(f"Ignored unknown parameter {shown_value(name)!r}.")
             continue
@@ -59,9 +50,10 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
             if name == "batch":
                 batch = check_batch(raw)
             else:
-                values[name] = check_param(name, raw)
+                checked[name] = check_param(name, raw)
         except InvalidParameter as err:
             notices.append(f"Ignored {err}.")
+    values = resolve_params(checked)  # the preset's values, then the GPU and count's, then the address's
     if len(notices) > MAX_NOTICES:
         notices[MAX_NOTICES - 1 :] = [f"… and {len(notices) - MAX_NOTICES + 1} more ignored."]
     return values, batch, notices

@@ -12,6 +12,7 @@ from browser_checks import click, wait_js
 from conftest import ROOT, reset_browser, severe_console_errors
 
 from inferx import figure_registry as registry
+from inferx.models import MODELS
 from inferx.scenario import Scenario
 
 pytestmark = pytest.mark.browser
@@ -386,3 +387,25 @@ def wait_for_clipboard(browser, read: str, ok, timeout: float = 120) -> str:
         if ok(text) or time.monotonic() > deadline:
             return text
         time.sleep(0.2)
+
+
+def test_switching_model_and_gpu_redraws_and_a_copied_link_restores_them(browser, server):
+    open_page(browser, server, "/embed/fig1", ["fig1"])
+    llama = MODELS["llama-3.3-70b"]
+    browser.execute_script("window.dash_clientside.set_props('ctl-model', {value: 'llama-3.3-70b'})")
+    # Figure 1 at B = 1 is memory-bound: BW / (P_active·b_w), now with the 70B model's active parameters.
+    slope = f"Math.abs({traces('fig1')}[0].y[0] / (38.4e12 / {llama.p_active}) - 1) < 1e-3"
+    wait_js(browser, f"return {slope}", what="Figure 1 redrawn for Llama-3.3-70B")
+    # A GPU chosen by hand sets bandwidth, compute and HBM from the catalog: 8 × B300.
+    browser.execute_script("window.dash_clientside.set_props('ctl-gpu', {value: 'b300'})")
+    wait_js(browser, "return document.getElementById('ctl-bw-value').textContent === '64.0 TB/s'", what="8×B300 bw")
+    assert browser.execute_script("return document.getElementById('ctl-hbm-value').textContent") == "2,304 GB"
+    b300 = f"Math.abs({traces('fig1')}[0].y[0] / (64e12 / {llama.p_active}) - 1) < 1e-3"
+    wait_js(browser, f"return {b300}", what="Figure 1 redrawn for 8×B300")
+    wait_js(browser, "return location.search.includes('gpu=b300')", what="the GPU in the address")
+    link = browser.execute_script("return location.href")
+    assert "model=llama-3.3-70b" in link
+    open_page(browser, server, link.removeprefix(server.url.rstrip("/")), ["fig1"])
+    assert browser.execute_script(f"return {b300}")
+    assert "Llama-3.3-70B" in browser.execute_script("return document.querySelector('#ctl-model').textContent")
+    assert severe_console_errors(browser) == []

@@ -4,10 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from inferx import engine as E
+from inferx.models import MODELS
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
 from inferx.scenario import (
     PARAMS,
@@ -19,6 +20,7 @@ from inferx.scenario import (
 )
 
 presets = st.sampled_from(sorted(HARDWARE))
+models = st.sampled_from(sorted(MODELS))  # a preset need not fit every model
 contexts = st.integers(128, 32768)
 cvs = st.floats(0, 2)
 utils = st.floats(50, 100)
@@ -32,28 +34,30 @@ def scenario(**kw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(preset=presets, ctx=contexts, tp=tps, pp=pps, ic=ics)
-def test_itl_times_throughput_is_batch(preset, ctx, tp, pp, ic):
-    s = scenario(preset=preset, ctx=ctx, tp=tp, pp=pp, ic=ic)
+@given(preset=presets, model=models, ctx=contexts, tp=tps, pp=pps, ic=ics)
+def test_itl_times_throughput_is_batch(preset, model, ctx, tp, pp, ic):
+    s = scenario(preset=preset, model=model, ctx=ctx, tp=tp, pp=pp, ic=ic)
     B = np.arange(1, 2000)
     r = s.evaluate(B)
     np.testing.assert_allclose(r["itl"] * r["throughput"], B, rtol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
-@given(preset=presets, ctx=contexts, util=utils, tp=tps, pp=pps, ic=ics)
-def test_throughput_non_decreasing_up_to_b_max(preset, ctx, util, tp, pp, ic):
+@given(preset=presets, model=models, ctx=contexts, util=utils, tp=tps, pp=pps, ic=ics)
+def test_throughput_non_decreasing_up_to_b_max(preset, model, ctx, util, tp, pp, ic):
     # Communication is affine in B (a latency plus a per-request share), so it never bends T(B) downward.
-    s = scenario(preset=preset, ctx=ctx, util=util, tp=tp, pp=pp, ic=ic)
+    s = scenario(preset=preset, model=model, ctx=ctx, util=util, tp=tp, pp=pp, ic=ic)
+    assume(s.b_max >= 2)
     B = frontier_batches(s.b_max)
     t = s.evaluate(B)["throughput"]
     assert np.all(np.diff(t) >= -1e-9 * t[1:])
 
 
 @settings(max_examples=60, deadline=None)
-@given(preset=presets, ctx=contexts, cv=cvs, util=utils, tp=tps)
-def test_ttft_increasing_in_batch(preset, ctx, cv, util, tp):
-    s = scenario(preset=preset, ctx=ctx, cv=cv, util=util, tp=tp)
+@given(preset=presets, model=models, ctx=contexts, cv=cvs, util=utils, tp=tps)
+def test_ttft_increasing_in_batch(preset, model, ctx, cv, util, tp):
+    s = scenario(preset=preset, model=model, ctx=ctx, cv=cv, util=util, tp=tp)
+    assume(s.b_max >= 2)
     B = frontier_batches(s.b_max)
     ttft = s.evaluate(B)["ttft"]
     finite = ttft[np.isfinite(ttft)]
@@ -74,10 +78,10 @@ def test_b_max_proportional_to_eta_and_headroom(headroom, ctx, eta, factor):
 
 
 @settings(max_examples=60, deadline=None)
-@given(preset=presets, ctx=contexts, util=utils)
-def test_fp16_kv_halves_b_max(preset, ctx, util):
-    fp8 = scenario(preset=preset, ctx=ctx, util=util, kvdtype="fp8").b_max
-    fp16 = scenario(preset=preset, ctx=ctx, util=util, kvdtype="fp16").b_max
+@given(preset=presets, model=models, ctx=contexts, util=utils)
+def test_fp16_kv_halves_b_max(preset, model, ctx, util):
+    fp8 = scenario(preset=preset, model=model, ctx=ctx, util=util, kvdtype="fp8").b_max
+    fp16 = scenario(preset=preset, model=model, ctx=ctx, util=util, kvdtype="fp16").b_max
     assert fp16 in (fp8 // 2, (fp8 + 1) // 2)
 
 
