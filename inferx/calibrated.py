@@ -36,6 +36,7 @@ import pandas as pd
 
 from . import engine as E
 from .measured import MeasuredDataError, load_measured, model_quantities, validation_rows
+from .models import expected_distinct_experts
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
@@ -92,8 +93,7 @@ def dense_params(model: ModelSpec = DEEPSEEK_R1) -> float:
 
 def distinct_experts(B, model: ModelSpec = DEEPSEEK_R1):
     """E · (1 − (1 − k/E)^B): expected routed experts per MoE layer that B tokens touch (uniform routing)."""
-    E_, k = model.n_routed_experts, model.experts_per_token
-    return E_ * (1.0 - (1.0 - k / E_) ** np.asarray(B, dtype=float))
+    return expected_distinct_experts(model, B)  # none for a dense model
 
 
 def weight_bytes(B, model: ModelSpec = DEEPSEEK_R1, b_w: float = FP8_BYTES):
