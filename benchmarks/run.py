@@ -166,7 +166,7 @@ def _loop_frontier(s: Scenario, points=figures.CURVE_POINTS, extra=(), model=Loo
 
 
 def loop_build(scn: Scenario, batch: int = 8, model=LoopModel) -> dict:
-    """The numbers of all nine figures for one state, per batch size in plain Python (no layouts). Like the
+    """The numbers of every figure for one state, per batch size in plain Python (no layouts). Like the
     engine, it evaluates the current frontier once for the five figures that draw it."""
 
     def curve(s, points=figures.CURVE_POINTS, extra=()):
@@ -418,7 +418,7 @@ class Redraw:
 
     @staticmethod
     def figures(response: bytes) -> list[dict]:
-        """The nine figures of a response, in DOM order."""
+        """The figures of a response, in DOM order."""
         out = json.loads(response)["response"]["figure-updates"]["data"]
         return [out[f] for f in FIGS]
 
@@ -571,7 +571,7 @@ return true;
 
 def drag_rows(driver, quick: bool) -> list[Row]:
     """A dragged slider at desktop size, where most graphs are off screen and wait, beside the same drag with
-    all nine graphs in view (every redraw paints all of them, as every redraw did before session 7)."""
+    all nine graphs in view (every redraw paints all of them, as every redraw did before graphs off screen waited)."""
     seconds = 1.0 if quick else 3.0
     run = "window.__bench.drag(arguments[0], arguments[1]);"
     lazy = driver.execute_async_script(run, seconds)
@@ -645,7 +645,7 @@ def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
         rows += [
             Row(
                 "Browser",
-                f"control change → last of 9 figures repainted (p50 of {len(server_ms)})",
+                f"control change → last of {len(FIGS)} figures repainted (p50 of {len(server_ms)})",
                 s50,
                 "ms",
                 f"Plotly.react floor, no server {f50:,.0f} ms",
