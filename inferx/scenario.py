@@ -89,24 +89,27 @@ def _interconnect_label(key: str) -> str:
     return f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs"
 
 
+def _catalog_choice(label: str, catalog: dict, shown: str, default, **more) -> Param:
+    """A choice among a catalog's keys (live: a new entry is a new choice), shown by each entry's `shown`."""
+    return Param(
+        label, "", "choice", default, options=catalog, label_of=lambda key: getattr(catalog[key], shown), **more
+    )
+
+
 PARAMS: dict[str, Param] = {
-    "preset": Param(
+    "preset": _catalog_choice(
         "Hardware preset",
-        "",
-        "choice",
+        HARDWARE,
+        "label",
         "h200x8",
-        options=HARDWARE,
-        label_of=lambda key: HARDWARE[key].label,
         help="a named machine: sets gpu, gpus, bw, compute, hbm, tp, ic",
         group="Hardware",
     ),
-    "gpu": Param(
+    "gpu": _catalog_choice(
         "GPU",
-        "",
-        "choice",
+        GPUS,
+        "name",
         None,
-        options=GPUS,
-        label_of=lambda key: GPUS[key].name,
         help="sets bw, compute and hbm with gpus, from the hardware catalog",
         group="Hardware",
         preset="family",
@@ -197,13 +200,11 @@ PARAMS: dict[str, Param] = {
         preset="ic",
         overlay=False,
     ),
-    "model": Param(
+    "model": _catalog_choice(
         "Model",
-        "",
-        "choice",
+        MODELS,
+        "name",
         "deepseek-r1",
-        options=MODELS,
-        label_of=lambda key: MODELS[key].name,
         help="the model served, from the model catalog",
         group="Model",
     ),
