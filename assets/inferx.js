@@ -173,7 +173,7 @@
   window.inferxRedraws = redraws; // read by the browser tests
 
   /* --- The address bar follows the controls (the values that differ from the preset's, and the batch). --- */
-  const address = { next: null, path: null, timer: 0 };
+  const address = { next: null, path: null, model: null, timer: 0 };
 
   function followAddress(values, batchPos, cfg) {
     const preset = cfg.presets[values[0]] || {};
@@ -189,6 +189,7 @@
     // honouring replaceState (and says so in the console) after about 200 calls in 10 s, which a drag makes.
     address.path = window.location.pathname;
     address.next = `${address.path}?${query.toString()}`;
+    address.model = query.get("model");
     window.clearTimeout(address.timer);
     address.timer = window.setTimeout(writeAddress, 150);
   }
@@ -197,6 +198,13 @@
     // Not after the user has gone to another page in the meantime: the address is that page's now.
     if (address.next !== null && window.location.pathname === address.path) {
       window.history.replaceState(window.history.state, "", address.next);
+      // /methods computes its tables for the selected model: its link carries it.
+      const methods = document.getElementById("nav-methods");
+      if (methods) {
+        const path = new URL(methods.href).pathname;
+        const query = address.model ? `?model=${encodeURIComponent(address.model)}` : "";
+        window.dash_clientside.set_props("nav-methods", { href: path + query });
+      }
     }
     address.next = null;
   }

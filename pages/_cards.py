@@ -9,7 +9,7 @@ from dash import dcc, get_relative_path, html
 
 from inferx import figure_registry as registry
 from inferx.figures import GRAPH_CONFIG
-from inferx.scenario import BATCH, InvalidParameter, Scenario
+from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario
 from pages._controls import explorer_controls
 from pages._ids import graph_wrapper_id
 
@@ -17,11 +17,14 @@ log = logging.getLogger(__name__)
 INTERNAL_ERROR = "Something went wrong on the server drawing these settings; it has been logged."
 
 
-def navbar(active: str) -> dbc.Navbar:
+def navbar(active: str, model: str | None = None) -> dbc.Navbar:
+    """The page links; /methods computes its tables for `model` (the browser keeps that link's model current
+    as the controls change: assets/inferx.js, followAddress)."""
+    methods = "/methods" if model in (None, PARAMS["model"].default) else f"/methods?model={model}"
     links = [
         ("dashboard", "Dashboard", "/"),
         ("inferencex", "InferenceX data", "/inferencex"),
-        ("methods", "Methods & checks", "/methods"),
+        ("methods", "Methods & checks", methods),
     ]
     return dbc.Navbar(
         dbc.Container(
@@ -31,7 +34,10 @@ def navbar(active: str) -> dbc.Navbar:
                     href=get_relative_path("/"),
                 ),
                 dbc.Nav(
-                    [dbc.NavLink(text, href=get_relative_path(path), active=key == active) for key, text, path in links]
+                    [
+                        dbc.NavLink(text, href=get_relative_path(path), active=key == active, id=f"nav-{key}")
+                        for key, text, path in links
+                    ]
                 ),
             ],
             fluid=True,

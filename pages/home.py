@@ -22,7 +22,7 @@ def layout(**query):
     cards = [figure_card(fig, figs.get(fig, {}), batch) for fig in FIGURES]
     return html.Div(
         [
-            navbar("dashboard"),
+            navbar("dashboard", values["model"]),
             dbc.Container(
                 dbc.Row(
                     [

@@ -50,9 +50,9 @@ def test_every_model_on_every_gpu_at_8_gpus_draws_numbers_or_says_it_does_not_fi
             assert code == 2 and err.strip() == f"inferx: {scn.unfit_reason()}", (model, gpu)
         else:
             record = json.loads(out)
-            assert code == 0 and all(
-                v is None or isinstance(v, bool) or math.isfinite(v) for v in record.values()
-            ), record
+            assert code == 0 and all(v is None or isinstance(v, bool) or math.isfinite(v) for v in record.values()), (
+                record
+            )
 
 
 def test_a_gpu_and_count_set_the_machine_from_the_catalog():
@@ -123,3 +123,9 @@ def test_methods_tables_follow_the_chosen_model():
     assert "computed for " + MODELS["deepseek-r1"].name in r1
     # An 8B model leaves far more KV headroom on the same machines than DeepSeek-R1's 671 GB.
     assert text != r1
+    # The dashboard's link to /methods carries its model (the default needs no parameter).
+    links = {
+        m: [c.href for c in home.layout(model=m)._traverse() if getattr(c, "id", None) == "nav-methods"]
+        for m in ("llama-3-8b", "deepseek-r1")
+    }
+    assert links == {"llama-3-8b": ["/methods?model=llama-3-8b"], "deepseek-r1": ["/methods"]}

@@ -409,3 +409,13 @@ def test_switching_model_and_gpu_redraws_and_a_copied_link_restores_them(browser
     assert browser.execute_script(f"return {b300}")
     assert "Llama-3.3-70B" in browser.execute_script("return document.querySelector('#ctl-model').textContent")
     assert severe_console_errors(browser) == []
+
+
+def test_the_methods_link_carries_the_selected_model(home):
+    browser = home
+    browser.execute_script("window.dash_clientside.set_props('ctl-model', {value: 'llama-3-8b'})")
+    wait_js(browser, "return document.getElementById('nav-methods').href.endsWith('?model=llama-3-8b')", what="link")
+    click(browser, browser.find_element("id", "nav-methods"))
+    shown = "const p = document.getElementById('methods-model'); return p && p.textContent.includes('Llama-3-8B');"
+    wait_js(browser, shown, what="/methods for Llama-3-8B")
+    assert severe_console_errors(browser) == []
