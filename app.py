@@ -21,8 +21,9 @@ except ConfigError as err:  # one line naming the variable, for `python app.py` 
 from dash import Dash, html, page_container  # noqa: E402
 from dash.exceptions import DependencyException  # noqa: E402
 
+import pages._callbacks  # noqa: E402, F401 (registers the callbacks the pages share)
+from pages._controls import ui_config  # noqa: E402
 from pages._measured import stores as measured_stores  # noqa: E402
-from pages._shared import ui_config  # noqa: E402
 
 app = Dash(
     __name__,

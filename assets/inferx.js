@@ -41,10 +41,11 @@
   }
 
   /* --- Animation: requestAnimationFrame drives Plotly.restyle of the dot directly. --- */
-  const anim = { running: false, start: 0, last: null, raf: 0, seconds: 8 };
+  // batchId and graphId come from the page's config when the animation starts.
+  const anim = { running: false, start: 0, last: null, raf: 0, seconds: 8, batchId: null, graphId: null };
 
   function graphDiv() {
-    return document.querySelector("#fig-6 .js-plotly-plot");
+    return document.querySelector(`#${anim.graphId} .js-plotly-plot`);
   }
 
   function setReadouts(p) {
@@ -74,7 +75,9 @@
     anim.raf = window.requestAnimationFrame(frame);
   }
 
-  function startAnimation() {
+  function startAnimation(cfg) {
+    anim.batchId = cfg.batchId;
+    anim.graphId = cfg.explorerGraph;
     anim.running = true;
     anim.frames = 0;
     anim.start = performance.now();
@@ -88,7 +91,7 @@
     const set = window.dash_clientside.set_props;
     set("btn-animate", { children: "Animate" });
     // Hand the final batch back to Dash: one server request, after the sweep.
-    if (wasRunning && anim.last) set("ctl-batch", { value: Math.log2(anim.last) });
+    if (wasRunning && anim.last) set(anim.batchId, { value: Math.log2(anim.last) });
   }
 
   window.inferxAnimation = anim; // read by the browser tests and the benchmark
@@ -170,7 +173,7 @@
   window.inferxRedraws = redraws; // read by the browser tests
 
   /* --- The address bar follows the controls (the values that differ from the preset's, and the batch). --- */
-  const address = { next: null, path: null, timer: 0 };
+  const address = { next: null, path: null, model: null, timer: 0 };
 
   function followAddress(values, batchPos, cfg) {
     const preset = cfg.presets[values[0]] || {};
@@ -186,6 +189,7 @@
     // honouring replaceState (and says so in the console) after about 200 calls in 10 s, which a drag makes.
     address.path = window.location.pathname;
     address.next = `${address.path}?${query.toString()}`;
+    address.model = query.get("model");
     window.clearTimeout(address.timer);
     address.timer = window.setTimeout(writeAddress, 150);
   }
@@ -194,6 +198,13 @@
     // Not after the user has gone to another page in the meantime: the address is that page's now.
     if (address.next !== null && window.location.pathname === address.path) {
       window.history.replaceState(window.history.state, "", address.next);
+      // /methods computes its tables for the selected model: its link carries it.
+      const methods = document.getElementById("nav-methods");
+      if (methods) {
+        const path = new URL(methods.href).pathname;
+        const query = address.model ? `?model=${encodeURIComponent(address.model)}` : "";
+        window.dash_clientside.set_props("nav-methods", { href: path + query });
+      }
     }
     address.next = null;
   }
@@ -206,7 +217,7 @@
       const batchPos = args.pop() ?? null; // undefined where the page has no explorer
       followAddress(args, batchPos, cfg);
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-      const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith("ctl-batch.")) };
+      const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith(`${cfg.batchId}.`)) };
       return sendRedraw(request) || NO();
     },
 
@@ -230,9 +241,21 @@
       return out;
     },
 
+    /* The preset's values for the controls it sets (cfg.presetControls, from the parameters' declarations). */
     applyPreset: function (preset, cfg) {
       const p = cfg.presets[preset];
-      return p ? [p.bw, p.compute, p.hbm, p.tp, p.ic] : [NO(), NO(), NO(), NO(), NO()];
+      return cfg.presetControls.map((name) => (p ? p[name] : NO()));
+    },
+
+    /* A GPU and count: the preset's own values when the preset is that machine, else the catalog's per-GPU
+       values times the count (the same products scenario.machine_values takes). */
+    applyMachine: function (gpu, gpus, preset, wdtype, cfg) {
+      const p = cfg.presets[preset];
+      if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => p[name]);
+      const one = cfg.gpus[gpu];
+      if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
+      const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
+      return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : per[name] * gpus));
     },
 
     // Live "value unit" text beside each slider's label, as format_slider_value writes it on the server.
@@ -242,7 +265,7 @@
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
       return names.map((name, k) => {
         // A preset sets `value` from outside; a drag moves `drag_value` first.
-        let v = fired.includes(`ctl-${name}.value`) ? args[names.length + k] : args[k] ?? args[names.length + k];
+        let v = fired.includes(`${cfg.prefix}${name}.value`) ? args[names.length + k] : args[k] ?? args[names.length + k];
         if (v === null || v === undefined) return NO();
         if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
         const [unit, d] = cfg.sliders[name];
@@ -279,12 +302,12 @@
       return [...readoutTexts(p), sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos), move];
     },
 
-    toggleAnimation: function () {
+    toggleAnimation: function (n, cfg) {
       if (anim.running) {
         stopAnimation();
         return "Animate";
       }
-      startAnimation();
+      startAnimation(cfg);
       return "Stop";
     },
 

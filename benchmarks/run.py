@@ -36,12 +36,13 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.chromium import make_driver, wait_js  # noqa: E402
 from benchmarks.load import load_section, run_load  # noqa: E402
+from inferx import figure_registry as registry  # noqa: E402
 from inferx import figures  # noqa: E402
 from inferx.figures import COMM_REFS, CONTEXT_REFS, QUANT_REFS, WORKLOAD_REFS  # noqa: E402
 from inferx.presets import HARDWARE  # noqa: E402
 from inferx.scenario import PARAMS, Scenario, default_params, frontier_batches, log_batches  # noqa: E402
 
-FIGS = figures.FIGURES  # fig1 … fig9, the graphs on `/` in DOM order
+FIGS = tuple(registry.FIGURES)  # the graphs on `/` in DOM order
 
 
 @dataclass
@@ -167,7 +168,7 @@ def _loop_frontier(s: Scenario, points=figures.CURVE_POINTS, extra=(), model=Loo
 
 
 def loop_build(scn: Scenario, batch: int = 8, model=LoopModel) -> dict:
-    """The numbers of all nine figures for one state, per batch size in plain Python (no layouts). Like the
+    """The numbers of every figure for one state, per batch size in plain Python (no layouts). Like the
     engine, it evaluates the current frontier once for the five figures that draw it."""
 
     def curve(s, points=figures.CURVE_POINTS, extra=()):
@@ -196,7 +197,7 @@ def loop_build(scn: Scenario, batch: int = 8, model=LoopModel) -> dict:
 
 def check_agreement(scn: Scenario) -> None:
     """The baseline computes the same numbers as the engine (else the ratio would be meaningless)."""
-    fast, loop = figures.build(scn), loop_build(scn)
+    fast, loop = registry.build(scn), loop_build(scn)
     cur = fast["fig5"]["data"][-1]
     ref = loop["fig5"][-1]
     if not (np.allclose(cur["x"], ref["T"], rtol=2e-3) and np.allclose(cur["y"], ref["TTFT"], rtol=2e-3)):
@@ -214,7 +215,7 @@ def check_agreement(scn: Scenario) -> None:
 def bench_engine(quick: bool) -> list[Row]:
     n = 20 if quick else 400
     todo = states(n + 5)
-    build = lambda p: figures.build(Scenario.from_params(**p))  # noqa: E731
+    build = lambda p: registry.build(Scenario.from_params(**p))  # noqa: E731
     loop = lambda p: loop_build(Scenario.from_params(**p))  # noqa: E731
     check_agreement(Scenario.from_params(**todo[0]))
     for p in todo[:5]:  # warm up imports and caches of numpy itself
@@ -300,7 +301,7 @@ def bench_validated(quick: bool) -> Row:
     for i, p in enumerate(todo):
         scn = Scenario.from_params(**p)
         t0 = time.perf_counter()
-        figs = figures.build(scn)
+        figs = registry.build(scn)
         t1 = time.perf_counter()
         validated = [go.Figure(f) for f in figs.values()]
         t2 = time.perf_counter()
@@ -419,7 +420,7 @@ class Redraw:
 
     @staticmethod
     def figures(response: bytes) -> list[dict]:
-        """The nine figures of a response, in DOM order."""
+        """The figures of a response, in DOM order."""
         out = json.loads(response)["response"]["figure-updates"]["data"]
         return [out[f] for f in FIGS]
 
@@ -572,7 +573,7 @@ return true;
 
 def drag_rows(driver, quick: bool) -> list[Row]:
     """A dragged slider at desktop size, where most graphs are off screen and wait, beside the same drag with
-    all nine graphs in view (every redraw paints all of them, as every redraw did before session 7)."""
+    all nine graphs in view (every redraw paints all of them, as every redraw did before graphs off screen waited)."""
     seconds = 1.0 if quick else 3.0
     run = "window.__bench.drag(arguments[0], arguments[1]);"
     lazy = driver.execute_async_script(run, seconds)
@@ -646,7 +647,7 @@ def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
         rows += [
             Row(
                 "Browser",
-                f"control change → last of 9 figures repainted (p50 of {len(server_ms)})",
+                f"control change → last of {len(FIGS)} figures repainted (p50 of {len(server_ms)})",
                 s50,
                 "ms",
                 f"Plotly.react floor, no server {f50:,.0f} ms",
@@ -810,13 +811,13 @@ def report(
         "",
         "## How each number is taken",
         "",
-        "- Engine: `Scenario.from_params(**state)` then `inferx.figures.build` for Figures 1-9, a new state "
+        "- Engine: `Scenario.from_params(**state)` then `inferx.figure_registry.build` for every figure, a new state "
         "(bandwidth and context both moved) every iteration. The baseline evaluates the same curves on the same "
         "batch grids one batch size at a time in plain Python floats (`benchmarks/run.py: loop_build`), checked "
         "to give the same numbers; it builds no layouts or trace dicts, which the engine's time includes. The "
         "second baseline runs the same loop through the engine's own numpy functions, one batch size per call. "
         "The dense row is one frontier at every whole batch size, `Scenario.evaluate` against the float loop. "
-        "Why ≥ 50× against the float loop is out of numpy's reach: docs/status.md, session 7.",
+        "Why ≥ 50× against the float loop is out of numpy's reach: docs/architecture.md, Known issues.",
         "- Server: `gunicorn app:server` with `gunicorn.conf.py` as deployed (2 gthread workers), POST "
         "`/_dash-update-component` with the payload the browser sends when `ctl-bw` moves (outputs, inputs and "
         "state from `/_dash-dependencies`; all nine graphs of `/`), on a keep-alive connection, a new state "

@@ -53,13 +53,13 @@ import numpy as np
 
 from . import engine as E
 from .hardware import GPUS
-from .models import DTYPE_BYTES
-from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, PRESET_MACHINES, ModelSpec
+from .models import DTYPE_BYTES, expected_distinct_experts
+from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 
 # Scenario presets -> hardware catalog key (the calibration's GPU).
-PRESET_FAMILY = {key: pm.family for key, pm in PRESET_MACHINES.items()}
+PRESET_FAMILY = {key: hw.family for key, hw in HARDWARE.items()}
 FAMILY_PRESET = {family: preset for preset, family in PRESET_FAMILY.items()}
 FAMILIES = tuple(FAMILY_PRESET)  # the article's three GPUs
 FP8_BYTES = 1.0  # KV cache of every measured run
@@ -108,8 +108,7 @@ def dense_params(model: ModelSpec = DEEPSEEK_R1) -> float:
 
 def distinct_experts(B, model: ModelSpec = DEEPSEEK_R1):
     """E · (1 − (1 − k/E)^B): expected routed experts per MoE layer that B tokens touch (uniform routing)."""
-    E_, k = model.n_routed_experts, model.experts_per_token
-    return E_ * (1.0 - (1.0 - k / E_) ** np.asarray(B, dtype=float))
+    return expected_distinct_experts(model, B)  # none for a dense model
 
 
 def weight_bytes(B, model: ModelSpec = DEEPSEEK_R1, b_w: float = FP8_BYTES):
@@ -169,6 +168,7 @@ class Instance:
     b_w: float = FP8_BYTES
     dp_attention: object = False  # attention data-parallel across the GPUs (bool, or one per row)
     hbm: object = np.inf  # HBM bytes, all GPUs (bounds the KV cache, hence the batch)
+    b_kv: float = FP8_BYTES  # KV-cache bytes per element (every measured run keeps it in FP8)
 
 
 def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Instance:
@@ -183,7 +183,7 @@ def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Inst
 
 
 def _step(cal: Calibration, m: Instance, B, S, model: ModelSpec):
-    memory = weight_bytes(B, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model)
+    memory = weight_bytes(B, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model, m.b_kv)
     return (
         cal.step_overhead_s
         + memory / (cal.bw_fraction * m.bw)
@@ -211,7 +211,7 @@ def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK
         return _step(cal, m, B, S, model) + comm
     k = MTP_DRAFTS
     tokens = B * (k + 1)
-    memory = weight_bytes(tokens, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model)
+    memory = weight_bytes(tokens, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model, m.b_kv)
     verify = (
         cal.step_overhead_s
         + memory / (cal.bw_fraction * m.bw)
@@ -264,7 +264,7 @@ def kv_capacity(m: Instance, tokens, model: ModelSpec = DEEPSEEK_R1):
     parallelism of MLA).
     """
     free = KV_MEMORY_FRACTION * (m.hbm - model.p_total * m.b_w)
-    return np.maximum(free / (tokens * E.kv_bytes_per_token(model, FP8_BYTES) * m.kv_copies), 1.0)
+    return np.maximum(free / (tokens * E.kv_bytes_per_token(model, m.b_kv) * m.kv_copies), 1.0)
 
 
 def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp=False, iterations=40):
@@ -389,12 +389,12 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 def _scenario_inputs(scn):
     """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present.
 
-    The GPU is the scenario's `gpu` (a hardware-catalog key) if it has one, else its preset's
-    GPU. A preset's compute slider is the article's table figure, rescaled here to dense FP8
+    The GPU is the scenario's `gpu` control (a hardware-catalog key), else its preset's GPU. On
+    the preset's own machine the compute slider is the article's table figure, rescaled here to dense FP8
     by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor
     cores; any other scenario's compute is taken as the dense peak at the weights' precision.
     """
-    gpu = getattr(scn, "gpu", None) or PRESET_FAMILY.get(scn.hardware, scn.hardware)
+    gpu = scn.params.get("gpu") or PRESET_FAMILY.get(scn.hardware, scn.hardware)
     precision = "fp4" if scn.b_w < FP8_BYTES else "fp8"
     cal, _ = calibration_for(gpu, getattr(scn, "framework", None), None, precision)
     acceptance = getattr(scn, "acceptance", None)
@@ -402,12 +402,13 @@ def _scenario_inputs(scn):
         cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
     preset = HARDWARE.get(scn.hardware)
     dense = scn.compute
-    if preset is not None:
+    # Only the preset's own machine carries the article's (for NVIDIA, sparse) compute figure.
+    if preset is not None and gpu == preset.family and scn.params.get("gpus", preset.n_gpus) == preset.n_gpus:
         dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute)
         spec = GPUS[PRESET_FAMILY[scn.hardware]]
         if precision == "fp4" and spec.fp4 and spec.fp8:
             dense *= spec.fp4 / spec.fp8
-    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm)
+    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm, scn.b_kv)
     return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False))
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from . import engine as E
 from . import models as M
 from .hardware import GPUS
-from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, LLAMA3_70B, PRESET_MACHINES
+from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, LLAMA3_70B
 from .scenario import Scenario
 
 OK, MISMATCH, INCONSISTENT, FLAG = "ok", "MISMATCH", "article inconsistent", "flag"
@@ -388,25 +388,25 @@ def _rows() -> list[Row]:
 def _catalog_rows() -> list[Row]:
     """The article's three machines beside the catalog machine each preset names."""
     rows = []
-    for key, pm in PRESET_MACHINES.items():
-        hw, m = HARDWARE[key], pm.machine
+    for key, hw in HARDWARE.items():
+        m = hw.machine
         rows.append(
             Row("catalog", f"{hw.label} HBM bandwidth, {m.label} datasheet", hw.bw / 1e12, m.bw / 1e12, "TB/s", 0)
         )
         rows.append(
             Row(
                 "catalog",
-                f"{hw.label} FP8 compute, {m.label} datasheet{' (sparse)' if pm.sparse_compute else ''}",
+                f"{hw.label} FP8 compute, {m.label} datasheet{' (sparse)' if hw.sparse_compute else ''}",
                 hw.compute / 1e12,
-                m.peak("fp8", pm.sparse_compute) / 1e12,
+                m.peak("fp8", hw.sparse_compute) / 1e12,
                 "TFLOPS",
                 0.001,
-                note=pm.note if key == "mi300x4" else "",
+                note=hw.note if key == "mi300x4" else "",
             )
         )
         if key == "b200x8":
             hbm = Row("catalog", "B200 HBM per GPU: article vs HGX B200 datasheet", hw.hbm / 8e9, m.gpu.hbm / 1e9, "GB")
-            rows.append(replace(hbm, expect=FLAG, note=pm.note + "; the preset keeps 192 GB"))
+            rows.append(replace(hbm, expect=FLAG, note=hw.note + "; the preset keeps 192 GB"))
         else:
             rows.append(
                 Row("catalog", f"{hw.label} HBM total, {m.label} datasheet", hw.hbm / 1e9, m.hbm / 1e9, "GB", 0)

@@ -15,7 +15,6 @@ import numpy as np
 from . import engine as E
 from .figures import _json_ready, _layout, _line, _note, frontier
 from .hardware import GPUS, Machine
-from .presets import PRESET_MACHINES
 from .scenario import Scenario
 
 # Assumed $/GPU-hour (USD, on-demand rental, 2025, rounded). Not measured; edit to your contract.
@@ -35,10 +34,9 @@ POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
 
 
 def machine_of(scn: Scenario) -> tuple[str, Machine]:
-    """The catalog GPU key and the machine a scenario runs on. The scenario names a preset today; when it
-    carries a catalog GPU and a count, this is the one place that reads them."""
-    preset = PRESET_MACHINES[scn.hardware]
-    return preset.family, preset.machine
+    """The catalog GPU key and the machine a scenario runs on (its `gpu` and `gpus` controls)."""
+    gpu = scn.params["gpu"]
+    return gpu, Machine(GPUS[gpu], scn.params["gpus"])
 
 
 def default_price(gpu: str) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .presets import ModelSpec
+from .models import ModelSpec, prefill_attention_flops
 
 # --- Roofline ------------------------------------------------------------------
 
@@ -80,11 +80,11 @@ def b_max(headroom, S, kappa, eta=1.0):
 
 
 def t_prefill(S_in, model: ModelSpec, compute):
-    """t_prefill(S_in) = (2·P_active·S_in + 4·L·H·d_h·S_in²) / compute, s."""
+    """t_prefill(S_in) = (2·P_active·S_in + 4·L·H·d_h·S_in²) / compute, s; a layer with a sliding window
+    attends to at most its window (models.prefill_attention_flops)."""
     S_in = np.asarray(S_in, dtype=float)
     linear = 2.0 * model.p_active * S_in
-    quadratic = 4.0 * model.n_layers * model.n_q_heads * model.d_head * S_in**2
-    return (linear + quadratic) / compute
+    return (linear + prefill_attention_flops(model, S_in)) / compute
 
 
 def utilisation(B, B_max):

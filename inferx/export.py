@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import economics, figures, rate, regimes, spec
+from . import economics, figure_registry, rate, regimes, spec
 from .scenario import Scenario
 
 # Figures beyond the article's nine, by name: each a builder of one Scenario.
@@ -20,7 +20,7 @@ EXTRA_FIGURES: dict[str, Callable[[Scenario], dict]] = {
     "spec-batch": spec.fig_spec_batch,
     "moe": spec.fig_moe,
 }
-FIGURE_NAMES = (*figures.FIGURES, *EXTRA_FIGURES)
+FIGURE_NAMES = (*figure_registry.FIGURES, *EXTRA_FIGURES)
 
 
 def figure_name(text: str) -> str:
@@ -36,7 +36,7 @@ def build_figure(scn: Scenario, name: str, batch: int = 8) -> dict:
     """The plotly dict of one figure by name (`batch` is the explorer's, Figure 6)."""
     if name in EXTRA_FIGURES:
         return EXTRA_FIGURES[name](scn)
-    return figures.build(scn, (name,), batch)[name]
+    return figure_registry.build(scn, (name,), batch)[name]
 
 
 def axis_titles(fig: dict) -> tuple[str, str]:

@@ -1,6 +1,7 @@
 """Figure builders: pure functions from a Scenario, through the engine, to plotly dicts.
 
-Each `figN(scn)` returns `{"data": [...], "layout": {...}}` as plain lists and dicts:
+Each builder, `name(scn, batch)`, returns `{"data": [...], "layout": {...}}` as plain lists and dicts
+(`inferx.figure_registry` lists them with their titles and what they depend on):
 validated `go.Figure` objects cost milliseconds each, and the dashboard redraws
 ten figures per slider step. Colours are Okabe–Ito (colour-blind safe); a reference
 curve keeps its colour on every figure.
@@ -14,7 +15,7 @@ import numpy as np
 
 from . import engine as E
 from .presets import HARDWARE
-from .scenario import Scenario, comm_times, evaluate_all, frontier_batches, log_batches
+from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
 
 CURRENT = "#000000"
 AMBER = "#E69F00"
@@ -37,8 +38,7 @@ RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curv
 CURVE_POINTS = 90
 EXPLORER_POINTS = 160  # the explorer's frontier is denser: its dot and readouts interpolate between samples
 READOUT_DIGITS = 6
-FIGURES = tuple(f"fig{i}" for i in range(1, 10))
-CURRENT_FRONTIER_FIGURES = {"fig2", "fig3", "fig4", "fig5", "fig7", "fig9"}  # share the current stable frontier
+DEFAULT_BATCH = BATCH.default  # the explorer's batch when none is given
 # Plotly's config for every graph. Its tool bar shows on hover; where the device has no hover (touch screens,
 # headless Chromium) plotly keeps it shown.
 GRAPH_CONFIG = {"displaylogo": False, "responsive": True}
@@ -153,6 +153,13 @@ def _note(layout: dict, text: str, y: float = 0.5) -> None:
     )
 
 
+def _does_not_fit(scn: Scenario, title_x: str, title_y: str) -> dict:
+    """Empty axes with the sentence saying why the model does not fit the machine."""
+    layout = _layout(title_x, title_y)
+    _note(layout, f"{scn.model.name} does not fit: {scn.unfit_reason()}")
+    return {"data": [], "layout": layout}
+
+
 def _at(layout: dict, axis: str, value: float) -> float:
     """An annotation's position on `axis`: plotly places annotations on a log axis by log10 of the value
     (shapes take the value itself), so a raw B* = 247 would stretch the axis to 10^247."""
@@ -260,7 +267,7 @@ def frontier(scn: Scenario, points: int = CURVE_POINTS, batch: int | None = None
     """
     key = (scn, points, batch)
     r = _FRONTIERS.get(key, _MISSING)
-    return _evaluate_frontiers([key])[key] if r is _MISSING else r
+    return evaluate_frontiers([key])[key] if r is _MISSING else r
 
 
 def _frontier_grid(scn: Scenario, points: int, batch: int | None) -> np.ndarray | None:
@@ -279,7 +286,7 @@ _FRONTIERS: dict = {}
 _MISSING = object()
 
 
-def _evaluate_frontiers(keys: list[tuple]) -> dict:
+def evaluate_frontiers(keys: list[tuple]) -> dict:
     """The frontiers of several (scenario, points, batch) keys; those not known yet are evaluated together
     and kept. Returns every key's frontier (None where none exists)."""
     found = {k: _FRONTIERS.get(k, _MISSING) for k in keys}
@@ -302,15 +309,26 @@ def _context_refs(ctx: int) -> list[int]:
     return [s for s in CONTEXT_REFS if s != ctx][:2]
 
 
+# The scenarios whose frontiers a figure draws beside the current one, in legend order (cached: the
+# figure registry asks for them before a redraw evaluates every frontier at once, then the builders again).
 @functools.lru_cache(maxsize=16)
-def _references(scn: Scenario) -> dict[str, list[Scenario]]:
-    """The scenarios whose frontiers a figure draws beside the current one, in legend order."""
-    return {
-        "fig2": [scn.with_context(S) for S in _context_refs(scn.ctx)],
-        "fig5": [scn.with_params(preset=preset) for preset in HARDWARE if preset != scn.hardware],
-        "fig7": [scn.with_params(wdtype=w, kvdtype=kv) for w, kv in _quant_refs(scn)],
-        "fig9": [scn.with_params(cv=cv, util=util) for _, cv, util in WORKLOAD_REFS.values()],
-    }
+def context_refs(scn: Scenario) -> list[Scenario]:
+    return [scn.with_context(S) for S in _context_refs(scn.ctx)]
+
+
+@functools.lru_cache(maxsize=16)
+def preset_refs(scn: Scenario) -> list[Scenario]:
+    return [scn.with_params(preset=preset) for preset in HARDWARE if preset != scn.hardware]
+
+
+@functools.lru_cache(maxsize=16)
+def quant_refs(scn: Scenario) -> list[Scenario]:
+    return [scn.with_params(wdtype=w, kvdtype=kv) for w, kv in _quant_refs(scn)]
+
+
+@functools.lru_cache(maxsize=16)
+def workload_refs(scn: Scenario) -> list[Scenario]:
+    return [scn.with_params(cv=cv, util=util) for _, cv, util in WORKLOAD_REFS.values()]
 
 
 def _quant_refs(scn: Scenario) -> dict[tuple[str, str], str]:
@@ -319,16 +337,6 @@ def _quant_refs(scn: Scenario) -> dict[tuple[str, str], str]:
     current = (scn.params["wdtype"], scn.params["kvdtype"])
     spares = [(pair, colour) for pair, colour in QUANT_SPARES.items() if pair != current]
     return dict(spares.pop(0) if pair == current else (pair, colour) for pair, colour in QUANT_REFS.items())
-
-
-def _frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
-    """Every frontier the figures `names` draw for this state."""
-    refs = _references(scn)
-    keys = [(scn, CURVE_POINTS, None)] if set(names) & CURRENT_FRONTIER_FIGURES else []
-    keys += [(s, CURVE_POINTS, None) for n in names for s in refs.get(n, ())]
-    if "fig6" in names:
-        keys.append((scn, EXPLORER_POINTS, int(batch)))
-    return keys
 
 
 def _hover_frontier() -> str:
@@ -352,8 +360,10 @@ def _frontier_trace(name, r, colour, dash="solid", width=2.0) -> dict:
 
 
 @_json_ready
-def fig1(scn: Scenario) -> dict:
+def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Throughput vs batch with no KV cache (S = 0); the ridge batch B* dashed."""
+    if scn.headroom <= 0:
+        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Decode throughput (tok/s)")
     b_star = E.ridge_batch(scn.compute, scn.bw, scn.b_w)
     B = log_batches(max(8 * b_star, 64), CURVE_POINTS)
     step, comm = scn.with_context(0).step_and_comm(B)
@@ -390,7 +400,7 @@ def _corner_label(layout: dict, text: str, x: float, xanchor: str, y: float) -> 
 
 
 @_json_ready
-def fig2(scn: Scenario) -> dict:
+def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Throughput vs batch at the current context and two reference contexts; KV ceilings dashed."""
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
     if scn.headroom <= 0:
@@ -398,7 +408,7 @@ def fig2(scn: Scenario) -> dict:
         return {"data": [], "layout": layout}
     data, notes = [], []
     hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
-    for s in [scn, *_references(scn)["fig2"]]:
+    for s in [scn, *context_refs(scn)]:
         S, current = s.ctx, s is scn
         colour = CURRENT if current else CONTEXT_REFS[S]
         name = f"S = {S:,} tokens" + (" (current)" if current else "")
@@ -438,7 +448,7 @@ def _end_marker(layout: dict, x: float, y: float, text: str, colour: str) -> Non
 
 
 @_json_ready
-def fig3(scn: Scenario) -> dict:
+def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """TTFT components vs batch: prefill floor, queueing term, total; ρ ≤ 0.85 band."""
     layout = _layout("Batch size B (concurrent requests)", "Time to first token (ms)", xlog=True, ylog=True)
     r = frontier(scn)
@@ -463,7 +473,7 @@ def fig3(scn: Scenario) -> dict:
 
 
 @_json_ready
-def fig4(scn: Scenario) -> dict:
+def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """ITL vs throughput, parametric in B; the ITL floor P_active·b_w/BW dashed."""
     layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
     floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
@@ -511,12 +521,12 @@ def _regimes(layout, scn: Scenario, r) -> None:
 
 
 @_json_ready
-def fig5(scn: Scenario) -> dict:
+def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Throughput–TTFT frontier for the current settings and the other presets."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
     others = [hw for preset, hw in HARDWARE.items() if preset != scn.hardware]
-    for hw, ref in zip(others, _references(scn)["fig5"], strict=True):
+    for hw, ref in zip(others, preset_refs(scn), strict=True):
         r = frontier(ref)
         if r is None:
             notes.append(f"{hw.label}: {ref.unfit_reason()}")
@@ -534,7 +544,7 @@ def fig5(scn: Scenario) -> dict:
 
 
 @_json_ready
-def fig6(scn: Scenario, batch: int = 8) -> dict:
+def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Operating-point explorer: the frontier and an amber dot at the chosen batch.
 
     customdata carries [B, ITL ms, ρ] for every sample so the browser can move the
@@ -578,11 +588,11 @@ def fig6(scn: Scenario, batch: int = 8) -> dict:
 
 
 @_json_ready
-def fig7(scn: Scenario) -> dict:
+def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Quantization: the current frontier beside FP16+FP16 and FP8+FP8 on the same hardware."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
-    for ((w, kv), colour), ref in zip(_quant_refs(scn).items(), _references(scn)["fig7"], strict=True):
+    for ((w, kv), colour), ref in zip(_quant_refs(scn).items(), quant_refs(scn), strict=True):
         name = f"{w.upper()} weights + {kv.upper()} KV"
         r = frontier(ref)
         if r is None:
@@ -601,9 +611,11 @@ def fig7(scn: Scenario) -> dict:
 
 
 @_json_ready
-def fig8(scn: Scenario) -> dict:
+def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
     # Log-log: NVLink's flat launch-latency floor and InfiniBand's linear growth both stay readable.
+    if scn.headroom <= 0:
+        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per decode step (ms)")
     layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
@@ -621,11 +633,11 @@ def fig8(scn: Scenario) -> dict:
 
 
 @_json_ready
-def fig9(scn: Scenario) -> dict:
+def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %)."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes = [], []
-    ideal, realistic = (frontier(ref) for ref in _references(scn)["fig9"])
+    ideal, realistic = (frontier(ref) for ref in workload_refs(scn))
     if ideal is not None and realistic is not None:
         # The gap between ideal and realistic is the TTFT a real workload costs on this hardware.
         gap = _line(
@@ -639,7 +651,7 @@ def fig9(scn: Scenario) -> dict:
             hoverinfo="skip",
         )
         data.append(gap)
-    for (name, (colour, cv, util)), ref in zip(WORKLOAD_REFS.items(), _references(scn)["fig9"], strict=True):
+    for (name, (colour, cv, util)), ref in zip(WORKLOAD_REFS.items(), workload_refs(scn), strict=True):
         r = frontier(ref)
         label = f"{name.capitalize()} (CV {cv:g}, utilisation {util:g} %)"
         if r is None:
@@ -656,21 +668,3 @@ def fig9(scn: Scenario) -> dict:
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
     return {"data": data, "layout": layout}
-
-
-BUILDERS = {
-    "fig1": fig1,
-    "fig2": fig2,
-    "fig3": fig3,
-    "fig4": fig4,
-    "fig5": fig5,
-    "fig7": fig7,
-    "fig8": fig8,
-    "fig9": fig9,
-}
-
-
-def build(scn: Scenario, names=FIGURES, batch: int = 8) -> dict[str, dict]:
-    """The requested figures for one control state."""
-    _evaluate_frontiers(_frontier_keys(scn, names, batch))  # one numpy pass for all of them
-    return {name: fig6(scn, batch) if name == "fig6" else BUILDERS[name](scn) for name in names}

@@ -21,22 +21,68 @@ MODELS = {"deepseek-r1": DEEPSEEK_R1, "llama3-70b": LLAMA3_70B}
 
 @dataclass(frozen=True)
 class Hardware:
+    """A preset: a named catalog machine with the aggregate numbers the article prints for it. One entry
+    here is the whole preset: its GPU family (the calibrated model's and the measured rows') comes from
+    the machine."""
+
     label: str
-    gpu: str
-    n_gpus: int
+    machine: Machine
     bw: float  # aggregate HBM bandwidth, bytes/s
     compute: float  # aggregate peak FP8 FLOP/s as the article prints it
     hbm: float  # aggregate HBM capacity, bytes
     tp: int
     ic: str
-    dense_fp8_per_gpu: float  # vendor dense FP8 FLOP/s per GPU (no 2:4 sparsity)
     colour: str  # one colour per preset, the same on every figure
+    sparse_compute: bool  # the article's FP8 compute is the 2:4-sparsity figure (kept so its figures reproduce)
+    note: str = ""  # how the article's numbers differ from the machine's datasheet
+
+    @property
+    def gpu(self) -> str:
+        return self.machine.gpu.name
+
+    @property
+    def n_gpus(self) -> int:
+        return self.machine.count
+
+    @property
+    def dense_fp8_per_gpu(self) -> float:
+        """Vendor dense FP8 FLOP/s per GPU (no 2:4 sparsity)."""
+        return self.machine.gpu.fp8
+
+    @property
+    def family(self) -> str:
+        """The GPU's key in the hardware catalog (also the calibrated model's family name)."""
+        return next(key for key, gpu in GPUS.items() if gpu == self.machine.gpu)
 
 
 HARDWARE: dict[str, Hardware] = {
-    "h200x8": Hardware("8×H200", "H200 SXM", 8, 38.4e12, 31_664e12, 1_128e9, 8, "nvlink", 1_979e12, "#0072B2"),
-    "mi300x4": Hardware("4×MI300X", "MI300X", 4, 21.2e12, 10_456e12, 768e9, 4, "nvlink", 2_615e12, "#D55E00"),
-    "b200x8": Hardware("8×B200", "B200", 8, 64.0e12, 72_000e12, 1_536e9, 8, "nvlink", 4_500e12, "#009E73"),
+    "h200x8": Hardware(
+        "8×H200", Machine(GPUS["h200"], 8), 38.4e12, 31_664e12, 1_128e9, 8, "nvlink", "#0072B2", sparse_compute=True
+    ),
+    "mi300x4": Hardware(
+        "4×MI300X",
+        Machine(GPUS["mi300x"], 4),
+        21.2e12,
+        10_456e12,
+        768e9,
+        4,
+        "nvlink",
+        "#D55E00",
+        sparse_compute=False,
+        note="the article rounds 4 × 2,614.9 TFLOPS to 10,456",
+    ),
+    "b200x8": Hardware(
+        "8×B200",
+        Machine(GPUS["b200"], 8),
+        64.0e12,
+        72_000e12,
+        1_536e9,
+        8,
+        "nvlink",
+        "#009E73",
+        sparse_compute=True,
+        note="the article takes 192 GB per B200 from NVIDIA's launch material; HGX B200 boards ship 180 GB",
+    ),
 }
 
 
@@ -51,31 +97,4 @@ INTERCONNECTS: dict[str, Interconnect] = {
     "nvlink": Interconnect("NVLink 4.0", 450e9, 10e-6),
     "infiniband": Interconnect("InfiniBand HDR200", 25e9, 5e-6),
     "roce": Interconnect("RoCE v2 (100 GbE)", 10e9, 10e-6),
-}
-
-
-@dataclass(frozen=True)
-class PresetMachine:
-    """A preset as a catalog machine, and how the article's numbers differ from that machine's datasheet."""
-
-    machine: Machine
-    sparse_compute: bool  # the article's FP8 compute is the 2:4-sparsity figure (kept so its figures reproduce)
-    note: str = ""
-
-    @property
-    def family(self) -> str:
-        """The GPU's key in the hardware catalog (also the calibrated model's family name)."""
-        return next(key for key, gpu in GPUS.items() if gpu == self.machine.gpu)
-
-
-PRESET_MACHINES: dict[str, PresetMachine] = {
-    "h200x8": PresetMachine(Machine(GPUS["h200"], 8), sparse_compute=True),
-    "mi300x4": PresetMachine(
-        Machine(GPUS["mi300x"], 4), sparse_compute=False, note="the article rounds 4 × 2,614.9 TFLOPS to 10,456"
-    ),
-    "b200x8": PresetMachine(
-        Machine(GPUS["b200"], 8),
-        sparse_compute=True,
-        note="the article takes 192 GB per B200 from NVIDIA's launch material; HGX B200 boards ship 180 GB",
-    ),
 }

@@ -11,13 +11,17 @@ import functools
 import math
 import operator
 import reprlib
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from types import SimpleNamespace
 
 import numpy as np
 
 from . import engine as E
-from .presets import DEEPSEEK_R1, DTYPE_BYTES, HARDWARE, INTERCONNECTS, ModelSpec
+from . import models as M
+from .hardware import GPUS, MAX_GPUS, Machine, memory_fit_message
+from .models import MODELS
+from .presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS, ModelSpec
 
 MODES = ("article", "calibrated")
 
@@ -47,39 +51,173 @@ def shown_value(value, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+GROUPS = ("Hardware", "Workload", "Precision", "Parallelism", "Model")  # the controls' headings, in page order
+
+
 @dataclass(frozen=True)
 class Param:
+    """One control, declared once: the page's widget, the URL parameter, the CLI option and the check of its
+    value all read this."""
+
     label: str
     unit: str
     kind: str  # "float", "int", "pow2" (a whole power of two) or "choice"
     default: object = None  # None: taken from the hardware preset
     low: float = 0.0  # the one domain, low <= x <= high: the CLI, the URL, the sliders and the API all use it
     high: float = 0.0
-    step: float = 0.0  # slider step
-    log: bool = False
-    choices: tuple = ()
+    step: float = 0.0  # a slider's step (and arrow-key step), in slider units (log2 units on a log2 slider)
+    log2: bool = False  # the slider's position is log2 of the value
+    options: Collection[str] = ()  # a choice's allowed values; a catalog dict stays live (a new entry is a choice)
+    label_of: Callable[[str], str] = str.upper  # what the page shows for each choice
+    radio: bool = False  # a choice shown as a row of radio buttons rather than a dropdown
     help: str = ""
+    group: str = "Workload"  # one of GROUPS
+    preset: str = ""  # the preset's attribute that sets it ("": a preset does not)
+    machine: bool = False  # choosing a GPU and a count sets it (from the hardware catalog)
+    overlay: bool = True  # shown on /inferencex (it moves the model curve over the measured points)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.options)
 
 
 DTYPES = tuple(DTYPE_BYTES)
+
+
+def _interconnect_label(key: str) -> str:
+    ic = INTERCONNECTS[key]
+    return f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs"
+
+
+def _catalog_choice(label: str, catalog: dict, shown: str, default, **more) -> Param:
+    """A choice among a catalog's keys (live: a new entry is a new choice), shown by each entry's `shown`."""
+    return Param(
+        label, "", "choice", default, options=catalog, label_of=lambda key: getattr(catalog[key], shown), **more
+    )
+
+
 PARAMS: dict[str, Param] = {
-    "preset": Param(
-        "Hardware preset", "", "choice", "h200x8", choices=tuple(HARDWARE), help="sets bw, compute, hbm, tp"
+    "preset": _catalog_choice(
+        "Hardware preset",
+        HARDWARE,
+        "label",
+        "h200x8",
+        help="a named machine: sets gpu, gpus, bw, compute, hbm, tp, ic",
+        group="Hardware",
     ),
-    "bw": Param("Memory bandwidth", "TB/s", "float", None, 1, 200, 0.1, help="aggregate HBM bandwidth"),
-    "compute": Param("Compute", "PFLOPS", "float", None, 1, 200, 0.01, help="aggregate peak FLOP/s"),
-    "hbm": Param("HBM", "GB", "float", None, 80, 4096, 1, help="aggregate HBM capacity"),
-    "ctx": Param("Context length", "tokens", "int", 1024, 128, 131072, 1, log=True, help="S: tokens of KV per request"),
-    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 1, log=True, help="S_in: prompt tokens"),
-    "wdtype": Param("Weight dtype", "", "choice", "fp8", choices=DTYPES),
-    "kvdtype": Param("KV dtype", "", "choice", "fp8", choices=DTYPES),
-    "cv": Param("Output length CV", "", "float", 0.0, 0, 2, 0.05, help="coefficient of variation of output length"),
-    "util": Param("KV utilisation", "%", "float", 87.0, 50, 100, 1, help="η: usable share of KV headroom"),
-    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16),
-    "pp": Param("PP degree", "stages", "pow2", 1, 1, 16),
-    "ic": Param("Interconnect", "", "choice", None, choices=tuple(INTERCONNECTS)),
+    "gpu": _catalog_choice(
+        "GPU",
+        GPUS,
+        "name",
+        None,
+        help="sets bw, compute and hbm with gpus, from the hardware catalog",
+        group="Hardware",
+        preset="family",
+    ),
+    "gpus": Param(
+        "GPU count",
+        "GPUs",
+        "int",
+        None,
+        1,
+        MAX_GPUS,
+        1,
+        help="GPUs serving one model instance",
+        group="Hardware",
+        preset="n_gpus",
+    ),
+    # Wide enough for every catalog machine up to 72 GPUs (72 × 8 TB/s, 72 × 13.5 PFLOPS of FP4, 72 × 288 GB),
+    # and low enough for one A100 at BF16 (0.31 PFLOPS).
+    "bw": Param(
+        "Memory bandwidth",
+        "TB/s",
+        "float",
+        None,
+        1,
+        600,
+        0.1,
+        help="aggregate HBM bandwidth",
+        group="Hardware",
+        preset="bw",
+        machine=True,
+    ),
+    "compute": Param(
+        "Compute",
+        "PFLOPS",
+        "float",
+        None,
+        0.1,
+        1000,
+        0.01,
+        help="aggregate peak FLOP/s",
+        group="Hardware",
+        preset="compute",
+        machine=True,
+    ),
+    "hbm": Param(
+        "HBM",
+        "GB",
+        "float",
+        None,
+        80,
+        21000,
+        1,
+        help="aggregate HBM capacity",
+        group="Hardware",
+        preset="hbm",
+        machine=True,
+    ),
+    "ctx": Param(
+        "Context length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S: tokens of KV per request"
+    ),
+    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
+    "wdtype": Param("Weight dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
+    "kvdtype": Param("KV dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
+    "cv": Param(
+        "Output length CV",
+        "",
+        "float",
+        0.0,
+        0,
+        2,
+        0.05,
+        help="coefficient of variation of output length",
+        overlay=False,
+    ),
+    "util": Param(
+        "KV utilisation", "%", "float", 87.0, 50, 100, 1, help="η: usable share of KV headroom", overlay=False
+    ),
+    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16, group="Parallelism", preset="tp", overlay=False),
+    "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, group="Parallelism", overlay=False),
+    "ic": Param(
+        "Interconnect",
+        "",
+        "choice",
+        None,
+        options=INTERCONNECTS,
+        label_of=_interconnect_label,
+        group="Parallelism",
+        preset="ic",
+        overlay=False,
+    ),
+    "model": _catalog_choice(
+        "Model",
+        MODELS,
+        "name",
+        "deepseek-r1",
+        help="the model served, from the model catalog",
+        group="Model",
+    ),
     "mode": Param(
-        "Model", "", "choice", "article", choices=MODES, help="article physics or calibrated to measurements"
+        "Physics",
+        "",
+        "choice",
+        "article",
+        options=MODES,
+        label_of={"article": " Article physics", "calibrated": " Calibrated"}.get,
+        radio=True,
+        help="article physics or calibrated to measurements",
+        group="Model",
     ),
 }
 # The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`
@@ -87,16 +225,78 @@ PARAMS: dict[str, Param] = {
 BATCH = Param("Batch size", "requests", "int", 8, 1, 2**30, help="decode batch size B (concurrent requests)")
 
 
+# SI units per user unit, for the controls whose page units differ from the engine's.
+UNIT_SCALE = {"TB/s": 1e12, "PFLOPS": 1e15, "GB": 1e9}
+
+
+def _user_units(name: str, si: float):
+    unit = PARAMS[name].unit
+    return si / UNIT_SCALE[unit] if unit in UNIT_SCALE else si
+
+
 def preset_values(preset: str) -> dict:
-    """The user-unit control values a hardware preset sets."""
+    """The user-unit control values a hardware preset sets: each parameter declared with `preset=<attribute>`
+    takes that attribute of the preset."""
     hw = HARDWARE[preset]
-    return {"bw": hw.bw / 1e12, "compute": hw.compute / 1e15, "hbm": hw.hbm / 1e9, "tp": hw.tp, "ic": hw.ic}
+    return {name: _user_units(name, getattr(hw, p.preset)) for name, p in PARAMS.items() if p.preset}
+
+
+# A weight format's precision on the tensor cores, and the wider ones to fall back to where a GPU lacks it.
+PRECISION_ORDER = ("fp4", "fp8", "bf16")
+_PRECISION_OF_BYTES = {0.5: "fp4", 1.0: "fp8", 2.0: "bf16"}
+
+
+def dense_compute(machine: Machine, wdtype: str) -> float:
+    """Dense peak FLOP/s of `machine` at the weight dtype's precision, or the next wider one it supports."""
+    start = PRECISION_ORDER.index(_PRECISION_OF_BYTES[DTYPE_BYTES[wdtype]])
+    return next(peak for p in PRECISION_ORDER[start:] if (peak := machine.peak(p)) is not None)
+
+
+def per_gpu_values(gpu: str) -> dict:
+    """One GPU's bandwidth and HBM, and its dense compute per weight dtype, in user units: a machine's values
+    are these times its count (the browser multiplies the same numbers, so both sides agree to the bit)."""
+    one = Machine(GPUS[gpu], 1)
+    return {
+        "bw": _user_units("bw", one.bw),
+        "hbm": _user_units("hbm", one.hbm),
+        "compute": {w: _user_units("compute", dense_compute(one, w)) for w in DTYPES},
+    }
+
+
+def machine_values(preset: str, gpu: str, gpus: int, wdtype: str) -> dict:
+    """The controls declared `machine=True` (bw, compute, hbm) for `gpus` × `gpu`: the preset's own numbers
+    when the preset is that machine (so the article's presets stay exact), else the catalog's, with dense
+    compute at the weight dtype's precision."""
+    hw = HARDWARE[preset]
+    names = [name for name, p in PARAMS.items() if p.machine]
+    if (gpu, gpus) == (hw.family, hw.n_gpus):
+        values = preset_values(preset)
+        return {name: values[name] for name in names}
+    one = per_gpu_values(gpu)
+    values = {"bw": one["bw"], "hbm": one["hbm"], "compute": one["compute"][wdtype]}
+    return {name: values[name] * gpus for name in names}
 
 
 def default_params(preset: str = "h200x8") -> dict:
     values = {name: p.default for name, p in PARAMS.items()}
     values["preset"] = preset
     values.update(preset_values(preset))
+    return values
+
+
+def resolve_params(checked: dict, base: dict | None = None) -> dict:
+    """Every control's value from checked user-unit values: a preset (given, or the base's) sets its
+    controls; a GPU or count sets the machine's (bw, compute, hbm); explicit values win over both."""
+    if base is None:
+        values = default_params(checked.get("preset", PARAMS["preset"].default))
+    elif "preset" in checked:
+        values = {**base, **preset_values(checked["preset"])}
+    else:
+        values = dict(base)
+    values.update(checked)
+    if "gpu" in checked or "gpus" in checked:
+        machine = machine_values(values["preset"], values["gpu"], values["gpus"], values["wdtype"])
+        values.update({name: v for name, v in machine.items() if name not in checked})
     return values
 
 
@@ -127,7 +327,7 @@ def check_value(name: str, p: Param, value):
     text (the URL, the CLI), must be finite, within [low, high], and whole (a power of two) where asked."""
     if p.kind == "choice":
         text = value.strip().lower() if isinstance(value, str) else None
-        if text not in p.choices:
+        if text not in p.options:
             raise InvalidParameter(name, f"must be {domain(p)}", value)
         return text
     number = as_number(value)
@@ -187,22 +387,19 @@ class Scenario:
         return hash(_compared_fields(self))
 
     @classmethod
-    def from_params(cls, model: ModelSpec = DEEPSEEK_R1, **given) -> Scenario:
-        """Scenario from user-unit values; missing ones come from the preset, then defaults."""
-        preset = "h200x8" if given.get("preset") is None else check_param("preset", given["preset"])
-        values = default_params(preset)
-        for name, value in given.items():
-            if value is not None:
-                values[name] = check_param(name, value)
-        return cls._from_checked(model, values)
+    def from_params(cls, **given) -> Scenario:
+        """Scenario from user-unit values; missing ones come from the preset (and the GPU and count, when
+        given), then defaults."""
+        checked = {name: check_param(name, value) for name, value in given.items() if value is not None}
+        return cls._from_checked(resolve_params(checked))
 
     @classmethod
-    def _from_checked(cls, model: ModelSpec, values: dict) -> Scenario:
+    def _from_checked(cls, values: dict) -> Scenario:
         preset = values["preset"]
         ic = INTERCONNECTS[values["ic"]]
         return cls(
             params=values,
-            model=model,
+            model=MODELS[values["model"]],
             bw=values["bw"] * 1e12,
             compute=values["compute"] * 1e15,
             hbm=values["hbm"] * 1e9,
@@ -222,23 +419,24 @@ class Scenario:
 
     def with_params(self, **changes) -> Scenario:
         """A copy with some user-unit controls changed; only the changes are checked again. A new preset
-        brings its hardware controls (bw, compute, hbm, tp, ic) unless the changes set them too."""
+        brings its hardware controls, a new GPU or count its machine's, unless the changes set them too."""
         checked = {name: check_param(name, value) for name, value in changes.items()}
-        base = {**self.params, **preset_values(checked["preset"])} if "preset" in checked else self.params
-        return Scenario._from_checked(self.model, {**base, **checked})
+        return Scenario._from_checked(resolve_params(checked, self.params))
 
     def with_context(self, ctx: int) -> Scenario:
         return replace(self, ctx=int(ctx), params={**self.params, "ctx": int(ctx)})
 
     # --- Scalars of the scenario --------------------------------------------------
 
-    @property
+    @functools.cached_property
     def kappa(self) -> float:
-        return E.kv_bytes_per_token(self.model, self.b_kv)
+        """κ at this context: layers with a sliding window stop growing past it (at S = 0, every layer)."""
+        windowed = self.model.sliding_window and self.ctx > 0
+        return float(M.kv_bytes_per_token(self.model, self.b_kv, self.ctx if windowed else None))
 
     @property
     def weight_bytes(self) -> float:
-        return self.model.p_total * self.b_w
+        return M.weight_bytes(self.model, self.b_w)
 
     @property
     def headroom(self) -> float:
@@ -251,7 +449,7 @@ class Scenario:
     def unfit_reason(self) -> str | None:
         """Why no frontier exists, in words a page can show, or None if one does."""
         if self.headroom <= 0:
-            return f"weights {self.weight_bytes / 1e9:,.0f} GB exceed HBM {self.hbm / 1e9:,.0f} GB"
+            return memory_fit_message(self.weight_bytes, self.hbm)
         if self.b_max < 1:
             need = self.ctx * self.kappa / self.eta / 1e9
             return (

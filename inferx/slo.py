@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import economics, regimes
-from .presets import DEEPSEEK_R1, HARDWARE, ModelSpec
-from .scenario import InvalidParameter, Scenario
+from .presets import HARDWARE
+from .scenario import PARAMS, InvalidParameter, Scenario
 
 TTFT_MS = 500.0  # a common interactive target for the first token
 TPOT_MS = 50.0  # 20 tokens/s per user, about reading speed
-HARDWARE_CONTROLS = ("preset", "bw", "compute", "hbm", "tp", "ic")  # set by each candidate of a search
+HARDWARE_CONTROLS = tuple(["preset", *(name for name, p in PARAMS.items() if p.preset)])  # each candidate sets them
 _PASS = 64  # batch sizes evaluated per refinement pass
 
 
@@ -130,7 +130,6 @@ def candidates(base: dict) -> list[dict]:
 
 def search(
     base: dict,
-    model: ModelSpec = DEEPSEEK_R1,
     ttft_ms: float = TTFT_MS,
     tpot_ms: float = TPOT_MS,
     usd_per_gpu_hour: float | None = None,
@@ -139,7 +138,7 @@ def search(
     """`goodput` of every candidate, cheapest per million tokens first; those that meet nothing last."""
     rows = []
     for params in candidates(base):
-        scn = Scenario.from_params(model=model, **params)
+        scn = Scenario.from_params(**params)
         row = goodput(scn, ttft_ms, tpot_ms, usd_per_gpu_hour, power_fraction)
         rows.append({"preset": params["preset"], "tp": params["tp"], "pp": params["pp"], **row})
     return sorted(rows, key=lambda r: (r["batch"] == 0, r.get("cost_per_mtok_usd", 0.0)))

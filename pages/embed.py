@@ -1,24 +1,18 @@
-"""`/embed/<name>`: one figure (fig1 … fig9, or explorer) with its controls folded away, for a wiki iframe."""
+"""`/embed/<name>`: one figure, by key (`fig1`) or name (`roofline`), with its controls folded away, for a wiki
+iframe."""
 
 import dash
 import dash_bootstrap_components as dbc
 from dash import html
 from dash.exceptions import MissingCallbackContextException
 
+from inferx import figure_registry as registry
 from inferx.scenario import shown_value
-from pages._shared import (
-    TITLES,
-    controls_panel,
-    figure_card,
-    initial_figures,
-    notices_area,
-    parse_query,
-    share_buttons,
-)
+from pages._cards import figure_card, initial_figures, notices_area, share_buttons
+from pages._controls import controls_panel
+from pages._url import parse_query
 
 dash.register_page(__name__, path_template="/embed/<name>", title="inferx · embed", order=2)
-
-ALIASES = {"explorer": "fig6"}
 
 
 def path_name(given):
@@ -37,15 +31,16 @@ def path_name(given):
 def layout(name=None, **query):
     path = path_name(name)
     notices = [] if path == name else [f"Ignored name={shown_value(name)}: the address's path names the figure."]
-    fig = ALIASES.get(path, path)
-    if fig not in TITLES:
-        known = ", ".join([*TITLES, *ALIASES])
+    entry = registry.by_name(path) if isinstance(path, str) else None
+    if entry is None:
+        known = ", ".join(f"{key} ({f.name})" for key, f in registry.FIGURES.items())
         return html.Div(
             dbc.Alert(f"No figure called {shown_value(path)!r}. Embeddable names: {known}.", color="warning"),
             className="embed",
         )
     values, batch, query_notices = parse_query(query)
     notices += query_notices
+    fig = entry.key
     figure = initial_figures(values, [fig], batch, notices).get(fig, {})
     settings = dbc.Collapse(controls_panel(values), id="embed-settings", is_open=False)
     toggle = html.Button("Settings", id="embed-settings-toggle", className="btn btn-outline-secondary btn-sm")

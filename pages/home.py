@@ -1,20 +1,14 @@
-"""`/`: the full dashboard, Figures 1–9 in the article's order on one set of controls."""
+"""`/`: the full dashboard, every figure of the registry in the article's order on one set of controls."""
 
 import dash
 import dash_bootstrap_components as dbc
 from dash import html
 
+from inferx.figure_registry import FIGURES
+from pages._cards import figure_card, initial_figures, navbar, notices_area, share_buttons
+from pages._controls import controls_panel
 from pages._measured import overlay_store, upload_panel
-from pages._shared import (
-    FIGURE_ORDER,
-    controls_panel,
-    figure_card,
-    initial_figures,
-    navbar,
-    notices_area,
-    parse_query,
-    share_buttons,
-)
+from pages._url import parse_query
 
 dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", order=0)
 
@@ -24,11 +18,11 @@ def layout(**query):
     sidebar = html.Div(
         [share_buttons(None), controls_panel(values), upload_panel(switch=True), overlay_store()], className="sidebar"
     )
-    figs = initial_figures(values, FIGURE_ORDER, batch, notices)
-    cards = [figure_card(fig, figs.get(fig, {}), batch) for fig in FIGURE_ORDER]
+    figs = initial_figures(values, FIGURES, batch, notices)
+    cards = [figure_card(fig, figs.get(fig, {}), batch) for fig in FIGURES]
     return html.Div(
         [
-            navbar("dashboard"),
+            navbar("dashboard", values["model"]),
             dbc.Container(
                 dbc.Row(
                     [

@@ -8,28 +8,13 @@ from inferx import figures
 from inferx.measured import filter_options
 from inferx.measured_figures import inferencex_figure
 from inferx.scenario import InvalidParameter, Scenario
+from pages._callbacks import CONTROL_INPUTS
+from pages._cards import navbar, notices_area, share_buttons
+from pages._controls import control_groups
 from pages._measured import StoreError, measured_frame, upload_panel
-from pages._shared import (
-    CONTROL_INPUTS,
-    control,
-    control_values_to_params,
-    navbar,
-    notices_area,
-    parse_query,
-    share_buttons,
-)
+from pages._url import control_values_to_params, parse_query
 
 dash.register_page(__name__, path="/inferencex", title="inferx · InferenceX measurements", order=1)
-
-# Controls that move the model curve; the rest are still on the page (hidden) because the
-# shared callbacks (redraw, preset, URL) take every control as an input.
-GROUPS = {
-    "Hardware": ("preset", "bw", "compute", "hbm"),
-    "Workload": ("isl", "ctx"),
-    "Precision": ("wdtype", "kvdtype"),
-    "Model": ("mode",),
-}
-HIDDEN = ("cv", "util", "tp", "pp", "ic")
 
 # Filter dropdowns: id suffix -> (label, placeholder when cleared = the model's default).
 FILTERS = {
@@ -55,12 +40,8 @@ its concurrency, date and framework; click it for the link to its run.
 
 
 def sidebar(values: dict) -> html.Div:
-    body = [share_buttons(None)]
-    for title, names in GROUPS.items():
-        body.append(html.H6(title, className="ctl-group"))
-        body.extend(control(n, values[n]) for n in names)
-    body.append(html.Div([control(n, values[n]) for n in HIDDEN], hidden=True))
-    body.append(upload_panel())
+    # The controls that move the model curve (Param.overlay); the others are there but hidden.
+    body = [share_buttons(None), *control_groups(values, overlay_only=True), upload_panel()]
     return html.Div(html.Div(body, className="controls"), className="sidebar")
 
 

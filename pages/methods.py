@@ -9,10 +9,12 @@ from inferx import figures
 from inferx.check import MISMATCH, ROWS
 from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
-from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
+from inferx.models import MODELS
+from inferx.presets import HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
+from pages._cards import navbar
 from pages._measured import env_measured
-from pages._shared import navbar
+from pages._url import parse_query
 
 dash.register_page(__name__, path="/methods", title="inferx · methods and checks", order=1)
 
@@ -32,10 +34,10 @@ def table(header, rows, row_classes=None):
     return dbc.Table([head, body], bordered=False, hover=True, size="sm", responsive=True, className="num-table")
 
 
-def config_table():
+def config_table(model: str):
     rows = []
     for key, hw in HARDWARE.items():
-        s = Scenario.from_params(preset=key)
+        s = Scenario.from_params(preset=key, model=model)
         rows.append(
             [
                 f"{hw.label} (TP {hw.tp})",
@@ -43,7 +45,7 @@ def config_table():
                 f"{hw.compute / 1e12:,.0f} TFLOPS",
                 f"{hw.hbm / 1e9:,.0f} GB",
                 f"{s.headroom / 1e9:,.0f} GB",
-                f"{s.b_max:,}",
+                f"{s.b_max:,}" if s.headroom > 0 else "does not fit",
             ]
         )
     return table(["Config", "HBM bandwidth", "Peak FP8 compute", "HBM total", "KV headroom", "B_max (S = 1,024)"], rows)
@@ -65,11 +67,12 @@ def ridge_table():
     return table(["Config (FP8)", "Ridge I*", "Ridge batch B*", "I(B = 1)", "Compute utilisation at B = 1"], rows)
 
 
-def interconnect_table():
+def interconnect_table(model: str):
     rows = []
+    spec = MODELS[model]
     for ic in INTERCONNECTS.values():
-        ar = E.t_allreduce(1, 8, DEEPSEEK_R1, 1.0, ic.bw, ic.alpha)
-        pp = E.t_pipeline(256, 4, DEEPSEEK_R1, 1.0, ic.bw, ic.alpha)
+        ar = E.t_allreduce(1, 8, spec, 1.0, ic.bw, ic.alpha)
+        pp = E.t_pipeline(256, 4, spec, 1.0, ic.bw, ic.alpha)
         rows.append(
             [
                 ic.label,
@@ -84,8 +87,10 @@ def interconnect_table():
     )
 
 
-def metrics_table():
-    s = Scenario.from_params()
+def metrics_table(model: str):
+    s = Scenario.from_params(model=model)
+    if s.unfit_reason():
+        return dbc.Alert(f"{s.model.name} on 8×H200: {s.unfit_reason()}.", color="warning")
     r = {k: float(v[0]) for k, v in s.evaluate([64]).items()}
     n_out, price, watts = 1024, 8 * 3.5, 8 * 700.0
     e2e = float(E.e2e_latency(r["ttft"], n_out, r["itl"]))
@@ -194,7 +199,11 @@ def divergence_section():
     return [dcc.Markdown(DIVERGENCE, mathjax=True), html.Div(graph, id="fig-divergence", className="graph-wrap")]
 
 
-def layout(**_query):
+def layout(**query):
+    # Only the model matters here; the tables run over every preset.
+    values, _, notices = parse_query({"model": query["model"]} if "model" in query else {})
+    model = values["model"]
+    name = MODELS[model].name
     return html.Div(
         [
             navbar("methods"),
@@ -202,14 +211,20 @@ def layout(**_query):
                 [
                     html.H2("Methods and checks"),
                     dcc.Markdown(INTRO, mathjax=True),
+                    *[dbc.Alert(n, color="warning") for n in notices],
+                    html.P(
+                        f"The tables are computed for {name} (another model: ?model=… in the address; "
+                        "the article's is DeepSeek-R1).",
+                        id="methods-model",
+                    ),
                     html.H4("Serving configurations"),
-                    config_table(),
+                    config_table(model),
                     html.H4("Ridge points"),
                     ridge_table(),
                     html.H4("Interconnects"),
-                    interconnect_table(),
+                    interconnect_table(model),
                     html.H4("Serving metrics"),
-                    metrics_table(),
+                    metrics_table(model),
                     html.H4("The article's numbers, checked", id="check"),
                     check_table(),
                     html.H4("Where the article's model and reality part", id="reality"),

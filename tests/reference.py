@@ -9,9 +9,7 @@ Inputs are the user-unit controls of a URL or CLI (TB/s, PFLOPS, GB, tokens, per
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 # DeepSeek R1 (article's model table). The article never states the attention head size of its quadratic
 # prefill term; like the project we take 128 query heads of dimension 128.
@@ -22,12 +20,6 @@ D_MODEL = 7168
 KV_ELEMENTS = 512 + 64  # MLA latent d_c + decoupled RoPE key d_r, per layer per token
 Q_HEADS = 128
 D_HEAD = 128
-# Its MoE structure (DeepSeek-V3 report), for the calibrated model only.
-MOE_LAYERS = 58
-ROUTED_EXPERTS = 256
-EXPERTS_PER_TOKEN = 8
-EXPERT_PARAMS = 3 * 7168 * 2048
-D_C = 512
 
 BYTES = {"fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
 # The article's configuration table: (TB/s, PFLOPS, GB, TP); all use NVLink.
@@ -36,14 +28,9 @@ PRESETS = {
     "mi300x4": (21.2, 10.456, 768.0, 4),
     "b200x8": (64.0, 72.0, 1536.0, 8),
 }
-# Vendor dense FP8 TFLOPS per GPU × GPUs (no 2:4 sparsity); the calibrated model's compute.
-DENSE_PFLOPS = {"h200x8": 1.979 * 8, "mi300x4": 2.615 * 4, "b200x8": 4.5 * 8}
-CALIBRATION_FAMILY = {"h200x8": "h200", "mi300x4": "mi300x", "b200x8": "b200"}
 # The article's interconnect table: (bytes/s one way, latency floor α in s).
 INTERCONNECTS = {"nvlink": (450e9, 10e-6), "infiniband": (25e9, 5e-6), "roce": (10e9, 10e-6)}
-DEFAULTS = {"ctx": 1024, "isl": 1024, "wdtype": "fp8", "kvdtype": "fp8", "cv": 0.0, "util": 87.0, "pp": 1,
-            "mode": "article"}  # fmt: skip
-CALIBRATION_JSON = Path(__file__).resolve().parents[1] / "inferx" / "calibration.json"
+DEFAULTS = {"ctx": 1024, "isl": 1024, "wdtype": "fp8", "kvdtype": "fp8", "cv": 0.0, "util": 87.0, "pp": 1}
 
 
 class Reference:
@@ -63,7 +50,6 @@ class Reference:
         self.cv, self.eta = float(p["cv"]), p["util"] / 100.0
         self.tp, self.pp = int(p["tp"]), int(p["pp"])
         self.ic_bw, self.alpha = INTERCONNECTS[p["ic"]]
-        self.mode = p["mode"]
 
     # --- Scalars -----------------------------------------------------------------------
 
@@ -107,8 +93,6 @@ class Reference:
 
     def t_step(self, B: float, ctx: int | None = None) -> float:
         S = self.ctx if ctx is None else ctx
-        if self.mode == "calibrated":
-            return self.calibrated_step(B, S)
         memory = (P_ACTIVE * self.b_w + B * S * self.kappa) / self.bw
         compute = 2 * P_ACTIVE * B / self.compute
         return max(memory, compute)
@@ -135,28 +119,3 @@ class Reference:
         # The boxed TTFT: prefill plus the M/G/1 residual wait, unbounded from ρ = 1 on.
         ttft = self.t_prefill + (1 + self.cv**2) / 2 * itl / (1 - rho) if rho < 1 else math.inf
         return {"t_step": step, "t_comm": comm, "itl": itl, "throughput": B / itl, "ttft": ttft, "rho": rho}
-
-    # --- The calibrated model (inferx/calibrated.py's docstring, written out) ----------
-
-    def calibrated_step(self, B: float, S: float) -> float:
-        cal = json.loads(CALIBRATION_JSON.read_text())["parameters"][CALIBRATION_FAMILY[self.preset]]
-        # The sliders still act: compute scales the preset's dense figure by the same factor as the article's.
-        dense = DENSE_PFLOPS[self.preset] / PRESETS[self.preset][1] * self.compute
-        memory = (self.weight_bytes(B) + B * S * self.kappa * self.tp) / self.bw
-        attention = 2 * B * LAYERS * Q_HEADS * S * (KV_ELEMENTS + D_C)
-        flops = 2 * B * P_ACTIVE + attention
-        step = cal["step_overhead_s"] + memory / cal["bw_fraction"] + flops / (cal["compute_fraction"] * dense)
-        osl = 2 * (S - self.isl)  # S = ISL + OSL/2
-        if osl >= 1:
-            prefill_flops = 2 * P_ACTIVE * self.isl + 4 * LAYERS * Q_HEADS * D_HEAD * self.isl**2
-            prefill = self.weight_bytes(self.isl) / (cal["bw_fraction"] * self.bw) + prefill_flops / (
-                cal["prefill_fraction"] * dense
-            )
-            step += B / osl * prefill
-        return step
-
-    def weight_bytes(self, B: float) -> float:
-        """Weights one step reads: the dense part always, the routed experts that B tokens touch."""
-        dense = P_TOTAL - MOE_LAYERS * ROUTED_EXPERTS * EXPERT_PARAMS
-        touched = ROUTED_EXPERTS * (1 - (1 - EXPERTS_PER_TOKEN / ROUTED_EXPERTS) ** B)
-        return self.b_w * (dense + MOE_LAYERS * EXPERT_PARAMS * touched)

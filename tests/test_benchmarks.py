@@ -9,12 +9,14 @@ import sys
 import pytest
 from conftest import ROOT
 
+from inferx.figure_registry import FIGURES
+
 ROWS = (
     "all figure data, one state",
     "full redraw over HTTP",
     "response size",
     "validated go.Figure",
-    "control change → last of 9 figures repainted",
+    f"control change → last of {len(FIGURES)} figures repainted",
     "frames per second",
     "server requests during the run",
     "process start → first page served",

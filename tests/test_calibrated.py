@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import ROOT
 
 from inferx import calibrated as C
 from inferx import engine as E

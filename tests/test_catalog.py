@@ -15,7 +15,7 @@ from inferx import calibrated
 from inferx import engine as E
 from inferx import models as M
 from inferx.hardware import GPUS, MAX_GPUS, Machine, fit_message, memory_fit_message
-from inferx.presets import DEEPSEEK_R1, HARDWARE, PRESET_MACHINES
+from inferx.presets import DEEPSEEK_R1, HARDWARE
 from inferx.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -183,17 +183,16 @@ def test_machine_count_must_be_1_to_72(count):
 
 def test_presets_are_named_catalog_machines():
     # Every number of the article's presets is its catalog machine's, except what the preset says.
-    assert set(PRESET_MACHINES) == set(HARDWARE)
-    for key, pm in PRESET_MACHINES.items():
-        hw, m = HARDWARE[key], pm.machine
-        assert hw.gpu == m.gpu.name and hw.n_gpus == m.count and hw.bw == pytest.approx(m.bw, rel=1e-12)
-        assert hw.compute == pytest.approx(m.peak("fp8", pm.sparse_compute), rel=1e-3)
-        assert hw.dense_fp8_per_gpu == pytest.approx(m.gpu.fp8, rel=1e-3)
+    for key, hw in HARDWARE.items():
+        m = hw.machine
+        assert hw.bw == pytest.approx(m.bw, rel=1e-12)
+        assert hw.compute == pytest.approx(m.peak("fp8", hw.sparse_compute), rel=1e-3)
         # The sparse flag is exactly where the article's per-GPU compute is twice the dense datasheet.
-        assert pm.sparse_compute == (hw.compute / hw.n_gpus > 1.5 * hw.dense_fp8_per_gpu)
-        assert pm.family == calibrated.PRESET_FAMILY[key]
+        assert hw.sparse_compute == (hw.compute / hw.n_gpus > 1.5 * m.gpu.fp8)
+        # The calibrated model still keeps its own preset -> family table; it must agree with the presets.
+        assert hw.family == calibrated.PRESET_FAMILY[key]
         if key == "b200x8":
-            assert (hw.hbm, m.hbm) == (8 * 192e9, 8 * 180e9) and "192 GB" in pm.note
+            assert (hw.hbm, m.hbm) == (8 * 192e9, 8 * 180e9) and "192 GB" in hw.note
         else:
             assert hw.hbm == pytest.approx(m.hbm, rel=1e-12)
 
@@ -210,24 +209,16 @@ def test_every_model_on_every_gpu_at_8_gpus(model, gpu):
         kappa = M.kv_bytes_per_token(spec, 1.0, 8192)
         assert math.isfinite(weights) and weights > 0 and math.isfinite(kappa) and kappa > 0
         message = fit_message(spec, machine, wdtype, "fp8", 8192)
-        scn = Scenario.from_params(
-            model=spec,
-            bw=machine.bw / 1e12,
-            compute=(machine.peak("fp8") or machine.peak("bf16")) / 1e15,
-            hbm=machine.hbm / 1e9,
-            tp=8,
-            ctx=8192,
-            wdtype=wdtype,
-        )
+        scn = Scenario.from_params(model=model, gpu=gpu, gpus=8, tp=8, ctx=8192, wdtype=wdtype)
+        assert (scn.bw, scn.hbm) == (machine.bw, machine.hbm)
         if weights >= machine.hbm:
             assert WEIGHTS_SENTENCE.match(message), message
-            assert scn.unfit_reason()
+            assert scn.unfit_reason() == message  # the same sentence on the page and from the CLI
             continue
         assert message is None
         b_max = int(E.b_max(machine.hbm - weights, 8192, kappa))
         assert b_max >= 1
-        if spec.n_window_layers == 0:  # the scenario's κ does not yet cap windowed layers
-            assert scn.b_max == int(E.b_max(machine.hbm - weights, 8192, kappa, scn.eta))
+        assert scn.b_max == int(E.b_max(machine.hbm - weights, 8192, kappa, scn.eta))
         r = scn.evaluate([1, scn.b_max])
         assert all(np.isfinite(r[k]).all() for k in ("throughput", "itl", "t_step"))
 

@@ -50,7 +50,7 @@ def test_batch_defaults_to_eight_as_on_the_page():
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["point", "--batch", "8", "--wdtype", "fp16"], "weights 1,342 GB exceed HBM 1,128 GB"),
+        (["point", "--batch", "8", "--wdtype", "fp16"], "needs 1,342 GB of weights; the machine has 1,128 GB"),
         (["point", "--batch", "8", "--util", "150"], "util=150: must be a number from 50 to 100 %"),
         (["point", "--batch", "8", "--preset", "tpu"], "preset=tpu: must be one of h200x8, mi300x4, b200x8"),
         (["point", "--batch", "8", "--ctx", "abc"], "ctx=abc: must be a whole number from 128 to 131,072 tokens"),

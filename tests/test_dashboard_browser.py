@@ -11,12 +11,13 @@ import pytest
 from browser_checks import click, wait_js
 from conftest import ROOT, reset_browser, severe_console_errors
 
-from inferx import figures
+from inferx import figure_registry as registry
+from inferx.models import MODELS
 from inferx.scenario import Scenario
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
-FIGS = [f"fig{i}" for i in range(1, 10)]
+FIGS = list(registry.FIGURES)
 
 
 def traces(fig: str) -> str:
@@ -111,10 +112,10 @@ def test_a_control_change_paints_each_figure_once(home):
     # A freshly loaded page still repaints graphs as equations and fonts settle its widths: wait for quiet.
     wait_js(browser, "return performance.now() - window.__lastPaint > 1500", what="the page to stop repainting")
     browser.execute_script("window.__paints = {}; window.dash_clientside.set_props('ctl-util', {value: 91});")
-    wait_js(browser, "return Object.keys(window.__paints).length === 9", what="all nine figures repainted")
+    wait_js(browser, f"return Object.keys(window.__paints).length === {len(FIGS)}", what="every figure repainted")
     time.sleep(2)  # room for a late second paint
     paints = browser.execute_script("return window.__paints")
-    assert sorted(paints.values()) == [1] * 9, paints
+    assert sorted(paints.values()) == [1] * len(FIGS), paints
     # The explorer still follows the new frontier: the dot is one of its samples.
     on_curve = browser.execute_script(
         f"const t = {traces('fig6')}; const i = t[0].customdata.findIndex(c => c[0] === t[1].customdata[0][0]);"
@@ -327,10 +328,10 @@ def test_embed_screenshot_at_iframe_width(browser, server):
 
 @pytest.mark.parametrize("name", [*FIGS, "explorer"])
 def test_each_embed_page_renders_its_figure_alone(browser, server, name):
-    fig = "fig6" if name == "explorer" else name
+    fig = registry.by_name(name).key
     open_page(browser, server, f"/embed/{name}?preset=mi300x4", [fig])
     assert_embed_chrome(browser)
-    expected = figures.build(Scenario.from_params(preset="mi300x4"), names=(fig,))[fig]
+    expected = registry.build(Scenario.from_params(preset="mi300x4"), names=(fig,))[fig]
     shown = browser.execute_script(f"return {traces(fig)}.map(t => t.name)")
     assert shown == [t["name"] for t in expected["data"]]
     # Its folded-away controls redraw it (TP moves every figure: communication enters each one).
@@ -386,3 +387,35 @@ def wait_for_clipboard(browser, read: str, ok, timeout: float = 120) -> str:
         if ok(text) or time.monotonic() > deadline:
             return text
         time.sleep(0.2)
+
+
+def test_switching_model_and_gpu_redraws_and_a_copied_link_restores_them(browser, server):
+    open_page(browser, server, "/embed/fig1", ["fig1"])
+    llama = MODELS["llama-3.3-70b"]
+    browser.execute_script("window.dash_clientside.set_props('ctl-model', {value: 'llama-3.3-70b'})")
+    # Figure 1 at B = 1 is memory-bound: BW / (P_active·b_w), now with the 70B model's active parameters.
+    slope = f"Math.abs({traces('fig1')}[0].y[0] / (38.4e12 / {llama.p_active}) - 1) < 1e-3"
+    wait_js(browser, f"return {slope}", what="Figure 1 redrawn for Llama-3.3-70B")
+    # A GPU chosen by hand sets bandwidth, compute and HBM from the catalog: 8 × B300.
+    browser.execute_script("window.dash_clientside.set_props('ctl-gpu', {value: 'b300'})")
+    wait_js(browser, "return document.getElementById('ctl-bw-value').textContent === '64.0 TB/s'", what="8×B300 bw")
+    assert browser.execute_script("return document.getElementById('ctl-hbm-value').textContent") == "2,304 GB"
+    b300 = f"Math.abs({traces('fig1')}[0].y[0] / (64e12 / {llama.p_active}) - 1) < 1e-3"
+    wait_js(browser, f"return {b300}", what="Figure 1 redrawn for 8×B300")
+    wait_js(browser, "return location.search.includes('gpu=b300')", what="the GPU in the address")
+    link = browser.execute_script("return location.href")
+    assert "model=llama-3.3-70b" in link
+    open_page(browser, server, link.removeprefix(server.url.rstrip("/")), ["fig1"])
+    assert browser.execute_script(f"return {b300}")
+    assert "Llama-3.3-70B" in browser.execute_script("return document.querySelector('#ctl-model').textContent")
+    assert severe_console_errors(browser) == []
+
+
+def test_the_methods_link_carries_the_selected_model(home):
+    browser = home
+    browser.execute_script("window.dash_clientside.set_props('ctl-model', {value: 'llama-3-8b'})")
+    wait_js(browser, "return document.getElementById('nav-methods').href.endsWith('?model=llama-3-8b')", what="link")
+    click(browser, browser.find_element("id", "nav-methods"))
+    shown = "const p = document.getElementById('methods-model'); return p && p.textContent.includes('Llama-3-8B');"
+    wait_js(browser, shown, what="/methods for Llama-3-8B")
+    assert severe_console_errors(browser) == []

@@ -168,7 +168,7 @@ def test_cli_writes_a_file_that_validate_reads(api, tmp_path):
     # The README's next step: the models' errors on the downloaded rows.
     run = inferx("validate", "--measured", str(out))
     assert run.returncode == 0, run.stderr
-    assert any(line.startswith("overall") for line in run.stdout.decode().splitlines())
+    assert any(line.startswith("single-node") for line in run.stdout.decode().splitlines())
 
 
 def test_cli_to_stdout_with_the_environment_variable(api):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from reference import Reference
 
+from inferx import figure_registry as registry
 from inferx import figures
 from inferx.presets import HARDWARE
 from inferx.scenario import Scenario
@@ -23,7 +24,7 @@ def assert_close(a, b, rel=1e-3):
 def test_frontier_figures_match_the_reference(preset):
     scn = Scenario.from_params(preset=preset, ctx=4096)
     ref = Reference(preset=preset, ctx=4096)
-    fig = figures.fig5(scn)
+    fig = figures.preset_frontiers(scn)
     cur = by_name(fig)["Current settings"]
     points = [ref.point(b) for b in cur["customdata"]]
     assert_close(cur["x"], [p["throughput"] for p in points], rel=6e-4)
@@ -38,7 +39,7 @@ def test_frontier_figures_match_the_reference(preset):
 
 def test_fig1_roofline_and_ridge():
     scn = Scenario.from_params(tp=1)
-    fig = figures.fig1(scn)
+    fig = figures.roofline(scn)
     t = fig["data"][0]
     B = np.asarray(t["x"])
     # 8×H200 at FP8, S = 0: T = B / max(37e9 B / 38.4 TB/s, 2·37e9·B / 31.664 PFLOPS).
@@ -51,7 +52,7 @@ def test_fig1_roofline_and_ridge():
 def test_labels_on_log_axes_sit_at_their_lines(preset):
     # Plotly reads an annotation's position on a log axis as log10 of the value, a shape's as the value.
     # A raw B* = 247 (4×MI300X) once stretched Figure 1's batch axis out to 10^247.
-    figs = figures.build(Scenario.from_params(preset=preset, ctx=8192))
+    figs = registry.build(Scenario.from_params(preset=preset, ctx=8192))
     checked = 0
     for fig in figs.values():
         layout = fig["layout"]
@@ -72,7 +73,7 @@ def test_labels_on_log_axes_sit_at_their_lines(preset):
 
 def test_fig2_ceilings_and_reference_colours():
     scn = Scenario.from_params(ctx=2048)
-    fig = figures.fig2(scn)
+    fig = figures.kv_cache_tax(scn)
     names = [t["name"] for t in fig["data"]]
     assert names == ["S = 2,048 tokens (current)", "S = 1,024 tokens", "S = 8,192 tokens"]
     ceilings = [s["y0"] for s in fig["layout"]["shapes"]]
@@ -80,14 +81,14 @@ def test_fig2_ceilings_and_reference_colours():
     assert_close(ceilings, [4 * 133_000, 8 * 133_000, 133_000], rel=0.005)
     assert fig["data"][1]["line"]["color"] == figures.CONTEXT_REFS[1024]
     # The same reference keeps its colour when the current context changes.
-    again = figures.fig2(Scenario.from_params(ctx=512))
+    again = figures.kv_cache_tax(Scenario.from_params(ctx=512))
     assert by_name(again)["S = 1,024 tokens"]["line"]["color"] == figures.CONTEXT_REFS[1024]
 
 
 def test_fig3_components_and_band():
     params = {"preset": "mi300x4", "ctx": 2048, "isl": 512, "cv": 0.5}
     ref = Reference(**params)
-    fig = figures.fig3(Scenario.from_params(**params))
+    fig = figures.ttft_parts(Scenario.from_params(**params))
     prefill, queue, total = fig["data"]
     # t_prefill(512) = (2·37e9·512 + 4·61·128·128·512²) / 10.456e15 = 3.7238 ms: the input's, not the context's.
     assert set(prefill["y"]) == {3.724}
@@ -102,7 +103,7 @@ def test_fig3_components_and_band():
 def test_fig4_itl_against_throughput_and_floor():
     scn = Scenario.from_params(pp=2)
     ref = Reference(pp=2)
-    fig = figures.fig4(scn)
+    fig = figures.itl_vs_throughput(scn)
     t = fig["data"][0]
     assert_close(t["x"], [ref.point(b)["throughput"] for b in t["customdata"]], rel=6e-4)
     assert_close(t["y"], [1e3 * ref.point(b)["itl"] for b in t["customdata"]], rel=6e-4)
@@ -111,7 +112,7 @@ def test_fig4_itl_against_throughput_and_floor():
 
 def test_fig6_dot_at_chosen_batch_with_readout_data():
     scn = Scenario.from_params(preset="mi300x4", ctx=8192)
-    line, dot = figures.fig6(scn, batch=64)["data"]
+    line, dot = figures.explorer(scn, batch=64)["data"]
     r = Reference(preset="mi300x4", ctx=8192).point(64)
     assert dot["customdata"][0][0] == 64
     assert_close(dot["x"], [r["throughput"]], rel=1e-5)
@@ -124,17 +125,17 @@ def test_fig6_dot_at_chosen_batch_with_readout_data():
 
 def test_fig7_fig8_fig9_references():
     scn = Scenario.from_params(preset="b200x8")
-    f7 = by_name(figures.fig7(scn))
+    f7 = by_name(figures.quantization(scn))
     ref = f7["FP16 weights + FP16 KV"]
     fp16 = Reference(preset="b200x8", wdtype="fp16", kvdtype="fp16")
     assert_close(ref["y"], [1e3 * fp16.point(b)["ttft"] for b in ref["customdata"]], rel=6e-4)
-    f8 = by_name(figures.fig8(scn))
+    f8 = by_name(figures.communication(scn))
     ib = f8["TP 4 + PP 4, InfiniBand"]
     B = np.asarray(ib["x"])
     # 2·61 all-reduces and 3 stage hops of B·7,168 FP8 bytes over 25 GB/s, each after α = 5 µs.
     expected = 2 * 61 * (5e-6 + 0.75 * B * 7168 / 25e9) + 3 * (5e-6 + B * 7168 / 25e9)
     assert_close(ib["y"], 1e3 * expected, rel=1.1e-3)  # x keeps 4 significant figures too
-    f9 = figures.fig9(scn)
+    f9 = figures.workload_reality(scn)
     realistic = by_name(f9)["Realistic (CV 1, utilisation 87 %)"]
     real = Reference(preset="b200x8", cv=1, util=87)
     assert_close(realistic["y"], [1e3 * real.point(b)["ttft"] for b in realistic["customdata"]], rel=6e-4)
@@ -142,16 +143,13 @@ def test_fig7_fig8_fig9_references():
 
 def test_curves_that_cannot_exist_become_notes():
     scn = Scenario.from_params(wdtype="fp16")  # 1,342 GB of weights on 1,128 GB
-    for name, fig in figures.build(scn).items():
-        if name in ("fig1", "fig8"):  # no KV or capacity involved
-            assert fig["data"]
-            continue
+    for name, fig in registry.build(scn).items():
         notes = " ".join(a["text"] for a in fig["layout"]["annotations"])
-        assert "weights 1,342 GB exceed HBM 1,128 GB" in notes, name
+        assert "needs 1,342 GB of weights; the machine has 1,128 GB" in notes, name
 
 
 def test_every_axis_has_units_and_payload_is_small():
-    figs = figures.build(Scenario.from_params())
+    figs = registry.build(Scenario.from_params())
     for name, fig in figs.items():
         for axis in ("xaxis", "yaxis"):
             title = fig["layout"][axis]["title"]["text"]
@@ -167,10 +165,10 @@ def test_a_redraw_in_one_pass_equals_each_figure_built_alone(params):
     own, from an empty memo, must come out the same."""
     scn = Scenario.from_params(**params)
     figures._FRONTIERS.clear()
-    together = figures.build(scn, batch=64)
-    for name in figures.FIGURES:
+    together = registry.build(scn, batch=64)
+    for name in registry.FIGURES:
         figures._FRONTIERS.clear()
-        alone = figures.fig6(scn, 64) if name == "fig6" else figures.BUILDERS[name](scn)
+        alone = registry.FIGURES[name].builder(scn, 64)
         assert alone == together[name], name
 
 
@@ -179,7 +177,7 @@ def test_si_labels_round_to_three_figures():
 
 
 def test_power_laws_on_log_log_axes_with_decade_ticks():
-    figs = figures.build(Scenario.from_params())
+    figs = registry.build(Scenario.from_params())
     for name in ("fig1", "fig8"):
         layout = figs[name]["layout"]
         assert layout["xaxis"]["type"] == layout["yaxis"]["type"] == "log", name
@@ -194,18 +192,18 @@ def test_power_laws_on_log_log_axes_with_decade_ticks():
 
 def test_fig7_never_hides_a_reference_under_the_current_curve():
     scn = Scenario.from_params()  # FP8 weights + FP8 KV: the article's FP8+FP8 reference is the current curve
-    names = [t["name"] for t in figures.fig7(scn)["data"]]
+    names = [t["name"] for t in figures.quantization(scn)["data"]]
     assert "FP8 weights + FP8 KV" not in names and "FP8 weights + FP16 KV" in names
-    notes = " ".join(a["text"] for a in figures.fig7(scn)["layout"]["annotations"])
+    notes = " ".join(a["text"] for a in figures.quantization(scn)["layout"]["annotations"])
     assert "FP16 weights + FP16 KV" in notes  # 1,342 GB of FP16 weights do not fit 8×H200: said, not hidden
     b_max = Scenario.from_params(kvdtype="fp16").b_max
-    fp16_kv = by_name(figures.fig7(scn))["FP8 weights + FP16 KV"]
+    fp16_kv = by_name(figures.quantization(scn))["FP8 weights + FP16 KV"]
     assert max(fp16_kv["customdata"]) < b_max < Scenario.from_params().b_max  # twice the KV: about half the batch
 
 
 def test_fig4_marks_the_power_of_two_batches_on_the_curve():
     scn = Scenario.from_params(preset="mi300x4")
-    line, points = figures.fig4(scn)["data"]
+    line, points = figures.itl_vs_throughput(scn)["data"]
     B = points["customdata"]
     assert B[:4] == [1, 2, 4, 8] and all(b & (b - 1) == 0 for b in B)
     r = scn.evaluate(B)
@@ -215,13 +213,13 @@ def test_fig4_marks_the_power_of_two_batches_on_the_curve():
 
 def test_fig2_marks_where_each_curve_meets_b_max():
     scn = Scenario.from_params(ctx=2048)
-    labels = [a["text"] for a in figures.fig2(scn)["layout"]["annotations"] if a["text"].startswith("B_max")]
+    labels = [a["text"] for a in figures.kv_cache_tax(scn)["layout"]["annotations"] if a["text"].startswith("B_max")]
     assert labels == [f"B_max = {figures.si(scn.with_context(S).b_max)}" for S in (2048, 1024, 8192)]
 
 
 def test_fig9_shades_the_gap_between_ideal_and_realistic():
     scn = Scenario.from_params()
-    f9 = by_name(figures.fig9(scn))
+    f9 = by_name(figures.workload_reality(scn))
     gap = f9["Gap: output-length variance and KV fragmentation"]
     ideal, realistic = f9["Ideal (CV 0, utilisation 100 %)"], f9["Realistic (CV 1, utilisation 87 %)"]
     assert gap["fill"] == "toself"
@@ -229,6 +227,6 @@ def test_fig9_shades_the_gap_between_ideal_and_realistic():
 
 
 def test_fig8_says_when_the_current_settings_have_no_communication():
-    notes = [a["text"] for a in figures.fig8(Scenario.from_params(tp=1))["layout"]["annotations"]]
+    notes = [a["text"] for a in figures.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
     assert notes == ["Current settings: no communication (TP 1, PP 1)"]
-    assert not figures.fig8(Scenario.from_params())["layout"]["annotations"]
+    assert not figures.communication(Scenario.from_params())["layout"]["annotations"]

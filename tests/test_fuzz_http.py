@@ -18,10 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inferx.figure_registry import FIGURES
 from inferx.scenario import PARAMS
-from pages._shared import CONTROLS, FIGURE_ORDER, INTERNAL_ERROR, LOG2_CONTROLS, parse_query
+from pages._cards import INTERNAL_ERROR
+from pages._url import controls, log2_controls, parse_query
 
-PAGES = ["/", "/inferencex", "/methods", *[f"/embed/{n}" for n in (*FIGURE_ORDER, "explorer")]]
+PAGES = ["/", "/inferencex", "/methods", *[f"/embed/{n}" for n in (*FIGURES, "explorer")]]
 
 
 class Client:
@@ -106,7 +108,7 @@ def control_value(name: str):
     p = PARAMS[name]
     if p.kind == "choice":
         valid = st.sampled_from(p.choices)
-    elif name in LOG2_CONTROLS:
+    elif name in log2_controls():
         valid = st.floats(7, 17)  # slider position, log2(tokens)
     elif p.kind == "pow2":
         valid = st.sampled_from([1, 2, 4, 8, 16])
@@ -117,7 +119,7 @@ def control_value(name: str):
 
 control_state = st.fixed_dictionaries(
     {
-        "values": st.one_of(st.tuples(*[control_value(n) for n in CONTROLS]).map(list), json_value),
+        "values": st.one_of(st.tuples(*[control_value(n) for n in controls()]).map(list), json_value),
         "batch": st.one_of(st.none(), st.floats(0, 30), json_value),
         "batchOnly": st.one_of(st.booleans(), json_value),
     }
@@ -130,20 +132,23 @@ redraw_request = st.one_of(
     json_value,
 )
 figure_id = st.one_of(
-    st.sampled_from(FIGURE_ORDER).map(lambda f: {"role": "figure", "fig": f}),
-    st.sampled_from(FIGURE_ORDER).map(lambda f: {"role": "figure", "fig": f}),
+    st.sampled_from(list(FIGURES)).map(lambda f: {"role": "figure", "fig": f}),
+    st.sampled_from(list(FIGURES)).map(lambda f: {"role": "figure", "fig": f}),
     st.fixed_dictionaries({"role": st.just("figure")}, optional={"fig": json_value}),
     json_value,
 )
 figure_ids = st.one_of(
-    st.lists(figure_id, max_size=len(FIGURE_ORDER) + 2),
+    st.lists(figure_id, max_size=len(FIGURES) + 2),
     st.sampled_from([50, 10_000]).map(lambda n: [{"role": "figure", "fig": "fig1"}] * n),  # a flood of ids
 )
 
 
 def post_redraw(client, output: str, request, ids):
     state = [
-        [{"id": {"role": "figure", "fig": f"fig{k % 9 + 1}"}, "property": "id", "value": i} for k, i in enumerate(ids)]
+        [
+            {"id": {"role": "figure", "fig": list(FIGURES)[k % len(FIGURES)]}, "property": "id", "value": i}
+            for k, i in enumerate(ids)
+        ]
     ]
     outputs = [
         {"id": "figure-updates", "property": "data"},
@@ -176,11 +181,11 @@ def test_the_redraw_callback_answers_any_request_with_figures_or_a_notice(client
         out["runtime-notice"]["is_open"],
     )
     if notice is None:  # drawn: the figures asked for (none, when the page shows none)
-        assert is_open is False and set(figs) <= set(FIGURE_ORDER)
+        assert is_open is False and set(figs) <= set(FIGURES)
     else:
         assert is_open is True and figs == {} and notice.startswith("Could not redraw: "), notice
         assert notice != INTERNAL_ERROR and len(notice) < 400, notice  # every bad input is named, not a bug
-    if len(ids) > len(FIGURE_ORDER):
+    if len(ids) > len(FIGURES):
         assert not figs and "at most" in notice
         assert elapsed < 5, elapsed  # refused before any work (generous: two cores shared with other jobs)
 
@@ -281,7 +286,7 @@ def test_every_page_answers_hostile_addresses(client, outputs):
             failures.append((path, search[:200], status, routed))
             continue
         assert routed == 200, (path, search[:200], routed)
-        if path == "/" or path == "/inferencex" or path.removeprefix("/embed/") in (*FIGURE_ORDER, "explorer"):
+        if path == "/" or path == "/inferencex" or path.removeprefix("/embed/") in (*FIGURES, "explorer"):
             query = {
                 k: v[0] if len(v) == 1 else v
                 for k, v in urllib.parse.parse_qs(search[1:], keep_blank_values=True).items()

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 import app  # noqa: F401  (pages register on the app; it must exist first)
 from inferx import cli
-from inferx.scenario import PARAMS, InvalidParameter, check_batch, check_param, check_value
+from inferx.figure_registry import FIGURES
+from inferx.scenario import BATCH, PARAMS, InvalidParameter, check_batch, check_param, check_value
 from pages import embed, home
-from pages._shared import DEFAULT_BATCH, FIGURE_ORDER, parse_query
+from pages._url import parse_query
 
 EXTREMES = [
     "1e308",
@@ -188,7 +189,7 @@ def test_every_url_parameter_takes_any_value_and_keeps_only_valid_ones(query):
             try:
                 assert batch == check_batch(last)
             except InvalidParameter:
-                assert batch == DEFAULT_BATCH
+                assert batch == BATCH.default
 
 
 def layout_text(component) -> str:
@@ -196,7 +197,7 @@ def layout_text(component) -> str:
 
 
 @settings(max_examples=25, deadline=None)
-@given(query=url_queries, name=st.one_of(st.sampled_from([*FIGURE_ORDER, "explorer"]), hostile_text))
+@given(query=url_queries, name=st.one_of(st.sampled_from([*FIGURES, "explorer"]), hostile_text))
 def test_every_page_layout_takes_any_query(query, name):
     """The router calls layout(**query); every page answers with a layout, never an exception."""
     query = {k: v for k, v in query.items() if k != "name"}

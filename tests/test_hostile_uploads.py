@@ -289,10 +289,10 @@ def default_control_values() -> list:
     import math
 
     from inferx.scenario import default_params
-    from pages._shared import CONTROLS, LOG2_CONTROLS
+    from pages._url import controls, log2_controls
 
     params = default_params("h200x8")
-    return [math.log2(params[n]) if n in LOG2_CONTROLS else params[n] for n in CONTROLS]
+    return [math.log2(params[n]) if n in log2_controls() else params[n] for n in controls()]
 
 
 @pytest.fixture(scope="module")

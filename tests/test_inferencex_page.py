@@ -44,10 +44,10 @@ def default_control_values(preset: str = "h200x8") -> list:
     import math
 
     from inferx.scenario import default_params
-    from pages._shared import CONTROLS, LOG2_CONTROLS
+    from pages._url import controls, log2_controls
 
     params = default_params(preset)
-    return [math.log2(params[n]) if n in LOG2_CONTROLS else params[n] for n in CONTROLS]
+    return [math.log2(params[n]) if n in log2_controls() else params[n] for n in controls()]
 
 
 def post_callback(client, outputs: list[tuple[str, str]], inputs: list[tuple[str, str, object]], state=()) -> dict:

@@ -8,10 +8,12 @@ import plotly
 import pytest
 
 import app as inferx_app
+from inferx import figure_registry as registry
 from inferx import figures
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.scenario import BATCH, InvalidParameter, Scenario
 from pages import embed, home
-from pages._shared import CONTROLS, DEFAULT_BATCH, INTERNAL_ERROR, control_values_to_params, parse_query
+from pages._cards import INTERNAL_ERROR
+from pages._url import control_values_to_params, controls, parse_query
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +25,9 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
     values, batch, notices = parse_query({"preset": "mi300x4", "ctx": "8192", "batch": "64"})
     assert (values["preset"], values["bw"], values["ctx"], batch, notices) == ("mi300x4", 21.2, 8192, 64, [])
     values, batch, notices = parse_query({"bw": "999", "util": "abc", "tp": "3", "batch": "-2", "x": "1"})
-    assert values["bw"] == 38.4 and values["util"] == 87.0 and values["tp"] == 8 and batch == DEFAULT_BATCH
+    assert values["bw"] == 38.4 and values["util"] == 87.0 and values["tp"] == 8 and batch == BATCH.default
     assert notices == [
-        "Ignored bw=999: must be a number from 1 to 200 TB/s.",
+        "Ignored bw=999: must be a number from 1 to 600 TB/s.",
         "Ignored util=abc: must be a number from 50 to 100 %.",
         "Ignored tp=3: must be a power of two from 1 to 16 GPUs.",
         "Ignored batch=-2: must be a whole number from 1 to 1,073,741,824 requests.",
@@ -68,9 +70,9 @@ def as_json(component) -> str:
 
 def test_layouts_render_for_every_page():
     assert '"fig-9"' in as_json(home.layout(preset="b200x8"))
-    for name in [*figures.FIGURES, "explorer"]:
-        fig = "fig6" if name == "explorer" else name
-        assert f'"fig-{fig[3:]}"' in as_json(embed.layout(name=name))
+    for key, fig in registry.FIGURES.items():
+        for name in (key, fig.name):  # the article's number or what it draws
+            assert f'"fig-{fig.number}"' in as_json(embed.layout(name=name))
     assert "No figure called 'fig99'" in as_json(embed.layout(name="fig99"))
 
 
@@ -80,7 +82,7 @@ def component_ids(layout) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "page", ["home", "inferencex", "methods", *[f"embed/{n}" for n in (*figures.FIGURES, "explorer")]]
+    "page", ["home", "inferencex", "methods", *[f"embed/{n}" for n in (*registry.FIGURES, "explorer")]]
 )
 def test_every_component_id_is_unique_on_its_page(page):
     """Dash routes a prop change to one component per id: a second one with the same id silently never
@@ -115,7 +117,7 @@ def test_pages_are_served(client, path):
 
 def redraw_request(client, values: dict, figs, batch_pos=None, batch_only=False):
     """The server redraw as the browser asks for it: the whole control state in `redraw-request`."""
-    request = {"values": [values[n] for n in CONTROLS], "batch": batch_pos, "batchOnly": batch_only}
+    request = {"values": [values[n] for n in controls()], "batch": batch_pos, "batchOnly": batch_only}
     return post_redraw(client, request, figs)
 
 
@@ -144,7 +146,7 @@ def test_redraw_callback_answers_with_engine_figures(client):
     assert resp.status_code == 200
     figs = resp.get_json()["response"]["figure-updates"]["data"]
     assert set(figs) == {"fig5", "fig6"}
-    expected = figures.fig5(Scenario.from_params(preset="mi300x4", ctx=8192))
+    expected = figures.preset_frontiers(Scenario.from_params(preset="mi300x4", ctx=8192))
     assert figs["fig5"]["data"][-1]["y"] == expected["data"][-1]["y"]
     assert figs["fig6"]["data"][1]["customdata"][0][0] == 64
 
@@ -175,12 +177,12 @@ def test_a_malformed_redraw_request_gets_a_notice(client, request_data):
 
 
 def test_log2_controls_convert_back_to_tokens():
-    values = [None] * len(CONTROLS)
-    values[CONTROLS.index("ctx")] = 13.0
-    values[CONTROLS.index("isl")] = 10.0
+    values = [None] * len(controls())
+    values[controls().index("ctx")] = 13.0
+    values[controls().index("isl")] = 10.0
     params = control_values_to_params(values)
     assert params["ctx"] == 8192 and params["isl"] == 1024
-    values[CONTROLS.index("isl")] = 1024.0  # tokens where a position belongs: refused, not overflowed
+    values[controls().index("isl")] = 1024.0  # tokens where a position belongs: refused, not overflowed
     with pytest.raises(InvalidParameter, match="isl=1024.0: slider position"):
         control_values_to_params(values)
 
@@ -189,7 +191,7 @@ def default_state(**changes) -> dict:
     values, _, _ = parse_query({})
     values.update(ctx=10.0, isl=10.0)  # slider positions, log2(tokens)
     values.update(changes)
-    return {"values": [values[n] for n in CONTROLS], "batch": None, "batchOnly": False}
+    return {"values": [values[n] for n in controls()], "batch": None, "batchOnly": False}
 
 
 FIG1 = [{"role": "figure", "fig": "fig1"}]
@@ -241,7 +243,7 @@ def test_a_failure_past_the_checks_is_logged_and_answered_with_a_short_notice(cl
     def broken(*_args, **_kwargs):
         raise RuntimeError("figure builder bug")
 
-    monkeypatch.setattr(figures, "build", broken)
+    monkeypatch.setattr(registry, "build", broken)
     resp = post_redraw(client, default_state(), ["fig1"])
     assert resp.status_code == 200
     out = resp.get_json()["response"]

@@ -74,7 +74,7 @@ def test_rate_figure_marks_the_benchmark_concurrencies(tp1):
 
 def test_rate_figure_without_a_frontier():
     fig = rate.fig_rate(Scenario.from_params(wdtype="fp16"))
-    assert fig["data"] == [] and "exceed HBM" in fig["layout"]["annotations"][0]["text"]
+    assert fig["data"] == [] and "GB of weights; the machine has" in fig["layout"]["annotations"][0]["text"]
 
 
 def test_bad_output_length_is_refused(tp1):

@@ -118,4 +118,4 @@ def test_fig_regimes_colours_each_run():
 
 def test_fig_regimes_explains_a_machine_without_a_frontier():
     fig = R.fig_regimes(Scenario.from_params(wdtype="fp16"))
-    assert fig["data"] == [] and "exceed HBM" in fig["layout"]["annotations"][0]["text"]
+    assert fig["data"] == [] and "GB of weights; the machine has" in fig["layout"]["annotations"][0]["text"]

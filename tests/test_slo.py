@@ -87,7 +87,7 @@ def test_a_single_request_machine_has_no_stable_point():
 
 def test_unfit_scenario_says_why():
     g = slo.goodput(Scenario.from_params(wdtype="fp16"))
-    assert g["batch"] == 0 and "exceed HBM" in g["reason"]
+    assert g["batch"] == 0 and "GB of weights; the machine has" in g["reason"]
 
 
 @pytest.mark.parametrize("value", [0, -5, "abc", float("nan"), None])

@@ -12,7 +12,7 @@ import pytest
 
 from inferx import cli, spec
 from inferx.export import FIGURE_NAMES
-from inferx.models import DEEPSEEK_R1, LLAMA33_70B
+from inferx.models import DEEPSEEK_R1
 from inferx.scenario import Scenario
 
 
@@ -100,7 +100,7 @@ def test_moe_figure_and_a_dense_model(h200):
     fig = spec.fig_moe(h200)
     (trace,) = fig["data"]
     assert trace["y"][0] == pytest.approx(37.5, abs=0.1) and trace["y"][-1] > 600  # GB at FP8
-    dense = spec.fig_moe(Scenario.from_params(model=LLAMA33_70B))
+    dense = spec.fig_moe(Scenario.from_params(model="llama-3.3-70b"))
     assert dense["data"] == [] and "is dense" in dense["layout"]["annotations"][0]["text"]
 
 

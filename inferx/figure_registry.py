@@ -1,0 +1,171 @@
+"""The figures, one entry each: the article's number, a name, the title, caption and equation the pages
+show, the graph's height, the builder and the frontiers it reads.
+
+Pages, embed routes, the redraw callback, the tests and the benchmark all iterate `FIGURES`; adding a figure
+is one entry here plus its builder. Every builder is `builder(scn, batch) -> plotly dict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import figures as F
+from .scenario import Scenario
+
+
+@dataclass(frozen=True)
+class Figure:
+    number: int  # the article's figure number
+    name: str  # what it draws; also its /embed/<name> alias
+    title: str
+    caption: str  # our words; Markdown with $…$ maths
+    equation: str  # the governing equation (LaTeX), shown displayed under the caption
+    builder: Callable[[Scenario, int], dict]
+    height: int = 380  # px
+    current: bool = False  # draws the current settings' stable frontier (shared by the figures that do)
+    references: Callable[[Scenario], list[Scenario]] | None = None  # other scenarios whose frontiers it draws
+    reads_batch: bool = False  # the explorer: the only figure redrawn when only the batch moves
+
+    @property
+    def key(self) -> str:
+        """The stable id in the DOM, the redraw protocol and `/embed/figN`."""
+        return f"fig{self.number}"
+
+
+def _entries(*figs: Figure) -> dict[str, Figure]:
+    return {f.key: f for f in figs}
+
+
+FIGURES: dict[str, Figure] = _entries(
+    Figure(
+        1,
+        "roofline",
+        "Figure 1 · The decode roofline",
+        "Ignore the KV cache and every decode step streams the active weights from HBM once, whatever the batch. "
+        "Batching more requests into that one read buys throughput linearly, until the arithmetic units saturate "
+        "at the ridge batch $B^*$ (dashed); past it more requests only queue behind the same FLOPs. With "
+        "TP or PP above one, the solid line adds each step's collective cost.",
+        r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}{\text{compute}}"
+        r"\right)},\qquad B^*=\frac{b_w\cdot\text{compute}}{2\,\text{BW}}",
+        F.roofline,
+    ),
+    Figure(
+        2,
+        "kv-cache-tax",
+        "Figure 2 · The KV-cache tax",
+        "Each request in the batch also reads its own KV cache every step, so bytes per step grow with $B\\cdot S$. "
+        "Longer contexts bend the curve over sooner and cap it at $T_\\infty(S)$ (dashed), a ceiling that no "
+        "weight format moves. Curves end at $B_\\text{max}$, where the KV headroom is full.",
+        r"T_\infty(S)=\frac{\text{BW}}{S\,\kappa},\qquad \kappa=L\,(d_c+d_r)\,b_{kv}",
+        F.kv_cache_tax,
+        current=True,
+        references=F.context_refs,
+    ),
+    Figure(
+        3,
+        "ttft-parts",
+        "Figure 3 · Where time to first token comes from",
+        "Prefill of the prompt sets a floor that batching cannot lower. On top sits the wait for a decode slot, "
+        "modelled as an M/G/1 queue: small while the batch is far from the KV limit, unbounded as "
+        "$\\rho=B/B_\\text{max}\\to1$. Operators aim to stay in the shaded band, $\\rho\\le0.85$.",
+        r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{t_\text{step}}{1-B/B_\text{max}}",
+        F.ttft_parts,
+        current=True,
+    ),
+    Figure(
+        4,
+        "itl-vs-throughput",
+        "Figure 4 · Inter-token latency against throughput",
+        "Each point is one batch size. Every request gets one token per step, so ITL is the step time and ITL "
+        "times throughput is exactly $B$: more throughput from batching always costs latency. Only more "
+        "bandwidth lowers the floor (dashed), one read of the active weights.",
+        r"\text{ITL}\times T=B,\qquad \text{ITL}_\text{min}=\frac{P_\text{active}\,b_w}{\text{BW}}",
+        F.itl_vs_throughput,
+        current=True,
+    ),
+    Figure(
+        5,
+        "preset-frontiers",
+        "Figure 5 · The throughput–TTFT frontier",
+        "Sweeping the batch traces the best TTFT this hardware can give at each throughput: nothing real sits below "
+        "it. The dashed curves are the other presets under the same workload. Shading marks the interactive "
+        "regime ($B\\le B_\\text{split}/8$) and the batch regime ($B\\ge B_\\text{split}$), with "
+        "$B_\\text{split}=\\min(B^*, B_\\text{max}/2)$. Curves stop at $\\rho=0.99$.",
+        r"T=\frac{B}{\text{ITL}(B)},\qquad \text{TTFT}(B)\ \text{as in Figure 3},\qquad 1\le B<B_\text{max}",
+        F.preset_frontiers,
+        height=440,
+        current=True,
+        references=F.preset_refs,
+    ),
+    Figure(
+        6,
+        "explorer",
+        "Figure 6 · Operating-point explorer",
+        "Pick a batch size and the amber dot shows where it lands on the frontier, with its throughput, TTFT, ITL and "
+        "utilisation. Animate sweeps the dot from one request to the edge of the stable region; it runs in the "
+        "browser, with no server round trip per frame.",
+        r"\rho=\frac{B}{B_\text{max}},\qquad B_\text{max}=\left\lfloor\eta\,\frac{\text{HBM}-P_\text{total}\,b_w}"
+        r"{S\,\kappa}\right\rfloor",
+        F.explorer,
+        height=440,
+        reads_batch=True,
+    ),
+    Figure(
+        7,
+        "quantization",
+        "Figure 7 · Quantization",
+        "Narrower weights halve the bytes of every step and the weights' share of HBM; a narrower KV cache halves "
+        "$\\kappa$ and so doubles $B_\\text{max}$. Dashed lines are the FP16 and FP8 references on the same hardware; "
+        "a format whose weights do not fit is named in the note.",
+        r"\text{headroom}=\text{HBM}-P_\text{total}\,b_w,\qquad \kappa\propto b_{kv}",
+        F.quantization,
+        current=True,
+        references=F.quant_refs,
+    ),
+    Figure(
+        8,
+        "communication",
+        "Figure 8 · Collective communication",
+        "Tensor parallelism adds two all-reduces per layer to every step; pipeline parallelism adds a hop per stage "
+        "boundary. On NVLink the fixed launch latency $\\alpha$ dominates, so the cost barely moves with $B$; "
+        "over InfiniBand the bytes dominate and the cost grows linearly with the batch.",
+        r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right),"
+        r"\quad t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+        F.communication,
+    ),
+    Figure(
+        9,
+        "workload-reality",
+        "Figure 9 · Workload reality check",
+        "Two workload effects that no hardware removes: variable output lengths (CV) inflate the queueing term, and "
+        "KV fragmentation (utilisation $\\eta$) shrinks $B_\\text{max}$ so the wall arrives sooner. The gap between "
+        "the ideal and realistic curves is TTFT a production SLA must budget for.",
+        r"W_q\propto\frac{1+\text{CV}^2}{2},\qquad B_\text{max}^\text{eff}=\lfloor\eta\,B_\text{max}\rfloor",
+        F.workload_reality,
+        current=True,
+        references=F.workload_refs,
+    ),
+)
+
+
+def by_name(name: str) -> Figure | None:
+    """The figure an embed path names: its key (`fig6`) or its name (`explorer`)."""
+    found = FIGURES.get(name)
+    return found or next((f for f in FIGURES.values() if f.name == name), None)
+
+
+def frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
+    """Every frontier the figures `names` read for this state, as figures.frontier keys."""
+    figs = [FIGURES[n] for n in names]
+    keys = [(scn, F.CURVE_POINTS, None)] if any(f.current for f in figs) else []
+    keys += [(s, F.CURVE_POINTS, None) for f in figs if f.references for s in f.references(scn)]
+    keys += [(scn, F.EXPLORER_POINTS, int(batch)) for f in figs if f.reads_batch]
+    return keys
+
+
+def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH) -> dict[str, dict]:
+    """The requested figures (default: all) for one control state, keyed like FIGURES."""
+    names = list(FIGURES) if names is None else list(names)
+    F.evaluate_frontiers(frontier_keys(scn, names, batch))  # one numpy pass for all of them
+    return {name: FIGURES[name].builder(scn, batch) for name in names}

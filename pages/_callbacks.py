@@ -1,0 +1,165 @@
+"""The callbacks every page with controls shares: the redraw, presets, slider labels, the explorer, copying.
+
+Importing this module registers them (pages import it for that); the inputs come from the parameters'
+declarations, so a new parameter is an input of every one that reads the controls.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
+
+from inferx import figure_registry as registry
+from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
+from pages._cards import INTERNAL_ERROR
+from pages._controls import machine_controls, preset_controls, sliders
+from pages._ids import BATCH_ID, control_id, value_id
+from pages._url import control_values_to_params, controls, tokens_from_position
+
+log = logging.getLogger(__name__)
+
+CONTROL_INPUTS = [Input(control_id(name), "value") for name in controls()]
+# The explorer's graph: the one figure that reads the batch.
+EXPLORER = next(key for key, f in registry.FIGURES.items() if f.reads_batch)
+
+
+# A control change rewrites the address and asks for a redraw through the browser, which keeps one request
+# in flight and sends only the newest state when it returns: a slider dragged faster than a round trip would
+# otherwise have every request overtaken by the next one, and no figure would move until the drag stopped.
+clientside_callback(
+    "window.inferx.controlsChanged",
+    Output("redraw-request", "data"),
+    *CONTROL_INPUTS,
+    Input(BATCH_ID, "value", allow_optional=True),
+    State("ui-config", "data"),
+    prevent_initial_call=True,  # the layout already holds the figures for the URL's state
+)
+
+
+@callback(
+    Output("figure-updates", "data"),
+    Output("runtime-notice", "children"),
+    Output("runtime-notice", "is_open"),
+    Input("redraw-request", "data"),
+    State({"role": "figure", "fig": ALL}, "id"),
+    prevent_initial_call=True,
+)
+def redraw(request, ids):
+    """One engine pass per control state: {"fig1": figure, …} for the figures the page shows. Always answers
+    (an empty dict after an error), since the browser waits for an answer before it asks again."""
+    try:
+        names, batch, scn = read_redraw(request, ids)
+        figs = registry.build(scn, names, batch)
+    except InvalidParameter as err:
+        return {}, f"Could not redraw: {err}", True
+    except Exception:  # the inputs were checked: this is our bug, so the log gets the traceback
+        log.exception("redraw of %s failed", shown_value(request, 400))
+        return {}, INTERNAL_ERROR, True
+    return figs, None, False
+
+
+def read_redraw(request, ids) -> tuple[list[str], int, Scenario]:
+    """The figures to draw, the batch and the scenario of a redraw request, checked by shape and type before
+    anything reads them (the request comes from the browser, so from anyone)."""
+    known = registry.FIGURES
+    if not isinstance(ids, list) or len(ids) > len(known):  # each figure at most once per page
+        raise InvalidParameter("figures", f"must be a list of at most {len(known)} figure ids", ids)
+    shown = []
+    for i in ids:
+        fig = i.get("fig") if isinstance(i, dict) else None
+        if not isinstance(fig, str) or fig not in known:
+            raise InvalidParameter("figures", f"each id must name one of {', '.join(known)}", i)
+        shown.append(fig)
+    if not isinstance(request, dict) or not {"values", "batch", "batchOnly"} <= request.keys():
+        raise InvalidParameter("request", "must be a control state {values, batch, batchOnly}", request)
+    batch_only = request["batchOnly"]
+    if not isinstance(batch_only, bool):
+        raise InvalidParameter("batchOnly", "must be true or false", batch_only)
+    names = [n for n in shown if known[n].reads_batch] if batch_only else shown
+    position = request["batch"]
+    batch = BATCH.default if position is None else check_batch(tokens_from_position("batch", position))
+    return names, batch, Scenario.from_params(**control_values_to_params(request["values"]))
+
+
+clientside_callback(
+    "window.inferx.showFigures",
+    Output({"role": "figure", "fig": ALL}, "figure", allow_duplicate=True),
+    Input("figure-updates", "data"),
+    State({"role": "figure", "fig": ALL}, "id"),
+    prevent_initial_call=True,
+)
+
+
+clientside_callback(
+    "window.inferx.applyPreset",
+    [Output(control_id(n), "value", allow_duplicate=True) for n in preset_controls()],
+    Input(control_id("preset"), "value"),
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+# A GPU or count chosen by hand sets bandwidth, compute and HBM from the catalog (scenario.machine_values).
+clientside_callback(
+    "window.inferx.applyMachine",
+    [Output(control_id(n), "value", allow_duplicate=True) for n in machine_controls()],
+    Input(control_id("gpu"), "value"),
+    Input(control_id("gpus"), "value"),
+    State(control_id("preset"), "value"),
+    State(control_id("wdtype"), "value"),
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "window.inferx.sliderValues",
+    [Output(value_id(n), "children") for n in sliders()],
+    [Input(control_id(n), "drag_value") for n in sliders()] + [Input(control_id(n), "value") for n in sliders()],
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "window.inferx.explorer",
+    Output("readout-throughput", "children"),
+    Output("readout-ttft", "children"),
+    Output("readout-itl", "children"),
+    Output("readout-rho", "children"),
+    Output("batch-value", "children"),
+    Output(BATCH_ID, "max"),
+    Output(BATCH_ID, "marks"),
+    Output({"role": "figure", "fig": EXPLORER}, "figure", allow_duplicate=True),
+    Input(BATCH_ID, "drag_value"),
+    Input(BATCH_ID, "value"),
+    Input({"role": "figure", "fig": EXPLORER}, "figure"),
+    State(BATCH_ID, "max"),
+    prevent_initial_call="initial_duplicate",  # fill the readouts from the layout's figure on load
+)
+
+clientside_callback(
+    "window.inferx.toggleAnimation",
+    Output("btn-animate", "children"),
+    Input("btn-animate", "n_clicks"),
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "function(n, open) { return !open; }",
+    Output("embed-settings", "is_open"),
+    Input("embed-settings-toggle", "n_clicks"),
+    State("embed-settings", "is_open"),
+    prevent_initial_call=True,
+)
+
+clientside_callback(
+    "window.inferx.copyLink", Output("copy-link", "content"), Input("copy-link", "n_clicks"), prevent_initial_call=True
+)
+
+clientside_callback(
+    "window.inferx.embedCode",
+    Output({"role": "embed-copy", "fig": MATCH}, "content"),
+    Input({"role": "embed-copy", "fig": MATCH}, "n_clicks"),
+    State({"role": "embed-path", "fig": MATCH}, "children"),
+    prevent_initial_call=True,
+)

@@ -1,0 +1,150 @@
+"""Page furniture: the navigation bar, figure cards, share buttons and notices."""
+
+from __future__ import annotations
+
+import logging
+
+import dash_bootstrap_components as dbc
+from dash import dcc, get_relative_path, html
+
+from inferx import figure_registry as registry
+from inferx.figures import GRAPH_CONFIG
+from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario
+from pages._controls import explorer_controls
+from pages._ids import graph_wrapper_id
+
+log = logging.getLogger(__name__)
+INTERNAL_ERROR = "Something went wrong on the server drawing these settings; it has been logged."
+
+
+def navbar(active: str, model: str | None = None) -> dbc.Navbar:
+    """The page links; /methods computes its tables for `model` (the browser keeps that link's model current
+    as the controls change: assets/inferx.js, followAddress)."""
+    methods = "/methods" if model in (None, PARAMS["model"].default) else f"/methods?model={model}"
+    links = [
+        ("dashboard", "Dashboard", "/"),
+        ("inferencex", "InferenceX data", "/inferencex"),
+        ("methods", "Methods & checks", methods),
+    ]
+    return dbc.Navbar(
+        dbc.Container(
+            [
+                dbc.NavbarBrand(
+                    ["inferx", html.Span(" · the LLM serving frontier from hardware physics", className="brand-sub")],
+                    href=get_relative_path("/"),
+                ),
+                dbc.Nav(
+                    [
+                        dbc.NavLink(text, href=get_relative_path(path), active=key == active, id=f"nav-{key}")
+                        for key, text, path in links
+                    ]
+                ),
+            ],
+            fluid=True,
+        ),
+        color="dark",
+        dark=True,
+        className="mb-3",
+    )
+
+
+def share_buttons(fig: str | None) -> html.Div:
+    """Copy-link and copy-embed-code buttons: inside a wiki iframe the address bar never changes."""
+    items = [html.Span([dcc.Clipboard(id="copy-link", className="clip"), " Copy link"], className="share-btn")]
+    if fig:
+        items.append(embed_button(fig, " Copy embed code"))
+    return html.Div(items, className="share")
+
+
+def embed_button(fig: str, text: str = "") -> html.Span:
+    return html.Span(
+        [
+            dcc.Clipboard(
+                id={"role": "embed-copy", "fig": fig},
+                className="clip",
+                title="Copy an <iframe> of this figure with the current settings",
+            ),
+            text,
+            html.Span(get_relative_path(f"/embed/{fig}"), id={"role": "embed-path", "fig": fig}, hidden=True),
+        ],
+        className="share-btn",
+    )
+
+
+def graph(fig: str, figure: dict, height: int) -> html.Div:
+    """A figure's graph. The wrapper carries the stable DOM id `fig-N`; the graph's own
+    pattern-matching id lets one callback fill whichever graphs a page has."""
+    return html.Div(
+        dcc.Graph(
+            id={"role": "figure", "fig": fig},
+            figure=figure,
+            config=GRAPH_CONFIG,
+            style={"height": f"{height}px"},
+            mathjax=False,
+        ),
+        id=graph_wrapper_id(fig),
+        className="graph-wrap",
+    )
+
+
+def readouts() -> html.Div:
+    cells = [("throughput", "Throughput"), ("ttft", "TTFT"), ("itl", "ITL"), ("rho", "Utilisation ρ")]
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.Div(label, className="readout-label"),
+                    html.Div("—", id=f"readout-{key}", className="readout-value"),
+                ],
+                className="readout",
+            )
+            for key, label in cells
+        ],
+        className="readouts",
+    )
+
+
+def initial_figures(values: dict, names, batch: int, notices: list[str]) -> dict[str, dict]:
+    """The figures for the URL's state, drawn into the page layout itself: each graph paints once,
+    and loading a page costs no redraw request (a busy browser spends seconds on a second paint)."""
+    try:
+        return registry.build(Scenario.from_params(**values), names, batch)
+    except InvalidParameter as err:
+        notices.append(f"Could not draw these settings: {err}")
+    except Exception:  # parse_query checked every value: this is our bug, so the log gets the traceback
+        log.exception("drawing the figures of %s (batch %s) failed", values, batch)
+        notices.append(INTERNAL_ERROR)
+    return {}
+
+
+def figure_card(
+    fig: str, figure: dict, batch: int = BATCH.default, caption: bool = True, embed_copy: bool = True
+) -> dbc.Card:
+    """A figure with its title and caption; `embed_copy=False` where the page already has the figure's
+    copy-embed-code button (an id may appear once per page)."""
+    entry = registry.FIGURES[fig]
+    body = [graph(fig, figure, entry.height)]
+    if entry.reads_batch:
+        body += [readouts(), explorer_controls(batch)]
+    if caption:
+        # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
+        body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))
+    title = html.H5(entry.title, className="card-title")
+    header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
+    return dbc.Card([dbc.CardBody([header, *body])], className="fig-card", id=f"card-{fig}")
+
+
+def notices_area(notices: list[str]) -> html.Div:
+    return html.Div(
+        [
+            dbc.Alert(
+                [html.Div(n) for n in notices],
+                color="warning",
+                dismissable=True,
+                is_open=bool(notices),
+                id="url-notice",
+            ),
+            dbc.Alert(id="runtime-notice", color="danger", is_open=False, dismissable=True),
+        ],
+        className="notices",
+    )

@@ -1,0 +1,182 @@
+"""The control widgets, each made from its parameter's declaration in inferx.scenario.PARAMS."""
+
+from __future__ import annotations
+
+import math
+
+from dash import dcc, html
+
+from inferx.figure_registry import FIGURES
+from inferx.hardware import GPUS
+from inferx.presets import HARDWARE
+from inferx.scenario import BATCH, GROUPS, PARAMS, Param, default_params, per_gpu_values
+from pages._ids import BATCH_ID, CONTROL_PREFIX, control_id, graph_wrapper_id, value_id
+
+
+def sliders() -> tuple[str, ...]:
+    return tuple(name for name, p in PARAMS.items() if p.kind in ("float", "int"))
+
+
+def preset_controls() -> tuple[str, ...]:
+    """The controls a hardware preset sets, in PARAMS order (the browser's applyPreset fills these)."""
+    return tuple(name for name, p in PARAMS.items() if p.preset)
+
+
+def machine_controls() -> tuple[str, ...]:
+    """The controls choosing a GPU and a count sets (the browser's applyMachine fills these)."""
+    return tuple(name for name, p in PARAMS.items() if p.machine)
+
+
+def _label(name: str) -> html.Label:
+    p = PARAMS[name]
+    unit = html.Span(f" {p.unit}", className="unit") if p.unit else None
+    return html.Label([p.label, unit], htmlFor=control_id(name), className="ctl-label")
+
+
+def _value_label(name: str, value) -> html.Label:
+    """A slider's label with its live value and unit, e.g. "Memory bandwidth 38.4 TB/s"."""
+    value_text = html.Span(format_slider_value(name, value), id=value_id(name), className="ctl-value")
+    return html.Label([PARAMS[name].label, value_text], htmlFor=control_id(name), className="ctl-label")
+
+
+def _decimals(name: str) -> int:
+    p = PARAMS[name]
+    return 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
+
+
+def format_slider_value(name: str, value) -> str:
+    """The same text window.inferx.sliderValues writes while the slider moves."""
+    unit = PARAMS[name].unit
+    return f"{value:,.{_decimals(name)}f}" + (f" {unit}" if unit else "")
+
+
+def _log2_marks(p: Param) -> dict:
+    low, high = math.ceil(math.log2(p.low)), math.floor(math.log2(p.high))
+    return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, 2)}
+
+
+def _options(p: Param) -> list[dict]:
+    return [{"label": p.label_of(key), "value": key} for key in p.choices]
+
+
+def _widget(name: str, p: Param, value):
+    cid = control_id(name)
+    if p.kind == "choice" and p.radio:
+        return dcc.RadioItems(id=cid, options=_options(p), value=value, inline=True, className="radio-row")
+    if p.kind == "choice":
+        return dcc.Dropdown(id=cid, options=_options(p), value=value, clearable=False, searchable=False)
+    if p.kind == "pow2":
+        options = [{"label": str(2**i), "value": 2**i} for i in range(int(math.log2(p.high)) + 1)]
+        return dcc.RadioItems(id=cid, options=options, value=value, inline=True, className="radio-row")
+    if p.log2:
+        return dcc.Slider(
+            id=cid,
+            min=math.log2(p.low),
+            max=math.log2(p.high),
+            step=p.step,
+            value=math.log2(value),
+            marks=_log2_marks(p),
+            updatemode="drag",
+            allow_direct_input=False,
+        )
+    # The value is shown in the label: Dash hides a slider's number box in a sidebar this narrow.
+    return dcc.Slider(
+        id=cid,
+        min=p.low,
+        max=p.high,
+        step=p.step,
+        value=value,
+        updatemode="drag",
+        marks=None,
+        tooltip=None,
+        allow_direct_input=False,
+    )
+
+
+def control(name: str, value) -> html.Div:
+    p = PARAMS[name]
+    label = _value_label(name, value) if name in sliders() else _label(name)
+    return html.Div([label, _widget(name, p, value)], className="ctl", title=p.help)
+
+
+def control_groups(values: dict, overlay_only: bool = False) -> list:
+    """Every control under its group's heading. With `overlay_only` (the /inferencex page) the controls that do
+    not move its model curve are still on the page, hidden, because the shared callbacks take every control."""
+    shown = {name: p for name, p in PARAMS.items() if p.overlay or not overlay_only}
+    body = []
+    for group in GROUPS:
+        names = [name for name, p in shown.items() if p.group == group]
+        if names:
+            body.append(html.H6(group, className="ctl-group"))
+            body.extend(control(n, values[n]) for n in names)
+    hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
+    if hidden:
+        body.append(html.Div(hidden, hidden=True))
+    return body
+
+
+def controls_panel(values: dict) -> html.Div:
+    body = control_groups(values)
+    # The control state a redraw is asked for, and the figures it returns (assets/inferx.js: controlsChanged,
+    # showFigures). The first is the output of the callback that also rewrites the address; it sits beside
+    # its inputs, so prevent_initial_call holds when the router inserts the page. With it outside, a slow
+    # browser rewrote the address before dcc.Location had settled, and Location pushed its stale address
+    # back, re-rendering the page in a loop.
+    body += [dcc.Store(id="redraw-request"), dcc.Store(id="figure-updates")]
+    return html.Div(body, className="controls")
+
+
+def explorer_controls(batch: int) -> html.Div:
+    return html.Div(
+        [
+            html.Label(
+                [
+                    "Batch size B ",
+                    html.Span(str(batch), id="batch-value", className="ctl-value"),
+                    html.Span(" requests", className="unit"),
+                ],
+                htmlFor=BATCH_ID,
+                className="ctl-label",
+            ),
+            html.Div(
+                [
+                    html.Div(
+                        dcc.Slider(
+                            id=BATCH_ID,
+                            min=0,
+                            max=14,
+                            step=0.01,
+                            value=math.log2(batch),
+                            updatemode="drag",
+                            allow_direct_input=False,
+                            marks={i: f"{2**i:,}" for i in range(0, 17, 2)},
+                        ),
+                        className="grow",
+                    ),
+                    html.Button("Animate", id="btn-animate", className="btn btn-warning btn-sm"),
+                ],
+                className="batch-row",
+            ),
+        ]
+    )
+
+
+def ui_config() -> dcc.Store:
+    """What the browser-side callbacks need, from the same declarations: the controls in callback order, which
+    are log2 sliders, the sliders' units and decimals, which controls a preset sets, the presets' values (user
+    units), the controls a GPU and count set and each GPU's values, the id prefix, the explorer's graph and its
+    default batch."""
+    data = {
+        "controls": list(PARAMS),
+        "log2": [name for name, p in PARAMS.items() if p.log2],
+        "sliders": {name: [PARAMS[name].unit, _decimals(name)] for name in sliders()},
+        "presetControls": list(preset_controls()),
+        "presets": {key: default_params(key) for key in HARDWARE},
+        "machineControls": list(machine_controls()),
+        "gpus": {key: per_gpu_values(key) for key in GPUS},
+        "prefix": CONTROL_PREFIX,
+        "batchId": BATCH_ID,
+        "explorerGraph": next(graph_wrapper_id(key) for key, f in FIGURES.items() if f.reads_batch),
+        "batchDefault": BATCH.default,
+    }
+    return dcc.Store(id="ui-config", data=data)

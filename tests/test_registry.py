@@ -1,0 +1,137 @@
+"""Each control, figure and preset is declared once; these add a throwaway one of each and find it everywhere
+it should appear: the pages, the URL, the CLI, the embed routes, the redraw, the browser's config."""
+
+import json
+
+import plotly
+import pytest
+
+import app  # noqa: F401 (pages register themselves on the app)
+from inferx import cli, figures
+from inferx import figure_registry as registry
+from inferx.hardware import GPUS, Machine
+from inferx.presets import HARDWARE, Hardware
+from inferx.scenario import PARAMS, Param, Scenario
+from pages import embed, home, inferencex
+from pages._callbacks import read_redraw
+from pages._controls import ui_config
+from pages._ids import control_id
+from pages._url import control_values_to_params, parse_query
+
+
+def ids_and_values(layout) -> dict:
+    """Every component id on a page (as JSON text) with its `value` (None where it has none)."""
+    found = {}
+    for c in [layout, *layout._traverse()]:
+        cid = getattr(c, "id", None)
+        if cid is not None:
+            found[json.dumps(cid, sort_keys=True)] = getattr(c, "value", None)
+    return found
+
+
+def hidden_ids(layout) -> set:
+    """Ids inside a hidden container."""
+    out = set()
+    for c in [layout, *layout._traverse()]:
+        if getattr(c, "hidden", None) is True and hasattr(c, "_traverse"):
+            out |= {json.dumps(x.id, sort_keys=True) for x in c._traverse() if getattr(x, "id", None) is not None}
+    return out
+
+
+PAGES = {"home": home.layout, "embed": lambda **q: embed.layout(name="fig1", **q), "inferencex": inferencex.layout}
+
+
+def cli_options() -> dict[str, set]:
+    parser = cli.build_parser()
+    return {name: set(sub._option_string_actions) for name, sub in parser._subparsers._group_actions[0].choices.items()}
+
+
+def test_every_parameter_is_a_control_a_url_parameter_and_a_cli_option():
+    options = cli_options()
+    for page, layout in PAGES.items():
+        ids = ids_and_values(layout())
+        hidden = hidden_ids(layout())
+        for name, p in PARAMS.items():
+            assert json.dumps(control_id(name)) in ids, (page, name)
+            # /inferencex shows only the controls that move its model curve; the rest are there, hidden.
+            shown = p.overlay or page != "inferencex"
+            assert (json.dumps(control_id(name)) not in hidden) == shown, (page, name)
+    defaults = Scenario.from_params().params
+    for name in PARAMS:
+        values, _, notices = parse_query({name: str(defaults[name])})
+        assert not notices and values[name] == defaults[name], name
+        for command in ("point", "frontier"):
+            assert f"--{name}" in options[command], (command, name)
+
+
+def test_a_new_parameter_is_on_every_page_in_the_url_and_in_the_cli(monkeypatch, capsys):
+    monkeypatch.setitem(PARAMS, "widgets", Param("Widgets", "per step", "float", 2.0, 0, 10, 0.5, help="a test"))
+    for page, layout in PAGES.items():
+        assert ids_and_values(layout(widgets="4"))[json.dumps(control_id("widgets"))] == 4.0, page
+    values, _, notices = parse_query({"widgets": "3.5"})
+    assert values["widgets"] == 3.5 and not notices
+    _, _, notices = parse_query({"widgets": "11"})
+    assert notices == ["Ignored widgets=11: must be a number from 0 to 10 per step."]
+    assert Scenario.from_params(widgets="7").params["widgets"] == 7.0  # what the engine would read
+    # The browser sends one value per control, the new one included.
+    sent = [Scenario.from_params().params[n] for n in PARAMS]
+    sent[list(PARAMS).index("ctx")] = 10.0  # log2 slider position
+    sent[list(PARAMS).index("isl")] = 10.0
+    assert control_values_to_params(sent)["widgets"] == 2.0
+    assert cli.main(["point", "--widgets", "5"]) == 0 and json.loads(capsys.readouterr().out)["batch"] == 8
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["point", "--widgets", "12"])
+    assert exit_.value.code == 2 and "widgets=12: must be a number from 0 to 10 per step" in capsys.readouterr().err
+
+
+def test_a_new_figure_is_on_the_dashboard_in_embeds_and_in_redraws(monkeypatch):
+    def bandwidth_bar(scn, batch):
+        return {"data": [{"type": "bar", "x": ["BW"], "y": [scn.bw / 1e12]}], "layout": {"title": {"text": "bw"}}}
+
+    fig = registry.Figure(10, "bandwidth-bar", "Figure 10 · Bandwidth", "A bar.", r"\text{BW}", bandwidth_bar)
+    monkeypatch.setitem(registry.FIGURES, fig.key, fig)
+    page = home.layout(bw="50")
+    ids = ids_and_values(page)
+    assert json.dumps("card-fig10") in ids and json.dumps("fig-10") in ids
+    assert "Figure 10 · Bandwidth" in json.dumps(page, cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+    for name in ("fig10", "bandwidth-bar"):
+        assert json.dumps("fig-10") in ids_and_values(embed.layout(name=name)), name
+    request = {"values": [None] * len(PARAMS), "batch": None, "batchOnly": False}
+    names, _, _ = read_redraw(request, [{"role": "figure", "fig": "fig10"}])
+    assert names == ["fig10"]
+    assert registry.build(Scenario.from_params(bw=50), ["fig10"])["fig10"]["data"][0]["y"] == [50.0]
+
+
+@pytest.fixture
+def fresh_references():
+    """The other presets' scenarios are cached per state; a test that adds a preset starts and ends without
+    those made before or during it."""
+    figures.preset_refs.cache_clear()
+    yield
+    figures.preset_refs.cache_clear()
+
+
+def test_a_new_preset_is_one_entry(monkeypatch, capsys, fresh_references):
+    h100 = Machine(GPUS["h100"], 8)
+    preset = Hardware("8×H100", h100, h100.bw, h100.peak("fp8"), h100.hbm, 8, "nvlink", "#CC79A7", False)
+    monkeypatch.setitem(HARDWARE, "h100x8", preset)
+    values, _, notices = parse_query({"preset": "h100x8"})
+    assert not notices and values["bw"] == pytest.approx(8 * 3.35) and values["hbm"] == pytest.approx(640)
+    options = [c.options for c in home.layout()._traverse() if getattr(c, "id", None) == control_id("preset")][0]
+    assert {"label": "8×H100", "value": "h100x8"} in options
+    config = ui_config().data
+    assert config["presets"]["h100x8"]["bw"] == pytest.approx(26.8)
+    # The other presets' figure draws it, or says why it cannot: DeepSeek-R1's 671 GB of FP8 weights leave
+    # no room on 640 GB.
+    notes = registry.build(Scenario.from_params(), ["fig5"])["fig5"]["layout"]["annotations"]
+    assert any("8×H100" in a["text"] for a in notes)
+    assert cli.main(["point", "--preset", "h100x8"]) == 2
+    assert "needs 671 GB of weights; the machine has 640 GB" in capsys.readouterr().err
+
+
+def test_the_browser_gets_the_preset_controls_from_the_declarations():
+    config = ui_config().data
+    assert config["presetControls"] == [n for n, p in PARAMS.items() if p.preset]
+    assert config["controls"] == list(PARAMS) and config["log2"] == [n for n, p in PARAMS.items() if p.log2]
+    for key in HARDWARE:
+        assert set(config["presetControls"]) <= set(config["presets"][key])
