@@ -283,6 +283,17 @@ MODELS: dict[str, ModelSpec] = {
 }
 
 
+def catalog_key(display_name: str) -> str | None:
+    """The catalog key of a model as InferenceX names it (`DeepSeek-R1-0528`, `Llama-3.3-70B-Instruct-FP8`):
+    the entry whose name it starts with, followed by nothing or a dash. `Kimi-K2.5` is not `Kimi-K2`."""
+    text = display_name.strip().lower()
+    for key, model in MODELS.items():
+        name = model.name.lower()
+        if text.startswith(name) and text[len(name) : len(name) + 1] in ("", "-"):
+            return key
+    return None
+
+
 # --- Derived quantities -------------------------------------------------------------
 
 

@@ -46,11 +46,12 @@ from inferx.measured import (
     parse_upload,
 )
 from inferx.measured_figures import overlay_traces
+from pages._ids import control_id
 
 log = logging.getLogger("inferx.measured")
 
 # What inferencex_figure, overlay_traces and the filters read; everything else stays behind.
-TEXT_COLUMNS = ("hardware", "precision", "framework", "spec_method", "date", "run_url")
+TEXT_COLUMNS = ("model", "hardware", "precision", "framework", "spec_method", "date", "run_url")
 INT_COLUMNS = ("isl", "osl", "concurrency", "n_gpus")
 BOOL_COLUMNS = ("disagg", "is_multinode")
 FLOAT_COLUMNS = (
@@ -240,7 +241,7 @@ def upload_panel(switch: bool = False) -> html.Div:
     if switch:
         items.append(
             dcc.Checklist(
-                id="ctl-measured",
+                id=control_id("measured"),
                 options=[{"label": " Show measured points on Figures 4 and 5", "value": "on"}],
                 value=[],
                 className="radio-row",
@@ -328,9 +329,9 @@ def show_status(data):
 
 @callback(
     Output(OVERLAY_ID, "data"),
-    Input("ctl-measured", "value"),
+    Input(control_id("measured"), "value"),
     Input("measured-data", "data"),
-    Input("ctl-preset", "value"),
+    Input(control_id("preset"), "value"),
 )
 def overlay(switch, data, preset):
     """Marker traces for Figures 4 and 5: the measured points on the preset's GPU. Runs on the

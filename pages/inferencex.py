@@ -7,6 +7,7 @@ from dash import Input, Output, callback, clientside_callback, dcc, get_relative
 from inferx import figures
 from inferx.measured import filter_options
 from inferx.measured_figures import inferencex_figure
+from inferx.models import catalog_key
 from inferx.scenario import InvalidParameter, Scenario
 from pages._callbacks import CONTROL_INPUTS
 from pages._cards import navbar, notices_area, share_buttons
@@ -152,6 +153,7 @@ def draw(*args):
     try:
         scn = Scenario.from_params(**control_values_to_params(list(values)))
         df, source = measured_frame(data)
+        scn, about = rows_model(scn, df)
         fig = inferencex_figure(scn, df, filters_from_values(*filter_values))
     except (InvalidParameter, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError) as err:
         # Every input here came from the browser; a value of the wrong type or size gets a sentence, not a 500.
@@ -159,7 +161,21 @@ def draw(*args):
     points = sum(len(t["x"]) for t in fig["data"] if (t.get("meta") or {}).get("measured"))
     if df is None:
         return fig, "No measured data loaded yet."
-    return fig, f"{points:,} of {len(df):,} measured points shown ({source})."
+    return fig, f"{points:,} of {len(df):,} measured points shown ({source}). {about}"
+
+
+def rows_model(scn: Scenario, df) -> tuple[Scenario, str]:
+    """The scenario with the model the measured rows ran, where the catalog has it, and a sentence saying which
+    model the curves are for: a curve of one model over the points of another compares nothing."""
+    names = sorted({n for n in df["model"] if n}) if df is not None else []
+    if len(names) != 1:
+        return scn, f"Curves: {scn.model.name}."
+    key = catalog_key(names[0])
+    if key is None:
+        return scn, f"The rows are of {names[0]}, which the model catalog lacks; curves: {scn.model.name}."
+    if key != scn.params["model"]:
+        scn = scn.with_params(model=key)
+    return scn, f"Curves: {scn.model.name}, the model of the measured rows."
 
 
 clientside_callback(

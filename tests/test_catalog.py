@@ -275,3 +275,20 @@ def test_hardware_listing_table_json_and_gpu_count():
 def test_listing_help(command):
     out = run(command, "--help")
     assert out.returncode == 0 and f"usage: inferx {command}" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "display,key",
+    [
+        ("DeepSeek-R1-0528", "deepseek-r1"),
+        ("Llama-3.3-70B-Instruct-FP8", "llama-3.3-70b"),
+        ("gpt-oss-120b", "gpt-oss-120b"),
+        ("Kimi-K2.5", None),  # another model than Kimi-K2
+        ("Qwen-3.5-397B-A17B", None),
+        ("", None),
+    ],
+)
+def test_inferencex_model_names_map_to_the_catalog(display, key):
+    from inferx.models import catalog_key
+
+    assert catalog_key(display) == key

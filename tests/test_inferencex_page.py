@@ -270,3 +270,18 @@ def test_browser_dashboard_overlay_switch(live, tmp_path):
     driver.execute_script("document.querySelector('#fig-5').scrollIntoView({behavior: 'instant'});")
     driver.save_screenshot(str(Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path)) / "dashboard_fig5.png"))
     assert severe_console_errors(driver) == []
+
+
+def test_curves_follow_the_model_of_the_measured_rows():
+    import pandas as pd
+
+    from inferx.scenario import Scenario
+    from pages.inferencex import rows_model
+
+    llama = Scenario.from_params(model="llama-3.3-70b")
+    scn, about = rows_model(llama, pd.DataFrame({"model": ["DeepSeek-R1-0528"] * 3}))
+    assert scn.params["model"] == "deepseek-r1" and about == "Curves: DeepSeek-R1, the model of the measured rows."
+    scn, about = rows_model(llama, pd.DataFrame({"model": ["Kimi-K2.5"]}))
+    assert scn is llama and "Kimi-K2.5, which the model catalog lacks" in about
+    scn, about = rows_model(llama, None)
+    assert scn is llama and about == "Curves: Llama-3.3-70B."
