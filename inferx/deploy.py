@@ -283,7 +283,7 @@ class Settings:
                     err.description if "JSON values" in str(err.description) else "the callback request is not JSON"
                 )
                 return plain(f"400 Bad Request: {reason}", 400)
-            problem = check_envelope(body, callback_map())
+            problem = check_envelope(body, callback_map(), self.prefix)
             return plain(f"400 Bad Request: {problem}", 400) if problem else None
 
         @server.errorhandler(RequestEntityTooLarge)
@@ -381,7 +381,7 @@ def _declared_outputs(output: str) -> list[dict]:
     return declared
 
 
-def _item_problem(item, declared: dict, where: str) -> str | None:
+def _item_problem(item, declared: dict, where: str, prefix: str = "/") -> str | None:
     """Does one entry of inputs/state/outputs fit the dependency Dash declared for it?"""
     did, prop = declared["id"], declared["property"]
     if not did.startswith("{"):
@@ -390,6 +390,9 @@ def _item_problem(item, declared: dict, where: str) -> str | None:
         types = DASH_VALUE_TYPES.get((did, prop))
         if types and not isinstance(item.get("value"), types):
             return f"{where}: {did}.{prop} must be text"
+        # The Pages router refuses (with an exception) a path outside the app; a browser never sends one.
+        if (did, prop) == ("_pages_location", "pathname") and not item["value"].startswith(prefix.rstrip("/") or "/"):
+            return f"{where}: {did}.{prop} must be a path under {prefix}"
         return None
     pattern = json.loads(did)
     multi = any(v in (["ALL"], ["ALLSMALLER"]) for v in pattern.values())
@@ -410,7 +413,7 @@ def _item_problem(item, declared: dict, where: str) -> str | None:
     return None
 
 
-def check_envelope(body, callback_map: Mapping) -> str | None:
+def check_envelope(body, callback_map: Mapping, prefix: str = "/") -> str | None:
     """Why a POST to /_dash-update-component is malformed, or None when Dash can run it.
 
     Checks the shape only: a known server-side callback, and inputs, state and outputs that are exactly the
@@ -431,7 +434,7 @@ def check_envelope(body, callback_map: Mapping) -> str | None:
         if not isinstance(given, list) or len(given) != len(declared_list):
             return f"'{key}' should list {len(declared_list)} entries"
         for n, (item, declared) in enumerate(zip(given, declared_list, strict=True)):
-            problem = _item_problem(item, declared, f"{key}[{n}]")
+            problem = _item_problem(item, declared, f"{key}[{n}]", prefix)
             if problem:
                 return problem
     declared_out = _declared_outputs(output)
