@@ -68,7 +68,8 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 3 · Where time to first token comes from",
         "Prefill of the prompt sets a floor that batching cannot lower. On top sits the wait for a decode slot, "
         "modelled as an M/G/1 queue: small while the batch is far from the KV limit, unbounded as "
-        "$\\rho=B/B_\\text{max}\\to1$. Operators aim to stay in the shaded band, $\\rho\\le0.85$.",
+        "$\\rho=B/B_\\text{max}\\to1$. Operators stay left of the shaded band, where $\\rho>0.85$ and the wait "
+        "climbs to a wall at $B_\\text{max}$.",
         r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{t_\text{step}}{1-B/B_\text{max}}",
         F.ttft_parts,
         current=True,
