@@ -160,8 +160,15 @@ def draw(*args):
         return no_update, f"Could not draw: {err}"
     points = sum(len(t["x"]) for t in fig["data"] if (t.get("meta") or {}).get("measured"))
     if df is None:
-        return fig, "No measured data loaded yet."
+        return fig, NO_DATA
     return fig, f"{points:,} of {len(df):,} measured points shown ({source}). {about}"
+
+
+NO_DATA = (
+    "No measured data loaded yet. To get InferenceX's latest results, run: inferx fetch -o results.json (add "
+    "--model gpt-oss-120b for another model) and drop the file in the sidebar, or start the server with "
+    "INFERX_MEASURED=results.json."
+)
 
 
 def rows_model(scn: Scenario, df) -> tuple[Scenario, str]:

@@ -163,6 +163,7 @@ def test_inferencex_figure_callback(dash_app, csv_store):
     # No data: the model curves alone, and a note.
     fig, summary = draw(*values, *[None] * len(FILTERS), None)
     assert [t["meta"]["model"] for t in fig["data"]] == ["article", "calibrated"] and "No measured" in summary
+    assert "inferx fetch -o results.json" in summary  # and how to get some
 
 
 def test_overlay_traces_follow_the_preset(dash_app, csv_store):
