@@ -73,7 +73,8 @@ def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     return fig
 
 
-SLO_COLOUR = "rgba(0, 158, 115, 0.28)"
+SLO_BAND = "rgba(110, 110, 110, 0.22)"  # grey: every regime colour stays readable over it
+BEST = {"symbol": "star", "size": 16, "color": "#F0E442", "line": {"color": "#000000", "width": 1.2}}
 
 
 @F._json_ready
@@ -91,13 +92,13 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
             f"meets TTFT ≤ {p['ttft']:,.4g} ms and TPOT ≤ {p['tpot']:,.4g} ms",
             r["throughput"][ok],
             1e3 * r["ttft"][ok],
-            SLO_COLOUR,
+            SLO_BAND,
             width=14,
             hover="T = %{x:,.0f} tok/s",
         )
         band["hoverinfo"] = "skip"
         fig["data"].insert(0, band)
-    F._hline(fig["layout"], p["ttft"], "#009E73", f"TTFT target {p['ttft']:,.4g} ms", "left")
+    F._hline(fig["layout"], p["ttft"], "#555555", f"TTFT target {p['ttft']:,.4g} ms", "left")
     g = goodput(scn)
     if g["batch"]:
         fig["data"].append(
@@ -107,7 +108,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
                 [g["ttft_ms"]],
                 "#000000",
                 mode="markers",
-                marker={"symbol": "star", "size": 16, "color": "#009E73", "line": {"color": "#000000", "width": 1}},
+                marker=BEST,
                 hover=f"best under the SLO<br>B = {g['batch']:,}<br>T = %{{x:,.0f}} tok/s<br>TTFT = %{{y:.3g}} ms",
             )
         )
@@ -115,9 +116,29 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     return fig
 
 
+@F._json_ready
 def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
-    """Cost per million output tokens against interactivity, at the scenario's price and power fraction."""
-    return economics.fig_economics(scn, "cost", price(scn), scn.params["power"])
+    """Cost per million output tokens against interactivity, at the scenario's price and power fraction, the
+    best point under the SLO starred."""
+    fig = economics.fig_economics(scn, "cost", price(scn), scn.params["power"])
+    if not fig["data"]:
+        return fig
+    if price(scn) is not None:  # the builder names its price an assumption; this one was given
+        fig["data"][0]["name"] = fig["data"][0]["name"].replace("(assumed price)", "(given price)")
+    g = goodput(scn)
+    if g["batch"]:
+        fig["data"].append(
+            F._line(
+                f"best under the SLO: B = {g['batch']:,}",
+                [1e3 / g["itl_ms"]],
+                [g["cost_per_mtok_usd"]],
+                "#000000",
+                mode="markers",
+                marker=BEST,
+                hover=f"best under the SLO<br>B = {g['batch']:,}<br>%{{x:.3g}} tok/s/user<br>$%{{y:.4g}} per M tokens",
+            )
+        )
+    return fig
 
 
 def rate_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:

@@ -239,7 +239,7 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
     frontier.add_argument(
         "--figure",
         metavar="NAME",
-        help=f"write one figure's plotted data instead: 1–9 or {', '.join(FIGURE_NAMES[9:])}",
+        help=f"write one figure's plotted data instead: a figure's number or one of {', '.join(FIGURE_NAMES)}",
     )
     slo = sub.add_parser(
         "slo",

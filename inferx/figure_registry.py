@@ -156,12 +156,11 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 10 · Which limit binds, and what meets the SLO",
         "The frontier of Figure 6, coloured by the limit that sets each batch size's step: the HBM read "
         "(bandwidth), the tensor cores (compute), collectives taking over half the step (communication), the queue "
-        "past $\\rho=0.85$, or a KV cache at least 95 % full. The green band is the part that meets both latency "
+        "past $\\rho=0.85$, or a KV cache at least 95 % full. The grey band is the part that meets both latency "
         "targets; the star is its best throughput, the largest batch that meets them, since TTFT and ITL both "
         "grow with $B$.",
-        r"\text{bandwidth-bound}\iff\frac{P_\text{active}b_w+B\,S\,\kappa}{\text{BW}}\ge"
-        r"\frac{2P_\text{active}B}{\text{compute}},\qquad B_\text{SLO}=\max\{B:\ \text{TTFT}(B)\le"
-        r"\text{TTFT}^*,\ \text{ITL}(B)\le\text{TPOT}^*\}",
+        r"\text{bandwidth-bound}\iff\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}\ge\frac{2P_\text{active}B}"
+        r"{\text{compute}},\qquad B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
         beyond.regimes_slo,
         height=440,
     ),
@@ -215,9 +214,8 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 15 · MoE: the weights a step really reads",
         "The article charges each step one token's experts, $P_\\text{active}$. A batch of $B$ tokens routes "
         "to many experts at once, so with uniform routing the bytes read climb towards every expert, "
-        "$P_\\text{total}$, within a few dozen tokens. A dense model reads all its weights at every batch.",
-        r"N_\text{touched}=N_e\left(1-\left(1-\tfrac{k}{N_e}\right)^{B}\right),\qquad"
-        r"\ \text{bytes}=\left(P_\text{dense}+L_\text{MoE}\,N_\text{touched}\,P_\text{expert}\right)b_w",
+        "$P_\\text{total}$, within a couple of hundred tokens. A dense model reads all its weights at every batch.",
+        r"N_\text{touched}=N_e\left(1-\left(1-\tfrac{k}{N_e}\right)^{B}\right)",
         beyond.moe,
     ),
 )

@@ -91,3 +91,14 @@ def test_inferx_slo_reads_the_scenario_targets():
     assert default["ttft_target_ms"] == 500 and tight["ttft_target_ms"] == 200
     assert tight["batch"] < default["batch"]
     assert run("--ttft", "200", "--ttft-ms", "400")["ttft_target_ms"] == 400  # the command's own option wins
+
+
+def test_the_cost_figure_stars_the_slo_point_at_its_hand_worked_cost():
+    scn = Scenario.from_params(price=2.0)
+    fig = registry.build(scn, ["fig11"])["fig11"]
+    curve, star = fig["data"][0], fig["data"][-1]
+    assert "(given price)" in curve["name"] and "$2.00/GPU-h" in curve["name"]
+    b = slo.largest_batch(scn)
+    r = scn.evaluate([b])
+    assert star["x"][0] == pytest.approx(1 / r["itl"][0], rel=1e-3)  # tok/s per user
+    assert star["y"][0] == pytest.approx(8 * 2.0 * 1e6 / (3600 * r["throughput"][0]), rel=1e-3)

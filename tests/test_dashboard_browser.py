@@ -337,8 +337,10 @@ def test_each_embed_page_renders_its_figure_alone(browser, server, name):
     # Its folded-away controls redraw it (TP moves every figure: communication enters each one).
     ys = f"JSON.stringify({traces(fig)}.map(t => t.y))"
     before = browser.execute_script(f"return {ys}")
-    browser.execute_script("window.dash_clientside.set_props('ctl-tp', {value: 8})")
-    wait_js(browser, f"return {ys} !== {json.dumps(before)}", what=f"{name} redrawn at TP 8")
+    # The MoE figure reads only the model and the weight bytes.
+    control, value = ("wdtype", "fp4") if registry.by_name(name).name == "moe-coverage" else ("tp", 8)
+    browser.execute_script(f"window.dash_clientside.set_props('ctl-{control}', {{value: {json.dumps(value)}}})")
+    wait_js(browser, f"return {ys} !== {json.dumps(before)}", what=f"{name} redrawn at {control} {value}")
     assert severe_console_errors(browser) == []
 
 
