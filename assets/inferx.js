@@ -34,6 +34,14 @@
     return [fmt.throughput(p.x), fmt.ms(p.y), fmt.ms(p.itl), fmt.rho(p.rho), String(p.b)];
   }
 
+  /* Cost and energy at the dot: the machine's $/hour and watts (layout.meta, from the server) over its
+     throughput, so they follow a drag or the animation with no round trip. */
+  const money = (v) => (v >= 100 ? `$${Math.round(v).toLocaleString("en-US")}` : `$${v.toPrecision(3)}`);
+  function economyTexts(p, meta) {
+    if (!meta || !(p.x > 0)) return ["—", "—"];
+    return [money((1e6 * meta.usdPerHour) / (3600 * p.x)), `${(p.x / meta.watts).toPrecision(3)} tok/J`];
+  }
+
   function batchMarks(maxPos) {
     const marks = {};
     for (let e = 0; e <= maxPos; e += 2) marks[e] = Math.pow(2, e).toLocaleString("en-US");
@@ -48,9 +56,10 @@
     return document.querySelector(`#${anim.graphId} .js-plotly-plot`);
   }
 
-  function setReadouts(p) {
+  function setReadouts(p, meta) {
     const ids = ["readout-throughput", "readout-ttft", "readout-itl", "readout-rho", "batch-value"];
-    readoutTexts(p).forEach((text, k) => {
+    ids.push("readout-cost", "readout-energy");
+    [...readoutTexts(p), ...economyTexts(p, meta)].forEach((text, k) => {
       const el = document.getElementById(ids[k]);
       if (el) el.textContent = text;
     });
@@ -68,7 +77,7 @@
     const i = Math.min(n - 1, Math.floor(t * n));
     const p = pointAt(trace, trace.customdata[i][0]);
     window.Plotly.restyle(gd, { x: [[p.x]], y: [[p.y]], customdata: [[[p.b, p.itl, p.rho]]] }, [1]);
-    setReadouts(p);
+    setReadouts(p, gd.layout && gd.layout.meta);
     anim.last = p.b;
     anim.frames += 1;
     if (i >= n - 1) return stopAnimation();
@@ -275,18 +284,21 @@
     },
 
     explorer: function (dragPos, pos, figure, maxNow) {
-      const none = Array(8).fill(NO());
+      const none = Array(13).fill(NO());
       const trace = figure && figure.data && figure.data[0];
       if (!trace || !trace.customdata || !trace.customdata.length) {
-        return ["—", "—", "—", "—", NO(), NO(), NO(), NO()];
+        return ["—", "—", "—", "—", NO(), NO(), NO(), NO(), "—", "—", "", "", ""];
       }
+      const meta = (figure.layout && figure.layout.meta) || {};
       const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
       const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
       const maxB = trace.customdata[trace.customdata.length - 1][0];
       const maxPos = Math.log2(maxB);
       const b = Math.min(toBatch(usePos ?? 3), maxB);
       const p = pointAt(trace, b);
-      if (anim.running) return none; // the animation owns the dot and the readouts
+      // The regime sentence is the server's, for the batch it drew: it waits for the redraw while a drag runs.
+      const server = [meta.priceNote || "", meta.regime || "", meta.goodput || ""];
+      if (anim.running) return [...none.slice(0, 10), ...server]; // the animation owns the dot and the readouts
       // The server draws the dot at the chosen batch: patching it again would repaint Figure 6 a second
       // time after every control change (about 40 ms), so only a dot that is elsewhere is moved.
       const dot = figure.data[1];
@@ -299,7 +311,8 @@
         move = patch.build();
       }
       const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
-      return [...readoutTexts(p), sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos), move];
+      const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
+      return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];
     },
 
     toggleAnimation: function (n, cfg) {

@@ -239,19 +239,20 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
     frontier.add_argument(
         "--figure",
         metavar="NAME",
-        help=f"write one figure's plotted data instead: 1–9 or {', '.join(FIGURE_NAMES[9:])}",
+        help=f"write one figure's plotted data instead: a figure's number or one of {', '.join(FIGURE_NAMES)}",
     )
     slo = sub.add_parser(
         "slo",
         help="the best operating point that meets a TTFT and a TPOT target, as JSON (exit 1 if none does)",
     )
     _add_scenario_options(slo)
-    slo.add_argument("--ttft-ms", default=str(TTFT_MS), metavar="MS", help=f"TTFT target, ms (default {TTFT_MS:g})")
-    slo.add_argument("--tpot-ms", default=str(TPOT_MS), metavar="MS", help=f"TPOT/ITL target, ms (default {TPOT_MS:g})")
+    # Each defaults to its scenario option (--ttft, --tpot, --price, --power), which the URL and the page share.
+    slo.add_argument("--ttft-ms", metavar="MS", help=f"TTFT target, ms (default --ttft, {TTFT_MS:g})")
+    slo.add_argument("--tpot-ms", metavar="MS", help=f"TPOT/ITL target, ms (default --tpot, {TPOT_MS:g})")
     slo.add_argument(
         "--usd-per-gpu-hour", metavar="USD", help="rental price per GPU-hour (default: an assumed price per GPU)"
     )
-    slo.add_argument("--power-fraction", default="1", metavar="F", help="share of board power drawn (default 1)")
+    slo.add_argument("--power-fraction", metavar="F", help="share of board power drawn (default --power, 1)")
     slo.add_argument(
         "--search",
         action="store_true",
@@ -276,9 +277,11 @@ def _run_beyond(args: argparse.Namespace) -> int:
     try:
         scn = _scenario(args)
         if args.command == "slo":
-            ttft, tpot = slo.check_target("ttft_ms", args.ttft_ms), slo.check_target("tpot_ms", args.tpot_ms)
-            price = _positive_number("usd_per_gpu_hour", args.usd_per_gpu_hour)
-            fraction = _positive_number("power_fraction", args.power_fraction)
+            given = scn.params
+            ttft = slo.check_target("ttft_ms", given["ttft"] if args.ttft_ms is None else args.ttft_ms)
+            tpot = slo.check_target("tpot_ms", given["tpot"] if args.tpot_ms is None else args.tpot_ms)
+            price = _positive_number("usd_per_gpu_hour", args.usd_per_gpu_hour) or (given["price"] or None)
+            fraction = _positive_number("power_fraction", args.power_fraction) or given["power"]
         else:
             name = export.figure_name(args.figure)
             if args.points is not None:

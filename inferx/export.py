@@ -28,7 +28,8 @@ def figure_name(text: str) -> str:
     name = text.strip().lower()
     name = f"fig{name}" if name.isdigit() else name
     if name not in FIGURE_NAMES:
-        raise ValueError(f"figure={text}: must be 1–9 or one of {', '.join(FIGURE_NAMES)}")
+        count = len(figure_registry.FIGURES)
+        raise ValueError(f"figure={text}: must be 1–{count} or one of {', '.join(FIGURE_NAMES)}")
     return name
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import beyond
 from . import figures as F
 from .scenario import Scenario
+
+ARTICLE_FIGURES = 9  # Figures 1–9 are the article's; the later ones go beyond it
 
 
 @dataclass(frozen=True)
@@ -108,7 +111,7 @@ FIGURES: dict[str, Figure] = _entries(
         "browser, with no server round trip per frame.",
         r"\rho=\frac{B}{B_\text{max}},\qquad B_\text{max}=\left\lfloor\eta\,\frac{\text{HBM}-P_\text{total}\,b_w}"
         r"{S\,\kappa}\right\rfloor",
-        F.explorer,
+        beyond.explorer,
         height=440,
         reads_batch=True,
     ),
@@ -146,6 +149,75 @@ FIGURES: dict[str, Figure] = _entries(
         F.workload_reality,
         current=True,
         references=F.workload_refs,
+    ),
+    # Beyond the article (issue 19): each reads the scenario's targets and prices.
+    Figure(
+        10,
+        "regimes",
+        "Figure 10 · Which limit binds, and what meets the SLO",
+        "The frontier of Figure 6, coloured by the limit that sets each batch size's step: the HBM read "
+        "(bandwidth), the tensor cores (compute), collectives taking over half the step (communication), the queue "
+        "past $\\rho=0.85$, or a KV cache at least 95 % full. The grey band is the part that meets both latency "
+        "targets; the star is its best throughput, the largest batch that meets them, since TTFT and ITL both "
+        "grow with $B$.",
+        r"\text{bandwidth-bound}\iff\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}\ge\frac{2P_\text{active}B}"
+        r"{\text{compute}},\qquad B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
+        beyond.regimes_slo,
+        height=440,
+    ),
+    Figure(
+        11,
+        "economics",
+        "Figure 11 · Cost per million output tokens",
+        "What the frontier costs: the machine's hourly price spread over the tokens it makes in that hour, "
+        "against how fast each user reads. Faster per-user streams mean smaller batches and dearer tokens. "
+        "The price is the Price control, or with it at 0 an assumed rental rate for the GPU, not a measured "
+        "one: set your own.",
+        r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T},"
+        r"\qquad \frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",
+        beyond.economics_fig,
+    ),
+    Figure(
+        12,
+        "rate",
+        "Figure 12 · Request rate and concurrency",
+        "Benchmarks fix the number of requests in flight; production sees an arrival rate. Little's law turns "
+        "each fixed concurrency $C$ into the rate it completes, so a published run can be read on a rate axis. "
+        "The rate peaks before $B_\\text{max}$: past the peak, more concurrency only lengthens the queue.",
+        r"\lambda=\frac{C}{\text{E2E}(C)},\qquad \text{E2E}=\text{TTFT}+N_\text{out}\cdot\text{ITL}",
+        beyond.rate_fig,
+    ),
+    Figure(
+        13,
+        "speculative",
+        "Figure 13 · Speculative decoding: draft length and acceptance",
+        "A small draft model proposes $k$ tokens and one pass of the target verifies them; with acceptance "
+        "rate $\\alpha$ each round yields on average fewer than $k+1$ tokens. Longer drafts pay off only while "
+        "acceptance stays high. Shown at $B=1$ with a 1.6 B-parameter INT8 draft on GPU HBM.",
+        r"\text{ITL}_\text{eff}=\frac{k\,\delta+t_\text{verify}}{E[\text{accepted}]},\qquad "
+        r"E[\text{accepted}]=\frac{1-\alpha^{k+1}}{1-\alpha}",
+        beyond.spec_k,
+    ),
+    Figure(
+        14,
+        "speculative-batch",
+        "Figure 14 · Where speculation stops paying",
+        "The speed-up of speculative decoding ($k=5$, $\\alpha=0.8$) against batch size, for a draft on GPU "
+        "HBM and on SRAM, each with the article's compute-only verify (dotted) and a roofline verify that also "
+        "reads the weights (solid). As the batch grows the target's step is no longer idle bandwidth, and the "
+        "crosses mark where the gain ends.",
+        r"\text{speed-up}(B)=\frac{\text{ITL}(B)}{\text{ITL}_\text{eff}(B)}",
+        beyond.spec_batch,
+    ),
+    Figure(
+        15,
+        "moe-coverage",
+        "Figure 15 · MoE: the weights a step really reads",
+        "The article charges each step one token's experts, $P_\\text{active}$. A batch of $B$ tokens routes "
+        "to many experts at once, so with uniform routing the bytes read climb towards every expert, "
+        "$P_\\text{total}$, within a couple of hundred tokens. A dense model reads all its weights at every batch.",
+        r"N_\text{touched}=N_e\left(1-\left(1-\tfrac{k}{N_e}\right)^{B}\right)",
+        beyond.moe,
     ),
 )
 

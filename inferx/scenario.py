@@ -51,7 +51,14 @@ def shown_value(value, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-GROUPS = ("Hardware", "Workload", "Precision", "Parallelism", "Model")  # the controls' headings, in page order
+GROUPS = (
+    "Hardware",
+    "Workload",
+    "Precision",
+    "Parallelism",
+    "Model",
+    "Targets & cost",
+)  # the controls' headings, in page order
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,56 @@ PARAMS: dict[str, Param] = {
         radio=True,
         help="article physics or calibrated to measurements",
         group="Model",
+    ),
+    # Service targets and economics: read by the goodput, cost and energy readouts and figures, not by the
+    # frontiers themselves (so they never move a curve, only what is marked on it).
+    "ttft": Param(
+        "TTFT target",
+        "ms",
+        "float",
+        500.0,
+        10,
+        10000,
+        10,
+        help="time-to-first-token target of the SLO",
+        group="Targets & cost",
+        overlay=False,
+    ),
+    "tpot": Param(
+        "TPOT target",
+        "ms",
+        "float",
+        50.0,
+        1,
+        500,
+        1,
+        help="time-per-output-token (ITL) target of the SLO",
+        group="Targets & cost",
+        overlay=False,
+    ),
+    "price": Param(
+        "Price",
+        "$/GPU-h",
+        "float",
+        0.0,
+        0,
+        50,
+        0.05,
+        help="rental price per GPU-hour; 0 takes the GPU's assumed price (an assumption, not measured)",
+        group="Targets & cost",
+        overlay=False,
+    ),
+    "power": Param(
+        "Power drawn",
+        "× TDP",
+        "float",
+        1.0,
+        0.1,
+        1,
+        0.05,
+        help="share of board power drawn, for tokens per joule",
+        group="Targets & cost",
+        overlay=False,
     ),
 }
 # The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`

@@ -104,6 +104,32 @@ def readouts() -> html.Div:
     )
 
 
+def beyond_readouts() -> html.Div:
+    """The explorer's readouts beyond the article: cost and energy at the dot, the binding limit there, and the
+    goodput under the SLO (filled by window.inferx.explorer from the figure's layout.meta)."""
+    cells = [("cost", "Cost per M tokens"), ("energy", "Energy")]
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.Div(
+                        [
+                            html.Div(label, className="readout-label"),
+                            html.Div("—", id=f"readout-{key}", className="readout-value"),
+                        ],
+                        className="readout",
+                    )
+                    for key, label in cells
+                ],
+                className="readouts",
+            ),
+            html.P("", id="readout-price", className="readout-note"),
+            html.P("", id="readout-regime", className="readout-sentence"),
+            html.P("", id="readout-goodput", className="readout-sentence"),
+        ]
+    )
+
+
 def initial_figures(values: dict, names, batch: int, notices: list[str]) -> dict[str, dict]:
     """The figures for the URL's state, drawn into the page layout itself: each graph paints once,
     and loading a page costs no redraw request (a busy browser spends seconds on a second paint)."""
@@ -125,7 +151,7 @@ def figure_card(
     entry = registry.FIGURES[fig]
     body = [graph(fig, figure, entry.height)]
     if entry.reads_batch:
-        body += [readouts(), explorer_controls(batch)]
+        body += [readouts(), beyond_readouts(), explorer_controls(batch)]
     if caption:
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
         body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))

@@ -4,7 +4,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import html
 
-from inferx.figure_registry import FIGURES
+from inferx.figure_registry import ARTICLE_FIGURES, FIGURES
 from pages._cards import figure_card, initial_figures, navbar, notices_area, share_buttons
 from pages._controls import controls_panel
 from pages._measured import overlay_store, upload_panel
@@ -19,7 +19,24 @@ def layout(**query):
         [share_buttons(None), controls_panel(values), upload_panel(switch=True), overlay_store()], className="sidebar"
     )
     figs = initial_figures(values, FIGURES, batch, notices)
-    cards = [figure_card(fig, figs.get(fig, {}), batch) for fig in FIGURES]
+    cards = []
+    for fig, entry in FIGURES.items():
+        if entry.number == ARTICLE_FIGURES + 1:
+            cards.append(
+                html.Div(
+                    [
+                        html.H4("Beyond the article", className="section-title"),
+                        html.P(
+                            "Which limit binds, what a latency target allows, what a token costs, request rates, "
+                            "speculative decoding and MoE routing: the same engine, set by the Targets & cost "
+                            "controls. Prices are assumptions, not measurements.",
+                            className="section-lead",
+                        ),
+                    ],
+                    id="beyond",
+                )
+            )
+        cards.append(figure_card(fig, figs.get(fig, {}), batch))
     return html.Div(
         [
             navbar("dashboard", values["model"]),

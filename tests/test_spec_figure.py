@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from inferx import cli, spec
+from inferx import figure_registry as registry
 from inferx.export import FIGURE_NAMES
 from inferx.models import DEEPSEEK_R1
 from inferx.scenario import Scenario
@@ -127,7 +128,7 @@ def test_cli_figure_export_covers_every_figure_and_refuses_unknown_names(capsys)
     for name in FIGURE_NAMES:  # in process: one interpreter start per figure would take seconds
         assert cli.main(["frontier", "--figure", name, "--format", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["traces"], name
-    bad = run("frontier", "--figure", "10")
-    assert bad.returncode == 2 and "figure=10: must be 1–9 or one of" in bad.stderr
+    bad = run("frontier", "--figure", "99")
+    assert bad.returncode == 2 and f"figure=99: must be 1–{len(registry.FIGURES)} or one of" in bad.stderr
     bad = run("frontier", "--figure", "5", "--points", "4")
     assert bad.returncode == 2 and "a figure has its own samples" in bad.stderr

@@ -1,0 +1,165 @@
+"""The figures and readouts beyond the article, as the figure registry and the explorer read them: each reads
+the scenario's own targets and prices (the `ttft`, `tpot`, `price` and `power` controls) and has the
+registry's signature `builder(scn, batch)`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import economics, rate, regimes, slo, spec
+from . import figures as F
+from .scenario import Scenario
+
+
+def price(scn: Scenario) -> float | None:
+    """The $/GPU-hour control; None (0 on the page) takes the GPU's assumed price."""
+    return scn.params["price"] or None
+
+
+@functools.lru_cache(maxsize=32)
+def _goodput(scn: Scenario, machine: tuple, ttft: float, tpot: float, usd: float | None, power: float) -> dict:
+    # `machine` is in the key because a Scenario compares by its SI fields only, and the price is per GPU.
+    return slo.goodput(scn, ttft, tpot, usd, power)
+
+
+def goodput(scn: Scenario) -> dict:
+    """`slo.goodput` under the scenario's targets, price and power fraction (cached: the explorer and the
+    regimes figure both read it on a redraw, and a batch-only redraw reads it again)."""
+    p = scn.params
+    return _goodput(scn, (p["gpu"], p["gpus"]), p["ttft"], p["tpot"], price(scn), p["power"])
+
+
+def _money(usd: float) -> str:
+    return f"${usd:,.3g}" if usd < 100 else f"${usd:,.0f}"
+
+
+def goodput_text(scn: Scenario) -> str:
+    """The goodput readout: the largest batch meeting both targets, its throughput, cost and energy."""
+    g = goodput(scn)
+    targets = f"TTFT ≤ {g['ttft_target_ms']:,.4g} ms and TPOT ≤ {g['tpot_target_ms']:,.4g} ms"
+    if not g["batch"]:
+        return f"No batch size meets {targets}: {g['reason']}."
+    return (
+        f"Under {targets}: up to B = {g['batch']:,}, {g['throughput_tok_s']:,.0f} tok/s "
+        f"({g['throughput_per_gpu_tok_s']:,.0f} per GPU), {_money(g['cost_per_mtok_usd'])} per million tokens, "
+        f"{g['tokens_per_joule']:.3g} tok/J; the {_LIMITS[g['limited_by']]} stops a larger batch."
+    )
+
+
+_LIMITS = {"ttft": "TTFT target", "tpot": "TPOT target", "b_max": "KV capacity (B_max)"}
+
+
+def readouts(scn: Scenario, batch: int) -> dict:
+    """What the explorer's readouts need beyond its frontier: the machine's $/hour and watts (cost per million
+    tokens and tokens per joule are those over the throughput, which the browser reads at the dot), the
+    price's provenance, the binding-regime sentence at `batch` and the goodput line."""
+    econ = economics.along(scn, 1.0, price(scn), scn.params["power"])
+    assumed = "assumed" if price(scn) is None else "given"
+    return {
+        "usdPerHour": econ["usd_per_hour"],
+        "watts": econ["watts"],
+        "priceNote": f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h ({assumed})",
+        "regime": regimes.sentence(scn, batch) + "." if batch < scn.b_max else "",
+        "goodput": goodput_text(scn),
+    }
+
+
+def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts)."""
+    fig = F.explorer(scn, batch)
+    if not scn.unfit_reason():
+        fig["layout"]["meta"] = readouts(scn, batch)
+    return fig
+
+
+SLO_BAND = "rgba(110, 110, 110, 0.22)"  # grey: every regime colour stays readable over it
+BEST = {"symbol": "star", "size": 16, "color": "#F0E442", "line": {"color": "#000000", "width": 1.2}}
+
+
+@F._json_ready
+def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    """The frontier coloured by the binding limit, the part meeting both targets underlaid in a wide green
+    band, the TTFT target as a line and the best point that meets both as a star."""
+    fig = regimes.fig_regimes(scn)
+    r = F.frontier(scn, F.EXPLORER_POINTS)
+    if r is None:
+        return fig
+    p = scn.params
+    ok = slo.meets(r["ttft"], r["itl"], p["ttft"] / 1e3, p["tpot"] / 1e3)
+    if ok.any():
+        band = F._line(
+            f"meets TTFT ≤ {p['ttft']:,.4g} ms and TPOT ≤ {p['tpot']:,.4g} ms",
+            r["throughput"][ok],
+            1e3 * r["ttft"][ok],
+            SLO_BAND,
+            width=14,
+            hover="T = %{x:,.0f} tok/s",
+        )
+        band["hoverinfo"] = "skip"
+        fig["data"].insert(0, band)
+    F._hline(fig["layout"], p["ttft"], "#555555", f"TTFT target {p['ttft']:,.4g} ms", "left")
+    g = goodput(scn)
+    if g["batch"]:
+        fig["data"].append(
+            F._line(
+                f"best under the SLO: B = {g['batch']:,}",
+                [g["throughput_tok_s"]],
+                [g["ttft_ms"]],
+                "#000000",
+                mode="markers",
+                marker=BEST,
+                hover=f"best under the SLO<br>B = {g['batch']:,}<br>T = %{{x:,.0f}} tok/s<br>TTFT = %{{y:.3g}} ms",
+            )
+        )
+    fig["layout"]["showlegend"] = True
+    return fig
+
+
+@F._json_ready
+def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    """Cost per million output tokens against interactivity, at the scenario's price and power fraction, the
+    best point under the SLO starred."""
+    fig = economics.fig_economics(scn, "cost", price(scn), scn.params["power"])
+    if not fig["data"]:
+        return fig
+    if price(scn) is not None:  # the builder names its price an assumption; this one was given
+        fig["data"][0]["name"] = fig["data"][0]["name"].replace("(assumed price)", "(given price)")
+    g = goodput(scn)
+    if g["batch"]:
+        fig["data"].append(
+            F._line(
+                f"best under the SLO: B = {g['batch']:,}",
+                [1e3 / g["itl_ms"]],
+                [g["cost_per_mtok_usd"]],
+                "#000000",
+                mode="markers",
+                marker=BEST,
+                hover=f"best under the SLO<br>B = {g['batch']:,}<br>%{{x:.3g}} tok/s/user<br>$%{{y:.4g}} per M tokens",
+            )
+        )
+    return fig
+
+
+def rate_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    return rate.fig_rate(scn)
+
+
+def spec_k(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    return spec.fig_spec_k(scn)
+
+
+def spec_batch(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    return spec.fig_spec_batch(scn)
+
+
+def moe(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    # Like every figure of the page, none where the model does not fit the machine: no step exists to read.
+    if scn.headroom <= 0:
+        return F._does_not_fit(scn, "Batch size B (tokens per step)", "Weights read per step (GB)")
+    fig = spec.fig_moe(scn)
+    if not scn.model.is_moe:  # a dense model reads all its weights at every batch: a flat line under its note
+        B = [1, 4096]
+        gb = scn.model.p_total * scn.b_w / 1e9
+        fig["data"] = [F._line("weights read (dense)", B, [gb, gb], "#000000", hover="%{y:,.0f} GB", digits=4)]
+    return fig

@@ -1,0 +1,104 @@
+"""The targets-and-cost controls on the dashboard: the URL, the CLI, the figures beyond the article and the
+explorer's readouts read them."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inferx import beyond, slo
+from inferx import figure_registry as registry
+from inferx.scenario import InvalidParameter, Scenario
+from pages._url import parse_query
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_url_carries_the_targets_and_refuses_bad_ones():
+    values, _, notices = parse_query({"ttft": "300", "tpot": "20", "price": "2.5", "power": "0.6"})
+    assert (values["ttft"], values["tpot"], values["price"], values["power"]) == (300.0, 20.0, 2.5, 0.6)
+    assert not notices
+    values, _, notices = parse_query({"power": "1.5", "ttft": "-1"})
+    assert values["power"] == 1.0 and values["ttft"] == 500.0
+    assert any("power=1.5" in n for n in notices) and any("ttft=-1" in n for n in notices)
+    with pytest.raises(InvalidParameter, match="tpot=0"):
+        Scenario.from_params(tpot=0)
+
+
+def test_the_price_defaults_to_the_gpus_assumed_rate_and_a_given_one_wins():
+    scn = Scenario.from_params()  # 8 × H200, assumed $3.50 per GPU-hour, 700 W each
+    meta = beyond.readouts(scn, 64)
+    assert meta["usdPerHour"] == pytest.approx(8 * 3.50) and meta["watts"] == pytest.approx(8 * 700)
+    assert "assumed" in meta["priceNote"]
+    meta = beyond.readouts(scn.with_params(price=2.0, power=0.5), 64)
+    assert meta["usdPerHour"] == pytest.approx(16.0) and meta["watts"] == pytest.approx(2800)
+    assert "given" in meta["priceNote"]
+
+
+def test_goodput_follows_the_targets_and_prices_by_hand():
+    scn = Scenario.from_params(price=2.0)
+    g = beyond.goodput(scn)
+    b = g["batch"]
+    r = scn.evaluate([b, b + 1])
+    # B meets both default targets (500 ms, 50 ms) and B + 1 misses one.
+    assert r["ttft"][0] <= 0.5 and r["itl"][0] <= 0.05
+    assert r["ttft"][1] > 0.5 or r["itl"][1] > 0.05
+    # $2/GPU-h × 8 GPUs = $16/h over T tok/s × 3600 s/h, per million tokens.
+    assert g["cost_per_mtok_usd"] == pytest.approx(16 * 1e6 / (3600 * r["throughput"][0]), rel=1e-9)
+    tighter = beyond.goodput(scn.with_params(ttft=200))
+    assert 0 < tighter["batch"] < b
+    assert "B = " in beyond.goodput_text(scn) and f"{b:,}" in beyond.goodput_text(scn)
+    assert beyond.goodput_text(scn.with_params(tpot=1)).startswith("No batch size meets")
+
+
+def test_the_regimes_figure_shades_what_meets_the_slo_and_stars_the_best():
+    scn = Scenario.from_params(ttft=300)
+    fig = registry.build(scn, ["fig10"], 64)["fig10"]
+    band = fig["data"][0]
+    assert band["name"].startswith("meets TTFT ≤ 300 ms")
+    r = scn.evaluate(np.array([1, slo.largest_batch(scn, 300, 50)]))
+    assert max(band["y"]) <= 300 * (1 + 1e-3)  # four significant figures
+    star = fig["data"][-1]
+    g = slo.goodput(scn, 300, 50)
+    assert star["name"] == f"best under the SLO: B = {g['batch']:,}"
+    assert star["x"][0] == pytest.approx(r["throughput"][1], rel=1e-3)
+    assert any(s.get("y0") == 300 for s in fig["layout"]["shapes"])
+
+
+def test_the_explorer_carries_the_regime_sentence_at_its_batch():
+    fig = registry.build(Scenario.from_params(), ["fig6"], 64)["fig6"]
+    assert fig["layout"]["meta"]["regime"].startswith("at B = 64 this machine is ")
+
+
+def test_the_beyond_figures_are_registered_and_embeddable():
+    names = {f.name for f in registry.FIGURES.values() if f.number > registry.ARTICLE_FIGURES}
+    assert {"regimes", "economics", "rate", "speculative", "moe-coverage"} <= names
+    for name in names:
+        assert registry.by_name(name).number > registry.ARTICLE_FIGURES
+
+
+def test_inferx_slo_reads_the_scenario_targets():
+    def run(*args):
+        out = subprocess.run(
+            [sys.executable, "-m", "inferx", "slo", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        return json.loads(out.stdout)
+
+    default, tight = run(), run("--ttft", "200")
+    assert default["ttft_target_ms"] == 500 and tight["ttft_target_ms"] == 200
+    assert tight["batch"] < default["batch"]
+    assert run("--ttft", "200", "--ttft-ms", "400")["ttft_target_ms"] == 400  # the command's own option wins
+
+
+def test_the_cost_figure_stars_the_slo_point_at_its_hand_worked_cost():
+    scn = Scenario.from_params(price=2.0)
+    fig = registry.build(scn, ["fig11"])["fig11"]
+    curve, star = fig["data"][0], fig["data"][-1]
+    assert "(given price)" in curve["name"] and "$2.00/GPU-h" in curve["name"]
+    b = slo.largest_batch(scn)
+    r = scn.evaluate([b])
+    assert star["x"][0] == pytest.approx(1 / r["itl"][0], rel=1e-3)  # tok/s per user
+    assert star["y"][0] == pytest.approx(8 * 2.0 * 1e6 / (3600 * r["throughput"][0]), rel=1e-3)
