@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import urllib.error
 import urllib.request
 import zlib
 from pathlib import Path
@@ -552,8 +553,16 @@ def test_four_uploads_at_the_limit_at_once_keep_a_worker_under_300_mb(tmp_path):
                 data=body,
                 headers={"Content-Type": "application/json"},
             )
-            with urllib.request.urlopen(req, timeout=120) as resp:
-                answers.append(json.loads(resp.read())["response"]["measured-alert"]["children"])
+            for attempt in range(4):
+                try:
+                    with urllib.request.urlopen(req, timeout=120) as resp:
+                        answers.append(json.loads(resp.read())["response"]["measured-alert"]["children"])
+                        return
+                except urllib.error.HTTPError as err:
+                    # On a loaded machine the last upload can wait past the server's 30 s and be told to try
+                    # again (503), as a user would; anything else is a failure.
+                    if err.code != 503 or attempt == 3:
+                        raise
 
         threads = [threading.Thread(target=send, args=(b,)) for b in bodies]
         for t in threads:
