@@ -386,20 +386,56 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 # --- A Scenario in calibrated mode ------------------------------------------------------
 
 
-def _scenario_inputs(scn):
-    """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present.
+CALIBRATED_MODEL = "deepseek-r1"  # every calibrated row is a DeepSeek-R1 run
 
-    The GPU is the scenario's `gpu` control (a hardware-catalog key), else its preset's GPU. On
-    the preset's own machine the compute slider is the article's table figure, rescaled here to dense FP8
-    by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor
-    cores; any other scenario's compute is taken as the dense peak at the weights' precision.
+
+def scenario_calibration(scn) -> dict:
+    """Which calibration a Scenario in calibrated mode uses, and where its numbers come from.
+
+    The GPU is the scenario's `gpu` control (a hardware-catalog key), else its preset's GPU; the stack its
+    `framework`; the precision FP4 when the weights are. `basis` is `calibration_for`'s; `note` says in words
+    when the numbers were fitted on another model's runs (every row is DeepSeek-R1).
     """
     gpu = scn.params.get("gpu") or PRESET_FAMILY.get(scn.hardware, scn.hardware)
+    framework = getattr(scn, "framework", None) or DEFAULT_FRAMEWORK
     precision = "fp4" if scn.b_w < FP8_BYTES else "fp8"
-    cal, _ = calibration_for(gpu, getattr(scn, "framework", None), None, precision)
+    cal, basis = calibration_for(gpu, framework, None, precision)
     acceptance = getattr(scn, "acceptance", None)
     if acceptance is not None:
         cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
+    note = (
+        None
+        if scn.params.get("model", CALIBRATED_MODEL) == CALIBRATED_MODEL
+        else f"The calibration comes from DeepSeek-R1 runs; {scn.model.name} is predicted with DeepSeek-R1's "
+        "fitted efficiencies and overheads, not its own."
+    )
+    return {
+        "calibration": cal,
+        "gpu": gpu,
+        "framework": framework,
+        "precision": precision,
+        "basis": basis,
+        "acceptance": cal.acceptance,
+        "acceptance_source": "calibration" if acceptance is None else "set",
+        "fitted_on": "DeepSeek-R1",
+        "note": note,
+    }
+
+
+def basis_text(info: dict) -> str:
+    """One line for the page and the CLI: "h200 · sglang · fp8: fitted (DeepSeek-R1 runs)"."""
+    return f"Calibration {info['gpu']} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 runs)"
+
+
+def _scenario_inputs(scn):
+    """(Calibration, Instance, isl, osl, mtp) of a Scenario.
+
+    On the preset's own machine the compute slider is the article's table figure, rescaled here to dense FP8
+    by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor cores; any other
+    scenario's compute is taken as the dense peak at the weights' precision.
+    """
+    info = scenario_calibration(scn)
+    cal, gpu, precision = info["calibration"], info["gpu"], info["precision"]
     preset = HARDWARE.get(scn.hardware)
     dense = scn.compute
     # Only the preset's own machine carries the article's (for NVIDIA, sparse) compute figure.

@@ -78,7 +78,7 @@ def point_record(scn: Scenario, batch: int) -> dict:
     r = {k: v[0] for k, v in scn.evaluate([batch]).items()}
     s = scn.summary()
     stable = bool(r["stable"])
-    return {
+    record = {
         "batch": int(batch),
         "throughput_tok_s": _finite(r["throughput"]),
         "ttft_ms": _finite(1e3 * r["ttft"]) if stable else None,
@@ -95,6 +95,23 @@ def point_record(scn: Scenario, batch: int) -> dict:
         "t_inf_tok_s": _finite(s["t_inf"]),
         "stable": stable,
     }
+    if scn.mode == "calibrated":
+        record["calibration"] = calibration_record(scn)
+    return record
+
+
+def calibration_record(scn: Scenario) -> dict:
+    """Which calibration a calibrated point used and on what basis ("fitted", "stack typical", "datasheet"…)."""
+    from .calibrated import scenario_calibration
+
+    info = scenario_calibration(scn)
+    record = {k: info[k] for k in ("gpu", "framework", "precision", "basis", "fitted_on", "acceptance_source")}
+    record["mtp"] = scn.mtp
+    record["acceptance"] = _finite(info["acceptance"], 4)
+    record["osl"] = scn.osl
+    if info["note"]:
+        record["note"] = info["note"]
+    return record
 
 
 def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
