@@ -69,10 +69,8 @@ def table(measured):
 
 def test_stored_calibration_is_what_the_fit_gives(measured_paths, measured):
     if not measured_paths.real:
-        pytest.skip(
-            "calibration.json comes from InferenceX's own rows: set INFERX_TEST_MEASURED_DIR (the fit's"
-            " recovery of known parameters is tests/test_fidelity.py)"
-        )
+        pytest.skip("calibration.json comes from InferenceX's own rows: set INFERX_TEST_MEASURED_DIR (the fit's"
+                    " recovery of known parameters is tests/test_fidelity.py)")
     from inferx.calibration_fit import fit_all
 
     stored = C.load_calibration()
