@@ -57,6 +57,8 @@ from .models import DTYPE_BYTES, expected_distinct_experts
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+# Error tables of the stored calibration on InferenceX's rows (aggregates; `inferx validate --error-tables`).
+ERROR_TABLES_FILE = Path(__file__).with_name("calibration_errors.json")
 
 # Scenario presets -> hardware catalog key (the calibration's GPU).
 PRESET_FAMILY = {key: hw.family for key, hw in HARDWARE.items()}
@@ -324,6 +326,26 @@ def _load(path: str) -> Stored:
 def load_stored(path: Path | str = CALIBRATION_FILE) -> Stored:
     """The stored calibration, read once per process (figures redraw with it many times)."""
     return _load(str(path))
+
+
+def residual_band(predicted, metric: str, path: Path | str = CALIBRATION_FILE):
+    """(low, high): where 80 % of measurements fell around a calibrated prediction of `metric`.
+
+    The stored spread is the fit's p10 and p90 of log(predicted / measured) over its rows, so measured values
+    lay between predicted · e^(−p90) and predicted · e^(−p10). None when the file holds no spread for it.
+    """
+    spread = load_stored(path).residual_spread.get(metric)
+    if not spread:
+        return None
+    predicted = np.asarray(predicted, dtype=float)
+    p10, p90 = spread
+    return predicted * np.exp(-p90), predicted * np.exp(-p10)
+
+
+@functools.lru_cache(maxsize=2)
+def load_error_tables(path: Path | str = ERROR_TABLES_FILE) -> dict:
+    """The stored error tables: {"note", "source", "tables": {grouping: [{group, rows, metric: [median, p90]}]}}."""
+    return json.loads(Path(path).read_text())
 
 
 def load_calibration(path: Path | str = CALIBRATION_FILE) -> dict[str, Calibration]:

@@ -154,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--measured", required=True, help="InferenceX CSV or API JSON file")
+    sub.choices["validate"].add_argument(
+        "--error-tables", metavar="PATH", help="also write the error tables by GPU, precision, ISL/OSL, concurrency"
+    )
     _add_catalog_commands(sub)
     from .fetch import add_fetch_parser
 
@@ -347,7 +350,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command in ("calibrate", "validate"):
         from .calibration_cli import run
 
-        return run(args.command, args.measured)
+        return run(args.command, args.measured, getattr(args, "error_tables", None))
     command = args.subparser
     try:
         scn = _scenario(args)

@@ -180,3 +180,96 @@ def test_the_page_line_names_the_basis_and_the_acceptance():
     text = str(calibration_line(values))
     assert "h200 · trt · fp8: " + _expected_basis("h200", "trt", "fp8") in text
     assert "α 70% (set)" in text
+
+
+# --- Uncertainty bands and error tables ------------------------------------------------------------------------
+
+SPREAD = json.loads(CALIBRATION_FILE.read_text())["residual_spread"]
+
+
+def _band(fig: dict) -> tuple[dict, dict]:
+    low = next(t for t in fig["data"] if (t.get("meta") or {}).get("band") == "low")
+    high = next(t for t in fig["data"] if (t.get("meta") or {}).get("band") == "high")
+    return low, high
+
+
+def _assert_band_around(curve_y, low, high, metric):
+    p10, p90 = SPREAD[metric]
+    y = np.asarray(curve_y, dtype=float)
+    np.testing.assert_allclose(low["y"], y * np.exp(-p90), rtol=2e-3)
+    np.testing.assert_allclose(high["y"], y * np.exp(-p10), rtol=2e-3)
+    assert high["fill"] == "tonexty" and np.all(np.asarray(high["y"]) > np.asarray(low["y"]))
+
+
+def test_figures_4_and_5_carry_the_residual_band_in_calibrated_mode_only():
+    from inferx import figure_registry as registry
+
+    figs = registry.build(calibrated(), ["fig4", "fig5"])
+    curve = figs["fig4"]["data"][0]
+    _assert_band_around(curve["y"], *_band(figs["fig4"]), "tpot")
+    current = figs["fig5"]["data"][-1]
+    _assert_band_around(current["y"], *_band(figs["fig5"]), "ttft")
+    article = registry.build(Scenario.from_params(), ["fig4", "fig5"])
+    for fig in article.values():
+        assert not any("band" in (t.get("meta") or {}) for t in fig["data"])
+
+
+def test_the_inferencex_curve_carries_its_band_and_follows_stack_and_mtp():
+    from inferx.measured_figures import inferencex_figure
+
+    def calibrated_curve(fig):
+        return next(t for t in fig["data"] if (t.get("meta") or {}).get("model") == "calibrated")
+
+    base = inferencex_figure(calibrated(), None)
+    _assert_band_around(calibrated_curve(base)["y"], *_band(base), "throughput_per_gpu")
+    for change in ({"framework": "trt"}, {"mtp": "on"}, {"osl": 4096}):
+        moved = inferencex_figure(calibrated(**change), None)
+        assert calibrated_curve(moved)["y"] != calibrated_curve(base)["y"], change
+
+
+def test_stored_error_tables_cover_every_grouping_and_partition_the_same_rows():
+    from inferx.calibrated import load_error_tables
+
+    tables = load_error_tables()["tables"]
+    assert list(tables) == ["GPU", "precision", "ISL/OSL", "concurrency"]
+    totals = {name: sum(r["rows"] for r in rows) for name, rows in tables.items()}
+    assert len(set(totals.values())) == 1 and totals["GPU"] > 0, totals  # each grouping splits the same rows
+    for rows in tables.values():
+        for r in rows:
+            for m in ("tpot", "ttft", "throughput_per_gpu", "e2e"):
+                median, p90 = r[m]
+                assert 0 <= median <= p90, (r["group"], m)
+
+
+def test_methods_shows_the_error_tables():
+    import plotly
+
+    import app  # noqa: F401  (pages register with the app)
+    from inferx.calibrated import load_error_tables
+    from pages import methods
+
+    text = json.dumps(methods.layout(), cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+    tables = load_error_tables()["tables"]
+    for grouping, rows in tables.items():
+        assert f"By {grouping}" in text
+        for r in rows:
+            assert f"{r['tpot'][0]:.0%} / {r['tpot'][1]:.0%}" in text and r["group"] in text
+
+
+def test_the_calibration_line_callback_answers_for_the_controls():
+    import app as inferx_app
+
+    client = inferx_app.server.test_client()
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if d["output"].startswith("calibration-basis."))
+    values = {"mode": "calibrated", "preset": "h200x8", "gpu": "h200", "wdtype": "fp8", "framework": "trt",
+              "model": "kimi-k2", "mtp": "off", "acceptance": None}  # fmt: skip
+    body = {
+        "output": dep["output"],
+        "outputs": {"id": "calibration-basis", "property": "children"},
+        "inputs": [{"id": i["id"], "property": i["property"], "value": values[i["id"][4:]]} for i in dep["inputs"]],
+        "changedPropIds": ["ctl-framework.value"],
+    }
+    out = client.post("/_dash-update-component", json=body).get_json()
+    text = json.dumps(out)
+    assert "h200 \\u00b7 trt \\u00b7 fp8" in text and "DeepSeek-R1 runs" in text and "Kimi-K2" in text
