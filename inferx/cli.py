@@ -51,7 +51,7 @@ FRONTIER_FIELDS = ("batch", "throughput_tok_s", "ttft_ms", "itl_ms", "rho")
 
 
 def _option_help(p: Param) -> str:
-    default = "from preset" if p.default is None else p.default
+    default = (p.unset or "from preset") if p.default is None else p.default
     return f"{p.label}: {domain(p)} (default {default})".replace("%", "%%")  # argparse formats help with %
 
 

@@ -273,3 +273,25 @@ def test_the_calibration_line_callback_answers_for_the_controls():
     out = client.post("/_dash-update-component", json=body).get_json()
     text = json.dumps(out)
     assert "h200 \\u00b7 trt \\u00b7 fp8" in text and "DeepSeek-R1 runs" in text and "Kimi-K2" in text
+
+
+def test_validate_writes_error_tables_of_aggregates_only(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    fixture = root / "tests" / "fixtures" / "synthetic_measured.csv"
+    out = tmp_path / "errors.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "inferx", "validate", "--measured", str(fixture), "--error-tables", str(out)],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    written = json.loads(out.read_text())
+    assert written["source"] == fixture.name
+    assert list(written["tables"]) == ["GPU", "precision", "ISL/OSL", "concurrency"]
+    totals = {name: sum(r["rows"] for r in rows) for name, rows in written["tables"].items()}
+    assert len(set(totals.values())) == 1 and totals["GPU"] > 0
+    assert all(set(r) == {"group", "rows", "tpot", "ttft", "throughput_per_gpu", "interactivity", "e2e"}
+               for rows in written["tables"].values() for r in rows)  # fmt: skip
