@@ -132,7 +132,8 @@ def calibration_line(values: dict) -> list:
 
     given = {name: values.get(name) for name in CALIBRATION_INPUTS}
     info = scenario_calibration(Scenario.from_params(**given))
-    alpha = f"; MTP α {info['acceptance']:.0%} ({info['acceptance_source']})" if values.get("mtp") == "on" else ""
+    source = "set" if info["acceptance_source"] == "set" else "the calibration's"
+    alpha = f"; MTP α {info['acceptance']:.0%} ({source})" if values.get("mtp") == "on" else ""
     line = [html.Span(basis_text(info) + alpha, className="calibration-text")]
     if info["note"]:
         line += [html.Br(), html.Strong(info["note"], className="calibration-note")]

@@ -180,6 +180,9 @@ def test_the_page_line_names_the_basis_and_the_acceptance():
     text = str(calibration_line(values))
     assert "h200 · trt · fp8: " + _expected_basis("h200", "trt", "fp8") in text
     assert "α 70% (set)" in text
+    fitted = STORED["h200/trt/fp8"]["acceptance"]
+    values, _, _ = parse_query({"mode": "calibrated", "framework": "trt", "mtp": "on"})
+    assert f"α {fitted:.0%} (the calibration's)" in str(calibration_line(values))
 
 
 # --- Uncertainty bands and error tables ------------------------------------------------------------------------
