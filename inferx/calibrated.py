@@ -57,6 +57,8 @@ from .models import DTYPE_BYTES, expected_distinct_experts
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
+# Error tables of the stored calibration on InferenceX's rows (aggregates; `inferx validate --error-tables`).
+ERROR_TABLES_FILE = Path(__file__).with_name("calibration_errors.json")
 
 # Scenario presets -> hardware catalog key (the calibration's GPU).
 PRESET_FAMILY = {key: hw.family for key, hw in HARDWARE.items()}
@@ -326,6 +328,26 @@ def load_stored(path: Path | str = CALIBRATION_FILE) -> Stored:
     return _load(str(path))
 
 
+def residual_band(predicted, metric: str, path: Path | str = CALIBRATION_FILE):
+    """(low, high): where 80 % of measurements fell around a calibrated prediction of `metric`.
+
+    The stored spread is the fit's p10 and p90 of log(predicted / measured) over its rows, so measured values
+    lay between predicted · e^(−p90) and predicted · e^(−p10). None when the file holds no spread for it.
+    """
+    spread = load_stored(path).residual_spread.get(metric)
+    if not spread:
+        return None
+    predicted = np.asarray(predicted, dtype=float)
+    p10, p90 = spread
+    return predicted * np.exp(-p90), predicted * np.exp(-p10)
+
+
+@functools.lru_cache(maxsize=2)
+def load_error_tables(path: Path | str = ERROR_TABLES_FILE) -> dict:
+    """The stored error tables: {"note", "source", "tables": {grouping: [{group, rows, metric: [median, p90]}]}}."""
+    return json.loads(Path(path).read_text())
+
+
 def load_calibration(path: Path | str = CALIBRATION_FILE) -> dict[str, Calibration]:
     """Fitted calibrations by "gpu/framework" key."""
     return dict(load_stored(path).fitted)
@@ -386,20 +408,56 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 # --- A Scenario in calibrated mode ------------------------------------------------------
 
 
-def _scenario_inputs(scn):
-    """(Calibration, Instance, isl, osl, mtp) of a Scenario; later scenario fields are used when present.
+CALIBRATED_MODEL = "deepseek-r1"  # every calibrated row is a DeepSeek-R1 run
 
-    The GPU is the scenario's `gpu` control (a hardware-catalog key), else its preset's GPU. On
-    the preset's own machine the compute slider is the article's table figure, rescaled here to dense FP8
-    by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor
-    cores; any other scenario's compute is taken as the dense peak at the weights' precision.
+
+def scenario_calibration(scn) -> dict:
+    """Which calibration a Scenario in calibrated mode uses, and where its numbers come from.
+
+    The GPU is the scenario's `gpu` control (a hardware-catalog key), else its preset's GPU; the stack its
+    `framework`; the precision FP4 when the weights are. `basis` is `calibration_for`'s; `note` says in words
+    when the numbers were fitted on another model's runs (every row is DeepSeek-R1).
     """
     gpu = scn.params.get("gpu") or PRESET_FAMILY.get(scn.hardware, scn.hardware)
+    framework = getattr(scn, "framework", None) or DEFAULT_FRAMEWORK
     precision = "fp4" if scn.b_w < FP8_BYTES else "fp8"
-    cal, _ = calibration_for(gpu, getattr(scn, "framework", None), None, precision)
+    cal, basis = calibration_for(gpu, framework, None, precision)
     acceptance = getattr(scn, "acceptance", None)
     if acceptance is not None:
         cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
+    note = (
+        None
+        if scn.params.get("model", CALIBRATED_MODEL) == CALIBRATED_MODEL
+        else f"The calibration comes from DeepSeek-R1 runs; {scn.model.name} is predicted with DeepSeek-R1's "
+        "fitted efficiencies and overheads, not its own."
+    )
+    return {
+        "calibration": cal,
+        "gpu": gpu,
+        "framework": framework,
+        "precision": precision,
+        "basis": basis,
+        "acceptance": cal.acceptance,
+        "acceptance_source": "calibration" if acceptance is None else "set",
+        "fitted_on": "DeepSeek-R1",
+        "note": note,
+    }
+
+
+def basis_text(info: dict) -> str:
+    """One line for the page and the CLI: "h200 · sglang · fp8: fitted (DeepSeek-R1 runs)"."""
+    return f"Calibration {info['gpu']} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 runs)"
+
+
+def _scenario_inputs(scn):
+    """(Calibration, Instance, isl, osl, mtp) of a Scenario.
+
+    On the preset's own machine the compute slider is the article's table figure, rescaled here to dense FP8
+    by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor cores; any other
+    scenario's compute is taken as the dense peak at the weights' precision.
+    """
+    info = scenario_calibration(scn)
+    cal, gpu, precision = info["calibration"], info["gpu"], info["precision"]
     preset = HARDWARE.get(scn.hardware)
     dense = scn.compute
     # Only the preset's own machine carries the article's (for NVIDIA, sparse) compute figure.

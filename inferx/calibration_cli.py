@@ -32,8 +32,20 @@ def format_calibrations(fits: dict) -> str:
     return "\n".join(lines)
 
 
-def run(command: str, path: str) -> int:
-    """`inferx calibrate|validate --measured PATH`; returns the exit code."""
+def _compact_json(record: dict) -> str:
+    """JSON with one table row per line: readable in a diff, a fraction of indent=1's length."""
+    tables = ",\n".join(
+        f"  {json.dumps(name)}: [\n" + ",\n".join(f"   {json.dumps(r, ensure_ascii=False)}" for r in rows) + "\n  ]"
+        for name, rows in record["tables"].items()
+    )
+    fields = (f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in record.items() if k != "tables")
+    head = ",\n".join(fields)
+    return "{\n" + head + ',\n "tables": {\n' + tables + "\n }\n}\n"
+
+
+def run(command: str, path: str, error_tables: str | None = None) -> int:
+    """`inferx calibrate|validate --measured PATH`; returns the exit code. With `error_tables`, validate also
+    writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there."""
     try:
         df = load_measured(path)
         if command == "calibrate":
@@ -45,6 +57,15 @@ def run(command: str, path: str) -> int:
             print(json.dumps(F.calibration_record(fits, Path(path).name, spread), indent=2))
             return 0
         print(R.format_validation(R.validation_table(df)))
+        if error_tables:
+            record = {
+                "note": "Median and p90 of |predicted / measured − 1| of the calibrated model (stored calibration) "
+                "on the single-node rows of the file, written by `inferx validate --measured FILE --error-tables "
+                "PATH`; [median, p90] per metric.",
+                "source": Path(path).name,
+                "tables": R.error_tables(df),
+            }
+            Path(error_tables).write_text(_compact_json(record))
         return 0
     except MeasuredDataError as err:
         print(f"inferx: {err}", file=sys.stderr)

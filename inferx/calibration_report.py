@@ -198,6 +198,43 @@ def residual_spread(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
     return spread
 
 
+CONCURRENCY_BINS = ((1, 8), (9, 32), (33, 128), (129, 1 << 30))  # users in the closed loop
+
+
+def _concurrency_label(low: int, high: int) -> str:
+    return f"≥ {low}" if high >= 1 << 30 else f"{low}–{high}"
+
+
+def error_tables(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
+    """Median and p90 |predicted / measured − 1| of the calibrated model on single-node rows, by GPU, precision,
+    ISL/OSL and concurrency: aggregates only (no row of the file), for `/methods` to show without the data."""
+    single = ~df["disagg"] & ~df["is_multinode"]
+    err = errors(df, predict_calibrated(df, calibrations))
+    concurrency = df["concurrency"].astype(int)
+    keys = {
+        "GPU": df["hardware"].astype(str),
+        "precision": df["precision"].astype(str),
+        "ISL/OSL": df["isl"].astype(int).astype(str) + "/" + df["osl"].astype(int).astype(str),
+        "concurrency": pd.Series("", index=df.index),
+    }
+    for low, high in CONCURRENCY_BINS:
+        keys["concurrency"][concurrency.between(low, high)] = _concurrency_label(low, high)
+    tables = {}
+    for name, key in keys.items():
+        rows = []
+        values = key[single].unique()
+        order = [_concurrency_label(*b) for b in CONCURRENCY_BINS] if name == "concurrency" else sorted(values)
+        for value in (v for v in order if v in values):
+            sel = single & (key == value)
+            record = {"group": value, "rows": int(sel.sum())}
+            for m in METRIC_NAMES:
+                e = err.loc[sel, m].dropna()
+                record[m] = [float(f"{np.median(e):.3g}"), float(f"{np.quantile(e, 0.9):.3g}")] if len(e) else None
+            rows.append(record)
+        tables[name] = rows
+    return tables
+
+
 def format_summary(table: pd.DataFrame, title: str) -> str:
     head = f"{'rows':<24} {'n':>5} | " + " | ".join(f"{METRIC_NAMES[m]:>13}" for m in METRIC_NAMES)
     sub = f"{'':<24} {'':>5} | " + " | ".join(f"{'median':>6} {'p90':>6}" for _ in METRIC_NAMES)

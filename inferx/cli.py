@@ -51,7 +51,7 @@ FRONTIER_FIELDS = ("batch", "throughput_tok_s", "ttft_ms", "itl_ms", "rho")
 
 
 def _option_help(p: Param) -> str:
-    default = "from preset" if p.default is None else p.default
+    default = (p.unset or "from preset") if p.default is None else p.default
     return f"{p.label}: {domain(p)} (default {default})".replace("%", "%%")  # argparse formats help with %
 
 
@@ -78,7 +78,7 @@ def point_record(scn: Scenario, batch: int) -> dict:
     r = {k: v[0] for k, v in scn.evaluate([batch]).items()}
     s = scn.summary()
     stable = bool(r["stable"])
-    return {
+    record = {
         "batch": int(batch),
         "throughput_tok_s": _finite(r["throughput"]),
         "ttft_ms": _finite(1e3 * r["ttft"]) if stable else None,
@@ -95,6 +95,23 @@ def point_record(scn: Scenario, batch: int) -> dict:
         "t_inf_tok_s": _finite(s["t_inf"]),
         "stable": stable,
     }
+    if scn.mode == "calibrated":
+        record["calibration"] = calibration_record(scn)
+    return record
+
+
+def calibration_record(scn: Scenario) -> dict:
+    """Which calibration a calibrated point used and on what basis ("fitted", "stack typical", "datasheet"…)."""
+    from .calibrated import scenario_calibration
+
+    info = scenario_calibration(scn)
+    record = {k: info[k] for k in ("gpu", "framework", "precision", "basis", "fitted_on", "acceptance_source")}
+    record["mtp"] = scn.mtp
+    record["acceptance"] = _finite(info["acceptance"], 4)
+    record["osl"] = scn.osl
+    if info["note"]:
+        record["note"] = info["note"]
+    return record
 
 
 def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
@@ -137,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--measured", required=True, help="InferenceX CSV or API JSON file")
+    sub.choices["validate"].add_argument(
+        "--error-tables", metavar="PATH", help="also write the error tables by GPU, precision, ISL/OSL, concurrency"
+    )
     _add_catalog_commands(sub)
     from .fetch import add_fetch_parser
 
@@ -333,7 +353,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command in ("calibrate", "validate"):
         from .calibration_cli import run
 
-        return run(args.command, args.measured)
+        return run(args.command, args.measured, getattr(args, "error_tables", None))
     command = args.subparser
     try:
         scn = _scenario(args)

@@ -14,6 +14,7 @@ import functools
 import numpy as np
 
 from . import engine as E
+from .calibrated import residual_band
 from .presets import HARDWARE
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
 
@@ -339,6 +340,23 @@ def _quant_refs(scn: Scenario) -> dict[tuple[str, str], str]:
     return dict(spares.pop(0) if pair == current else (pair, colour) for pair, colour in QUANT_REFS.items())
 
 
+BAND_FILL = "rgba(0, 0, 0, 0.12)"
+
+
+def _residual_band(scn: Scenario, x, y, metric: str, scale: float = 1.0) -> list[dict]:
+    """In calibrated mode, two traces that shade where 80 % of the fit's measurements fell around the curve
+    (p10–p90 of its residuals for `metric`, calibration.json); nothing in article mode."""
+    band = residual_band(y, metric) if scn.mode == "calibrated" else None
+    if band is None:
+        return []
+    low, high = (scale * b for b in band)
+    hidden = {"line": {"color": "rgba(0, 0, 0, 0)", "width": 0}, "hoverinfo": "skip"}
+    name = "measured p10–p90 around the calibrated model"
+    lower = _line(name, x, low, CURRENT, showlegend=False, meta={"band": "low"}) | hidden
+    upper = _line(name, x, high, CURRENT, fill="tonexty", fillcolor=BAND_FILL, meta={"band": "high", "metric": metric})
+    return [lower, upper | hidden]
+
+
 def _hover_frontier() -> str:
     return "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
 
@@ -507,7 +525,8 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         marker={"size": 6, "color": CURRENT},
     )
     layout["xaxis"]["rangemode"] = layout["yaxis"]["rangemode"] = "tozero"
-    return {"data": [trace, points], "layout": layout}
+    band = _residual_band(scn, r["throughput"], r["itl"], "tpot", 1e3)
+    return {"data": [trace, points, *band], "layout": layout}
 
 
 def _regimes(layout, scn: Scenario, r) -> None:
@@ -536,6 +555,8 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     if r is None:
         notes.insert(0, f"Current settings: {scn.unfit_reason()}")
     else:
+        stable = np.isfinite(r["ttft"])
+        data += _residual_band(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
         data.append(_frontier_trace("Current settings", r, CURRENT, "solid", 2.8))
         _regimes(layout, scn, r)
     if notes:

@@ -121,7 +121,10 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
     batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)
     cal, _ = C.calibration_for(family, getattr(scn, "framework", None), calibrations, "fp4" if scn.b_w < 1 else "fp8")
-    calib = C.predict_closed_loop(cal, family, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu)
+    if getattr(scn, "acceptance", None) is not None:
+        cal = C.Calibration(**{**cal.__dict__, "acceptance": scn.acceptance})
+    mtp = bool(getattr(scn, "mtp", False))
+    calib = C.predict_closed_loop(cal, family, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu, mtp=mtp)
     art = C.predict_article(family, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
     return {
         "batch": batch,
@@ -138,7 +141,8 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     decoding, single node (pass "all" to lift a default).
     """
     family = C.PRESET_FAMILY.get(scn.hardware)
-    defaults = {"hardware": family, "precision": scn.params.get("wdtype"), "spec_method": "none", "topology": "single"}
+    spec = "mtp" if getattr(scn, "mtp", False) else "none"
+    defaults = {"hardware": family, "precision": scn.params.get("wdtype"), "spec_method": spec, "topology": "single"}
     filters = {**defaults, **(filters or {})}
     isl, osl = workload(scn, filters)
     filters.setdefault("isl", isl)
@@ -170,6 +174,16 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
                 "meta": {"model": mode},
             }
         )
+    band = C.residual_band(curves["calibrated"]["throughput_per_gpu"], "throughput_per_gpu")
+    if band is not None:  # where 80 % of the fit's measurements fell around the calibrated curve
+        x = _rounded(curves["calibrated"]["interactivity"])
+        edge = {"color": "rgba(0, 0, 0, 0)", "width": 0}
+        common = {"type": "scatter", "mode": "lines", "x": x, "line": edge, "hoverinfo": "skip"}
+        data += [
+            {**common, "y": _rounded(band[0]), "showlegend": False, "name": "band low", "meta": {"band": "low"}},
+            {**common, "y": _rounded(band[1]), "fill": "tonexty", "fillcolor": "rgba(0, 0, 0, 0.12)",
+             "name": "calibrated model: measured p10–p90", "meta": {"band": "high", "metric": "throughput_per_gpu"}},
+        ]  # fmt: skip
     if not rows.empty:
         data += _point_traces(rows, rows["interactivity_tok_s_user"], rows["output_tput_per_gpu_tok_s"])
     layout = _layout("Interactivity (tok/s per user = 1000 / TPOT ms)", "Output throughput per GPU (tok/s/GPU)")

@@ -24,6 +24,9 @@ from .models import MODELS
 from .presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS, ModelSpec
 
 MODES = ("article", "calibrated")
+# Software stacks with a calibration or a typical one to fall back on (calibrated.calibration_for says which).
+FRAMEWORK_LABELS = {"sglang": "SGLang", "trt": "TensorRT-LLM", "vllm": "vLLM", "atom": "ATOM"}
+FRAMEWORKS = tuple(FRAMEWORK_LABELS)
 
 
 class InvalidParameter(ValueError):
@@ -82,6 +85,7 @@ class Param:
     preset: str = ""  # the preset's attribute that sets it ("": a preset does not)
     machine: bool = False  # choosing a GPU and a count sets it (from the hardware catalog)
     overlay: bool = True  # shown on /inferencex (it moves the model curve over the measured points)
+    unset: str = ""  # a word the URL and CLI may give for "no value" (None: the model picks, e.g. "fitted")
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -226,6 +230,54 @@ PARAMS: dict[str, Param] = {
         help="article physics or calibrated to measurements",
         group="Model",
     ),
+    # --- Calibrated mode only (the article's model ignores these four; see docs/calibration.md) ---------------
+    # ctx stays the KV context of a decode step in both models (and sets B_max); osl is how many tokens a request
+    # emits before it is replaced, so the calibrated model's prefill stall (B/OSL prefills per step) and its
+    # closed-loop curves on /inferencex read it. Every pair of ctx, isl and osl is allowed: none derives another.
+    "osl": Param(
+        "Output length",
+        "tokens",
+        "int",
+        1024,
+        128,
+        131072,
+        0.05,
+        log2=True,
+        help="S_out: output tokens per request (calibrated mode: prefill stall, closed loop)",
+    ),
+    "framework": Param(
+        "Software stack",
+        "",
+        "choice",
+        "sglang",
+        options=FRAMEWORKS,
+        label_of=FRAMEWORK_LABELS.get,
+        help="serving software whose calibration is used (calibrated mode)",
+        group="Model",
+    ),
+    "mtp": Param(
+        "MTP speculative decoding",
+        "",
+        "choice",
+        "off",
+        options=("off", "on"),
+        label_of={"off": " Off", "on": " On (3 drafts)"}.get,
+        radio=True,
+        help="multi-token prediction, 3 draft tokens per step (calibrated mode)",
+        group="Model",
+    ),
+    "acceptance": Param(
+        "MTP acceptance α",
+        "%",
+        "float",
+        None,
+        0,
+        95,
+        1,
+        help="chance each draft token is accepted; unset or 'fitted': the calibration's fitted value",
+        group="Model",
+        unset="fitted",
+    ),
     # Service targets and economics: read by the goodput, cost and energy readouts and figures, not by the
     # frontiers themselves (so they never move a curve, only what is marked on it).
     "ttft": Param(
@@ -363,7 +415,8 @@ def domain(p: Param) -> str:
         return f"one of {', '.join(p.choices)}"
     unit = f" {p.unit}" if p.unit else ""
     what = {"float": "a number ", "int": "a whole number ", "pow2": "a power of two "}[p.kind]
-    return f"{what}from {p.low:,g} to {p.high:,.0f}{unit}"  # every domain ends on a whole number
+    unset = f", or {p.unset}" if p.unset else ""
+    return f"{what}from {p.low:,g} to {p.high:,.0f}{unit}{unset}"  # every domain ends on a whole number
 
 
 def check_param(name: str, value):
@@ -382,6 +435,8 @@ def check_batch(value) -> int:
 def check_value(name: str, p: Param, value):
     """`value` checked against `p`: a choice must be one of its strings; a number may come as a number or as
     text (the URL, the CLI), must be finite, within [low, high], and whole (a power of two) where asked."""
+    if p.unset and (value is None or isinstance(value, str) and value.strip().lower() == p.unset):
+        return None  # a parameter that may stay unset: the model picks its value
     if p.kind == "choice":
         text = value.strip().lower() if isinstance(value, str) else None
         if text not in p.options:
@@ -433,6 +488,11 @@ class Scenario:
     ic_alpha: float
     mode: str = "article"
     hardware: str = "h200x8"  # calibration family (the preset's GPU)
+    # Read by the calibrated model only.
+    osl: int = 1024
+    framework: str = "sglang"
+    mtp: bool = False
+    acceptance: float | None = None  # per-draft α as a fraction; None: the calibration's fitted value
 
     def __hash__(self) -> int:
         # Scenarios key the figures' memos, looked up dozens of times a redraw; the generated hash would
@@ -472,6 +532,10 @@ class Scenario:
             ic_alpha=ic.alpha,
             mode=values["mode"],
             hardware=preset,
+            osl=values["osl"],
+            framework=values["framework"],
+            mtp=values["mtp"] == "on",
+            acceptance=None if values["acceptance"] is None else values["acceptance"] / 100.0,
         )
 
     def with_params(self, **changes) -> Scenario:

@@ -13,7 +13,14 @@ from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
 from inferx import figure_registry as registry
 from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
 from pages._cards import INTERNAL_ERROR
-from pages._controls import machine_controls, preset_controls, sliders
+from pages._controls import (
+    CALIBRATION_INPUTS,
+    CALIBRATION_LINE_ID,
+    calibration_line,
+    machine_controls,
+    preset_controls,
+    sliders,
+)
 from pages._ids import BATCH_ID, control_id, value_id
 from pages._url import control_values_to_params, controls, tokens_from_position
 
@@ -57,6 +64,19 @@ def redraw(request, ids):
         log.exception("redraw of %s failed", shown_value(request, 400))
         return {}, INTERNAL_ERROR, True
     return figs, None, False
+
+
+@callback(
+    Output(CALIBRATION_LINE_ID, "children"),
+    [Input(control_id(name), "value") for name in CALIBRATION_INPUTS],
+    prevent_initial_call=True,  # the layout already holds the line for the URL's state
+)
+def calibration_basis(*values):
+    """The calibration line under the controls, for the controls that choose the calibration."""
+    try:
+        return calibration_line(dict(zip(CALIBRATION_INPUTS, values, strict=True)))
+    except InvalidParameter as err:
+        return f"Calibration: {err}"
 
 
 def read_redraw(request, ids) -> tuple[list[str], int, Scenario]:

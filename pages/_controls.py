@@ -9,7 +9,7 @@ from dash import dcc, html
 from inferx.figure_registry import FIGURES
 from inferx.hardware import GPUS
 from inferx.presets import HARDWARE
-from inferx.scenario import BATCH, GROUPS, PARAMS, Param, default_params, per_gpu_values
+from inferx.scenario import BATCH, GROUPS, PARAMS, Param, Scenario, default_params, per_gpu_values
 from pages._ids import BATCH_ID, CONTROL_PREFIX, control_id, graph_wrapper_id, value_id
 
 
@@ -46,6 +46,8 @@ def _decimals(name: str) -> int:
 
 def format_slider_value(name: str, value) -> str:
     """The same text window.inferx.sliderValues writes while the slider moves."""
+    if value is None:  # a slider left unset (acceptance): the model's own value
+        return PARAMS[name].unset
     unit = PARAMS[name].unit
     return f"{value:,.{_decimals(name)}f}" + (f" {unit}" if unit else "")
 
@@ -112,7 +114,30 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
     hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
+    body.append(html.Div(calibration_line(values), id=CALIBRATION_LINE_ID, className="calibration-basis small"))
     return body
+
+
+CALIBRATION_LINE_ID = "calibration-basis"
+# The controls that decide which calibration a calibrated scenario uses (the line under the controls).
+CALIBRATION_INPUTS = ("mode", "preset", "gpu", "wdtype", "framework", "model", "mtp", "acceptance")
+
+
+def calibration_line(values: dict) -> list:
+    """In calibrated mode, which calibration the curves use and on what basis, and a plain warning when the
+    selected model is not the one the calibration was fitted on; nothing in article mode."""
+    if values.get("mode") != "calibrated":
+        return []
+    from inferx.calibrated import basis_text, scenario_calibration  # numpy only; kept out of article pages
+
+    given = {name: values.get(name) for name in CALIBRATION_INPUTS}
+    info = scenario_calibration(Scenario.from_params(**given))
+    source = "set" if info["acceptance_source"] == "set" else "the calibration's"
+    alpha = f"; MTP α {info['acceptance']:.0%} ({source})" if values.get("mtp") == "on" else ""
+    line = [html.Span(basis_text(info) + alpha, className="calibration-text")]
+    if info["note"]:
+        line += [html.Br(), html.Strong(info["note"], className="calibration-note")]
+    return line
 
 
 def controls_panel(values: dict) -> html.Div:

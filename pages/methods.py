@@ -6,6 +6,7 @@ from dash import dcc, html
 
 from inferx import engine as E
 from inferx import figures
+from inferx.calibrated import load_error_tables
 from inferx.check import MISMATCH, ROWS
 from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
@@ -199,6 +200,34 @@ def divergence_section():
     return [dcc.Markdown(DIVERGENCE, mathjax=True), html.Div(graph, id="fig-divergence", className="graph-wrap")]
 
 
+ERROR_METRICS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "tok/s/GPU", "e2e": "E2E"}
+
+
+def error_tables_section():
+    """The calibrated model's errors on InferenceX's single-node rows, by GPU, precision, ISL/OSL and concurrency:
+    read from the stored aggregates, so they show without the data on the server."""
+    stored = load_error_tables()
+    header_tail = [f"{label} median / p90" for label in ERROR_METRICS.values()]
+    body = [
+        html.P(
+            [
+                "Median and 90th percentile of |predicted / measured − 1| of the calibrated model on the "
+                f"single-node rows of InferenceX's DeepSeek-R1 export ({stored['source']}), computed once by ",
+                html.Code("inferx validate --measured FILE --error-tables inferx/calibration_errors.json"),
+                ". The shaded bands around calibrated curves span the fit's 10th to 90th percentile residuals.",
+            ]
+        )
+    ]
+    for grouping, rows in stored["tables"].items():
+        cells = [
+            [r["group"], f"{r['rows']:,}"]
+            + ["—" if r.get(m) is None else f"{r[m][0]:.0%} / {r[m][1]:.0%}" for m in ERROR_METRICS]
+            for r in rows
+        ]
+        body += [html.H5(f"By {grouping}"), table([grouping, "rows", *header_tail], cells)]
+    return html.Div(body, id="error-tables")
+
+
 def layout(**query):
     # Only the model matters here; the tables run over every preset.
     values, _, notices = parse_query({"model": query["model"]} if "model" in query else {})
@@ -229,6 +258,8 @@ def layout(**query):
                     check_table(),
                     html.H4("Where the article's model and reality part", id="reality"),
                     *divergence_section(),
+                    html.H4("How far the calibrated model is from the measurements", id="errors"),
+                    error_tables_section(),
                 ],
                 className="methods",
             ),

@@ -176,7 +176,7 @@ def redraw(client, values: dict, figs, batch_pos):
 
 def test_the_batch_slider_rounds_to_the_nearest_batch(client):
     values, _, _ = parse_query({})
-    values["ctx"], values["isl"] = 10.0, 10.0  # log2 of 1,024 tokens
+    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0  # log2 of 1,024 tokens
     out = redraw(client, values, ["fig6"], batch_pos=6.5)  # 2^6.5 = 64·√2 = 90.51 requests
     dot = out["figure-updates"]["data"]["fig6"]["data"][1]
     assert dot["customdata"][0][0] == 91

@@ -141,7 +141,7 @@ def post_redraw(client, request, figs):
 
 def test_redraw_callback_answers_with_engine_figures(client):
     values, _, _ = parse_query({"preset": "mi300x4", "ctx": "8192"})
-    values["ctx"], values["isl"] = 13.0, 10.0  # these sliders hold log2(tokens)
+    values["ctx"], values["isl"], values["osl"] = 13.0, 10.0, 10.0  # these sliders hold log2(tokens)
     resp = redraw_request(client, values, ["fig5", "fig6"], batch_pos=6.0)
     assert resp.status_code == 200
     figs = resp.get_json()["response"]["figure-updates"]["data"]
@@ -153,7 +153,7 @@ def test_redraw_callback_answers_with_engine_figures(client):
 
 def test_bad_control_value_gives_notice_not_traceback(client):
     values, _, _ = parse_query({})
-    values["ctx"], values["isl"] = 10.0, 10.0
+    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0
     values["util"] = 0  # outside (0, 100]
     resp = redraw_request(client, values, ["fig1"])
     assert resp.status_code == 200
@@ -164,7 +164,7 @@ def test_bad_control_value_gives_notice_not_traceback(client):
 
 def test_a_batch_change_redraws_only_the_explorer(client):
     values, _, _ = parse_query({})
-    values["ctx"], values["isl"] = 10.0, 10.0
+    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0
     resp = redraw_request(client, values, ["fig1", "fig6"], batch_pos=5.0, batch_only=True)
     figs = resp.get_json()["response"]["figure-updates"]["data"]
     assert list(figs) == ["fig6"] and figs["fig6"]["data"][1]["customdata"][0][0] == 32
@@ -189,7 +189,7 @@ def test_log2_controls_convert_back_to_tokens():
 
 def default_state(**changes) -> dict:
     values, _, _ = parse_query({})
-    values.update(ctx=10.0, isl=10.0)  # slider positions, log2(tokens)
+    values.update(ctx=10.0, isl=10.0, osl=10.0)  # slider positions, log2(tokens)
     values.update(changes)
     return {"values": [values[n] for n in controls()], "batch": None, "batchOnly": False}
 

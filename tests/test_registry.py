@@ -58,7 +58,8 @@ def test_every_parameter_is_a_control_a_url_parameter_and_a_cli_option():
             assert (json.dumps(control_id(name)) not in hidden) == shown, (page, name)
     defaults = Scenario.from_params().params
     for name in PARAMS:
-        values, _, notices = parse_query({name: str(defaults[name])})
+        given = PARAMS[name].unset if defaults[name] is None else str(defaults[name])  # unset: its word
+        values, _, notices = parse_query({name: given})
         assert not notices and values[name] == defaults[name], name
         for command in ("point", "frontier"):
             assert f"--{name}" in options[command], (command, name)
@@ -75,8 +76,8 @@ def test_a_new_parameter_is_on_every_page_in_the_url_and_in_the_cli(monkeypatch,
     assert Scenario.from_params(widgets="7").params["widgets"] == 7.0  # what the engine would read
     # The browser sends one value per control, the new one included.
     sent = [Scenario.from_params().params[n] for n in PARAMS]
-    sent[list(PARAMS).index("ctx")] = 10.0  # log2 slider position
-    sent[list(PARAMS).index("isl")] = 10.0
+    for name in ("ctx", "isl", "osl"):
+        sent[list(PARAMS).index(name)] = 10.0  # log2 slider position
     assert control_values_to_params(sent)["widgets"] == 2.0
     assert cli.main(["point", "--widgets", "5"]) == 0 and json.loads(capsys.readouterr().out)["batch"] == 8
     with pytest.raises(SystemExit) as exit_:

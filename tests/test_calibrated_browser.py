@@ -1,0 +1,29 @@
+"""In calibrated mode, switching the software stack or the output length redraws with the new calibration."""
+
+from __future__ import annotations
+
+import pytest
+from browser_checks import figure_data, wait_figure_change, wait_js
+from conftest import severe_console_errors
+
+pytestmark = pytest.mark.browser
+
+LINE = "(document.getElementById('calibration-basis') || {}).textContent || ''"
+
+
+def test_switching_stack_and_output_length_redraws_figure_4_in_calibrated_mode(browser, server):
+    browser.get(server.url.rstrip("/") + "/embed/fig4?mode=calibrated")
+    before = figure_data(browser, 4)
+    assert "p10–p90" in before  # the residual band is drawn with the curve
+    wait_js(browser, f"return {LINE}.includes('h200 · sglang · fp8: fitted')", what="the calibration line")
+
+    browser.execute_script("window.dash_clientside.set_props('ctl-framework', {value: 'trt'})")
+    after_stack = wait_figure_change(browser, 4, before)
+    wait_js(browser, f"return {LINE}.includes('h200 · trt · fp8')", what="the line naming TensorRT-LLM")
+
+    browser.execute_script("window.dash_clientside.set_props('ctl-osl', {value: 13})")  # log2(8,192)
+    wait_figure_change(browser, 4, after_stack)
+    wait_js(browser, "return document.getElementById('ctl-osl-value').textContent === '8,192 tokens'", what="label")
+    wait_js(browser, "return location.search.includes('osl=8192') && location.search.includes('framework=trt')",
+            what="stack and output length in the address")  # fmt: skip
+    assert severe_console_errors(browser) == []

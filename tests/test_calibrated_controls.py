@@ -1,0 +1,300 @@
+"""The calibrated model's own controls: output length, software stack, MTP and its acceptance, and what the
+CLI and the page say about the calibration they use."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from inferx import cli
+from inferx.calibrated import CALIBRATION_FILE, scenario_point
+from inferx.scenario import PARAMS, InvalidParameter, Scenario
+from pages._controls import calibration_line
+from pages._url import parse_query
+
+STORED = json.loads(CALIBRATION_FILE.read_text())["parameters"]
+
+
+def point(capsys, *args) -> dict:
+    assert cli.main(["point", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def calibrated(**given) -> Scenario:
+    return Scenario.from_params(mode="calibrated", **given)
+
+
+# --- Output length -------------------------------------------------------------------------------------------
+
+
+def test_osl_is_a_url_parameter_a_cli_option_and_a_scenario_field(capsys):
+    values, _, notices = parse_query({"osl": "4096"})
+    assert not notices and values["osl"] == 4096
+    assert Scenario.from_params(osl=4096).osl == 4096
+    assert Scenario.from_params().osl == PARAMS["osl"].default
+    _, _, notices = parse_query({"osl": "64"})
+    assert notices == ["Ignored osl=64: must be a whole number from 128 to 131,072 tokens."]
+    short = point(capsys, "--mode", "calibrated", "--osl", "128")
+    long = point(capsys, "--mode", "calibrated", "--osl", "8192")
+    assert (short["calibration"]["osl"], long["calibration"]["osl"]) == (128, 8192)
+    # Short answers bring a new prompt's prefill into the engine more often: slower tokens.
+    assert short["itl_ms"] > long["itl_ms"]
+
+
+def test_osl_leaves_the_article_model_alone(capsys):
+    a = point(capsys, "--osl", "128")
+    b = point(capsys, "--osl", "8192")
+    assert a == b and "calibration" not in a
+
+
+BATCHES = np.array([1.0, 8.0, 64.0])
+
+
+def _outputs(scn: Scenario, B=BATCHES) -> np.ndarray:
+    r = scenario_point(scn, B)
+    return np.concatenate([r["step"], r["ttft"], r["t_prefill"] * np.ones_like(B)])
+
+
+@pytest.mark.parametrize("name", ["osl", "isl", "ctx"])
+def test_calibrated_outputs_are_continuous_in_every_length(name):
+    """One token more never moves a calibrated output by more than a fraction of a percent, across the whole
+    range and at the old trouble spot ctx = isl (ctx < isl included)."""
+    p = PARAMS[name]
+    starts = {int(v) for v in np.geomspace(p.low, p.high - 1, 40)} | {1023, 1024, 1025}
+    for preset in ("h200x8", "mi300x4"):
+        for v in sorted(starts):
+            here = _outputs(calibrated(preset=preset, **{name: v}))
+            there = _outputs(calibrated(preset=preset, **{name: v + 1}))
+            assert np.all(np.isfinite(here)) and np.all(here > 0), (preset, name, v)
+            assert np.max(np.abs(there / here - 1)) < 5e-3, (preset, name, v)
+
+
+def test_calibrated_outputs_move_the_way_physics_says():
+    lengths = [128, 512, 2048, 8192, 32768, 131072]
+    step_by_osl = [scenario_point(calibrated(osl=n), 16.0)["step"] for n in lengths]
+    ttft_by_isl = [scenario_point(calibrated(isl=n), 16.0)["ttft"] for n in lengths]
+    step_by_ctx = [scenario_point(calibrated(ctx=n), 16.0)["step"] for n in lengths]
+    assert np.all(np.diff(step_by_osl) < 0)  # fewer prefills per step
+    assert np.all(np.diff(ttft_by_isl) > 0)  # longer prompts take longer to prefill
+    assert np.all(np.diff(step_by_ctx) > 0)  # more KV read per step
+
+
+# --- Software stack and the calibration's basis ------------------------------------------------------------
+
+
+def _expected_basis(gpu: str, framework: str, precision: str) -> str:
+    keys = [tuple(k.split("/")) for k in STORED]
+    if (gpu, framework, precision) in keys:
+        return "fitted"
+    if any((g, f) == (gpu, framework) for g, f, _ in keys):
+        return "fitted at other precision"
+    if any(f == framework for _, f, _ in keys):
+        return "stack typical"
+    if any(g == gpu for g, _, _ in keys):
+        return "GPU typical"
+    return "datasheet"
+
+
+@pytest.mark.parametrize(
+    "gpu, framework, wdtype",
+    [
+        ("h200", "sglang", "fp8"),
+        ("h200", "trt", "fp8"),
+        ("mi300x", "atom", "fp8"),
+        ("b200", "vllm", "fp4"),
+        ("b300", "vllm", "fp8"),
+        ("mi355x", "sglang", "fp4"),
+    ],  # fmt: skip
+)
+def test_point_says_which_calibration_it_used(capsys, gpu, framework, wdtype):
+    out = point(capsys, "--mode", "calibrated", "--gpu", gpu, "--gpus", "8", "--tp", "8", "--wdtype", wdtype,
+                "--framework", framework)  # fmt: skip
+    record = out["calibration"]
+    assert (record["gpu"], record["framework"], record["precision"]) == (gpu, framework, wdtype)
+    assert record["basis"] == _expected_basis(gpu, framework, wdtype)
+    assert record["fitted_on"] == "DeepSeek-R1" and "note" not in record
+
+
+def test_the_stack_moves_the_calibrated_model_only(capsys):
+    sglang = point(capsys, "--mode", "calibrated", "--framework", "sglang")
+    trt = point(capsys, "--mode", "calibrated", "--framework", "trt")
+    assert sglang["itl_ms"] != trt["itl_ms"] and sglang["ttft_ms"] != trt["ttft_ms"]
+    assert point(capsys, "--framework", "trt") == point(capsys, "--framework", "sglang")
+
+
+def test_an_unknown_stack_is_refused_in_the_same_words_everywhere(capsys):
+    with pytest.raises(InvalidParameter, match="framework=tgi: must be one of sglang, trt"):
+        Scenario.from_params(framework="tgi")
+    _, _, notices = parse_query({"framework": "tgi"})
+    assert notices[0].startswith("Ignored framework=tgi: must be one of sglang, trt")
+    with pytest.raises(SystemExit):
+        cli.main(["point", "--framework", "tgi"])
+    assert "framework=tgi: must be one of sglang, trt" in capsys.readouterr().err
+
+
+# --- MTP -----------------------------------------------------------------------------------------------------
+
+
+def test_mtp_uses_the_fitted_acceptance_unless_one_is_set(capsys):
+    fitted = STORED["h200/sglang/fp8"]["acceptance"]
+    off = point(capsys, "--mode", "calibrated", "--batch", "4")
+    on = point(capsys, "--mode", "calibrated", "--batch", "4", "--mtp", "on")
+    auto = point(capsys, "--mode", "calibrated", "--batch", "4", "--mtp", "on", "--acceptance", "fitted")
+    assert on == auto and on["calibration"]["acceptance_source"] == "calibration"
+    assert on["calibration"]["acceptance"] == pytest.approx(fitted, rel=1e-3)
+    assert on["itl_ms"] < off["itl_ms"]  # at a small batch, drafts more than pay for themselves
+    by_alpha = [
+        point(capsys, "--mode", "calibrated", "--batch", "4", "--mtp", "on", "--acceptance", str(a))["itl_ms"]
+        for a in (0, 30, 60, 90)
+    ]
+    assert by_alpha == sorted(by_alpha, reverse=True) and len(set(by_alpha)) == 4
+    assert point(capsys, "--mode", "calibrated", "--acceptance", "90")["calibration"]["acceptance"] == 0.9
+
+
+def test_acceptance_is_refused_outside_its_range():
+    for bad in ("96", "-1", "auto-ish", "nan"):
+        with pytest.raises(InvalidParameter, match="acceptance=.*: must be a number from 0 to 95 %, or fitted"):
+            Scenario.from_params(acceptance=bad)
+    assert Scenario.from_params(acceptance="Fitted").acceptance is None
+    assert Scenario.from_params(acceptance="40").acceptance == pytest.approx(0.4)
+
+
+# --- Another model than the one the calibration was fitted on ------------------------------------------------
+
+
+def test_cli_and_page_say_the_calibration_comes_from_deepseek_r1(capsys):
+    other = point(capsys, "--mode", "calibrated", "--model", "qwen3-235b-a22b")
+    assert "DeepSeek-R1 runs" in other["calibration"]["note"]
+    assert "note" not in point(capsys, "--mode", "calibrated")["calibration"]
+    values, _, _ = parse_query({"mode": "calibrated", "model": "qwen3-235b-a22b"})
+    text = str(calibration_line(values))
+    assert "DeepSeek-R1 runs" in text and "Qwen3" in text
+    assert "calibration comes from" not in str(calibration_line(parse_query({"mode": "calibrated"})[0]))
+    assert calibration_line(parse_query({"model": "qwen3-235b-a22b"})[0]) == []  # article mode: nothing
+
+
+def test_the_page_line_names_the_basis_and_the_acceptance():
+    values, _, _ = parse_query({"mode": "calibrated", "framework": "trt", "mtp": "on", "acceptance": "70"})
+    text = str(calibration_line(values))
+    assert "h200 · trt · fp8: " + _expected_basis("h200", "trt", "fp8") in text
+    assert "α 70% (set)" in text
+    fitted = STORED["h200/trt/fp8"]["acceptance"]
+    values, _, _ = parse_query({"mode": "calibrated", "framework": "trt", "mtp": "on"})
+    assert f"α {fitted:.0%} (the calibration's)" in str(calibration_line(values))
+
+
+# --- Uncertainty bands and error tables ------------------------------------------------------------------------
+
+SPREAD = json.loads(CALIBRATION_FILE.read_text())["residual_spread"]
+
+
+def _band(fig: dict) -> tuple[dict, dict]:
+    low = next(t for t in fig["data"] if (t.get("meta") or {}).get("band") == "low")
+    high = next(t for t in fig["data"] if (t.get("meta") or {}).get("band") == "high")
+    return low, high
+
+
+def _assert_band_around(curve_y, low, high, metric):
+    p10, p90 = SPREAD[metric]
+    y = np.asarray(curve_y, dtype=float)
+    np.testing.assert_allclose(low["y"], y * np.exp(-p90), rtol=2e-3)
+    np.testing.assert_allclose(high["y"], y * np.exp(-p10), rtol=2e-3)
+    assert high["fill"] == "tonexty" and np.all(np.asarray(high["y"]) > np.asarray(low["y"]))
+
+
+def test_figures_4_and_5_carry_the_residual_band_in_calibrated_mode_only():
+    from inferx import figure_registry as registry
+
+    figs = registry.build(calibrated(), ["fig4", "fig5"])
+    curve = figs["fig4"]["data"][0]
+    _assert_band_around(curve["y"], *_band(figs["fig4"]), "tpot")
+    current = figs["fig5"]["data"][-1]
+    _assert_band_around(current["y"], *_band(figs["fig5"]), "ttft")
+    article = registry.build(Scenario.from_params(), ["fig4", "fig5"])
+    for fig in article.values():
+        assert not any("band" in (t.get("meta") or {}) for t in fig["data"])
+
+
+def test_the_inferencex_curve_carries_its_band_and_follows_stack_and_mtp():
+    from inferx.measured_figures import inferencex_figure
+
+    def calibrated_curve(fig):
+        return next(t for t in fig["data"] if (t.get("meta") or {}).get("model") == "calibrated")
+
+    base = inferencex_figure(calibrated(), None)
+    _assert_band_around(calibrated_curve(base)["y"], *_band(base), "throughput_per_gpu")
+    for change in ({"framework": "trt"}, {"mtp": "on"}, {"osl": 4096}):
+        moved = inferencex_figure(calibrated(**change), None)
+        assert calibrated_curve(moved)["y"] != calibrated_curve(base)["y"], change
+
+
+def test_stored_error_tables_cover_every_grouping_and_partition_the_same_rows():
+    from inferx.calibrated import load_error_tables
+
+    tables = load_error_tables()["tables"]
+    assert list(tables) == ["GPU", "precision", "ISL/OSL", "concurrency"]
+    totals = {name: sum(r["rows"] for r in rows) for name, rows in tables.items()}
+    assert len(set(totals.values())) == 1 and totals["GPU"] > 0, totals  # each grouping splits the same rows
+    for rows in tables.values():
+        for r in rows:
+            for m in ("tpot", "ttft", "throughput_per_gpu", "e2e"):
+                median, p90 = r[m]
+                assert 0 <= median <= p90, (r["group"], m)
+
+
+def test_methods_shows_the_error_tables():
+    import plotly
+
+    import app  # noqa: F401  (pages register with the app)
+    from inferx.calibrated import load_error_tables
+    from pages import methods
+
+    text = json.dumps(methods.layout(), cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+    tables = load_error_tables()["tables"]
+    for grouping, rows in tables.items():
+        assert f"By {grouping}" in text
+        for r in rows:
+            assert f"{r['tpot'][0]:.0%} / {r['tpot'][1]:.0%}" in text and r["group"] in text
+
+
+def test_the_calibration_line_callback_answers_for_the_controls():
+    import app as inferx_app
+
+    client = inferx_app.server.test_client()
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if d["output"].startswith("calibration-basis."))
+    values = {"mode": "calibrated", "preset": "h200x8", "gpu": "h200", "wdtype": "fp8", "framework": "trt",
+              "model": "kimi-k2", "mtp": "off", "acceptance": None}  # fmt: skip
+    body = {
+        "output": dep["output"],
+        "outputs": {"id": "calibration-basis", "property": "children"},
+        "inputs": [{"id": i["id"], "property": i["property"], "value": values[i["id"][4:]]} for i in dep["inputs"]],
+        "changedPropIds": ["ctl-framework.value"],
+    }
+    out = client.post("/_dash-update-component", json=body).get_json()
+    text = json.dumps(out)
+    assert "h200 \\u00b7 trt \\u00b7 fp8" in text and "DeepSeek-R1 runs" in text and "Kimi-K2" in text
+
+
+def test_validate_writes_error_tables_of_aggregates_only(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    fixture = root / "tests" / "fixtures" / "synthetic_measured.csv"
+    out = tmp_path / "errors.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "inferx", "validate", "--measured", str(fixture), "--error-tables", str(out)],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    written = json.loads(out.read_text())
+    assert written["source"] == fixture.name
+    assert list(written["tables"]) == ["GPU", "precision", "ISL/OSL", "concurrency"]
+    totals = {name: sum(r["rows"] for r in rows) for name, rows in written["tables"].items()}
+    assert len(set(totals.values())) == 1 and totals["GPU"] > 0
+    assert all(set(r) == {"group", "rows", "tpot", "ttft", "throughput_per_gpu", "interactivity", "e2e"}
+               for rows in written["tables"].values() for r in rows)  # fmt: skip
