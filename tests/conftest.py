@@ -24,7 +24,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 # tests read the synthetic rows of tests/fixtures (make_fixtures.py).
 MEASURED_DIR_ENV = "INFERX_TEST_MEASURED_DIR"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-# Importing the app took 131-191 s on the starved machines of sessions 3-5; a timeout only matters when start-up
+# Importing the app took 131-191 s on the starved machines CI has run on; a timeout only matters when start-up
 # fails, so it is generous.
 START_TIMEOUT = float(os.environ.get("INFERX_TEST_START_TIMEOUT", "600"))
 
