@@ -403,7 +403,8 @@ class Redraw:
         self.ids = [{"fig": f, "role": "figure"} for f in FIGS]
 
     def body(self, params: dict, batch: int = 8) -> bytes:
-        values = [math.log2(params[n]) if n in ("ctx", "isl") else params[n] for n in PARAMS]
+        # Log2 sliders send their position, as the page does; an unset value (None) travels as it is.
+        values = [math.log2(params[n]) if PARAMS[n].log2 and params[n] is not None else params[n] for n in PARAMS]
         request = {"values": values, "batch": math.log2(batch), "batchOnly": False}
         payload = {
             "output": self.cb["output"],
