@@ -459,7 +459,7 @@ def bench_server(srv: Gunicorn, quick: bool) -> tuple[list[Row], Redraw]:
     rows = [
         Row(
             "Server",
-            f"full redraw over HTTP, 9 figures (p50 of {len(full_t)})",
+            f"full redraw over HTTP, every figure of / (p50 of {len(full_t)})",
             p50,
             "ms",
             f"trivial callback round trip {triv:,.2f} ms",
@@ -574,7 +574,7 @@ return true;
 
 def drag_rows(driver, quick: bool) -> list[Row]:
     """A dragged slider at desktop size, where most graphs are off screen and wait, beside the same drag with
-    all nine graphs in view (every redraw paints all of them, as every redraw did before graphs off screen waited)."""
+    every graph in view (every redraw paints all of them, as every redraw did before graphs off screen waited)."""
     seconds = 1.0 if quick else 3.0
     run = "window.__bench.drag(arguments[0], arguments[1]);"
     lazy = driver.execute_async_script(run, seconds)
@@ -591,7 +591,7 @@ def drag_rows(driver, quick: bool) -> list[Row]:
             "Figure 1 repaints per second while a slider is dragged, 1280×900 window",
             rate(lazy),
             "/s",
-            f"all nine graphs in view {rate(eager):,.1f}/s",
+            f"every graph in view {rate(eager):,.1f}/s",
             rate(lazy) / rate(eager),
             "— (as many as possible)",
             None,
@@ -601,7 +601,7 @@ def drag_rows(driver, quick: bool) -> list[Row]:
             "release → Figure 1 final, 1280×900 window",
             lazy["lag"],
             "ms",
-            f"all nine graphs in view {eager['lag']:,.0f} ms",
+            f"every graph in view {eager['lag']:,.0f} ms",
             lazy["lag"] / eager["lag"],
             "—",
             None,
@@ -622,8 +622,8 @@ def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> list[Row]:
         time.sleep(1.0)
         driver.execute_script(BROWSER_JS)
         assert driver.execute_script("return window.__bench.ready()")
-        # The drag, then everything else with all nine graphs in view (the window is left tall), so that
-        # every change repaints all nine, as the floor does.
+        # The drag, then everything else with every graph in view (the window is left tall), so that
+        # every change repaints every graph, as the floor does.
         rows = drag_rows(driver, quick)
         # Figure data for the floor: what the server returns for two states, replayed with no server.
         floor_figs = []
@@ -821,17 +821,17 @@ def report(
         "Why ≥ 50× against the float loop is out of numpy's reach: docs/architecture.md, Known issues.",
         "- Server: `gunicorn app:server` with `gunicorn.conf.py` as deployed (2 gthread workers), POST "
         "`/_dash-update-component` with the payload the browser sends when `ctl-bw` moves (outputs, inputs and "
-        "state from `/_dash-dependencies`; all nine graphs of `/`), on a keep-alive connection, a new state "
+        "state from `/_dash-dependencies`; every graph of `/`), on a keep-alive connection, a new state "
         "every request. The app has no server-side callback besides the redraw, so the trivial round trip is "
         "the same redraw callback refused by validation (bandwidth -1: no figure work, a small notice back), "
         "interleaved request by request; `GET /health` is shown as well.",
-        "- Validated figures: `go.Figure(d)` for each of the nine figure dicts, in-process, plus the build.",
+        "- Validated figures: `go.Figure(d)` for each figure dict, in-process, plus the build.",
         "- Drag: headless Chromium on `/` at 1280×900, `set_props('ctl-bw', …)` every 16 ms for 3 s (as fast "
         "as the page lets a timer fire), Figure 1's repaints counted; then the time from the last input until "
-        "Figure 1 shows its value. Beside it, the same drag with the window as tall as the page, so all nine "
-        "graphs are in view and every redraw paints all of them.",
-        "- Browser: the same page, all nine graphs in view; `dash_clientside.set_props('ctl-bw', …)` to the "
-        "last `plotly_afterplot`/`plotly_react` of the nine graphs, after 300 ms of quiet. The floor, "
+        "Figure 1 shows its value. Beside it, the same drag with the window as tall as the page, so every "
+        "graph is in view and every redraw paints all of them.",
+        "- Browser: the same page, every graph in view; `dash_clientside.set_props('ctl-bw', …)` to the "
+        "last `plotly_afterplot`/`plotly_react` of the graphs, after 300 ms of quiet. The floor, "
         "interleaved change by change on the same page and graphs, is `Plotly.react` of server-made figure "
         "data for two states, alternated, with no request.",
         "- Animation: click Animate, read `window.inferxAnimation.frames` after 5 s (the sweep lasts 8 s); "
