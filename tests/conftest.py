@@ -207,3 +207,28 @@ def browser(chromium):
 def severe_console_errors(driver) -> list[str]:
     """Console messages at SEVERE level, e.g. JavaScript errors and failed callbacks."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def figure_ids(figs) -> list[dict]:
+    return [{"role": "figure", "fig": f} for f in figs]
+
+
+def post_redraw(client, request, ids):
+    """The browser's redraw POST through Flask's test client: `request` as `controlsChanged` sends it, `ids` the
+    pattern ids of the page's graphs (any JSON, for the tests that send hostile ones)."""
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if d["output"].startswith("..figure-updates.data"))
+    body = {
+        "output": dep["output"],
+        "outputs": [
+            {"id": "figure-updates", "property": "data"},
+            {"id": "runtime-notice", "property": "children"},
+            {"id": "runtime-notice", "property": "is_open"},
+        ],
+        "inputs": [{"id": "redraw-request", "property": "data", "value": request}],
+        "changedPropIds": ["redraw-request.data"],
+        # Each entry rides on a real graph's id, so the envelope passes and the callback sees the value as sent.
+        "state": [[{"id": {"role": "figure", "fig": "fig1"}, "property": "id", "value": i} for i in ids]],
+    }
+    return client.post("/_dash-update-component", json=body)
+

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import plotly
 import pytest
+from conftest import figure_ids, post_redraw
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import PRESETS
@@ -156,22 +157,8 @@ def client():
 
 
 def redraw(client, values: dict, figs, batch_pos):
-    deps = client.get("/_dash-dependencies").get_json()
-    dep = next(d for d in deps if d["output"].startswith("..figure-updates.data"))
-    ids = [{"role": "figure", "fig": f} for f in figs]
     request = {"values": [values[n] for n in controls()], "batch": batch_pos, "batchOnly": False}
-    body = {
-        "output": dep["output"],
-        "outputs": [
-            {"id": "figure-updates", "property": "data"},
-            {"id": "runtime-notice", "property": "children"},
-            {"id": "runtime-notice", "property": "is_open"},
-        ],
-        "inputs": [{"id": "redraw-request", "property": "data", "value": request}],
-        "changedPropIds": ["redraw-request.data"],
-        "state": [[{"id": i, "property": "id", "value": i} for i in ids]],
-    }
-    return client.post("/_dash-update-component", json=body).get_json()["response"]
+    return post_redraw(client, request, figure_ids(figs)).get_json()["response"]
 
 
 def test_the_batch_slider_rounds_to_the_nearest_batch(client):

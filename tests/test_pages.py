@@ -6,6 +6,7 @@ import sys
 
 import plotly
 import pytest
+from conftest import figure_ids, post_redraw
 
 import app as inferx_app
 from inferx import figure_registry as registry
@@ -118,25 +119,7 @@ def test_pages_are_served(client, path):
 def redraw_request(client, values: dict, figs, batch_pos=None, batch_only=False):
     """The server redraw as the browser asks for it: the whole control state in `redraw-request`."""
     request = {"values": [values[n] for n in controls()], "batch": batch_pos, "batchOnly": batch_only}
-    return post_redraw(client, request, figs)
-
-
-def post_redraw(client, request, figs):
-    deps = client.get("/_dash-dependencies").get_json()
-    dep = next(d for d in deps if d["output"].startswith("..figure-updates.data"))
-    ids = [{"role": "figure", "fig": f} for f in figs]
-    body = {
-        "output": dep["output"],
-        "outputs": [
-            {"id": "figure-updates", "property": "data"},
-            {"id": "runtime-notice", "property": "children"},
-            {"id": "runtime-notice", "property": "is_open"},
-        ],
-        "inputs": [{"id": "redraw-request", "property": "data", "value": request}],
-        "changedPropIds": ["redraw-request.data"],
-        "state": [[{"id": i, "property": "id", "value": i} for i in ids]],
-    }
-    return client.post("/_dash-update-component", json=body)
+    return post_redraw(client, request, figure_ids(figs))
 
 
 def test_redraw_callback_answers_with_engine_figures(client):
@@ -172,7 +155,7 @@ def test_a_batch_change_redraws_only_the_explorer(client):
 
 @pytest.mark.parametrize("request_data", [None, "fig1", {"values": 3}, {"values": [], "batch": None}])
 def test_a_malformed_redraw_request_gets_a_notice(client, request_data):
-    out = post_redraw(client, request_data, ["fig1"]).get_json()["response"]
+    out = post_redraw(client, request_data, figure_ids(["fig1"])).get_json()["response"]
     assert out["figure-updates"]["data"] == {} and out["runtime-notice"]["is_open"] is True
 
 
@@ -216,20 +199,7 @@ FIG1 = [{"role": "figure", "fig": "fig1"}]
     ],
 )
 def test_a_hostile_redraw_is_refused_by_name(client, request_data, ids, message):
-    deps = client.get("/_dash-dependencies").get_json()
-    dep = next(d for d in deps if d["output"].startswith("..figure-updates.data"))
-    body = {
-        "output": dep["output"],
-        "outputs": [
-            {"id": "figure-updates", "property": "data"},
-            {"id": "runtime-notice", "property": "children"},
-            {"id": "runtime-notice", "property": "is_open"},
-        ],
-        "inputs": [{"id": "redraw-request", "property": "data", "value": request_data}],
-        "changedPropIds": ["redraw-request.data"],
-        "state": [[{"id": FIG1[0], "property": "id", "value": i} for i in ids]],
-    }
-    resp = client.post("/_dash-update-component", json=body)
+    resp = post_redraw(client, request_data, ids)
     assert resp.status_code == 200
     out = resp.get_json()["response"]
     assert out["figure-updates"]["data"] == {} and out["runtime-notice"]["is_open"] is True
@@ -245,7 +215,7 @@ def test_a_failure_past_the_checks_is_logged_and_answered_with_a_short_notice(cl
         raise RuntimeError("figure builder bug")
 
     monkeypatch.setattr(registry, "build", broken)
-    resp = post_redraw(client, default_state(), ["fig1"])
+    resp = post_redraw(client, default_state(), figure_ids(["fig1"]))
     assert resp.status_code == 200
     out = resp.get_json()["response"]
     assert out["runtime-notice"]["children"] == INTERNAL_ERROR and out["figure-updates"]["data"] == {}
