@@ -93,15 +93,20 @@ def leave_one_gpu_out(df: pd.DataFrame) -> pd.DataFrame:
     """
     rows = F.fit_rows(df)
     out = _empty(df.index)
-    gpus = sorted(rows["hardware"].unique())
-    for gpu in gpus if len(gpus) > 1 else ():
-        try:
-            fits = F.calibrations(F.fit_all(rows[rows["hardware"] != gpu]))
-        except MeasuredDataError:
-            continue
+    for gpu, fits in _held_out_fits(rows):
         part = df.loc[rows.index[rows["hardware"] == gpu]]
         out.loc[part.index] = predict_calibrated(part, fits)
     return out
+
+
+def _held_out_fits(rows: pd.DataFrame):
+    """(GPU, calibrations fitted on every other GPU's rows) for each GPU that has others to learn from."""
+    gpus = sorted(rows["hardware"].unique())
+    for gpu in gpus if len(gpus) > 1 else ():
+        try:
+            yield gpu, F.calibrations(F.fit_all(rows[rows["hardware"] != gpu]))
+        except MeasuredDataError:
+            continue
 
 
 ANCHOR_CONCURRENCY = 4  # rows at or below it re-measure the fixed costs of a held-out GPU
@@ -116,12 +121,7 @@ def leave_one_gpu_out_anchored(df: pd.DataFrame) -> pd.DataFrame:
     """
     rows = F.fit_rows(df)
     out = _empty(df.index)
-    gpus = sorted(rows["hardware"].unique())
-    for gpu in gpus if len(gpus) > 1 else ():
-        try:
-            fits = F.calibrations(F.fit_all(rows[rows["hardware"] != gpu]))
-        except MeasuredDataError:
-            continue
+    for gpu, fits in _held_out_fits(rows):
         part = rows[rows["hardware"] == gpu]
         for (framework, precision), stack in part.groupby(["framework", "precision"]):
             cal, _ = C.calibration_for(gpu, framework, fits, precision)
