@@ -33,6 +33,24 @@ app = Dash(
     suppress_callback_exceptions=True,  # pages carry different subsets of the shared controls
     update_title=None,  # keep the tab title steady while figures redraw
     title="inferx",
+    # Dash's own page with `lang` on <html> (screen readers pick the voice from it) and without its IE comment.
+    index_string="""<!DOCTYPE html>
+<html lang="en">
+    <head>
+        {%metas%}
+        <title>{%title%}</title>
+        {%favicon%}
+        {%css%}
+    </head>
+    <body>
+        {%app_entry%}
+        <footer>
+            {%config%}
+            {%scripts%}
+            {%renderer%}
+        </footer>
+    </body>
+</html>""",
 )
 # DependencyException: a script path that is not one of Dash's (e.g. /_dash-component-suites/nope/x.js) is a 404.
 settings.install(app.server, callback_map=lambda: app.callback_map, not_found=(DependencyException,))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from . import beyond
 from . import figures as F
+from .figure_text import with_summary
 from .scenario import Scenario
 
 ARTICLE_FIGURES = 9  # Figures 1–9 are the article's; the later ones go beyond it
@@ -241,4 +242,4 @@ def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH) -> dict[str, 
     """The requested figures (default: all) for one control state, keyed like FIGURES."""
     names = list(FIGURES) if names is None else list(names)
     F.evaluate_frontiers(frontier_keys(scn, names, batch))  # one numpy pass for all of them
-    return {name: FIGURES[name].builder(scn, batch) for name in names}
+    return {name: with_summary(FIGURES[name].title, FIGURES[name].builder(scn, batch)) for name in names}

@@ -17,7 +17,22 @@ log = logging.getLogger(__name__)
 INTERNAL_ERROR = "Something went wrong on the server drawing these settings; it has been logged."
 
 
-def navbar(active: str, model: str | None = None) -> dbc.Navbar:
+FIGURES_ID = "figures"  # where the skip link lands: the figures (or, on /methods, the tables)
+
+
+def navbar(active: str, model: str | None = None) -> html.Header:
+    """The skip link, first in the tab order, then the navigation bar."""
+    text = "Skip to the tables" if active == "methods" else "Skip to figures"
+    skip = html.A(text, href=f"#{FIGURES_ID}", className="visually-hidden-focusable skip-link")
+    return html.Header([skip, _navbar(active, model)])
+
+
+def page_title(text: str) -> html.H1:
+    """The page's one h1, for screen readers and the outline; the navigation bar already names the page."""
+    return html.H1(text, className="visually-hidden")
+
+
+def _navbar(active: str, model: str | None = None) -> dbc.Navbar:
     """The page links; /methods computes its tables for `model` (the browser keeps that link's model current
     as the controls change: assets/inferx.js, followAddress)."""
     methods = "/methods" if model in (None, PARAMS["model"].default) else f"/methods?model={model}"
@@ -74,17 +89,22 @@ def embed_button(fig: str, text: str = "") -> html.Span:
 def graph(fig: str, figure: dict, height: int) -> html.Div:
     """A figure's graph. The wrapper carries the stable DOM id `fig-N`; the graph's own
     pattern-matching id lets one callback fill whichever graphs a page has."""
-    return html.Div(
-        dcc.Graph(
-            id={"role": "figure", "fig": fig},
-            figure=figure,
-            config=GRAPH_CONFIG,
-            style={"height": f"{height}px"},
-            mathjax=False,
-        ),
-        id=graph_wrapper_id(fig),
-        className="graph-wrap",
+    graph = dcc.Graph(
+        id={"role": "figure", "fig": fig},
+        figure=figure,
+        config=GRAPH_CONFIG,
+        style={"height": f"{height}px"},
+        mathjax=False,
     )
+    return described_graph(graph_wrapper_id(fig), graph, figure)
+
+
+def described_graph(wrapper_id: str, graph: dcc.Graph, figure: dict | None) -> html.Div:
+    """A graph with its text alternative: the figure's numbers in words (inferx.figure_text), written here for
+    the page's first figure and by assets/a11y.js from `layout.meta.summary` after every redraw."""
+    text = ((figure or {}).get("layout") or {}).get("meta") or {}
+    alt = html.P(text.get("summary", ""), id=f"{wrapper_id}-text", className="visually-hidden graph-text")
+    return html.Div([graph, alt], id=wrapper_id, className="graph-wrap", role="figure", **{"aria-describedby": alt.id})
 
 
 def readouts() -> html.Div:
@@ -155,7 +175,7 @@ def figure_card(
     if caption:
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
         body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))
-    title = html.H5(entry.title, className="card-title")
+    title = html.H2(entry.title, className="card-title")
     header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
     return dbc.Card([dbc.CardBody([header, *body])], className="fig-card", id=f"card-{fig}")
 

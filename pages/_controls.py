@@ -9,7 +9,7 @@ from dash import dcc, html
 from inferx.figure_registry import FIGURES
 from inferx.hardware import GPUS
 from inferx.presets import HARDWARE
-from inferx.scenario import BATCH, GROUPS, PARAMS, Param, Scenario, default_params, per_gpu_values
+from inferx.scenario import BATCH, GROUPS, PARAMS, Param, Scenario, default_params, keyboard_step, per_gpu_values
 from pages._ids import BATCH_ID, CONTROL_PREFIX, control_id, graph_wrapper_id, value_id
 
 
@@ -57,6 +57,13 @@ def _log2_marks(p: Param) -> dict:
     return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, 2)}
 
 
+def _accessible(slider: dcc.Slider, label: str, unit: str, decimals: int, log2: bool, key_step: float) -> html.Div:
+    """A slider inside what assets/a11y.js needs to name its thumb, say its value in its unit ("1,024 tokens",
+    not the exponent 10) and move it by `key_step` per arrow key: Dash 4's Radix slider takes no aria props."""
+    data = {"label": label, "unit": unit, "decimals": decimals, "log2": int(log2), "key-step": key_step}
+    return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()})
+
+
 def _options(p: Param) -> list[dict]:
     return [{"label": p.label_of(key), "value": key} for key in p.choices]
 
@@ -71,7 +78,7 @@ def _widget(name: str, p: Param, value):
         options = [{"label": str(2**i), "value": 2**i} for i in range(int(math.log2(p.high)) + 1)]
         return dcc.RadioItems(id=cid, options=options, value=value, inline=True, className="radio-row")
     if p.log2:
-        return dcc.Slider(
+        slider = dcc.Slider(
             id=cid,
             min=math.log2(p.low),
             max=math.log2(p.high),
@@ -81,18 +88,20 @@ def _widget(name: str, p: Param, value):
             updatemode="drag",
             allow_direct_input=False,
         )
-    # The value is shown in the label: Dash hides a slider's number box in a sidebar this narrow.
-    return dcc.Slider(
-        id=cid,
-        min=p.low,
-        max=p.high,
-        step=p.step,
-        value=value,
-        updatemode="drag",
-        marks=None,
-        tooltip=None,
-        allow_direct_input=False,
-    )
+    else:
+        # The value is shown in the label: Dash hides a slider's number box in a sidebar this narrow.
+        slider = dcc.Slider(
+            id=cid,
+            min=p.low,
+            max=p.high,
+            step=p.step,
+            value=value,
+            updatemode="drag",
+            marks=None,
+            tooltip=None,
+            allow_direct_input=False,
+        )
+    return _accessible(slider, p.label, p.unit, _decimals(name), p.log2, keyboard_step(p))
 
 
 def control(name: str, value) -> html.Div:
@@ -109,7 +118,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
     for group in GROUPS:
         names = [name for name, p in shown.items() if p.group == group]
         if names:
-            body.append(html.H6(group, className="ctl-group"))
+            body.append(html.H2(group, className="ctl-group"))
             body.extend(control(n, values[n]) for n in names)
     hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
     if hidden:
@@ -166,15 +175,22 @@ def explorer_controls(batch: int) -> html.Div:
             html.Div(
                 [
                     html.Div(
-                        dcc.Slider(
-                            id=BATCH_ID,
-                            min=0,
-                            max=14,
-                            step=0.01,
-                            value=math.log2(batch),
-                            updatemode="drag",
-                            allow_direct_input=False,
-                            marks={i: f"{2**i:,}" for i in range(0, 17, 2)},
+                        _accessible(
+                            dcc.Slider(
+                                id=BATCH_ID,
+                                min=0,
+                                max=14,
+                                step=0.01,
+                                value=math.log2(batch),
+                                updatemode="drag",
+                                allow_direct_input=False,
+                                marks={i: f"{2**i:,}" for i in range(0, 17, 2)},
+                            ),
+                            "Batch size B",
+                            BATCH.unit,
+                            0,
+                            True,
+                            1.0,  # a doubling per arrow key, as on the token sliders
                         ),
                         className="grow",
                     ),

@@ -237,7 +237,7 @@ def stores() -> dcc.Store:
 
 def upload_panel(switch: bool = False) -> html.Div:
     """Upload, its result, and on the dashboard the switch for the Figure 4/5 overlays."""
-    items = [html.H6("Measured data", className="ctl-group")]
+    items = [html.H2("Measured data", className="ctl-group")]
     if switch:
         items.append(
             dcc.Checklist(

@@ -8,7 +8,7 @@ from dash.exceptions import MissingCallbackContextException
 
 from inferx import figure_registry as registry
 from inferx.scenario import shown_value
-from pages._cards import figure_card, initial_figures, notices_area, share_buttons
+from pages._cards import figure_card, initial_figures, notices_area, page_title, share_buttons
 from pages._controls import controls_panel
 from pages._url import parse_query
 
@@ -44,8 +44,9 @@ def layout(name=None, **query):
     figure = initial_figures(values, [fig], batch, notices).get(fig, {})
     settings = dbc.Collapse(controls_panel(values), id="embed-settings", is_open=False)
     toggle = html.Button("Settings", id="embed-settings-toggle", className="btn btn-outline-secondary btn-sm")
-    return html.Div(
+    return html.Main(
         [
+            page_title(entry.title),
             html.Div([toggle, share_buttons(fig)], className="embed-bar"),
             settings,
             notices_area(notices),

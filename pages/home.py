@@ -5,7 +5,7 @@ import dash_bootstrap_components as dbc
 from dash import html
 
 from inferx.figure_registry import ARTICLE_FIGURES, FIGURES
-from pages._cards import figure_card, initial_figures, navbar, notices_area, share_buttons
+from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, page_title, share_buttons
 from pages._controls import controls_panel
 from pages._measured import overlay_store, upload_panel
 from pages._url import parse_query
@@ -25,7 +25,7 @@ def layout(**query):
             cards.append(
                 html.Div(
                     [
-                        html.H4("Beyond the article", className="section-title"),
+                        html.H2("Beyond the article", className="section-title"),
                         html.P(
                             "Which limit binds, what a latency target allows, what a token costs, request rates, "
                             "speculative decoding and MoE routing: the same engine, set by the Targets & cost "
@@ -41,13 +41,17 @@ def layout(**query):
         [
             navbar("dashboard", values["model"]),
             dbc.Container(
-                dbc.Row(
-                    [
-                        dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
-                        dbc.Col([notices_area(notices), *cards], lg=9, md=8),
-                    ]
-                ),
+                [
+                    page_title("The LLM serving frontier from hardware physics"),
+                    dbc.Row(
+                        [
+                            dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
+                            dbc.Col([notices_area(notices), *cards], lg=9, md=8, id=FIGURES_ID),
+                        ]
+                    ),
+                ],
                 fluid=True,
+                tag="main",
             ),
         ]
     )

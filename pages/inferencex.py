@@ -5,12 +5,13 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, callback, clientside_callback, dcc, get_relative_path, html, no_update
 
 from inferx import figures
+from inferx.figure_text import with_summary
 from inferx.measured import filter_options
 from inferx.measured_figures import inferencex_figure
 from inferx.models import catalog_key
 from inferx.scenario import InvalidParameter, Scenario
 from pages._callbacks import CONTROL_INPUTS
-from pages._cards import navbar, notices_area, share_buttons
+from pages._cards import FIGURES_ID, described_graph, navbar, notices_area, page_title, share_buttons
 from pages._controls import control_groups
 from pages._measured import StoreError, measured_frame, upload_panel
 from pages._url import control_values_to_params, parse_query
@@ -54,17 +55,18 @@ def filter_row() -> dbc.Row:
     return dbc.Row(cols, className="g-2 mb-2")
 
 
+TITLE = "Throughput per GPU against interactivity, measured and modelled"
+
+
 def layout(**query):
     values, _batch, notices = parse_query(query)
-    graph = html.Div(
-        dcc.Graph(id="ix-graph", config=figures.GRAPH_CONFIG, style={"height": "520px"}),
-        id="fig-ix",
-        className="graph-wrap",
+    graph = described_graph(
+        "fig-ix", dcc.Graph(id="ix-graph", config=figures.GRAPH_CONFIG, style={"height": "520px"}), None
     )
     card = dbc.Card(
         dbc.CardBody(
             [
-                html.H5("Throughput per GPU against interactivity, measured and modelled", className="card-title"),
+                html.H2(TITLE, className="card-title"),
                 filter_row(),
                 graph,
                 html.Div(
@@ -83,13 +85,17 @@ def layout(**query):
         [
             navbar("inferencex"),
             dbc.Container(
-                dbc.Row(
-                    [
-                        dbc.Col(sidebar(values), lg=3, md=4, className="sidebar-col"),
-                        dbc.Col([notices_area(notices), card], lg=9, md=8),
-                    ]
-                ),
+                [
+                    page_title("InferenceX measurements beside the model"),
+                    dbc.Row(
+                        [
+                            dbc.Col(sidebar(values), lg=3, md=4, className="sidebar-col"),
+                            dbc.Col([notices_area(notices), card], lg=9, md=8, id=FIGURES_ID),
+                        ]
+                    ),
+                ],
                 fluid=True,
+                tag="main",
             ),
         ]
     )
@@ -154,7 +160,7 @@ def draw(*args):
         scn = Scenario.from_params(**control_values_to_params(list(values)))
         df, source = measured_frame(data)
         scn, about = rows_model(scn, df)
-        fig = inferencex_figure(scn, df, filters_from_values(*filter_values))
+        fig = with_summary(TITLE, inferencex_figure(scn, df, filters_from_values(*filter_values)))
     except (InvalidParameter, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError) as err:
         # Every input here came from the browser; a value of the wrong type or size gets a sentence, not a 500.
         return no_update, f"Could not draw: {err}"

@@ -8,12 +8,13 @@ from inferx import engine as E
 from inferx import figures
 from inferx.calibrated import load_error_tables
 from inferx.check import MISMATCH, ROWS
+from inferx.figure_text import with_summary
 from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
 from inferx.models import MODELS
 from inferx.presets import HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
-from pages._cards import navbar
+from pages._cards import FIGURES_ID, described_graph, navbar
 from pages._measured import env_measured
 from pages._url import parse_query
 
@@ -191,13 +192,9 @@ def divergence_section():
             id="divergence-note",
         )
         return [dcc.Markdown(DIVERGENCE, mathjax=True), note]
-    graph = dcc.Graph(
-        id="divergence-graph",
-        figure=divergence_figure(df),
-        config=figures.GRAPH_CONFIG,
-        style={"height": "460px"},
-    )
-    return [dcc.Markdown(DIVERGENCE, mathjax=True), html.Div(graph, id="fig-divergence", className="graph-wrap")]
+    figure = with_summary("The article's model, the calibrated model and the measurements", divergence_figure(df))
+    graph = dcc.Graph(id="divergence-graph", figure=figure, config=figures.GRAPH_CONFIG, style={"height": "460px"})
+    return [dcc.Markdown(DIVERGENCE, mathjax=True), described_graph("fig-divergence", graph, figure)]
 
 
 ERROR_METRICS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "tok/s/GPU", "e2e": "E2E"}
@@ -224,7 +221,7 @@ def error_tables_section():
             + ["—" if r.get(m) is None else f"{r[m][0]:.0%} / {r[m][1]:.0%}" for m in ERROR_METRICS]
             for r in rows
         ]
-        body += [html.H5(f"By {grouping}"), table([grouping, "rows", *header_tail], cells)]
+        body += [html.H3(f"By {grouping}"), table([grouping, "rows", *header_tail], cells)]
     return html.Div(body, id="error-tables")
 
 
@@ -238,7 +235,7 @@ def layout(**query):
             navbar("methods"),
             dbc.Container(
                 [
-                    html.H2("Methods and checks"),
+                    html.H1("Methods and checks", className="h2"),
                     dcc.Markdown(INTRO, mathjax=True),
                     *[dbc.Alert(n, color="warning") for n in notices],
                     html.P(
@@ -246,22 +243,24 @@ def layout(**query):
                         "the article's is DeepSeek-R1).",
                         id="methods-model",
                     ),
-                    html.H4("Serving configurations"),
+                    html.H2("Serving configurations"),
                     config_table(model),
-                    html.H4("Ridge points"),
+                    html.H2("Ridge points"),
                     ridge_table(),
-                    html.H4("Interconnects"),
+                    html.H2("Interconnects"),
                     interconnect_table(model),
-                    html.H4("Serving metrics"),
+                    html.H2("Serving metrics"),
                     metrics_table(model),
-                    html.H4("The article's numbers, checked", id="check"),
+                    html.H2("The article's numbers, checked", id="check"),
                     check_table(),
-                    html.H4("Where the article's model and reality part", id="reality"),
+                    html.H2("Where the article's model and reality part", id="reality"),
                     *divergence_section(),
-                    html.H4("How far the calibrated model is from the measurements", id="errors"),
+                    html.H2("How far the calibrated model is from the measurements", id="errors"),
                     error_tables_section(),
                 ],
                 className="methods",
+                id=FIGURES_ID,
+                tag="main",
             ),
         ]
     )

@@ -186,7 +186,7 @@ def test_methods_section_with_and_without_env_file(dash_app, monkeypatch, measur
     assert "INFERX_MEASURED=" in json.dumps(methods.layout().to_plotly_json(), default=str)
     monkeypatch.setenv("INFERX_MEASURED", str(measured_paths.csv))
     section = methods.divergence_section()
-    fig = section[1].children.figure
+    fig = section[1].children[0].figure  # the graph, then its text alternative
     assert {t["meta"]["model"] for t in fig["data"]} == {"article", "calibrated"}
     monkeypatch.setenv("INFERX_MEASURED", str(Path(__file__)))  # not a measured file: a note, no crash
     assert "could not be read" in json.dumps(methods.divergence_section()[1].to_plotly_json(), default=str)

@@ -1,0 +1,140 @@
+/* Accessibility the Dash 4 widgets lack, and the graphs' text alternatives.
+
+   Dash 4's sliders (Radix) take no aria props, its radio items nest radios in listbox options, its dropdown
+   keeps a focusable input under aria-hidden, and plotly's tool bars put ~70 buttons in the tab order. One
+   observer repairs each as React renders it; every repair checks before it writes, so its own writes settle. */
+(function () {
+  "use strict";
+
+  /* --- Sliders: a name, the value in its unit, and keyboard steps that cross the range in <= 100 presses. --- */
+  // Each slider sits in a .a11y-slider box whose data-* attributes come from PARAMS (pages/_controls.py).
+  const boxOf = (thumb) => thumb.closest(".a11y-slider");
+
+  function valueText(d, pos) {
+    const decimals = Number(d.decimals);
+    const v = d.log2 === "1" ? Math.round(Math.pow(2, pos)) : pos; // a log2 slider says the tokens, not the exponent
+    const text = v.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    return d.unit ? `${text} ${d.unit}` : text;
+  }
+
+  function setAttr(el, name, value) {
+    if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+  }
+
+  function nameThumb(thumb) {
+    const box = boxOf(thumb);
+    if (!box) return;
+    setAttr(thumb, "aria-label", box.dataset.label);
+    const now = thumb.getAttribute("aria-valuenow");
+    if (now !== null && now !== "") setAttr(thumb, "aria-valuetext", valueText(box.dataset, Number(now)));
+  }
+
+  // Arrow keys move one keyboard step (inferx.scenario.keyboard_step), PageUp/PageDown and Shift+arrow ten.
+  // The drag keeps the slider's finer step; a key lands on a multiple of its step, so values stay round.
+  const KEYS = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1, PageUp: 10, PageDown: -10 };
+
+  function onKey(e) {
+    const thumb = e.target;
+    const move = KEYS[e.key];
+    if (!move || e.altKey || e.ctrlKey || e.metaKey || !(thumb instanceof Element)) return;
+    if (thumb.getAttribute("role") !== "slider") return;
+    const box = boxOf(thumb);
+    const slider = box && box.querySelector(".dash-slider-container[id]");
+    if (!slider) return;
+    e.preventDefault();
+    e.stopPropagation(); // Radix would move by the drag step
+    const step = Number(box.dataset.keyStep) * (e.shiftKey && Math.abs(move) === 1 ? 10 : Math.abs(move));
+    const now = Number(thumb.getAttribute("aria-valuenow"));
+    const min = Number(thumb.getAttribute("aria-valuemin"));
+    const max = Number(thumb.getAttribute("aria-valuemax"));
+    const grid = move > 0 ? Math.floor(now / step + 1e-9) + 1 : Math.ceil(now / step - 1e-9) - 1;
+    const next = Math.min(max, Math.max(min, Number((grid * step).toFixed(9))));
+    if (next !== now) window.dash_clientside.set_props(slider.id, { value: next });
+  }
+
+  /* --- Radio items and checklists: a group of native inputs, named by the control's label. --- */
+  function labelText(id) {
+    const label = id && document.querySelector(`label[for="${CSS.escape(id)}"]`);
+    const name = label && label.firstChild && label.firstChild.nodeType === 3 ? label.firstChild.textContent : "";
+    return (name || (label && label.textContent) || "").trim();
+  }
+
+  function repairOptions(group) {
+    setAttr(group, "role", group.classList.contains("dash-radioitems") ? "radiogroup" : "group");
+    const name = labelText(group.id);
+    if (name) setAttr(group, "aria-label", name);
+    group.querySelectorAll("[role='option'], [aria-selected]").forEach((option) => {
+      option.removeAttribute("role"); // the native input inside says what it is, and whether it is checked
+      option.removeAttribute("aria-selected");
+    });
+  }
+
+  /* --- Dropdowns: Dash's Tab stop (an input that hands focus to the button) is named, not hidden. --- */
+  function repairDropdown(target) {
+    const button = target.parentElement && target.parentElement.querySelector("button.dash-dropdown");
+    target.removeAttribute("aria-hidden");
+    const name = labelText(button && button.id);
+    if (name) setAttr(target, "aria-label", name);
+  }
+
+  /* --- A file input is named by its drop zone's text. --- */
+  function repairFileInput(input) {
+    const zone = input.parentElement;
+    const text = zone ? zone.textContent.replace(/\s+/g, " ").trim() : "";
+    setAttr(input, "aria-label", text || "Choose a file");
+  }
+
+  /* --- Graphs: plotly's tool bar leaves the tab order (the cards have their own download buttons); the text
+     alternative under each graph follows every redraw, from the summary the server put in layout.meta. --- */
+  function showSummary(gd) {
+    const wrap = gd.closest(".graph-wrap[role='figure']");
+    const p = wrap && document.getElementById(`${wrap.id}-text`);
+    const text = gd.layout && gd.layout.meta && gd.layout.meta.summary;
+    if (p && text && p.textContent !== text) p.textContent = text;
+  }
+
+  function hookGraph(gd) {
+    if (gd.inferxA11y || typeof gd.on !== "function") return;
+    gd.inferxA11y = true;
+    gd.on("plotly_afterplot", () => showSummary(gd));
+    showSummary(gd);
+  }
+
+  function repair() {
+    document.querySelectorAll(".a11y-slider [role='slider']").forEach(nameThumb);
+    document.querySelectorAll(".dash-options-list").forEach(repairOptions);
+    document.querySelectorAll(".dash-dropdown-focus-target[aria-hidden]").forEach(repairDropdown);
+    document.querySelectorAll("input[type='file']").forEach(repairFileInput);
+    document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((b) => b.setAttribute("tabindex", "-1"));
+    document.querySelectorAll(".graph-wrap .js-plotly-plot").forEach(hookGraph);
+  }
+
+  let pending = false;
+  function repairSoon() {
+    if (pending) return;
+    pending = true;
+    window.requestAnimationFrame(() => {
+      pending = false;
+      repair();
+    });
+  }
+
+  const observer = new MutationObserver((records) => {
+    let more = false;
+    for (const r of records) {
+      if (r.attributeName === "aria-valuenow") nameThumb(r.target); // at once: a screen reader reads it now
+      else more = true;
+    }
+    if (more) repairSoon();
+  });
+  observer.observe(document.documentElement, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ["aria-valuenow", "aria-hidden", "aria-selected", "role"],
+  });
+  document.addEventListener("keydown", onKey, true); // capture: before Radix's own handler
+  repairSoon();
+
+  window.inferxA11y = { valueText: valueText }; // read by the browser tests
+})();

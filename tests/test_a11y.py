@@ -1,0 +1,64 @@
+"""Accessibility that needs no browser: keyboard steps of the sliders, and the figures' text alternatives."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from inferx import figure_registry as registry
+from inferx.figure_text import number, summary
+from inferx.scenario import KEY_PRESSES, PARAMS, Scenario, check_param, keyboard_step
+from pages._controls import sliders
+
+
+@pytest.mark.parametrize("name", sliders())
+def test_keyboard_steps_cross_each_slider_in_at_most_a_hundred_presses(name):
+    p = PARAMS[name]
+    key = keyboard_step(p)
+    low, high = (math.log2(p.low), math.log2(p.high)) if p.log2 else (p.low, p.high)
+    assert math.ceil((high - low) / key - 1e-9) <= KEY_PRESSES, (name, key)
+    assert math.ceil((high - low) / (10 * key) - 1e-9) <= KEY_PRESSES // 10  # PageUp/PageDown
+    ratio = key / p.step
+    assert ratio >= 1 and abs(ratio - round(ratio)) < 1e-9, f"{name}: a key step must be whole drag steps"
+    # Every position a key lands on (multiples of the key step, clamped to the ends) is a value the URL accepts.
+    positions = {low, high} | {k * key for k in range(math.ceil(low / key), math.floor(high / key) + 1)}
+    for pos in positions:
+        value = 2**pos if p.log2 else pos
+        check_param(name, round(value) if p.kind == "int" else value)
+
+
+def test_a_finer_drag_step_is_kept():
+    # compute: 0.01 PFLOPS per drag step, but ten PFLOPS per key (not 99,990 presses).
+    assert PARAMS["compute"].step < keyboard_step(PARAMS["compute"])
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(3120.4, "3,120"), (241023.0, "241,000"), (41.23, "41.2"), (0.08341, "0.0834"), (1.0, "1"), (0, "0")],
+)
+def test_numbers_in_a_text_alternative_have_three_significant_figures(value, text):
+    assert number(value) == text
+
+
+def test_every_figure_carries_a_text_alternative_of_its_current_numbers():
+    figs = registry.build(Scenario.from_params(), batch=64)
+    for key, fig in figs.items():
+        text = fig["layout"]["meta"]["summary"]
+        assert text.startswith(registry.FIGURES[key].title), key
+        named = [t for t in fig["data"] if t.get("name") and t.get("x") and t.get("visible", True) is True]
+        first = named[0]
+        # The first trace's first point, as the text must state it, read from the figure itself.
+        assert f"{number(first['y'][0])}" in text and f"{number(first['x'][0])}" in text, (key, text)
+    assert {"usdPerHour", "watts", "summary"} <= set(figs["fig6"]["layout"]["meta"])  # the builder's meta kept
+
+
+def test_the_text_alternative_follows_the_settings():
+    slow = registry.build(Scenario.from_params(bw=5), ["fig4"], 64)["fig4"]
+    fast = registry.build(Scenario.from_params(bw=50), ["fig4"], 64)["fig4"]
+    assert slow["layout"]["meta"]["summary"] != fast["layout"]["meta"]["summary"]
+
+
+def test_a_figure_with_nothing_drawn_says_so():
+    empty = {"layout": {"xaxis": {"title": {"text": "Batch (requests)"}}}, "data": []}
+    assert "Nothing is drawn" in summary("Figure 0 · Empty", empty)
