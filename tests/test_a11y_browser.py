@@ -1,0 +1,228 @@
+"""Accessibility in real Chromium against gunicorn: axe-core on every page, slider names and keyboard steps, the
+tab order, the skip link and the graphs' text alternatives.
+
+axe-core (MPL-2.0, from the npm registry) is vendored in tests/assets so the suite needs no network."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from browser_checks import element
+from conftest import ROOT
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from benchmarks.chromium import wait_js
+from inferx.figure_text import number
+from inferx.scenario import KEY_PRESSES, PARAMS
+from pages._ids import control_id, value_id
+
+pytestmark = pytest.mark.browser
+AXE = (ROOT / "tests" / "assets" / "axe.min.js").read_text(encoding="utf-8")
+SETTLE_S = 120  # a11y.js repairs a widget within a frame of React drawing it; minutes mean it never will
+
+READY_JS = """
+const graphs = document.querySelectorAll('.graph-wrap');
+const drawn = [...graphs].every(g => g.querySelector('.main-svg'));
+const sliders = document.querySelectorAll('.a11y-slider').length;
+const thumbs = document.querySelectorAll('.a11y-slider [role=slider]').length;
+return (graphs.length > 0 || document.querySelector('table')) && drawn && sliders === thumbs;
+"""
+
+AXE_RUN_JS = """
+const done = arguments[arguments.length - 1];
+requestAnimationFrame(() => requestAnimationFrame(() =>  // a11y.js repairs on the next frame
+  axe.run(document, {resultTypes: ['violations']}).then(
+    r => done(r.violations.map(v => ({id: v.id, impact: v.impact,
+      nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5), count: v.nodes.length}))),
+    e => done([{id: 'axe-error', impact: 'critical', nodes: [String(e)], count: 1}]))));
+"""
+
+
+def load(driver, server, path: str) -> None:
+    driver.get(server.url.rstrip("/") + path)
+    wait_js(driver, f"{READY_JS}", what=f"{path} drawn, with its sliders")
+
+
+def axe_violations(driver) -> list[dict]:
+    driver.execute_script(AXE)
+    return driver.execute_async_script(AXE_RUN_JS)
+
+
+def assert_no_serious_violations(driver, where: str) -> None:
+    bad = [v for v in axe_violations(driver) if v["impact"] in ("critical", "serious")]
+    assert not bad, f"{where}: " + "; ".join(f"{v['id']} ({v['impact']}, {v['count']}×: {v['nodes']})" for v in bad)
+
+
+def page_basics(driver) -> dict:
+    return driver.execute_script(
+        "return {lang: document.documentElement.lang, h1: document.querySelectorAll('h1').length,"
+        " main: document.querySelectorAll('main, [role=main]').length};"
+    )
+
+
+@pytest.mark.parametrize("path", ["/", "/inferencex", "/methods", "/embed/fig6"])
+def test_axe_finds_no_critical_or_serious_violations(browser, server, path):
+    load(browser, server, path)
+    assert page_basics(browser) == {"lang": "en", "h1": 1, "main": 1}
+    assert_no_serious_violations(browser, path)
+
+
+def test_axe_on_inferencex_with_an_uploaded_file(browser, server, measured_paths):
+    load(browser, server, "/inferencex")
+    element(browser, "#measured-upload input[type=file]").send_keys(str(measured_paths.json))
+    wait_js(browser, "return document.querySelector('#ix-summary').textContent.includes('upload');", what="upload")
+    wait_js(browser, READY_JS, SETTLE_S, "the measured figure drawn")
+    assert_no_serious_violations(browser, "/inferencex after an upload")
+
+
+# --- Sliders ---------------------------------------------------------------------------------------------------
+
+THUMB = "#{} [role=slider]"
+
+
+def thumb_state(driver, control: str) -> dict:
+    return driver.execute_script(
+        "const t = document.querySelector(arguments[0]);"
+        "return {now: +t.getAttribute('aria-valuenow'), min: +t.getAttribute('aria-valuemin'),"
+        " max: +t.getAttribute('aria-valuemax'), label: t.getAttribute('aria-label'),"
+        " text: t.getAttribute('aria-valuetext'), focused: document.activeElement === t};",
+        THUMB.format(control),
+    )
+
+
+def press(driver, control: str, key) -> dict:
+    """One key on the focused thumb, as a user presses it; returns the thumb once its value has moved."""
+    before = thumb_state(driver, control)["now"]
+    ActionChains(driver).send_keys(key).perform()
+    wait_js(
+        driver,
+        "const t = document.querySelector(arguments[0]); return +t.getAttribute('aria-valuenow') !== arguments[1];",
+        SETTLE_S,
+        f"{control} to move on {key!r}",
+        args=(THUMB.format(control), before),
+    )
+    return thumb_state(driver, control)
+
+
+def presses_across(driver, control: str, key, until) -> int:
+    n = 0
+    state = thumb_state(driver, control)
+    while state["now"] != until:
+        assert n <= KEY_PRESSES, f"{control}: {n} presses of {key!r} and still at {state['now']}"
+        state = press(driver, control, key)
+        assert state["focused"], f"{control} lost the focus after {n + 1} presses"
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("name", ["compute", "ctx"])
+def test_a_slider_is_crossed_in_a_hundred_arrow_presses_and_ten_page_presses(browser, server, name):
+    load(browser, server, "/")
+    control = control_id(name)
+    browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
+    ActionChains(browser).send_keys(Keys.HOME).perform()  # Radix's own key: the slider's minimum
+    wait_js(
+        browser,
+        "const t = document.querySelector(arguments[0]);"
+        " return t.getAttribute('aria-valuenow') === t.getAttribute('aria-valuemin');",
+        SETTLE_S,
+        f"{control} at its minimum",
+        args=(THUMB.format(control),),
+    )
+    low = thumb_state(browser, control)
+    arrows = presses_across(browser, control, Keys.ARROW_RIGHT, low["max"])
+    pages = presses_across(browser, control, Keys.PAGE_DOWN, low["min"])
+    assert 0 < arrows <= KEY_PRESSES and 0 < pages <= KEY_PRESSES // 10, (arrows, pages)
+
+    # The thumb is named, and says its value in its unit: tokens on a log2 slider, not the exponent.
+    p = PARAMS[name]
+    state = press(browser, control, Keys.ARROW_RIGHT)
+    shown = round(2 ** state["now"]) if p.log2 else state["now"]
+    decimals = 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
+    assert state["label"] == p.label
+    assert state["text"] == f"{shown:,.{decimals}f} {p.unit}"
+    # …the same words the label beside it shows (written by another callback, inferx.js sliderValues).
+    wait_js(
+        browser,
+        "return document.getElementById(arguments[0]).textContent === arguments[1];",
+        SETTLE_S,
+        f"{value_id(name)} to read {state['text']}",
+        args=(value_id(name), state["text"]),
+    )
+
+
+# --- Tab order, skip link --------------------------------------------------------------------------------------
+
+ACTIVE_JS = """
+const a = document.activeElement;
+return {id: a.id, tag: a.tagName, cls: String(a.className), text: (a.textContent || '').trim().slice(0, 40),
+        role: a.getAttribute('role'), modebar: Boolean(a.closest('.modebar')),
+        inFigures: Boolean(a.closest('#figures'))};
+"""
+
+
+def tab(driver, shift: bool = False) -> dict:
+    keys = ActionChains(driver)
+    (keys.key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT) if shift else keys.send_keys(Keys.TAB)).perform()
+    return driver.execute_script(ACTIVE_JS)
+
+
+def test_tab_reaches_the_skip_link_first_and_every_control_and_animate_before_any_plotly_tool_bar(browser, server):
+    load(browser, server, "/")
+    browser.execute_script("document.activeElement.blur(); window.scrollTo(0, 0);")
+    stops = [tab(browser)]
+    assert stops[0]["text"] == "Skip to figures" and stops[0]["tag"] == "A"
+    while stops[-1]["id"] != "btn-animate":
+        assert len(stops) < 150, f"Animate not reached in 150 Tab presses; last stops: {stops[-5:]}"
+        stops.append(tab(browser))
+    assert not [s for s in stops if s["modebar"]], "a plotly tool-bar button comes before Animate"
+    thumbs = browser.execute_script("return document.querySelectorAll('.sidebar .a11y-slider [role=slider]').length")
+    assert sum(s["role"] == "slider" for s in stops) > thumbs  # every control's slider, then the batch slider
+    print(f"Tab stops from the top to Animate: {len(stops)}")
+    for _ in range(40):  # and past it, through the figures below: no tool-bar button takes a stop
+        assert not tab(browser)["modebar"]
+
+
+def test_the_skip_link_moves_on_to_the_figures(browser, server):
+    load(browser, server, "/")
+    browser.execute_script("document.activeElement.blur(); window.scrollTo(0, 0);")
+    assert tab(browser)["text"] == "Skip to figures"
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    wait_js(browser, "return location.hash === '#figures';", SETTLE_S, "the skip link followed")
+    assert tab(browser)["inFigures"], "the Tab after the skip link did not land among the figures"
+
+
+# --- Text alternatives -----------------------------------------------------------------------------------------
+
+TEXT_JS = """
+const wrap = document.getElementById(arguments[0]);
+const gd = wrap.querySelector('.js-plotly-plot');
+const p = document.getElementById(wrap.getAttribute('aria-describedby'));
+return {text: p.textContent, meta: gd.layout.meta && gd.layout.meta.summary, role: wrap.getAttribute('role'),
+        y0: gd.data[0].y[0]};
+"""
+
+
+def test_each_graph_text_states_its_numbers_and_follows_the_redraw(browser, server):
+    load(browser, server, "/")
+    first = browser.execute_script(TEXT_JS, "fig-1")
+    assert first["role"] == "figure" and first["text"] == first["meta"] and first["text"].startswith("Figure 1")
+    assert f" {number(first['y0'])} tok/s" in first["text"]  # its first throughput, in words
+    empty = browser.execute_script(
+        "return [...document.querySelectorAll('.graph-wrap')].filter(w =>"
+        " !document.getElementById(w.getAttribute('aria-describedby')).textContent).map(w => w.id);"
+    )
+    assert empty == []
+    control = control_id("bw")
+    browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
+    press(browser, control, Keys.PAGE_UP)
+    after = wait_js(
+        browser,
+        f"const s = (() => {{ {TEXT_JS} }})(); return s.text !== arguments[1] && s.text === s.meta && s;",
+        SETTLE_S,
+        "Figure 1's text to follow the redraw",
+        args=("fig-1", first["text"]),
+    )
+    assert after["text"].startswith("Figure 1")
