@@ -84,6 +84,22 @@
     setAttr(input, "aria-label", text || "Choose a file");
   }
 
+  /* --- Copy buttons: Dash's Clipboard is a clickable div; make it a button a keyboard can reach and press. --- */
+  function repairClipboard(clip) {
+    setAttr(clip, "role", "button");
+    setAttr(clip, "tabindex", "0");
+    const name = clip.getAttribute("title") || (clip.parentElement ? clip.parentElement.textContent.trim() : "");
+    setAttr(clip, "aria-label", name || "Copy");
+  }
+
+  function onClipKey(e) {
+    const clip = e.target;
+    if ((e.key === "Enter" || e.key === " ") && clip instanceof Element && clip.matches(".clip[role='button']")) {
+      e.preventDefault();
+      clip.click(); // within the key press, so the browser still lets the page write the clipboard
+    }
+  }
+
   /* --- Graphs: plotly's tool bar leaves the tab order (the cards have their own download buttons); the text
      alternative under each graph follows every redraw, from the summary the server put in layout.meta. --- */
   function showSummary(gd) {
@@ -105,6 +121,7 @@
     document.querySelectorAll(".dash-options-list").forEach(repairOptions);
     document.querySelectorAll(".dash-dropdown-focus-target[aria-hidden]").forEach(repairDropdown);
     document.querySelectorAll("input[type='file']").forEach(repairFileInput);
+    document.querySelectorAll(".clip").forEach(repairClipboard);
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((b) => b.setAttribute("tabindex", "-1"));
     document.querySelectorAll(".graph-wrap .js-plotly-plot").forEach(hookGraph);
   }
@@ -134,6 +151,7 @@
     attributeFilter: ["aria-valuenow", "aria-hidden", "aria-selected", "role"],
   });
   document.addEventListener("keydown", onKey, true); // capture: before Radix's own handler
+  document.addEventListener("keydown", onClipKey);
   repairSoon();
 
   window.inferxA11y = { valueText: valueText }; // read by the browser tests

@@ -226,3 +226,16 @@ def test_each_graph_text_states_its_numbers_and_follows_the_redraw(browser, serv
         args=("fig-1", first["text"]),
     )
     assert after["text"].startswith("Figure 1")
+
+
+def test_a_copy_button_is_reached_and_pressed_with_the_keyboard(browser, server):
+    load(browser, server, "/")
+    browser.execute_script("document.activeElement.blur(); window.scrollTo(0, 0);")
+    stops = [tab(browser) for _ in range(12)]
+    copy = [s for s in stops if s["id"] == "copy-link"]
+    assert copy and copy[0]["role"] == "button", stops
+    while browser.execute_script("return document.activeElement.id") != "copy-link":
+        tab(browser, shift=True)
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    # Dash's Clipboard shows its check icon once the text is written.
+    wait_js(browser, "return document.querySelector('#copy-link [data-icon=check-circle]');", SETTLE_S, "copied")
