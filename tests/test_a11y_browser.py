@@ -75,6 +75,9 @@ def test_axe_on_inferencex_with_an_uploaded_file(browser, server, measured_paths
     wait_js(browser, "return document.querySelector('#ix-summary').textContent.includes('upload');", what="upload")
     wait_js(browser, READY_JS, SETTLE_S, "the measured figure drawn")
     assert_no_serious_violations(browser, "/inferencex after an upload")
+    same = f"const s = (() => {{ {TEXT_JS} }})(); return s.text === s.meta && s.text;"
+    text = wait_js(browser, same, SETTLE_S, "the measured figure's text alternative", args=("fig-ix",))
+    assert text.startswith("Throughput per GPU against interactivity") and "measured" in text
 
 
 # --- Sliders ---------------------------------------------------------------------------------------------------
