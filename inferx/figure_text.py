@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
 MAX_TRACES = 6  # a legend longer than this is summarised by its first traces and a count
 _UNIT = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*$")
 
@@ -14,11 +16,13 @@ _UNIT = re.compile(r"^(.*?)\s*\(([^()]*)\)\s*$")
 def number(v: float) -> str:
     """Three significant figures with thousands separators, whole numbers without decimals: 3,120 · 241,000 ·
     41.2 · 0.0834 · 1."""
+    v = float(v)
     if v == 0:
         return "0"
     digits = 2 - math.floor(math.log10(abs(v)))
-    rounded = round(v, digits)
-    return f"{rounded:,.{0 if float(v).is_integer() else max(0, digits)}f}"
+    if digits <= 0 or v.is_integer():
+        return f"{round(v, min(digits, 0)):,.0f}"
+    return f"{v:.{digits}f}"
 
 
 def _axis(layout: dict, name: str) -> tuple[str, str]:
@@ -34,28 +38,33 @@ def _with_unit(v: float, unit: str) -> str:
     return f"{number(v)} {unit}".strip() if unit != "%" else f"{number(v)} %"
 
 
-def _points(trace: dict) -> list[tuple[float, float]]:
+def _points(trace: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The trace's (x, y) pairs where both are finite numbers (a gap is None, a label is text)."""
     xs, ys = trace.get("x"), trace.get("y")
-    if not isinstance(xs, (list, tuple)) or not isinstance(ys, (list, tuple)):
-        return []
-    return [
-        (float(x), float(y))
-        for x, y in zip(xs, ys, strict=False)
-        if isinstance(x, (int, float)) and isinstance(y, (int, float)) and math.isfinite(x) and math.isfinite(y)
-    ]
+    if not isinstance(xs, (list, tuple, np.ndarray)) or not isinstance(ys, (list, tuple, np.ndarray)):
+        return np.empty(0), np.empty(0)
+    n = min(len(xs), len(ys))
+    try:
+        x, y = np.asarray(xs[:n], dtype=float), np.asarray(ys[:n], dtype=float)
+    except (TypeError, ValueError):  # categories or text: no numbers to state
+        return np.empty(0), np.empty(0)
+    keep = np.isfinite(x) & np.isfinite(y)
+    return x[keep], y[keep]
 
 
 def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
     name = re.sub(r"<[^>]+>", "", str(trace.get("name") or "")).strip()
-    pts = _points(trace)
-    if not name or not pts or trace.get("visible") in (False, "legendonly"):
+    if not name or trace.get("visible") in (False, "legendonly"):
         return None
-    at = lambda p: f"{_with_unit(p[1], y_unit)} at {_with_unit(p[0], x_unit)}"  # noqa: E731
-    if len(pts) == 1:
-        return f"{name}: {at(pts[0])}"
-    peak = max(pts, key=lambda p: p[1])
-    text = f"{name}: from {at(pts[0])} to {at(pts[-1])}"
-    if peak not in (pts[0], pts[-1]):
+    x, y = _points(trace)
+    if not len(x):
+        return None
+    at = lambda i: f"{_with_unit(y[i], y_unit)} at {_with_unit(x[i], x_unit)}"  # noqa: E731
+    if len(x) == 1:
+        return f"{name}: {at(0)}"
+    text = f"{name}: from {at(0)} to {at(-1)}"
+    peak = int(np.argmax(y))
+    if 0 < peak < len(x) - 1 and y[peak] > max(y[0], y[-1]):
         text += f", highest {at(peak)}"
     return text
 
@@ -68,10 +77,16 @@ def summary(title: str, fig: dict) -> str:
     parts = [title.rstrip(".") + "."]
     if x_name and y_name:
         parts.append(f"{y_name} against {x_name[0].lower() + x_name[1:] if x_name[1:2].islower() else x_name}.")
-    texts = [t for t in (_trace_text(tr, x_unit, y_unit) for tr in fig.get("data") or []) if t]
-    parts += [t + "." for t in texts[:MAX_TRACES]]
-    if len(texts) > MAX_TRACES:
-        parts.append(f"And {len(texts) - MAX_TRACES} more traces.")
+    texts, more = [], 0
+    for trace in fig.get("data") or []:
+        if len(texts) < MAX_TRACES:
+            text = _trace_text(trace, x_unit, y_unit)
+            texts += [text] if text else []
+        else:  # past the first few, only counted
+            more += bool(trace.get("name")) and trace.get("visible") not in (False, "legendonly")
+    parts += [t + "." for t in texts]
+    if more:
+        parts.append(f"And {more} more traces.")
     if not texts:
         parts.append("Nothing is drawn for these settings.")
     return " ".join(parts)
