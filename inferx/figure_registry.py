@@ -29,6 +29,7 @@ class Figure:
     current: bool = False  # draws the current settings' stable frontier (shared by the figures that do)
     references: Callable[[Scenario], list[Scenario]] | None = None  # other scenarios whose frontiers it draws
     reads_batch: bool = False  # the explorer: the only figure redrawn when only the batch moves
+    page: str = "dashboard"  # where its card sits: "dashboard" (`/`) or "methods" (`/methods`)
 
     @property
     def key(self) -> str:
@@ -218,8 +219,13 @@ FIGURES: dict[str, Figure] = _entries(
         "$P_\\text{total}$, within a couple of hundred tokens. A dense model reads all its weights at every batch.",
         r"N_\text{touched}=N_e\left(1-\left(1-\tfrac{k}{N_e}\right)^{B}\right)",
         beyond.moe,
+        page="methods",  # a property of the model's routing more than of the serving state
     ),
 )
+
+
+# The figures whose cards `/` shows, in order (the others are on `/methods`; every one has its embed route).
+DASHBOARD: tuple[str, ...] = tuple(key for key, f in FIGURES.items() if f.page == "dashboard")
 
 
 def by_name(name: str) -> Figure | None:

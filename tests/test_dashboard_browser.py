@@ -17,7 +17,7 @@ from inferx.scenario import Scenario
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
-FIGS = list(registry.FIGURES)
+FIGS = list(registry.DASHBOARD)  # the cards of `/`
 
 
 def traces(fig: str) -> str:
