@@ -6,19 +6,23 @@ from dash import html
 
 from inferx.figure_registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
 from pages._cards import figure_card, initial_figures, navbar, notices_area, share_buttons
+from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._measured import overlay_store, upload_panel
-from pages._url import parse_query
+from pages._url import PINNED_KEY, parse_pinned, parse_query
 
 dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", order=0)
 
 
 def layout(**query):
+    pinned, pin_notices = parse_pinned(query.pop(PINNED_KEY, None))
     values, batch, notices = parse_query(query)
+    notices += pin_notices
     sidebar = html.Div(
-        [share_buttons(None), controls_panel(values), upload_panel(switch=True), overlay_store()], className="sidebar"
+        [share_buttons(None), pin_bar(pinned), controls_panel(values), upload_panel(switch=True), overlay_store()],
+        className="sidebar",
     )
-    figs = initial_figures(values, DASHBOARD, batch, notices)
+    figs = initial_figures(values, DASHBOARD, batch, notices, pinned_scenario(pinned))
     cards = []
     for fig in DASHBOARD:
         entry = FIGURES[fig]
