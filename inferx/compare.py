@@ -2,8 +2,9 @@
 
 The merge works on any figure dict, so no builder knows about A. A's traces go after the current ones (the
 explorer's readouts and animation read traces 0 and 1), each drawn dashed at half opacity under the name
-"A: …", all in one legend group titled with A's machine, so one click on the legend hides A. A trace of A that
-coincides with a current one (a reference curve the change did not move) stays drawn but out of the legend.
+"A: …", all in one legend group, so one click on the legend hides A; the legend's title names A's machine. A
+trace of A that coincides with a current one (a reference curve the change did not move) stays drawn but out of
+the legend.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def describe(scn: Scenario) -> str:
     return f"{machine_label(scn)} · {shown}" if shown else machine_label(scn)
 
 
-def _restyled(trace: dict, shown: bool, title: str | None) -> dict:
+def _restyled(trace: dict, shown: bool) -> dict:
     """One of A's traces as drawn beside the current figure (a new dict: A's figures are memoised)."""
     t = {**trace, "name": f"A: {trace.get('name', '')}", "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP}
     mode = t.get("mode", "lines")
@@ -59,8 +60,6 @@ def _restyled(trace: dict, shown: bool, title: str | None) -> dict:
         t.pop("text", None)
     if not shown:
         t["showlegend"] = False
-    elif title:
-        t["legendgrouptitle"] = {"text": title}
     return t
 
 
@@ -95,12 +94,14 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
                 "y": 1, "xanchor": "right", "yanchor": "top", "showarrow": False, "font": {"size": 11}}  # fmt: skip
         layout["annotations"] = [*layout.get("annotations", []), note]
         return {"data": data, "layout": layout}
-    title = f"A: {label}"
-    added = []
-    for t in theirs:
-        shown = t.get("showlegend", True) is not False and not any(_same_points(t, c) for c in data)
-        added.append(_restyled(t, shown, title))
-        title = title if not shown else None  # the group's title rides on its first entry in the legend
+    added = [
+        _restyled(t, t.get("showlegend", True) is not False and not any(_same_points(t, c) for c in data))
+        for t in theirs
+    ]
+    # The legend says once whose the dashed curves are; A's entries flow on after the current ones (a legend
+    # group would stack them in a column), and clicking any of them still shows or hides all of A.
+    legend = layout.get("legend", {})
+    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (dashed): {label}", "side": "top left"}}
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])

@@ -18,7 +18,7 @@ from selenium.webdriver.common.keys import Keys
 from test_dashboard_browser import FIGS, SHOTS, open_page, traces
 
 from benchmarks.chromium import wait_js
-from inferx import export
+from inferx import compare, export
 from inferx import figure_registry as registry
 from inferx.scenario import Scenario
 from pages._url import encode_pinned
@@ -50,7 +50,8 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
     before = browser.execute_script(f"return {traces('fig4')}[0].x.slice()")
     press_slider(browser, "ctl-ctx", Keys.END)
     wait_until(browser, f"return {a_traces('fig4')}.length > 0", "A's traces on Figure 4")
-    wait_until(browser, f"return JSON.stringify({traces('fig4')}[0].x) !== {json.dumps(json.dumps(before))}", "redraw")
+    as_js = json.dumps(before, separators=(",", ":"))  # JSON.stringify's spelling
+    wait_until(browser, f"return JSON.stringify({traces('fig4')}[0].x) !== {json.dumps(as_js)}", "the redraw")
     for fig in FIGS:  # every figure of / draws A (the off-screen ones once scrolled to)
         browser.execute_script(f"document.getElementById('card-{fig}').scrollIntoView({{block: 'center'}})")
         wait_until(browser, f"return {a_traces(fig)}.length > 0", f"A's traces on {fig}")
@@ -63,7 +64,7 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
         "return Array.from(document.querySelectorAll('#fig-4 .legendtext, #fig-4 .legendtitletext'))"
         ".map(e => e.textContent)"
     )
-    assert "A: 8×H200" in legend and f"A: {mine['name']}" in legend
+    assert f"A (dashed): {compare.machine_label(Scenario.from_params())}" in legend and f"A: {mine['name']}" in legend
     # The explorer's readouts show the difference from A, with units and a signed per cent.
     browser.execute_script("document.getElementById('card-fig6').scrollIntoView({block: 'center'})")
     diff = r"^[+−±][\d.,]+ % vs A \(.+\)$"
@@ -81,12 +82,13 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
     SHOTS.mkdir(exist_ok=True)
     for width in (1440, 800):
         browser.set_window_size(width, 1000)
-        browser.execute_script("window.scrollTo(0, 0)")
-        time.sleep(1.5)
-        browser.save_screenshot(str(SHOTS / f"compare-home-{width}.png"))
-        browser.execute_script("document.getElementById('card-fig5').scrollIntoView({block: 'start'})")
-        time.sleep(1.5)
-        browser.save_screenshot(str(SHOTS / f"compare-fig5-{width}.png"))
+        for card in ("fig5", "fig6", "fig10"):
+            browser.execute_script(
+                "document.querySelectorAll('.sidebar, .sidebar-col').forEach(e => { e.scrollTop = 0; });"
+                f"document.getElementById('card-{card}').scrollIntoView({{block: 'start'}})"
+            )
+            time.sleep(1.5)  # Plotly redraws each graph at the new width in its own time
+            browser.save_screenshot(str(SHOTS / f"compare-{card}-{width}.png"))
     reset_browser(browser)
     open_page(browser, server, shared, ["fig4"])
     wait_until(browser, f"return {a_traces('fig4')}.length > 0", "A from the shared address")
