@@ -122,11 +122,13 @@ def parse_pinned(raw) -> tuple[dict | None, list[str]]:
                            "name.")  # fmt: skip
             continue
         try:
-            if name in checked:
-                notices.append(f"a= gave {name} more than once; used the last.")
-            checked[name] = check_param(name, value)
+            value = check_param(name, value)
         except InvalidParameter as err:
             notices.append(f"Ignored A's {err}.")
+            continue
+        if name in checked:
+            notices.append(f"a= gave {name} more than once; used the last valid one.")
+        checked[name] = value
     if not checked:
         notices.append("Nothing is pinned: a= held no valid control.")
     if len(notices) > MAX_NOTICES:

@@ -146,7 +146,8 @@ BAD = [
     ("ctx", ["Ignored 'ctx' in a=: each piece must be name:value with a control's name.",
              "Nothing is pinned: a= held no valid control."]),
     ("batch:64,ctx:4096", ["Ignored 'batch:64' in a=: each piece must be name:value with a control's name."]),
-    ("ctx:2048,ctx:4096", ["a= gave ctx more than once; used the last."]),
+    ("ctx:2048,ctx:4096", ["a= gave ctx more than once; used the last valid one."]),
+    ("ctx:2048,ctx:3", ["Ignored A's ctx=3: must be a whole number from 128 to 131,072 tokens."]),
     ("ctx:nan", ["Ignored A's ctx=nan: must be a whole number from 128 to 131,072 tokens.",
                  "Nothing is pinned: a= held no valid control."]),
 ]  # fmt: skip
@@ -158,6 +159,11 @@ def test_a_bad_a_value_is_a_notice(raw, said):
     assert notices == said
     for name, value in (pinned or {}).items():
         assert check_param(name, value) == value
+
+
+def test_a_bad_repeat_keeps_the_valid_value_before_it():
+    assert parse_pinned("ctx:2048,ctx:3")[0] == {"ctx": 2048}
+    assert parse_pinned("ctx:2048,ctx:4096")[0] == {"ctx": 4096}
 
 
 def test_a_bad_a_value_shows_its_notice_on_the_page_and_the_embed():

@@ -105,7 +105,10 @@ def downloads(chromium):
     """Chromium saving downloads into a fresh folder."""
     with tempfile.TemporaryDirectory(prefix="inferx-downloads-") as folder:
         chromium.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
-        yield Path(folder)
+        try:
+            yield Path(folder)
+        finally:  # the session's Chromium outlives the folder
+            chromium.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "default"})
 
 
 def wait_file(folder: Path, name: str, timeout: float = 300) -> Path:
