@@ -184,7 +184,7 @@
   /* --- The address bar follows the controls (the values that differ from the preset's, and the batch). --- */
   const address = { next: null, path: null, model: null, timer: 0 };
 
-  function followAddress(values, batchPos, cfg) {
+  function followAddress(values, batchPos, pinned, cfg) {
     const preset = cfg.presets[values[0]] || {};
     const query = new URLSearchParams();
     cfg.controls.forEach((name, k) => {
@@ -194,10 +194,16 @@
       if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
     });
     if (batchPos !== null) query.set("batch", toBatch(batchPos));
+    // The pinned scenario A (pages/_url.encode_pinned): name:value pairs, separators left readable.
+    let search = query.toString();
+    if (pinned) {
+      const pairs = Object.entries(pinned).map(([k, v]) => `${encodeURIComponent(k)}:${encodeURIComponent(v)}`);
+      search += `${search ? "&" : ""}a=${pairs.join(",")}`;
+    }
     // replaceState: no history entry per change. Written once the controls rest for a moment: Chrome stops
     // honouring replaceState (and says so in the console) after about 200 calls in 10 s, which a drag makes.
     address.path = window.location.pathname;
-    address.next = `${address.path}?${query.toString()}`;
+    address.next = `${address.path}?${search}`;
     address.model = query.get("model");
     window.clearTimeout(address.timer);
     address.timer = window.setTimeout(writeAddress, 150);
@@ -223,12 +229,18 @@
        the request in flight. */
     controlsChanged: function (...args) {
       const cfg = args.pop();
+      const pinned = args.pop() ?? null; // the pinned scenario A, where the page has one
       const batchPos = args.pop() ?? null; // undefined where the page has no explorer
-      followAddress(args, batchPos, cfg);
+      followAddress(args, batchPos, pinned, cfg);
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
       const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith(`${cfg.batchId}.`)) };
+      if (pinned) request.pinned = pinned;
       return sendRedraw(request) || NO();
     },
+
+    // Read by assets/compare.js: A's point at the dot's batch, in the readouts' own words.
+    pointAt: pointAt,
+    formats: { ...fmt, money: money },
 
     /* The redraw's figures (by name) to the graphs of the page (by pattern id), in view first. */
     showFigures: function (updates, ids) {

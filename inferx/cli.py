@@ -321,10 +321,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(export.figure_record(name, fig)))
     else:
-        rows = export.figure_rows(fig)
-        writer = csv.DictWriter(sys.stdout, fieldnames=["trace", *export.axis_titles(fig)], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+        sys.stdout.write(export.figure_csv(fig))  # the dashboard's download button writes the same text
     return 0
 
 

@@ -1,4 +1,5 @@
-"""A figure's data as rows: what `inferx frontier --figure NAME` writes as CSV or JSON.
+"""A figure's data as rows: what `inferx frontier --figure NAME` writes as CSV or JSON, and what a figure
+card's download buttons save, under a file name built from the scenario.
 
 Figures are the plain dicts the builders return; every trace's (x, y) pairs become rows named after the
 trace, under the figure's axis titles (units included), so a spreadsheet gets what the plot shows.
@@ -6,10 +7,13 @@ trace, under the figure's axis titles (units included), so a spreadsheet gets wh
 
 from __future__ import annotations
 
+import csv
+import io
+import re
 from collections.abc import Callable
 
 from . import economics, figure_registry, rate, regimes, spec
-from .scenario import Scenario
+from .scenario import PARAMS, Scenario
 
 # Figures beyond the article's nine, by name: each a builder of one Scenario.
 EXTRA_FIGURES: dict[str, Callable[[Scenario], dict]] = {
@@ -71,3 +75,32 @@ def figure_record(name: str, fig: dict) -> dict:
             if a.get("xref") == "paper" and a.get("yref") == "paper"
         ],
     }
+
+
+def figure_csv(fig: dict) -> str:
+    """The rows of `figure_rows` as CSV text, a header of the trace and the two axis titles first."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["trace", *axis_titles(fig)], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(figure_rows(fig))
+    return out.getvalue()
+
+
+FILE_KINDS = ("csv", "json", "png", "svg")
+
+
+def _machine_part(scn: Scenario) -> str:
+    p = scn.params
+    part = f"{p['gpu']}x{p['gpus']}_tp{p['tp']}_ctx{p['ctx']}"
+    return part if p["model"] == PARAMS["model"].default else f"{p['model']}_{part}"
+
+
+def file_name(scn: Scenario, fig: str, kind: str, pinned: Scenario | None = None) -> str:
+    """The name a download of figure `fig` is saved under, e.g. `inferx_fig4_h200x8_tp8_ctx4096.csv`: the
+    machine, TP and context (and the model, where not the default); with A pinned, A's after `_vs_`."""
+    if kind not in FILE_KINDS:
+        raise ValueError(f"kind={kind}: must be one of {', '.join(FILE_KINDS)}")
+    stem = f"inferx_{fig}_{_machine_part(scn)}"
+    if pinned is not None:
+        stem += f"_vs_{_machine_part(pinned)}"
+    return re.sub(r"[^a-z0-9._-]+", "-", stem.lower()) + f".{kind}"

@@ -7,10 +7,11 @@ is one entry here plus its builder. Every builder is `builder(scn, batch) -> plo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import beyond
+from . import beyond, compare
 from . import figures as F
 from .figure_text import with_summary
 from .scenario import Scenario
@@ -30,6 +31,7 @@ class Figure:
     current: bool = False  # draws the current settings' stable frontier (shared by the figures that do)
     references: Callable[[Scenario], list[Scenario]] | None = None  # other scenarios whose frontiers it draws
     reads_batch: bool = False  # the explorer: the only figure redrawn when only the batch moves
+    page: str = "dashboard"  # where its card sits: "dashboard" (`/`) or "methods" (`/methods`)
 
     @property
     def key(self) -> str:
@@ -219,8 +221,13 @@ FIGURES: dict[str, Figure] = _entries(
         "$P_\\text{total}$, within a couple of hundred tokens. A dense model reads all its weights at every batch.",
         r"N_\text{touched}=N_e\left(1-\left(1-\tfrac{k}{N_e}\right)^{B}\right)",
         beyond.moe,
+        page="methods",  # a property of the model's routing more than of the serving state
     ),
 )
+
+
+# The figures whose cards `/` shows, in order (the others are on `/methods`; every one has its embed route).
+DASHBOARD: tuple[str, ...] = tuple(key for key, f in FIGURES.items() if f.page == "dashboard")
 
 
 def by_name(name: str) -> Figure | None:
@@ -238,8 +245,21 @@ def frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
     return keys
 
 
-def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH) -> dict[str, dict]:
-    """The requested figures (default: all) for one control state, keyed like FIGURES."""
+def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH, pinned: Scenario | None = None) -> dict[str, dict]:
+    """The requested figures (default: all) for one control state, keyed like FIGURES; with `pinned`, each
+    also draws that scenario's curves dashed beside the current ones (compare.merge)."""
     names = list(FIGURES) if names is None else list(names)
     F.evaluate_frontiers(frontier_keys(scn, names, batch))  # one numpy pass for all of them
-    return {name: with_summary(FIGURES[name].title, FIGURES[name].builder(scn, batch)) for name in names}
+    figs = {name: with_summary(FIGURES[name].title, FIGURES[name].builder(scn, batch)) for name in names}
+    if pinned is None:
+        return figs
+    theirs = _pinned_figures(tuple(sorted(pinned.params.items())), tuple(names), batch)
+    label = compare.machine_label(pinned)
+    return {name: compare.merge(figs[name], theirs[name], label) for name in names}
+
+
+@functools.lru_cache(maxsize=16)
+def _pinned_figures(params: tuple, names: tuple, batch: int) -> dict[str, dict]:
+    # A stays put while the controls move: its figures are built once per page and batch. Keyed by all of A's
+    # values, since a Scenario compares by its SI fields only (the targets and price are not among them).
+    return build(Scenario.from_params(**dict(params)), names, batch)

@@ -13,6 +13,7 @@ from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
 from inferx import figure_registry as registry
 from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
 from pages._cards import INTERNAL_ERROR
+from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
     CALIBRATION_INPUTS,
     CALIBRATION_LINE_ID,
@@ -39,6 +40,7 @@ clientside_callback(
     Output("redraw-request", "data"),
     *CONTROL_INPUTS,
     Input(BATCH_ID, "value", allow_optional=True),
+    Input(PINNED_ID, "data", allow_optional=True),  # Pin as A or Unpin: redraw with or without A
     State("ui-config", "data"),
     prevent_initial_call=True,  # the layout already holds the figures for the URL's state
 )
@@ -57,7 +59,7 @@ def redraw(request, ids):
     (an empty dict after an error), since the browser waits for an answer before it asks again."""
     try:
         names, batch, scn = read_redraw(request, ids)
-        figs = registry.build(scn, names, batch)
+        figs = registry.build(scn, names, batch, pinned=pinned_scenario(request.get("pinned")))
     except InvalidParameter as err:
         return {}, f"Could not redraw: {err}", True
     except Exception:  # the inputs were checked: this is our bug, so the log gets the traceback

@@ -1,4 +1,4 @@
-"""Page furniture: the navigation bar, figure cards, share buttons and notices."""
+"""Page furniture: the navigation bar, figure cards (with their download buttons), share buttons and notices."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from inferx import figure_registry as registry
 from inferx.figures import GRAPH_CONFIG
 from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario
 from pages._controls import explorer_controls
+from pages._export import export_tools
 from pages._ids import graph_wrapper_id
 
 log = logging.getLogger(__name__)
@@ -115,6 +116,7 @@ def readouts() -> html.Div:
                 [
                     html.Div(label, className="readout-label"),
                     html.Div("—", id=f"readout-{key}", className="readout-value"),
+                    html.Div("", id=f"readout-{key}-a", className="readout-diff"),  # against A, when pinned
                 ],
                 className="readout",
             )
@@ -136,6 +138,7 @@ def beyond_readouts() -> html.Div:
                         [
                             html.Div(label, className="readout-label"),
                             html.Div("—", id=f"readout-{key}", className="readout-value"),
+                            html.Div("", id=f"readout-{key}-a", className="readout-diff"),
                         ],
                         className="readout",
                     )
@@ -150,11 +153,14 @@ def beyond_readouts() -> html.Div:
     )
 
 
-def initial_figures(values: dict, names, batch: int, notices: list[str]) -> dict[str, dict]:
-    """The figures for the URL's state, drawn into the page layout itself: each graph paints once,
-    and loading a page costs no redraw request (a busy browser spends seconds on a second paint)."""
+def initial_figures(
+    values: dict, names, batch: int, notices: list[str], pinned: Scenario | None = None
+) -> dict[str, dict]:
+    """The figures for the URL's state (with the pinned scenario A's beside them), drawn into the page layout
+    itself: each graph paints once, and loading a page costs no redraw request (a busy browser spends seconds
+    on a second paint)."""
     try:
-        return registry.build(Scenario.from_params(**values), names, batch)
+        return registry.build(Scenario.from_params(**values), names, batch, pinned=pinned)
     except InvalidParameter as err:
         notices.append(f"Could not draw these settings: {err}")
     except Exception:  # parse_query checked every value: this is our bug, so the log gets the traceback
@@ -169,7 +175,7 @@ def figure_card(
     """A figure with its title and caption; `embed_copy=False` where the page already has the figure's
     copy-embed-code button (an id may appear once per page)."""
     entry = registry.FIGURES[fig]
-    body = [graph(fig, figure, entry.height)]
+    body = [graph(fig, figure, entry.height), export_tools(fig)]
     if entry.reads_batch:
         body += [readouts(), beyond_readouts(), explorer_controls(batch)]
     if caption:

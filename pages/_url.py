@@ -78,3 +78,67 @@ def tokens_from_position(name: str, position) -> int:
     if number is None or not 0 <= number <= 30:
         raise InvalidParameter(name, "slider position must be log₂ of the value, from 0 to 30", position)
     return max(1, round(2**number))
+
+
+# --- The pinned scenario A of a comparison: `a=preset:mi300x4,ctx:8192` ---------------------------------------
+
+PINNED_KEY = "a"
+MAX_PINNED_CHARS = 2000  # every control at its longest value fits in a few hundred; more is not an A
+
+
+def encode_pinned(compact: dict) -> str:
+    """A's controls as the `a=` value: `name:value` pairs joined by commas, in the order given. Every value is
+    a catalog key or a number, so neither separator can occur inside one (check_param refuses any that does)."""
+    return ",".join(f"{name}:{_plain(value)}" for name, value in compact.items())
+
+
+def _plain(value) -> str:
+    # The shortest text that reads back as the same number, as the browser's String(v) writes it: 4096, 38.4.
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def parse_pinned(raw) -> tuple[dict | None, list[str]]:
+    """A's checked controls (the preset and those that differ from it) from the `a=` value, and a notice per
+    piece ignored; None when nothing in it is a valid control. Each value goes through check_param, like the
+    address's own."""
+    notices = []
+    if isinstance(raw, (list, tuple)):  # given more than once: the last, as for any other key
+        if not raw:
+            return None, []
+        notices.append(f"a was given {len(raw)} times; used the last: a={shown_value(raw[-1])}.")
+        raw = raw[-1]
+    if raw is None or raw == "":
+        return None, notices
+    if not isinstance(raw, str) or len(raw) > MAX_PINNED_CHARS:
+        return None, [*notices, f"Ignored a={shown_value(raw)}: must be name:value pairs, at most "
+                                f"{MAX_PINNED_CHARS:,} characters, so nothing is pinned."]  # fmt: skip
+    checked = {}
+    for piece in raw.split(","):
+        name, colon, value = piece.partition(":")
+        if not colon or name not in PARAMS:
+            notices.append(f"Ignored {shown_value(piece)!r} in a=: each piece must be name:value with a control's "
+                           "name.")  # fmt: skip
+            continue
+        try:
+            value = check_param(name, value)
+        except InvalidParameter as err:
+            notices.append(f"Ignored A's {err}.")
+            continue
+        if name in checked:
+            notices.append(f"a= gave {name} more than once; used the last valid one.")
+        checked[name] = value
+    if not checked:
+        notices.append("Nothing is pinned: a= held no valid control.")
+    if len(notices) > MAX_NOTICES:
+        notices[MAX_NOTICES - 1 :] = [f"… and {len(notices) - MAX_NOTICES + 1} more ignored in a=."]
+    return (checked or None), notices
+
+
+def pinned_values(compact) -> dict:
+    """Every control of A from its compact controls as the page's store and redraw request carry them
+    (anyone can send those, so each value is checked); raises InvalidParameter."""
+    if not isinstance(compact, dict) or not 0 < len(compact) <= len(PARAMS):
+        raise InvalidParameter("pinned", f"must be an object of 1 to {len(PARAMS)} controls", compact)
+    return resolve_params({name: check_param(name, value) for name, value in compact.items()})

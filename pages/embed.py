@@ -9,8 +9,9 @@ from dash.exceptions import MissingCallbackContextException
 from inferx import figure_registry as registry
 from inferx.scenario import shown_value
 from pages._cards import figure_card, initial_figures, notices_area, page_title, share_buttons
+from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel
-from pages._url import parse_query
+from pages._url import PINNED_KEY, parse_pinned, parse_query
 
 dash.register_page(__name__, path_template="/embed/<name>", title="inferx · embed", order=2)
 
@@ -38,11 +39,12 @@ def layout(name=None, **query):
             dbc.Alert(f"No figure called {shown_value(path)!r}. Embeddable names: {known}.", color="warning"),
             className="embed",
         )
+    pinned, pin_notices = parse_pinned(query.pop(PINNED_KEY, None))  # a comparison embeds too
     values, batch, query_notices = parse_query(query)
-    notices += query_notices
+    notices += query_notices + pin_notices
     fig = entry.key
-    figure = initial_figures(values, [fig], batch, notices).get(fig, {})
-    settings = dbc.Collapse(controls_panel(values), id="embed-settings", is_open=False)
+    figure = initial_figures(values, [fig], batch, notices, pinned_scenario(pinned)).get(fig, {})
+    settings = dbc.Collapse([pin_bar(pinned), controls_panel(values)], id="embed-settings", is_open=False)
     toggle = html.Button("Settings", id="embed-settings-toggle", className="btn btn-outline-secondary btn-sm")
     return html.Main(
         [

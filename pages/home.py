@@ -1,26 +1,31 @@
-"""`/`: the full dashboard, every figure of the registry in the article's order on one set of controls."""
+"""`/`: the full dashboard, the registry's dashboard figures in the article's order on one set of controls."""
 
 import dash
 import dash_bootstrap_components as dbc
 from dash import html
 
-from inferx.figure_registry import ARTICLE_FIGURES, FIGURES
+from inferx.figure_registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
 from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, page_title, share_buttons
+from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._measured import overlay_store, upload_panel
-from pages._url import parse_query
+from pages._url import PINNED_KEY, parse_pinned, parse_query
 
 dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", order=0)
 
 
 def layout(**query):
+    pinned, pin_notices = parse_pinned(query.pop(PINNED_KEY, None))
     values, batch, notices = parse_query(query)
+    notices += pin_notices
     sidebar = html.Div(
-        [share_buttons(None), controls_panel(values), upload_panel(switch=True), overlay_store()], className="sidebar"
+        [share_buttons(None), pin_bar(pinned), controls_panel(values), upload_panel(switch=True), overlay_store()],
+        className="sidebar",
     )
-    figs = initial_figures(values, FIGURES, batch, notices)
+    figs = initial_figures(values, DASHBOARD, batch, notices, pinned_scenario(pinned))
     cards = []
-    for fig, entry in FIGURES.items():
+    for fig in DASHBOARD:
+        entry = FIGURES[fig]
         if entry.number == ARTICLE_FIGURES + 1:
             cards.append(
                 html.Div(
@@ -28,8 +33,9 @@ def layout(**query):
                         html.H2("Beyond the article", className="section-title"),
                         html.P(
                             "Which limit binds, what a latency target allows, what a token costs, request rates, "
-                            "speculative decoding and MoE routing: the same engine, set by the Targets & cost "
-                            "controls. Prices are assumptions, not measurements.",
+                            "and speculative decoding: the same engine, set by the Targets & cost controls. Prices "
+                            "are assumptions, not measurements. How MoE routing grows the bytes a step reads is on "
+                            "the Methods page.",
                             className="section-lead",
                         ),
                     ],

@@ -5,6 +5,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, html
 
 from inferx import engine as E
+from inferx import figure_registry as registry
 from inferx import figures
 from inferx.calibrated import load_error_tables
 from inferx.check import MISMATCH, ROWS
@@ -14,7 +15,7 @@ from inferx.measured_figures import divergence_figure
 from inferx.models import MODELS
 from inferx.presets import HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
-from pages._cards import FIGURES_ID, described_graph, navbar
+from pages._cards import FIGURES_ID, described_graph, figure_card, initial_figures, navbar
 from pages._measured import env_measured
 from pages._url import parse_query
 
@@ -225,11 +226,21 @@ def error_tables_section():
     return html.Div(body, id="error-tables")
 
 
+# Figures whose card sits here rather than on `/` (the MoE expert coverage): drawn for the page's model.
+METHODS_FIGURES = tuple(key for key, f in registry.FIGURES.items() if f.page == "methods")
+
+
+def figures_section(values: dict, notices: list[str]):
+    figs = initial_figures(values, METHODS_FIGURES, figures.DEFAULT_BATCH, notices)
+    return [figure_card(key, figs.get(key, {})) for key in METHODS_FIGURES]
+
+
 def layout(**query):
     # Only the model matters here; the tables run over every preset.
     values, _, notices = parse_query({"model": query["model"]} if "model" in query else {})
     model = values["model"]
     name = MODELS[model].name
+    moe = figures_section(values, notices)  # before the notices are shown: drawing may add one
     return html.Div(
         [
             navbar("methods"),
@@ -255,6 +266,8 @@ def layout(**query):
                     check_table(),
                     html.H2("Where the article's model and reality part", id="reality"),
                     *divergence_section(),
+                    html.H2("How many experts a batch reads", id="moe"),
+                    *moe,
                     html.H2("How far the calibrated model is from the measurements", id="errors"),
                     error_tables_section(),
                 ],

@@ -9,14 +9,14 @@ import sys
 import pytest
 from conftest import ROOT
 
-from inferx.figure_registry import FIGURES
+from inferx.figure_registry import DASHBOARD
 
 ROWS = (
     "all figure data, one state",
     "full redraw over HTTP",
     "response size",
     "validated go.Figure",
-    f"control change → last of {len(FIGURES)} figures repainted",
+    f"control change → last of {len(DASHBOARD)} figures repainted",
     "frames per second",
     "server requests during the run",
     "process start → first page served",

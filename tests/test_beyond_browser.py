@@ -21,7 +21,7 @@ const settled = key === el.dataset.shotRect;
 el.dataset.shotRect = key;
 return settled;
 """
-BEYOND = [key for key, f in registry.FIGURES.items() if f.number > registry.ARTICLE_FIGURES]
+BEYOND = [key for key in registry.DASHBOARD if registry.FIGURES[key].number > registry.ARTICLE_FIGURES]
 
 
 def text(browser, element_id: str) -> str:

@@ -17,7 +17,7 @@ from inferx.scenario import Scenario
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
-FIGS = list(registry.FIGURES)
+FIGS = list(registry.DASHBOARD)  # the cards of `/`
 
 
 def traces(fig: str) -> str:
@@ -89,7 +89,7 @@ def test_moving_a_control_redraws(home):
     browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 100})")
     wait_js(
         browser,
-        f"return JSON.stringify({traces('fig1')}[0].y.slice(0, 3)) !== '{json.dumps(before)}'",
+        f"return JSON.stringify({traces('fig1')}[0].y.slice(0, 3)) !== '{json.dumps(before, separators=(',', ':'))}'",
         what="Figure 1 redrawn after the bandwidth change",
     )
     # The roofline's memory-bound slope is BW / (P_active·b_w): 100 TB/s / 37 GB at B = 1.

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from inferx.figure_registry import FIGURES
 from inferx.scenario import PARAMS
 from pages._cards import INTERNAL_ERROR
-from pages._url import controls, log2_controls, parse_query
+from pages._url import PINNED_KEY, controls, log2_controls, parse_pinned, parse_query
 
 PAGES = ["/", "/inferencex", "/methods", *[f"/embed/{n}" for n in (*FIGURES, "explorer")]]
 
@@ -226,8 +226,12 @@ HOSTILE_VALUES = [
     "a" * 3000,
     "fig7",
     "explorer",
+    # Shaped like a pinned scenario A (a=): good, bad and hostile pieces.
+    "preset:mi300x4,ctx:8192",
+    "ctx:nan,tp:3,:,,bw:",
+    "preset:h200x8," * 300,
 ]
-KEYS = [*PARAMS, "batch", "name", "", "x", "__proto__", "constructor", "ctl-bw", "Batch", "bw[]", "%62w", "🙂"]
+KEYS = [*PARAMS, "batch", "name", "a", "", "x", "__proto__", "constructor", "ctl-bw", "Batch", "bw[]", "%62w", "🙂"]
 
 
 def hostile_query(rng: random.Random) -> str:
@@ -294,7 +298,8 @@ def test_every_page_answers_hostile_addresses(client, outputs):
             if path.startswith("/embed/"):
                 query.pop("name", None)  # the layout's own argument: the path decides
             shown = strings(body)
-            for notice in parse_query(query)[2]:
+            said = parse_pinned(query.pop(PINNED_KEY, None))[1] if path != "/inferencex" else []  # A, where honoured
+            for notice in parse_query(query)[2] + said:
                 assert notice in shown, (path, search[:200], notice)
     assert not failures, f"{len(failures)} of {count} addresses answered 5xx, e.g. {failures[:5]}"
 

@@ -1,0 +1,60 @@
+/* The explorer's readouts against the pinned scenario A (pages/_compare.py): A's value at the dot's batch
+   and the current value's signed change from it, read from A's frontier in the explorer's figure. */
+(function () {
+  "use strict";
+  const KEYS = ["throughput", "ttft", "itl", "rho", "cost", "energy"];
+  const toBatch = (pos) => Math.max(1, Math.round(Math.pow(2, pos)));
+
+  /* "+23.4 % vs A (9,876 tok/s)": how far the current value is from A's, in per cent of A's. */
+  function against(now, theirs, text) {
+    if (!(Number.isFinite(now) && Number.isFinite(theirs))) return "";
+    if (theirs === 0) return `vs A (${text})`;
+    const d = (100 * (now - theirs)) / theirs;
+    const size = Math.abs(d) < 10 ? Math.abs(d).toFixed(1) : Math.round(Math.abs(d)).toLocaleString("en-US");
+    const sign = size === "0.0" ? "±" : d > 0 ? "+" : "−";
+    return `${sign}${size} % vs A (${text})`;
+  }
+
+  /* Cost per million tokens and tokens per joule at throughput x, from a machine's $/hour and watts. */
+  function economy(x, meta) {
+    if (!meta || !meta.usdPerHour || !meta.watts || !(x > 0)) return [NaN, NaN];
+    return [(1e6 * meta.usdPerHour) / (3600 * x), x / meta.watts];
+  }
+
+  window.inferxCompare = {
+    differences: function (dragPos, pos, figure) {
+      const blank = KEYS.map(() => "");
+      const data = figure && figure.data;
+      const meta = (figure && figure.layout && figure.layout.meta) || {};
+      const pin = meta.pinned;
+      if (!pin || !data || !data[0] || !data[pin.first]) return blank;
+      const mine = data[0];
+      const theirs = data[pin.first];
+      if (!mine.customdata || !mine.customdata.length || !theirs.customdata || !theirs.customdata.length) {
+        return blank;
+      }
+      // The dot's batch, as window.inferx.explorer places it.
+      const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+      const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
+      const b = Math.min(toBatch(usePos ?? 3), mine.customdata[mine.customdata.length - 1][0]);
+      const edge = theirs.customdata[theirs.customdata.length - 1][0];
+      if (b > edge) {
+        return [`A stops at B = ${edge.toLocaleString("en-US")}, its B_max`, "", "", "", "", ""];
+      }
+      const inferx = window.inferx;
+      const f = inferx.formats;
+      const p = inferx.pointAt(mine, b);
+      const a = inferx.pointAt(theirs, b);
+      const [costNow, energyNow] = economy(p.x, meta);
+      const [costA, energyA] = economy(a.x, pin);
+      return [
+        against(p.x, a.x, f.throughput(a.x)),
+        against(p.y, a.y, f.ms(a.y)),
+        against(p.itl, a.itl, f.ms(a.itl)),
+        against(p.rho, a.rho, f.rho(a.rho)),
+        against(costNow, costA, Number.isFinite(costA) ? f.money(costA) : ""),
+        against(energyNow, energyA, Number.isFinite(energyA) ? `${energyA.toPrecision(3)} tok/J` : ""),
+      ];
+    },
+  };
+})();

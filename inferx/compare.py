@@ -1,0 +1,108 @@
+"""Comparing against a pinned scenario A: its figures merged into the current ones, dashed and muted.
+
+The merge works on any figure dict, so no builder knows about A. A's traces go after the current ones (the
+explorer's readouts and animation read traces 0 and 1), each drawn dashed at half opacity under the name
+"A: …", all in one legend group, so one click on the legend hides A; the legend's title names A's machine. A
+trace of A that coincides with a current one (a reference curve the change did not move) stays drawn but out of
+the legend.
+"""
+
+from __future__ import annotations
+
+from .hardware import GPUS
+from .scenario import Scenario, default_params
+
+PINNED_GROUP = "pinned-A"
+PINNED_OPACITY = 0.5
+# A's line style for each style of the current figure's line: solid becomes dashed, and a dashed reference
+# curve changes pattern so it stays told apart from the current figure's own.
+PINNED_DASH = {"solid": "dash", "dash": "dot", "dot": "dashdot", "dashdot": "dot", "longdash": "dot"}
+
+
+def compact_params(values: dict) -> dict:
+    """The preset and every control that differs from that preset's value: what the `a=` parameter carries
+    (the same rule as the address of the current state)."""
+    base = default_params(values["preset"])
+    return {"preset": values["preset"]} | {
+        name: v for name, v in values.items() if name != "preset" and v is not None and v != base.get(name)
+    }
+
+
+def machine_label(scn: Scenario) -> str:
+    """A scenario's machine in a few characters, e.g. "8×H200"."""
+    p = scn.params
+    return f"{p['gpus']}×{GPUS[p['gpu']].name}"
+
+
+def describe(scn: Scenario) -> str:
+    """A's machine and the controls that set it apart from its preset, e.g. "8×H200 · ctx 8192, tp 4"."""
+    rest = {k: v for k, v in compact_params(scn.params).items() if k not in ("preset", "gpu", "gpus")}
+    shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in rest.items())
+    return f"{machine_label(scn)} · {shown}" if shown else machine_label(scn)
+
+
+def _restyled(trace: dict, shown: bool) -> dict:
+    """One of A's traces as drawn beside the current figure (a new dict: A's figures are memoised)."""
+    t = {**trace, "name": f"A: {trace.get('name', '')}", "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP}
+    mode = t.get("mode", "lines")
+    if "lines" in mode:
+        line = dict(t.get("line") or {})
+        line["dash"] = PINNED_DASH.get(line.get("dash") or "solid", "dash")
+        t["line"] = line
+    if "markers" in mode:
+        marker = dict(t.get("marker") or {})
+        symbol = marker.get("symbol", "circle")
+        if isinstance(symbol, str) and not symbol.endswith("-open"):
+            marker["symbol"] = f"{symbol}-open"
+        t["marker"] = marker
+    if "text" in mode:  # labels twice over are unreadable; A's points keep their hover
+        t["mode"] = "+".join(m for m in mode.split("+") if m != "text") or "markers"
+        t.pop("text", None)
+    if not shown:
+        t["showlegend"] = False
+    return t
+
+
+def _same_points(a: dict, b: dict) -> bool:
+    return a.get("x") == b.get("x") and a.get("y") == b.get("y")
+
+
+def _union_range(current: dict, pinned: dict) -> dict:
+    """The current axis widened to take A's range, where both set one (else A's curve would be cut off)."""
+    a, b = current.get("range"), pinned.get("range")
+    both = isinstance(a, list) and isinstance(b, list) and len(a) == len(b) == 2
+    if not both or current.get("type") != pinned.get("type"):
+        return current
+    return {**current, "range": [min(a[0], b[0]), max(a[1], b[1])]}
+
+
+def merge(current: dict, pinned: dict, label: str) -> dict:
+    """`current` with A's traces (from `pinned`, the same figure for scenario A) after its own; neither input
+    is changed. `layout.meta.pinned` tells the browser where A's traces start, A's label and A's own meta
+    (the explorer's price and power), so its readouts can show the differences."""
+    data = list(current.get("data") or [])
+    layout = dict(current.get("layout") or {})
+    theirs = pinned.get("data") or []
+    meta = layout.get("meta")
+    if data and (meta is None or isinstance(meta, dict)):
+        a_meta = pinned.get("layout", {}).get("meta")
+        layout["meta"] = {**(meta or {}), "pinned": {**(a_meta or {}), "label": label, "first": len(data)}}
+    if not data:  # the current settings do not fit: the figure says why, and stays as it is
+        return {**current, "layout": layout}
+    if not theirs:
+        note = {"text": f"A ({label}) does not fit this machine", "xref": "paper", "yref": "paper", "x": 1,
+                "y": 1, "xanchor": "right", "yanchor": "top", "showarrow": False, "font": {"size": 11}}  # fmt: skip
+        layout["annotations"] = [*layout.get("annotations", []), note]
+        return {"data": data, "layout": layout}
+    added = [
+        _restyled(t, t.get("showlegend", True) is not False and not any(_same_points(t, c) for c in data))
+        for t in theirs
+    ]
+    # The legend says once whose the dashed curves are; A's entries flow on after the current ones (a legend
+    # group would stack them in a column), and clicking any of them still shows or hides all of A.
+    legend = layout.get("legend", {})
+    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (dashed): {label}", "side": "top left"}}
+    for axis in ("xaxis", "yaxis"):
+        if axis in layout and axis in pinned.get("layout", {}):
+            layout[axis] = _union_range(layout[axis], pinned["layout"][axis])
+    return {"data": data + added, "layout": layout}

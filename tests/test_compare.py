@@ -1,0 +1,222 @@
+"""Pin as A: the merge of A's figures, the `a=` parameter's round trip, and bad or hostile values of it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import plotly
+import pytest
+from conftest import figure_ids, post_redraw
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import app as inferx_app
+from inferx import compare
+from inferx import figure_registry as registry
+from inferx.scenario import PARAMS, Scenario, check_param
+from pages import embed, home
+from pages._compare import pinned_scenario
+from pages._url import MAX_NOTICES, PINNED_KEY, controls, encode_pinned, parse_pinned, parse_query
+
+A = Scenario.from_params(preset="mi300x4", ctx=8192)
+NOW = Scenario.from_params(ctx=2048, tp=4)
+
+
+@pytest.fixture(scope="module")
+def client():
+    return inferx_app.server.test_client()
+
+
+def line(name, x, y, **more):
+    return {"type": "scatter", "mode": "lines", "name": name, "x": x, "y": y, **more}
+
+
+# --- The merge ------------------------------------------------------------------------------------------------
+
+
+def test_a_s_traces_follow_the_current_ones_dashed_muted_and_named():
+    current = {"data": [line("Frontier", [1, 2], [3, 4]), line("Floor", [1, 2], [1, 1], line={"dash": "dot"})],
+               "layout": {"xaxis": {}, "yaxis": {}}}  # fmt: skip
+    pinned = {"data": [line("Frontier", [1, 2], [5, 6], line={"color": "#000"}), line("Floor", [1, 2], [2, 2],
+              line={"dash": "dot"})], "layout": {"xaxis": {}, "yaxis": {}}}  # fmt: skip
+    before = copy.deepcopy((current, pinned))
+    merged = compare.merge(current, pinned, "4×MI300X")
+    assert (current, pinned) == before  # A's figures are memoised and the current ones may be: neither changes
+    assert merged["data"][:2] == current["data"]
+    a_frontier, a_floor = merged["data"][2:]
+    assert a_frontier["name"] == "A: Frontier" and a_floor["name"] == "A: Floor"
+    assert a_frontier["line"] == {"color": "#000", "dash": "dash"}  # the hue kept, solid becomes dashed
+    assert a_floor["line"]["dash"] != "dot"  # a dotted reference stays told apart from the current one
+    assert {a_frontier["opacity"], a_floor["opacity"]} == {compare.PINNED_OPACITY} and compare.PINNED_OPACITY < 1
+    assert a_frontier["legendgroup"] == a_floor["legendgroup"] == compare.PINNED_GROUP
+    assert merged["layout"]["legend"]["title"]["text"] == "A (dashed): 4×MI300X"  # A's machine, said once
+    assert merged["layout"]["meta"]["pinned"] == {"label": "4×MI300X", "first": 2}
+
+
+def test_a_trace_a_change_did_not_move_stays_out_of_the_legend():
+    same = line("Reference", [1, 2], [3, 4])
+    merged = compare.merge({"data": [same], "layout": {}}, {"data": [same, line("Own", [1], [9])], "layout": {}}, "x")
+    assert merged["data"][1]["showlegend"] is False and "showlegend" not in merged["data"][2]
+
+
+def test_markers_open_labels_dropped_and_axis_ranges_widened():
+    dots = {"type": "scatter", "mode": "markers+text", "name": "C", "x": [1], "y": [2], "text": ["C = 1"],
+            "marker": {"symbol": "star"}}  # fmt: skip
+    current = {"data": [line("c", [1], [1])], "layout": {"xaxis": {"range": [0, 2], "type": "log"}}}
+    pinned = {"data": [dots], "layout": {"xaxis": {"range": [-1, 1.5], "type": "log"}}}
+    merged = compare.merge(current, pinned, "x")
+    a = merged["data"][1]
+    assert a["mode"] == "markers" and "text" not in a and a["marker"]["symbol"] == "star-open"
+    assert merged["layout"]["xaxis"]["range"] == [-1, 2]
+
+
+def test_a_that_does_not_fit_is_named_and_current_settings_that_do_not_fit_stay_as_drawn():
+    current = {"data": [line("c", [1], [1])], "layout": {}}
+    merged = compare.merge(current, {"data": [], "layout": {}}, "1×A100")
+    assert merged["data"] == current["data"]
+    assert merged["layout"]["annotations"][-1]["text"] == "A (1×A100) does not fit this machine"
+    empty = {"data": [], "layout": {"annotations": [{"text": "does not fit"}]}}
+    assert compare.merge(empty, current, "x") == empty
+
+
+def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
+    names = list(registry.DASHBOARD)
+    merged = registry.build(NOW, names, 64, pinned=A)
+    mine, theirs = registry.build(NOW, names, 64), registry.build(A, names, 64)
+    for name in names:
+        assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X"), name
+        assert len(merged[name]["data"]) == len(mine[name]["data"]) + len(theirs[name]["data"])
+    hits = registry._pinned_figures.cache_info().hits
+    registry.build(NOW.with_params(ctx=4096), names, 64, pinned=A)  # the controls move, A stays
+    assert registry._pinned_figures.cache_info().hits == hits + 1
+    # The explorer's readouts find A's frontier and A's price and power where meta.pinned says.
+    fig6 = merged["fig6"]
+    pin = fig6["layout"]["meta"]["pinned"]
+    assert fig6["data"][pin["first"]]["customdata"] == theirs["fig6"]["data"][0]["customdata"]
+    assert pin["usdPerHour"] == theirs["fig6"]["layout"]["meta"]["usdPerHour"] != fig6["layout"]["meta"]["usdPerHour"]
+
+
+def test_the_targets_and_price_of_a_are_its_own():
+    # A Scenario compares by its SI fields only: two A's that differ in price alone must not share figures.
+    cheap, dear = Scenario.from_params(price=1), Scenario.from_params(price=9)
+    one = registry.build(NOW, ["fig11"], pinned=cheap)["fig11"]["data"][-2]["name"]
+    two = registry.build(NOW, ["fig11"], pinned=dear)["fig11"]["data"][-2]["name"]
+    assert "$1.00/GPU-h" in one and "$9.00/GPU-h" in two
+
+
+# --- The address's a= -----------------------------------------------------------------------------------------
+
+SCENARIOS = [
+    {"preset": "mi300x4", "ctx": 8192},
+    {"gpu": "b300", "gpus": 4, "model": "llama-3.3-70b", "wdtype": "fp4"},
+    {"preset": "b200x8", "bw": 12.5, "cv": 0.35, "mode": "calibrated", "acceptance": 70.0, "price": 2.25},
+    {},
+]
+
+
+@pytest.mark.parametrize("given_params", SCENARIOS)
+def test_pin_share_reopen_gives_back_both_scenarios(given_params):
+    """Pin A, share the address (current params plus a=), open it: the page has the same A and current state."""
+    a = Scenario.from_params(**given_params)
+    compact = compare.compact_params(a.params)
+    address = {"ctx": "4096", "preset": "b200x8", PINNED_KEY: encode_pinned(compact)}
+    pinned, notices = parse_pinned(address[PINNED_KEY])
+    assert notices == [] and pinned == compact
+    assert pinned_scenario(pinned).params == a.params
+    page = home.layout(**address)
+    store = next(c for c in page._traverse() if getattr(c, "id", None) == "pinned")
+    assert store.data == compact
+    values, _, _ = parse_query({k: v for k, v in address.items() if k != PINNED_KEY})
+    expected = registry.build(Scenario.from_params(**values), ["fig4"], pinned=a)["fig4"]
+    graph = next(c for c in page._traverse() if getattr(c, "id", None) == {"role": "figure", "fig": "fig4"})
+    assert graph.figure == expected
+
+
+def test_the_a_value_is_compact_and_readable():
+    compact = compare.compact_params(Scenario.from_params(preset="mi300x4", ctx=8192, cv=0.5).params)
+    assert encode_pinned(compact) == "preset:mi300x4,ctx:8192,cv:0.5"
+
+
+BAD = [
+    ("preset:tpu", ["Ignored A's preset=tpu: must be one of h200x8, mi300x4, b200x8.",
+                    "Nothing is pinned: a= held no valid control."]),
+    ("ctx:8192,bw:999", ["Ignored A's bw=999: must be a number from 1 to 600 TB/s."]),
+    ("ctx", ["Ignored 'ctx' in a=: each piece must be name:value with a control's name.",
+             "Nothing is pinned: a= held no valid control."]),
+    ("batch:64,ctx:4096", ["Ignored 'batch:64' in a=: each piece must be name:value with a control's name."]),
+    ("ctx:2048,ctx:4096", ["a= gave ctx more than once; used the last valid one."]),
+    ("ctx:2048,ctx:3", ["Ignored A's ctx=3: must be a whole number from 128 to 131,072 tokens."]),
+    ("ctx:nan", ["Ignored A's ctx=nan: must be a whole number from 128 to 131,072 tokens.",
+                 "Nothing is pinned: a= held no valid control."]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("raw", "said"), BAD)
+def test_a_bad_a_value_is_a_notice(raw, said):
+    pinned, notices = parse_pinned(raw)
+    assert notices == said
+    for name, value in (pinned or {}).items():
+        assert check_param(name, value) == value
+
+
+def test_a_bad_repeat_keeps_the_valid_value_before_it():
+    assert parse_pinned("ctx:2048,ctx:3")[0] == {"ctx": 2048}
+    assert parse_pinned("ctx:2048,ctx:4096")[0] == {"ctx": 4096}
+
+
+def test_a_bad_a_value_shows_its_notice_on_the_page_and_the_embed():
+    for layout in (home.layout(a="preset:tpu"), embed.layout(name="fig4", a="preset:tpu")):
+        text = json.dumps(layout, cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+        assert "Ignored A's preset=tpu" in text and '"A: ' not in text
+
+
+def test_an_embed_draws_the_comparison():
+    page = embed.layout(name="fig5", a="preset:mi300x4")
+    graph = next(c for c in page._traverse() if getattr(c, "id", None) == {"role": "figure", "fig": "fig5"})
+    assert any(t["name"] == "A: Current settings" for t in graph.figure["data"])
+
+
+a_values = st.one_of(
+    st.text(max_size=60),
+    st.lists(st.tuples(st.sampled_from([*PARAMS, "batch", "", "x"]), st.text(max_size=12)), max_size=8).map(
+        lambda pairs: ",".join(f"{k}:{v}" for k, v in pairs)
+    ),
+    st.lists(st.text(max_size=10), min_size=0, max_size=3),  # a= given several times
+    st.just("ctx:1," * 2000),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=a_values)
+def test_any_a_value_pins_only_checked_values_or_says_why(raw):
+    pinned, notices = parse_pinned(raw)
+    assert len(notices) <= MAX_NOTICES and all(isinstance(n, str) and len(n) < 400 for n in notices)
+    if pinned is None:
+        return
+    for name, value in pinned.items():
+        assert check_param(name, value) == value
+    assert pinned_scenario(pinned) is not None
+
+
+# --- The redraw request's pinned field ------------------------------------------------------------------------
+
+
+def request_for(values: dict, pinned) -> dict:
+    """The browser's redraw request: every control's value in order, log2 sliders as their position."""
+    state = [math.log2(values[n]) if PARAMS[n].log2 else values[n] for n in controls()]
+    return {"values": state, "batch": None, "batchOnly": False, "pinned": pinned}
+
+
+def test_a_redraw_with_a_pinned_a_draws_it_and_a_bad_one_is_a_notice(client):
+    values, _, _ = parse_query({})
+    compact = compare.compact_params(A.params)
+    body = post_redraw(client, request_for(values, compact), figure_ids(["fig4"])).get_json()
+    figs = body["response"]["figure-updates"]["data"]
+    assert figs["fig4"] == registry.build(Scenario.from_params(**values), ["fig4"], pinned=A)["fig4"]
+    for bad, said in [({"ctx": "huge"}, "ctx=huge"), ([1, 2], "pinned="), ({}, "pinned="), ({"zz": 1}, "zz")]:
+        answer = post_redraw(client, request_for(values, bad), figure_ids(["fig4"]))
+        assert answer.status_code == 200
+        notice = answer.get_json()["response"]["runtime-notice"]
+        assert notice["is_open"] is True and said in notice["children"], (bad, notice)

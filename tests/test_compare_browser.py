@@ -1,0 +1,160 @@
+"""Pin as A and the download buttons in real headless Chromium against gunicorn."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from browser_checks import click, element, press_slider
+from conftest import ROOT, reset_browser, severe_console_errors
+from selenium.webdriver.common.keys import Keys
+from test_dashboard_browser import FIGS, SHOTS, open_page, traces
+
+from benchmarks.chromium import wait_js
+from inferx import compare, export
+from inferx import figure_registry as registry
+from inferx.scenario import Scenario
+from pages._url import encode_pinned
+
+pytestmark = pytest.mark.browser
+A_TRACES = "({t}).filter(t => (t.name || '').startsWith('A: '))"
+
+
+def a_traces(fig: str) -> str:
+    return A_TRACES.format(t=f"{traces(fig)} || []")
+
+
+def wait_until(browser, script: str, what: str):
+    return wait_js(browser, script, what=what)
+
+
+def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
+    open_page(browser, server, "/?batch=64", FIGS)
+    pin = element(browser, "#pin-a")
+    assert pin.get_attribute("aria-label") and pin.tag_name == "button"
+    assert browser.find_element("id", "unpin-a").get_attribute("disabled") is not None  # nothing to unpin yet
+    # Keyboard: the button takes focus and Enter presses it.
+    browser.execute_script("arguments[0].focus()", pin)
+    assert browser.execute_script("return document.activeElement.id") == "pin-a"
+    pin.send_keys(Keys.ENTER)
+    wait_until(browser, "return document.getElementById('pinned-label').textContent.startsWith('A: 8×H200')", "pin")
+    wait_until(browser, "return new URLSearchParams(location.search).get('a') === 'preset:h200x8'", "a= written")
+    # Move the context slider by keyboard: the current curves move, A's stay where they were pinned.
+    before = browser.execute_script(f"return {traces('fig4')}[0].x.slice()")
+    press_slider(browser, "ctl-ctx", Keys.END)
+    wait_until(browser, f"return {a_traces('fig4')}.length > 0", "A's traces on Figure 4")
+    as_js = json.dumps(before, separators=(",", ":"))  # JSON.stringify's spelling
+    wait_until(browser, f"return JSON.stringify({traces('fig4')}[0].x) !== {json.dumps(as_js)}", "the redraw")
+    for fig in FIGS:  # every figure of / draws A (the off-screen ones once scrolled to)
+        browser.execute_script(f"document.getElementById('card-{fig}').scrollIntoView({{block: 'center'}})")
+        wait_until(browser, f"return {a_traces(fig)}.length > 0", f"A's traces on {fig}")
+    fig4 = browser.execute_script(f"return {traces('fig4')}")
+    mine = next(t for t in fig4 if not t["name"].startswith("A: "))
+    theirs = next(t for t in fig4 if t["name"] == f"A: {mine['name']}")
+    assert theirs["line"]["dash"] == "dash" and theirs["opacity"] < 1 and mine["x"] != theirs["x"]
+    assert theirs["x"] == before  # A is the pinned state
+    legend = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#fig-4 .legendtext, #fig-4 .legendtitletext'))"
+        ".map(e => e.textContent)"
+    )
+    assert f"A (dashed): {compare.machine_label(Scenario.from_params())}" in legend and f"A: {mine['name']}" in legend
+    # The explorer's readouts show the difference from A, with units and a signed per cent.
+    browser.execute_script("document.getElementById('card-fig6').scrollIntoView({block: 'center'})")
+    diff = r"^[+−±][\d.,]+ % vs A \(.+\)$"
+    wait_until(browser, "return document.getElementById('readout-throughput-a').textContent.includes('vs A')", "diff")
+    texts = {
+        key: browser.execute_script(f"return document.getElementById('readout-{key}-a').textContent")
+        for key in ("throughput", "ttft", "itl", "rho", "cost", "energy")
+    }
+    assert all(re.match(diff, t) for t in texts.values()), texts
+    assert texts["throughput"].endswith("tok/s)") and texts["ttft"].endswith("ms)") and "tok/J" in texts["energy"]
+    assert not texts["throughput"].startswith("±")  # a 128× longer context changes the throughput at B = 64
+    # Shared: the address holds both, and opening it shows the same two scenarios.
+    wait_until(browser, "return new URLSearchParams(location.search).get('ctx') !== null", "ctx in the address")
+    shared = browser.execute_script("return location.pathname + location.search")
+    SHOTS.mkdir(exist_ok=True)
+    for width in (1440, 800):
+        browser.set_window_size(width, 1000)
+        for card in ("fig5", "fig6", "fig10"):
+            browser.execute_script(
+                "document.querySelectorAll('.sidebar, .sidebar-col').forEach(e => { e.scrollTop = 0; });"
+                f"document.getElementById('card-{card}').scrollIntoView({{block: 'start'}})"
+            )
+            time.sleep(1.5)  # Plotly redraws each graph at the new width in its own time
+            browser.save_screenshot(str(SHOTS / f"compare-{card}-{width}.png"))
+    reset_browser(browser)
+    open_page(browser, server, shared, ["fig4"])
+    wait_until(browser, f"return {a_traces('fig4')}.length > 0", "A from the shared address")
+    assert browser.execute_script(f"return {a_traces('fig4')}[0].x") == before
+    # Unpin: A leaves the figures and the address.
+    click(browser, browser.find_element("id", "unpin-a"))
+    wait_until(browser, f"return {a_traces('fig4')}.length === 0", "A gone")
+    wait_until(browser, "return !new URLSearchParams(location.search).has('a')", "a= gone")
+    assert severe_console_errors(browser) == []
+
+
+@pytest.fixture
+def downloads(chromium):
+    """Chromium saving downloads into a fresh folder."""
+    with tempfile.TemporaryDirectory(prefix="inferx-downloads-") as folder:
+        chromium.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
+        try:
+            yield Path(folder)
+        finally:  # the session's Chromium outlives the folder
+            chromium.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "default"})
+
+
+def wait_file(folder: Path, name: str, timeout: float = 300) -> Path:
+    deadline = time.monotonic() + timeout
+    path = folder / name
+    while not (path.is_file() and path.stat().st_size > 0 and not list(folder.glob("*.crdownload"))):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name} not downloaded; the folder has {[p.name for p in folder.iterdir()]}")
+        time.sleep(0.25)
+    return path
+
+
+def test_download_buttons_save_the_csv_the_cli_writes_and_a_sized_image(browser, server, downloads):
+    open_page(browser, server, "/embed/fig4?ctx=4096", ["fig4"])
+    scn = Scenario.from_params(ctx=4096)
+    csv_button = element(browser, "[aria-label='Download Figure 4 data as CSV']")
+    click(browser, csv_button)
+    csv = wait_file(downloads, export.file_name(scn, "fig4", "csv"))
+    assert csv.name == "inferx_fig4_h200x8_tp8_ctx4096.csv"
+    cli = subprocess.run(
+        [sys.executable, "-m", "inferx", "frontier", "--figure", "4", "--format", "csv", "--ctx", "4096"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert csv.read_text() == cli.stdout
+    # An image at the size chosen beside the buttons, by keyboard.
+    select = browser.find_element("id", "image-size-fig4")
+    select.send_keys("8")  # the first option starting with 8: 800×450 px
+    assert select.get_attribute("value") == "800x450"
+    png_button = browser.find_element("css selector", "[aria-label='Download Figure 4 as a PNG image']")
+    browser.execute_script("arguments[0].focus()", png_button)
+    png_button.send_keys(Keys.ENTER)
+    png = wait_file(downloads, export.file_name(scn, "fig4", "png"))
+    head = png.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", head[16:24]) == (800, 450)
+    assert severe_console_errors(browser) == []
+
+
+def test_an_embedded_comparison_downloads_both_scenarios(browser, server, downloads):
+    a = Scenario.from_params(preset="mi300x4")
+    open_page(browser, server, f"/embed/fig5?a={encode_pinned({'preset': 'mi300x4'})}", ["fig5"])
+    assert browser.execute_script(f"return {a_traces('fig5')}.length") == len(
+        registry.build(a, ["fig5"])["fig5"]["data"]
+    )
+    click(browser, element(browser, "[aria-label='Download Figure 5 data as JSON']"))
+    name = export.file_name(Scenario.from_params(), "fig5", "json", a)
+    assert name == "inferx_fig5_h200x8_tp8_ctx1024_vs_mi300xx4_tp4_ctx1024.json"
+    record = wait_file(downloads, name).read_text()
+    assert '"A: Current settings"' in record and '"Current settings"' in record
+    assert severe_console_errors(browser) == []
