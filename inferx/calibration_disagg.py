@@ -56,7 +56,8 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
     hbm = np.array([C.GPUS[g].hbm for g in gpu_keys])
     decode = C.Instance(bw * w_dec, peak * w_dec, w_dec, np.where(dp, 1, w_dec), np.where(dp, 1.0, w_dec), b_w, dp,
                         hbm * w_dec)  # fmt: skip
-    prefill = C.Instance(bw * w_pre, peak * w_pre, w_pre, w_pre, w_pre, b_w)
+    speed = np.array([C.attention_speed(g, p) for g, p in zip(gpu_keys, rows["precision"], strict=True)])
+    prefill = C.Instance(bw * w_pre, peak * w_pre, w_pre, w_pre, w_pre, b_w, attention_speed=speed)
     isl, osl = F.lengths(rows)
     conc = rows["concurrency"].to_numpy(float)
     mtp = rows["spec_method"].eq("mtp").to_numpy()

@@ -224,6 +224,25 @@ def test_record_round_trips_through_the_loader(fits, tmp_path):
     assert stored.uncertainty[key]["bw_fraction"] == pytest.approx(fits[key][1]["bw_fraction"], rel=1e-3)
 
 
+def test_band_spread_per_calibration_key_with_the_pooled_one_where_rows_are_few(rows, fits, tmp_path):
+    cals = F.calibrations(fits)
+    by_key = R.residual_spread_by_key(rows, cals, min_rows=30)
+    assert set(by_key) == set(fits)  # 30 rows each in the fixture
+    assert not R.residual_spread_by_key(rows, cals, min_rows=31)  # too few rows: no key of its own
+    for spread in by_key.values():
+        p10, p90 = spread["ttft"]
+        assert -0.2 < p10 < 0 < p90 < 0.2  # 3 % noise around the truth
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(F.calibration_record(fits, "fidelity_rows.csv", R.residual_spread(rows, cals), by_key)))
+    key = "h200/sglang/fp8"
+    assert C.residual_spread("ttft", key, path) == (tuple(by_key[key]["ttft"]), key)
+    pooled = C.residual_spread("ttft", "b300/trt/fp4", path)
+    assert pooled[1] == "pooled" and pooled[0] != by_key[key]["ttft"]
+    low, high = C.residual_band([100.0], "ttft", key, path)
+    assert low[0] == pytest.approx(100 * np.exp(-by_key[key]["ttft"][1]))
+    assert high[0] == pytest.approx(100 * np.exp(-by_key[key]["ttft"][0]))
+
+
 def test_validation_scores_every_gpu_and_cross_validates(rows, fits):
     tables = R.validation_table(rows, F.calibrations(fits))
     table, held = tables["calibrated"], tables["leave-one-GPU-out"]
