@@ -8,9 +8,10 @@ and total dense compute C at the weights' precision:
     D(B)   = E · (1 − (1 − k/E)^B)        expected distinct routed experts per MoE layer
     flops  = 2 · B · P_active + 2 · B · L · H · S · (2·d_c + d_r)   (weights + MLA attention)
 
-A prefill of ISL tokens reads every weight once and does the article's prefill FLOPs:
+A prefill of ISL tokens reads every weight once and does the article's prefill FLOPs, its weight
+GEMMs at the weights' rate C and its attention A(ISL) at the GPU's BF16 rate C_bf16:
 
-    t_pf = b_w · P_total / (f_bw · BW) + prefill_flops(ISL) / (f_pf · C)
+    t_pf = b_w · P_total / (f_bw · BW) + (2 · P_active · ISL + A(ISL) · C / C_bf16) / (f_pf · C)
 
 With output length OSL, each decode step also carries the prefills of the B / OSL
 requests that replace the finished ones, so a user's time per output token is
@@ -21,10 +22,10 @@ requests that replace the finished ones, so a user's time per output token is
 and the share of the engine's time spent in prefill is u = (B/OSL)·t_pf / TPOT < 1. A
 request's time to first token is a fixed cost, an admission cost per request in flight (on
 some stacks TTFT grows linearly with the batch at equal prefill load), its own prefill, half
-a decode iteration t_it in flight (t_dec · E[accepted] with MTP), and an M/D/1 wait behind
-the prefills queued before it:
+a decode iteration t_it in flight (t_dec · E[accepted] with MTP, plus one whole iteration before the first
+token is streamed), and an M/D/1 wait behind the prefills queued before it:
 
-    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 [+ t_it with MTP] + u · t_pf / (2 (1 − u))
 
 A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
 for the iterations between its chunks; with attention data parallelism a new request waits
@@ -74,6 +75,10 @@ DEFAULT_ACCEPTANCE = 0.6  # per-draft acceptance α when no MTP rows were fitted
 # Prompts are prefilled in chunks of this many tokens, each chunk in one engine iteration beside the decode
 # batch (SGLang's and vLLM's default budget; no InferenceX row has a prompt longer than one chunk).
 PREFILL_CHUNK_TOKENS = 8192
+# With MTP a request's first token reaches the client one verify iteration after its prefill (the draft head
+# first extends over the prompt, and the first token is streamed with the first verify's tokens): measured
+# TTFT with MTP exceeds the same run without it by 1.2 such iterations at the median over matched runs.
+MTP_FIRST_TOKEN_ITERATIONS = 1.0
 KV_MEMORY_FRACTION = 0.85  # share of the HBM left after the weights that a server gives the KV cache
 
 
@@ -275,7 +280,8 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
-    wait = iteration / 2.0 + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
+    wait = iteration * (0.5 + (MTP_FIRST_TOKEN_ITERATIONS if mtp else 0.0))  # half an iteration in flight
+    wait = wait + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
     # A prompt longer than one chunk waits for the decode iterations between its chunks.
     wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u))
@@ -539,7 +545,8 @@ def scenario_point(scn, B) -> dict:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / (tpot + comm_time(B, m.tp, scn.model))
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + u * t_pf / (2.0 * (1.0 - u))
+    first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * MTP_FIRST_TOKEN_ITERATIONS if mtp else 0.0
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + first + u * t_pf / (2.0 * (1.0 - u))
     return {"step": tpot, "ttft": ttft, "t_prefill": t_pf}
 
 

@@ -37,7 +37,7 @@ def test_the_fitted_button_gives_the_acceptance_back_to_the_calibration(browser,
 
     browser.execute_script("document.getElementById('ctl-acceptance-reset').click()")
     wait_figure_change(browser, 4, before)  # the fitted α (below 90 %) redraws the curve
-    wait_js(browser, f"return {LINE}.includes(\"(the calibration's)\")", what="the line back on the fitted α")
+    wait_js(browser, f'return {LINE}.includes("(the calibration\'s)")', what="the line back on the fitted α")
     wait_js(browser, "return document.getElementById('ctl-acceptance-value').textContent === 'fitted'", what="label")
     wait_js(browser, "return !location.search.includes('acceptance') && location.search.includes('mtp=on')",
             what="the address without the acceptance")  # fmt: skip
