@@ -8,9 +8,10 @@ and total dense compute C at the weights' precision:
     D(B)   = E · (1 − (1 − k/E)^B)        expected distinct routed experts per MoE layer
     flops  = 2 · B · P_active + 2 · B · L · H · S · (2·d_c + d_r)   (weights + MLA attention)
 
-A prefill of ISL tokens reads every weight once and does the article's prefill FLOPs:
+A prefill of ISL tokens reads every weight once and does the article's prefill FLOPs, its weight
+GEMMs at the weights' rate C and its attention A(ISL) at the GPU's BF16 rate C_bf16:
 
-    t_pf = b_w · P_total / (f_bw · BW) + prefill_flops(ISL) / (f_pf · C)
+    t_pf = b_w · P_total / (f_bw · BW) + (2 · P_active · ISL + A(ISL) · C / C_bf16) / (f_pf · C)
 
 With output length OSL, each decode step also carries the prefills of the B / OSL
 requests that replace the finished ones, so a user's time per output token is
@@ -21,10 +22,10 @@ requests that replace the finished ones, so a user's time per output token is
 and the share of the engine's time spent in prefill is u = (B/OSL)·t_pf / TPOT < 1. A
 request's time to first token is a fixed cost, an admission cost per request in flight (on
 some stacks TTFT grows linearly with the batch at equal prefill load), its own prefill, half
-a decode iteration t_it in flight (t_dec · E[accepted] with MTP), and an M/D/1 wait behind
-the prefills queued before it:
+a decode iteration t_it in flight (t_dec · E[accepted] with MTP, plus one whole iteration before the first
+token is streamed), and an M/D/1 wait behind the prefills queued before it:
 
-    TTFT = t_req + t_adm · B + t_pf + t_it / 2 + u · t_pf / (2 (1 − u))
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 [+ t_it with MTP] + u · t_pf / (2 (1 − u))
 
 A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
 for the iterations between its chunks; with attention data parallelism a new request waits
@@ -53,7 +54,7 @@ import numpy as np
 
 from . import engine as E
 from .hardware import GPUS
-from .models import DTYPE_BYTES, expected_distinct_experts
+from .models import DTYPE_BYTES, expected_distinct_experts, prefill_attention_flops
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
@@ -74,6 +75,10 @@ DEFAULT_ACCEPTANCE = 0.6  # per-draft acceptance α when no MTP rows were fitted
 # Prompts are prefilled in chunks of this many tokens, each chunk in one engine iteration beside the decode
 # batch (SGLang's and vLLM's default budget; no InferenceX row has a prompt longer than one chunk).
 PREFILL_CHUNK_TOKENS = 8192
+# With MTP a request's first token reaches the client one verify iteration after its prefill (the draft head
+# first extends over the prompt, and the first token is streamed with the first verify's tokens): measured
+# TTFT with MTP exceeds the same run without it by 1.2 such iterations at the median over matched runs.
+MTP_FIRST_TOKEN_ITERATIONS = 1.0
 KV_MEMORY_FRACTION = 0.85  # share of the HBM left after the weights that a server gives the KV cache
 
 
@@ -147,6 +152,12 @@ def comm_time(B, tp, model: ModelSpec = DEEPSEEK_R1):
     return out
 
 
+def attention_speed(gpu: str, precision: str = "fp8") -> float:
+    """BF16 over the weights' tensor rate: prefill attention multiplies BF16 queries and keys whatever the
+    weights' precision (FlashAttention/FlashMLA prefill kernels), so FP8 and FP4 weights do not speed it up."""
+    return GPUS[gpu].bf16 / resources(gpu, precision)[1]
+
+
 def resources(gpu: str, precision: str = "fp8"):
     """(HBM bytes/s, dense FLOP/s) of one GPU at the weights' precision.
 
@@ -171,6 +182,7 @@ class Instance:
     dp_attention: object = False  # attention data-parallel across the GPUs (bool, or one per row)
     hbm: object = np.inf  # HBM bytes, all GPUs (bounds the KV cache, hence the batch)
     b_kv: float = FP8_BYTES  # KV-cache bytes per element (every measured run keeps it in FP8)
+    attention_speed: object = 1.0  # prefill attention FLOP/s as a share of `compute` (BF16 / weights' rate)
 
 
 def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Instance:
@@ -178,7 +190,17 @@ def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Inst
     gpus = np.asarray(gpus, dtype=float)
     dp = np.asarray(dp_attention, dtype=bool) & (gpus > 1)
     kv_copies = np.where(dp, 1.0, gpus)
-    return Instance(bw * gpus, peak * gpus, gpus, gpus, kv_copies, DTYPE_BYTES[precision], dp, GPUS[gpu].hbm * gpus)
+    return Instance(
+        bw * gpus,
+        peak * gpus,
+        gpus,
+        gpus,
+        kv_copies,
+        DTYPE_BYTES[precision],
+        dp,
+        GPUS[gpu].hbm * gpus,
+        attention_speed=attention_speed(gpu, precision),
+    )
 
 
 # --- Predictions --------------------------------------------------------------------
@@ -194,9 +216,16 @@ def _step(cal: Calibration, m: Instance, B, S, model: ModelSpec):
 
 
 def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
-    """t_pf (s): one request's prefill, all weights read once plus its FLOPs at f_pf of dense peak."""
-    return weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw) + prefill_flops(isl, model) / (
-        cal.prefill_fraction * m.compute
+    """t_pf (s): one request's prefill, all weights read once plus its FLOPs at f_pf of dense peak.
+
+    The weight GEMMs run at the weights' tensor rate, the attention at BF16's (`attention_speed`).
+    """
+    attention = prefill_attention_flops(model, isl)
+    gemms = prefill_flops(isl, model) - attention
+    compute = cal.prefill_fraction * m.compute
+    return (
+        weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw)
+        + (gemms + attention / np.asarray(m.attention_speed, dtype=float)) / compute
     )
 
 
@@ -251,7 +280,8 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
-    wait = iteration / 2.0 + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
+    wait = iteration * (0.5 + (MTP_FIRST_TOKEN_ITERATIONS if mtp else 0.0))  # half an iteration in flight
+    wait = wait + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
     # A prompt longer than one chunk waits for the decode iterations between its chunks.
     wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u))
@@ -310,12 +340,14 @@ class Stored:
     fitted: dict  # key -> Calibration
     uncertainty: dict  # key -> {parameter: relative 1σ}
     rows: dict  # key -> rows fitted
-    residual_spread: dict  # metric -> (p10, p90) of log(predicted / measured) over the fitted rows
+    residual_spread: dict  # metric -> (p10, p90) of log(predicted / measured) over all fitted rows (pooled)
+    spread_by_key: dict = None  # "gpu/stack/precision" -> metric -> (p10, p90), keys with enough rows only
 
 
 def _parse(data: dict) -> Stored:
     fitted = {key: Calibration(**values) for key, values in data["parameters"].items()}
-    return Stored(fitted, data.get("uncertainty", {}), data.get("rows", {}), data.get("residual_spread", {}))
+    return Stored(fitted, data.get("uncertainty", {}), data.get("rows", {}), data.get("residual_spread", {}),
+                  data.get("residual_spread_by_key", {}))  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4)
@@ -328,17 +360,45 @@ def load_stored(path: Path | str = CALIBRATION_FILE) -> Stored:
     return _load(str(path))
 
 
-def residual_band(predicted, metric: str, path: Path | str = CALIBRATION_FILE):
+def spread_key(gpu: str, framework: str | None, precision: str) -> str:
+    """The calibration key "gpu/stack/precision" a band is looked up under."""
+    return f"{gpu}/{base_framework(framework or DEFAULT_FRAMEWORK)}/{precision}"
+
+
+def residual_spread(metric: str, key: str | None = None, path: Path | str = CALIBRATION_FILE):
+    """((p10, p90), source) of log(predicted / measured) for `metric`, or None when the file holds none.
+
+    source is the calibration key when that key's own rows gave the spread (enough of them were fitted),
+    else "pooled": the spread over every fitted row, which a GPU or stack without its own fit, or with few
+    rows, falls back to.
+    """
+    stored = load_stored(path)
+    own = (stored.spread_by_key or {}).get(key or "", {}).get(metric)
+    if own:
+        return tuple(own), key
+    pooled = stored.residual_spread.get(metric)
+    return (tuple(pooled), "pooled") if pooled else None
+
+
+def band_label(metric: str, key: str | None = None, path: Path | str = CALIBRATION_FILE) -> str:
+    """Legend words of a band: whose rows its p10–p90 comes from."""
+    found = residual_spread(metric, key, path)
+    source = "all fitted rows pooled" if found is None or found[1] == "pooled" else f"{found[1]} rows"
+    return f"measured p10–p90 around the calibrated model ({source})"
+
+
+def residual_band(predicted, metric: str, key: str | None = None, path: Path | str = CALIBRATION_FILE):
     """(low, high): where 80 % of measurements fell around a calibrated prediction of `metric`.
 
-    The stored spread is the fit's p10 and p90 of log(predicted / measured) over its rows, so measured values
-    lay between predicted · e^(−p90) and predicted · e^(−p10). None when the file holds no spread for it.
+    The stored spread is the fit's p10 and p90 of log(predicted / measured) over the rows of calibration
+    `key` (`residual_spread`, pooled over every key where it has too few), so measured values lay between
+    predicted · e^(−p90) and predicted · e^(−p10). None when the file holds no spread for it.
     """
-    spread = load_stored(path).residual_spread.get(metric)
-    if not spread:
+    found = residual_spread(metric, key, path)
+    if found is None:
         return None
     predicted = np.asarray(predicted, dtype=float)
-    p10, p90 = spread
+    (p10, p90), _ = found
     return predicted * np.exp(-p90), predicted * np.exp(-p10)
 
 
@@ -441,6 +501,7 @@ def scenario_calibration(scn) -> dict:
         "acceptance_source": "calibration" if acceptance is None else "set",
         "fitted_on": "DeepSeek-R1",
         "note": note,
+        "spread_key": spread_key(gpu, framework, precision),  # its band's rows (`residual_spread`)
     }
 
 
@@ -466,7 +527,8 @@ def _scenario_inputs(scn):
         spec = GPUS[PRESET_FAMILY[scn.hardware]]
         if precision == "fp4" and spec.fp4 and spec.fp8:
             dense *= spec.fp4 / spec.fp8
-    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm, scn.b_kv)
+    speed = attention_speed(gpu, precision) if gpu in GPUS else 1.0
+    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm, scn.b_kv, speed)
     return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False))
 
 
@@ -483,7 +545,8 @@ def scenario_point(scn, B) -> dict:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / (tpot + comm_time(B, m.tp, scn.model))
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + u * t_pf / (2.0 * (1.0 - u))
+    first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * MTP_FIRST_TOKEN_ITERATIONS if mtp else 0.0
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + first + u * t_pf / (2.0 * (1.0 - u))
     return {"step": tpot, "ttft": ttft, "t_prefill": t_pf}
 
 
@@ -526,7 +589,8 @@ def predict_closed_loop(cal, gpu, batch, isl, osl, gpus, dp_attention=False, mod
     gpus = np.asarray(gpus, dtype=float)
     dp = np.asarray(dp_attention, dtype=bool) & (gpus > 1)
     m = Instance((bw_per_gpu or bw) * gpus, (dense_per_gpu or peak) * gpus, gpus, gpus, np.where(dp, 1.0, gpus),
-                 DTYPE_BYTES[precision], dp, (hbm_per_gpu or GPUS[gpu].hbm) * gpus)  # fmt: skip
+                 DTYPE_BYTES[precision], dp, (hbm_per_gpu or GPUS[gpu].hbm) * gpus,
+                 attention_speed=GPUS[gpu].bf16 / (dense_per_gpu or peak))  # fmt: skip
     return closed_loop(cal, m, batch, isl, osl, model, mtp)
 
 

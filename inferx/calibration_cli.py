@@ -51,10 +51,11 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
         if command == "calibrate":
             fits = F.fit_all(df)
             spread = R.residual_spread(df, F.calibrations(fits))
+            by_key = R.residual_spread_by_key(df, F.calibrations(fits))
             print(format_calibrations(fits))
             print()
             print("calibration.json content:")
-            print(json.dumps(F.calibration_record(fits, Path(path).name, spread), indent=2))
+            print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key), indent=2))
             return 0
         print(R.format_validation(R.validation_table(df)))
         if error_tables:

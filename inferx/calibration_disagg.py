@@ -6,9 +6,12 @@ GPU and stack (no prefills in it) plus an expert-parallel all-to-all: every MoE 
 dispatches each token's hidden state to its k experts and combines the results, over the
 scale-up link when the worker fits one domain and over the network (NETWORK_BW per GPU)
 otherwise. A request's TTFT is the fixed cost, its prefill on one prefill worker, an
-M/D/1 wait behind the prefills queued on that worker, and the transfer of its KV cache.
-Closed loop as in single node: decode batch = C · OSL·TPOT / (TTFT + OSL·TPOT), capped by
-the decode worker's KV cache, the other users waiting for a slot.
+M/D/1 wait behind the prefills queued on that worker, the transfer of its KV cache, and
+its admission into the decode batch (as single node: t_adm per request in flight, half an
+iteration, one more with MTP). Closed loop as in single node: decode batch =
+C · OSL·TPOT / (TTFT + OSL·TPOT), capped by the decode worker's KV cache, the other users
+waiting for a slot; and when the prefill pool cannot keep up, requests complete at its
+capacity and the users wait for it (Little's law again).
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
     hbm = np.array([C.GPUS[g].hbm for g in gpu_keys])
     decode = C.Instance(bw * w_dec, peak * w_dec, w_dec, np.where(dp, 1, w_dec), np.where(dp, 1.0, w_dec), b_w, dp,
                         hbm * w_dec)  # fmt: skip
-    prefill = C.Instance(bw * w_pre, peak * w_pre, w_pre, w_pre, w_pre, b_w)
+    speed = np.array([C.attention_speed(g, p) for g, p in zip(gpu_keys, rows["precision"], strict=True)])
+    prefill = C.Instance(bw * w_pre, peak * w_pre, w_pre, w_pre, w_pre, b_w, attention_speed=speed)
     isl, osl = F.lengths(rows)
     conc = rows["concurrency"].to_numpy(float)
     mtp = rows["spec_method"].eq("mtp").to_numpy()
@@ -75,10 +79,20 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         tpot = step + all_to_all(B, w_dec, gpu_keys, model) * expert_parallel * per_token
         arrival = conc / (osl * tpot) / workers_pre  # requests/s per prefill worker, B ≈ C in decode
         u = np.minimum(arrival * t_pf, 0.95)
-        ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u))
+        # After its KV arrives a request joins the decode worker's batch as single-node admission does: the
+        # scheduler's pass over the B in flight, half an iteration, and with MTP one more before the first token.
+        iteration = tpot / per_token
+        joining = cal.admission_s * B + iteration * (0.5 + np.where(mtp, C.MTP_FIRST_TOKEN_ITERATIONS, 0.0))
+        ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u)) + joining
         decoding = osl * tpot
         B = 0.5 * B + 0.5 * np.minimum(C_worker * decoding / (ttft + decoding), cap)
     ttft = np.maximum(ttft, C_worker * decoding / B - decoding)  # users waiting for a decode slot
+    # A saturated prefill pool sets the closed loop's pace: requests finish at its capacity (its workers each
+    # prefilling a full batch, the weights read once per batch), and by Little's law the users not decoding
+    # wait for it.
+    weights = C.weight_bytes(np.inf, model, prefill.b_w) / (cal.bw_fraction * prefill.bw)
+    capacity = workers_pre / np.maximum(t_pf - weights, 1e-9)  # requests/s
+    ttft = np.maximum(ttft, conc / capacity - decoding)
     e2e = ttft + osl * tpot
     return {
         "tpot": tpot,

@@ -13,6 +13,8 @@ Jacobian at the optimum.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 import pandas as pd
 from scipy.optimize import least_squares
@@ -68,7 +70,8 @@ def row_machine(rows: pd.DataFrame) -> C.Instance:
     dp = rows["decode_dp_attention"].to_numpy(bool) & (gpus > 1)
     b_w = rows["precision"].map(DTYPE_BYTES).to_numpy(float)
     hbm = rows["hardware"].map(lambda g: C.GPUS[g].hbm).to_numpy(float) * gpus
-    return C.Instance(bw * gpus, peak * gpus, gpus, gpus, np.where(dp, 1.0, gpus), b_w, dp, hbm)
+    speed = np.array([C.attention_speed(g, p) for g, p in zip(rows["hardware"], rows["precision"], strict=True)])
+    return C.Instance(bw * gpus, peak * gpus, gpus, gpus, np.where(dp, 1.0, gpus), b_w, dp, hbm, attention_speed=speed)
 
 
 def lengths(rows: pd.DataFrame):
@@ -89,12 +92,7 @@ def _predict(cal, m, conc, isl, osl, mtp):
     out = {}
     for flag in (False, True):
         sel = mtp == flag
-        part = C.Instance(
-            *(
-                np.broadcast_to(getattr(m, f), conc.shape)[sel]
-                for f in ("bw", "compute", "gpus", "tp", "kv_copies", "b_w", "dp_attention", "hbm")
-            )
-        )  # noqa: E501
+        part = C.Instance(**{f.name: np.broadcast_to(getattr(m, f.name), conc.shape)[sel] for f in fields(C.Instance)})
         r = C.closed_loop(cal, part, conc[sel], isl[sel], osl[sel], mtp=flag)
         for k, v in r.items():
             out.setdefault(k, np.empty(conc.shape))[sel] = v
@@ -197,7 +195,7 @@ def calibrations(fits: dict) -> dict[str, C.Calibration]:
     return {key: cal for key, (cal, _, _) in fits.items()}
 
 
-def calibration_record(fits: dict, source: str, spread: dict | None = None) -> dict:
+def calibration_record(fits: dict, source: str, spread: dict | None = None, spread_by_key: dict | None = None) -> dict:
     """The JSON committed as calibration.json (parameters and their uncertainty, never the rows)."""
 
     def num(x):
@@ -214,4 +212,5 @@ def calibration_record(fits: dict, source: str, spread: dict | None = None) -> d
         "uncertainty": {k: {f: num(v) for f, v in s.items()} for k, (_, s, _) in fits.items()},
         "rows": {k: n for k, (_, _, n) in fits.items()},
         "residual_spread": spread or {},
+        "residual_spread_by_key": spread_by_key or {},
     }

@@ -186,16 +186,39 @@ def validation_table(df: pd.DataFrame, calibrations: dict | None = None, cross_v
     return tables
 
 
-def residual_spread(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
-    """(p10, p90) of log(predicted / measured) per metric on single-node rows: the width of an honest band."""
+# A calibration key's own band needs this many rows; with fewer, its p10/p90 would be noise and the band
+# falls back to the pooled spread.
+MIN_SPREAD_ROWS = 40
+
+
+def _log_ratios(df: pd.DataFrame, calibrations: dict | None):
     rows = F.fit_rows(df)
     pred = predict_calibrated(rows, calibrations)
-    spread = {}
-    for m in METRIC_NAMES:
-        ratio = np.log(pred[f"{m}_calibrated"] / rows[F.MEASURED[m]]).dropna()
-        if len(ratio):
-            spread[m] = [float(f"{q:.4g}") for q in np.quantile(ratio, [0.1, 0.9])]
-    return spread
+    ratios = {m: np.log(pred[f"{m}_calibrated"].astype(float) / rows[F.MEASURED[m]]) for m in METRIC_NAMES}
+    return rows, ratios
+
+
+def _quantiles(ratio: pd.Series):
+    ratio = ratio.dropna()
+    return [float(f"{q:.4g}") for q in np.quantile(ratio, [0.1, 0.9])] if len(ratio) else None
+
+
+def residual_spread(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
+    """(p10, p90) of log(predicted / measured) per metric on single-node rows: the width of an honest band."""
+    _, ratios = _log_ratios(df, calibrations)
+    return {m: q for m, r in ratios.items() if (q := _quantiles(r))}
+
+
+def residual_spread_by_key(df: pd.DataFrame, calibrations: dict | None = None, min_rows=MIN_SPREAD_ROWS) -> dict:
+    """`residual_spread` per calibration key ("gpu/stack/precision", MTP rows included) with ≥ min_rows rows."""
+    rows, ratios = _log_ratios(df, calibrations)
+    keys = F.stack_key(rows)
+    out = {}
+    for key in sorted(keys.unique()):
+        sel = keys == key
+        if sel.sum() >= min_rows:
+            out[key] = {m: q for m, r in ratios.items() if (q := _quantiles(r[sel]))}
+    return out
 
 
 CONCURRENCY_BINS = ((1, 8), (9, 32), (33, 128), (129, 1 << 30))  # users in the closed loop

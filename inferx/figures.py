@@ -14,7 +14,7 @@ import functools
 import numpy as np
 
 from . import engine as E
-from .calibrated import residual_band
+from .calibrated import band_label, residual_band, scenario_calibration
 from .presets import HARDWARE
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
 
@@ -345,13 +345,15 @@ BAND_FILL = "rgba(0, 0, 0, 0.12)"
 
 def _residual_band(scn: Scenario, x, y, metric: str, scale: float = 1.0) -> list[dict]:
     """In calibrated mode, two traces that shade where 80 % of the fit's measurements fell around the curve
-    (p10–p90 of its residuals for `metric`, calibration.json); nothing in article mode."""
-    band = residual_band(y, metric) if scn.mode == "calibrated" else None
+    (p10–p90 of its residuals for `metric` on the scenario's calibration key, calibration.json); nothing in
+    article mode."""
+    key = scenario_calibration(scn)["spread_key"] if scn.mode == "calibrated" else None
+    band = residual_band(y, metric, key) if scn.mode == "calibrated" else None
     if band is None:
         return []
     low, high = (scale * b for b in band)
     hidden = {"line": {"color": "rgba(0, 0, 0, 0)", "width": 0}, "hoverinfo": "skip"}
-    name = "measured p10–p90 around the calibrated model"
+    name = band_label(metric, key)
     lower = _line(name, x, low, CURRENT, showlegend=False, meta={"band": "low"}) | hidden
     upper = _line(name, x, high, CURRENT, fill="tonexty", fillcolor=BAND_FILL, meta={"band": "high", "metric": metric})
     return [lower, upper | hidden]

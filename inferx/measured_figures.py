@@ -120,7 +120,8 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
     fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
     batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)
-    cal, _ = C.calibration_for(family, getattr(scn, "framework", None), calibrations, "fp4" if scn.b_w < 1 else "fp8")
+    precision = "fp4" if scn.b_w < 1 else "fp8"
+    cal, _ = C.calibration_for(family, getattr(scn, "framework", None), calibrations, precision)
     if getattr(scn, "acceptance", None) is not None:
         cal = C.Calibration(**{**cal.__dict__, "acceptance": scn.acceptance})
     mtp = bool(getattr(scn, "mtp", False))
@@ -128,6 +129,7 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     art = C.predict_article(family, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
     return {
         "batch": batch,
+        "spread_key": C.spread_key(family, getattr(scn, "framework", None), precision),
         "calibrated": {"interactivity": 1.0 / calib["tpot"], "throughput_per_gpu": calib["throughput_per_gpu"]},
         "article": {"interactivity": 1.0 / art["tpot"], "throughput_per_gpu": art["throughput_per_gpu"]},
     }
@@ -174,7 +176,8 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
                 "meta": {"model": mode},
             }
         )
-    band = C.residual_band(curves["calibrated"]["throughput_per_gpu"], "throughput_per_gpu")
+    key = curves["spread_key"]
+    band = C.residual_band(curves["calibrated"]["throughput_per_gpu"], "throughput_per_gpu", key)
     if band is not None:  # where 80 % of the fit's measurements fell around the calibrated curve
         x = _rounded(curves["calibrated"]["interactivity"])
         edge = {"color": "rgba(0, 0, 0, 0)", "width": 0}
@@ -182,7 +185,7 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
         data += [
             {**common, "y": _rounded(band[0]), "showlegend": False, "name": "band low", "meta": {"band": "low"}},
             {**common, "y": _rounded(band[1]), "fill": "tonexty", "fillcolor": "rgba(0, 0, 0, 0.12)",
-             "name": "calibrated model: measured p10–p90", "meta": {"band": "high", "metric": "throughput_per_gpu"}},
+             "name": C.band_label("throughput_per_gpu", key), "meta": {"band": "high", "metric": "throughput_per_gpu"}},
         ]  # fmt: skip
     if not rows.empty:
         data += _point_traces(rows, rows["interactivity_tok_s_user"], rows["output_tput_per_gpu_tok_s"])

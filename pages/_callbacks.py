@@ -6,12 +6,13 @@ declarations, so a new parameter is an input of every one that reads the control
 
 from __future__ import annotations
 
+import json
 import logging
 
 from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
 
 from inferx import figure_registry as registry
-from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
+from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario, check_batch, shown_value
 from pages._cards import INTERNAL_ERROR
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
@@ -20,6 +21,8 @@ from pages._controls import (
     calibration_line,
     machine_controls,
     preset_controls,
+    reset_id,
+    resettable,
     sliders,
 )
 from pages._ids import BATCH_ID, control_id, value_id
@@ -140,6 +143,17 @@ clientside_callback(
     State("ui-config", "data"),
     prevent_initial_call=True,
 )
+
+# The button beside a slider that may stay unset (MTP acceptance) gives the value back to the model: the slider
+# goes empty (the redraw then sends no value, so the address drops it) and its label reads the unset word.
+for _name in resettable():
+    clientside_callback(
+        f"function () {{ return [null, {json.dumps(PARAMS[_name].unset)}]; }}",
+        Output(control_id(_name), "value", allow_duplicate=True),
+        Output(value_id(_name), "children", allow_duplicate=True),
+        Input(reset_id(_name), "n_clicks"),
+        prevent_initial_call=True,
+    )
 
 clientside_callback(
     "window.inferx.explorer",

@@ -17,6 +17,16 @@ def sliders() -> tuple[str, ...]:
     return tuple(name for name, p in PARAMS.items() if p.kind in ("float", "int"))
 
 
+def resettable() -> tuple[str, ...]:
+    """Sliders that may stay unset (the model picks: MTP acceptance "fitted"), each with a button back to it."""
+    return tuple(name for name in sliders() if PARAMS[name].unset)
+
+
+def reset_id(name: str) -> str:
+    """The id of the button that unsets slider `name`."""
+    return f"{control_id(name)}-reset"
+
+
 def preset_controls() -> tuple[str, ...]:
     """The controls a hardware preset sets, in PARAMS order (the browser's applyPreset fills these)."""
     return tuple(name for name, p in PARAMS.items() if p.preset)
@@ -107,6 +117,10 @@ def _widget(name: str, p: Param, value):
 def control(name: str, value) -> html.Div:
     p = PARAMS[name]
     label = _value_label(name, value) if name in sliders() else _label(name)
+    if name in resettable():  # a slider cannot be dragged to "unset": this button brings the model's value back
+        reset = html.Button(p.unset, id=reset_id(name), n_clicks=0, className="btn btn-link btn-sm p-0 ctl-reset",
+                            title=f"back to the {p.unset} value", type="button")  # fmt: skip
+        label = html.Div([label, reset], className="d-flex justify-content-between align-items-baseline")
     return html.Div([label, _widget(name, p, value)], className="ctl", title=p.help)
 
 

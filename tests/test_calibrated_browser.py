@@ -27,3 +27,18 @@ def test_switching_stack_and_output_length_redraws_figure_4_in_calibrated_mode(b
     wait_js(browser, "return location.search.includes('osl=8192') && location.search.includes('framework=trt')",
             what="stack and output length in the address")  # fmt: skip
     assert severe_console_errors(browser) == []
+
+
+def test_the_fitted_button_gives_the_acceptance_back_to_the_calibration(browser, server):
+    browser.get(server.url.rstrip("/") + "/embed/fig4?mode=calibrated&mtp=on&acceptance=90")
+    wait_js(browser, f"return {LINE}.includes('α 90% (set)')", what="the line with the acceptance set")
+    wait_js(browser, "return document.getElementById('ctl-acceptance-value').textContent === '90 %'", what="label")
+    before = figure_data(browser, 4)
+
+    browser.execute_script("document.getElementById('ctl-acceptance-reset').click()")
+    wait_figure_change(browser, 4, before)  # the fitted α (below 90 %) redraws the curve
+    wait_js(browser, f'return {LINE}.includes("(the calibration\'s)")', what="the line back on the fitted α")
+    wait_js(browser, "return document.getElementById('ctl-acceptance-value').textContent === 'fitted'", what="label")
+    wait_js(browser, "return !location.search.includes('acceptance') && location.search.includes('mtp=on')",
+            what="the address without the acceptance")  # fmt: skip
+    assert severe_console_errors(browser) == []

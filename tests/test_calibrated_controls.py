@@ -187,7 +187,8 @@ def test_the_page_line_names_the_basis_and_the_acceptance():
 
 # --- Uncertainty bands and error tables ------------------------------------------------------------------------
 
-SPREAD = json.loads(CALIBRATION_FILE.read_text())["residual_spread"]
+SPREAD = json.loads(CALIBRATION_FILE.read_text())["residual_spread"]  # pooled over every fitted row
+SPREAD_BY_KEY = json.loads(CALIBRATION_FILE.read_text())["residual_spread_by_key"]
 
 
 def _band(fig: dict) -> tuple[dict, dict]:
@@ -196,8 +197,8 @@ def _band(fig: dict) -> tuple[dict, dict]:
     return low, high
 
 
-def _assert_band_around(curve_y, low, high, metric):
-    p10, p90 = SPREAD[metric]
+def _assert_band_around(curve_y, low, high, metric, key="h200/sglang/fp8"):
+    p10, p90 = SPREAD_BY_KEY[key][metric] if key else SPREAD[metric]
     y = np.asarray(curve_y, dtype=float)
     np.testing.assert_allclose(low["y"], y * np.exp(-p90), rtol=2e-3)
     np.testing.assert_allclose(high["y"], y * np.exp(-p10), rtol=2e-3)
@@ -215,6 +216,22 @@ def test_figures_4_and_5_carry_the_residual_band_in_calibrated_mode_only():
     article = registry.build(Scenario.from_params(), ["fig4", "fig5"])
     for fig in article.values():
         assert not any("band" in (t.get("meta") or {}) for t in fig["data"])
+
+
+def test_each_calibration_has_its_own_band_and_one_without_enough_rows_the_pooled_one():
+    from inferx import figure_registry as registry
+
+    assert len(SPREAD_BY_KEY) > 1 and SPREAD_BY_KEY["b200/trt/fp8"] != SPREAD_BY_KEY["h200/sglang/fp8"]
+    widths = {key: s["ttft"][1] - s["ttft"][0] for key, s in SPREAD_BY_KEY.items()}
+    assert max(widths.values()) > 1.5 * min(widths.values()), widths  # one pooled width would not fit them all
+    b200 = registry.build(calibrated(preset="b200x8", framework="trt"), ["fig5"])["fig5"]
+    _assert_band_around(b200["data"][-1]["y"], *_band(b200), "ttft", "b200/trt/fp8")
+    assert "b200/trt/fp8 rows" in _band(b200)[1]["name"]
+    # No fit of its own (B300 has no rows): the band is the pooled one, and its legend says so.
+    b300 = registry.build(calibrated(gpu="b300", gpus=8, framework="trt"), ["fig5"])["fig5"]
+    assert "b300/trt/fp8" not in SPREAD_BY_KEY
+    _assert_band_around(b300["data"][-1]["y"], *_band(b300), "ttft", None)
+    assert "pooled" in _band(b300)[1]["name"]
 
 
 def test_the_inferencex_curve_carries_its_band_and_follows_stack_and_mtp():

@@ -224,6 +224,25 @@ def test_record_round_trips_through_the_loader(fits, tmp_path):
     assert stored.uncertainty[key]["bw_fraction"] == pytest.approx(fits[key][1]["bw_fraction"], rel=1e-3)
 
 
+def test_band_spread_per_calibration_key_with_the_pooled_one_where_rows_are_few(rows, fits, tmp_path):
+    cals = F.calibrations(fits)
+    by_key = R.residual_spread_by_key(rows, cals, min_rows=30)
+    assert set(by_key) == set(fits)  # 30 rows each in the fixture
+    assert not R.residual_spread_by_key(rows, cals, min_rows=31)  # too few rows: no key of its own
+    for spread in by_key.values():
+        p10, p90 = spread["ttft"]
+        assert -0.2 < p10 < 0 < p90 < 0.2  # 3 % noise around the truth
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(F.calibration_record(fits, "fidelity_rows.csv", R.residual_spread(rows, cals), by_key)))
+    key = "h200/sglang/fp8"
+    assert C.residual_spread("ttft", key, path) == (tuple(by_key[key]["ttft"]), key)
+    pooled = C.residual_spread("ttft", "b300/trt/fp4", path)
+    assert pooled[1] == "pooled" and pooled[0] != by_key[key]["ttft"]
+    low, high = C.residual_band([100.0], "ttft", key, path)
+    assert low[0] == pytest.approx(100 * np.exp(-by_key[key]["ttft"][1]))
+    assert high[0] == pytest.approx(100 * np.exp(-by_key[key]["ttft"][0]))
+
+
 def test_validation_scores_every_gpu_and_cross_validates(rows, fits):
     tables = R.validation_table(rows, F.calibrations(fits))
     table, held = tables["calibrated"], tables["leave-one-GPU-out"]
@@ -316,6 +335,43 @@ def test_a_prompt_of_two_chunks_waits_one_more_iteration():
     base = t_pf + float(r["t_decode"]) / 2 + u * t_pf / (2 * (1 - u))
     assert float(r["ttft"]) == pytest.approx(base + float(r["t_decode"]))
     assert float(two["ttft"]) > float(one["ttft"])
+
+
+def test_prefill_attention_runs_at_bf16_whatever_the_weights():
+    # 8 B200: FP8 4.5 PFLOP/s, FP4 9 PFLOP/s, BF16 2.25 PFLOP/s dense each; f_bw 0.5, f_pf 0.2.
+    isl = 8192.0
+    gemm, attention = 2 * 37e9 * isl, 4 * 61 * 128 * 128 * isl**2
+    for precision, b_w, rate in (("fp8", 1.0, 4500e12), ("fp4", 0.5, 9000e12)):
+        m = C.instance("b200", 8, precision)
+        assert m.attention_speed == pytest.approx(2250e12 / rate)
+        expected = b_w * 671e9 / (0.5 * 8 * 8e12) + gemm / (0.2 * 8 * rate) + attention / (0.2 * 8 * 2250e12)
+        assert float(C.prefill_time(CAL, m, isl)) == pytest.approx(expected, rel=1e-3)
+
+
+def test_with_mtp_the_first_token_waits_one_more_iteration():
+    m = C.instance("h200", 8)
+    plain = C.Calibration(**dict(CAL.__dict__, request_overhead_s=0.0, admission_s=0.0))
+    r = C.at_batch(plain, m, 8.0, 1024.0, 1024.0, mtp=True)
+    u, t_pf = float(r["prefill_share"]), float(r["t_prefill"])
+    iteration = float(r["t_decode"]) * C.E.expected_accepted(C.MTP_DRAFTS, plain.acceptance)
+    assert float(r["ttft"]) == pytest.approx(t_pf + 1.5 * iteration + u * t_pf / (2 * (1 - u)))
+
+
+def test_a_saturated_prefill_pool_paces_the_disaggregated_closed_loop(rows):
+    from inferx.calibration_disagg import predict_disaggregated
+
+    single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none") & (rows["isl"] == 1024)].head(3)
+    # One 8-GPU prefill worker for 4,096 users of 8k prompts, 64 decode GPUs: prefill is the bottleneck.
+    disagg = single.assign(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=64.0,
+                           prefill_tp=8.0, prefill_ep=1.0, decode_tp=8.0, decode_ep=1.0, isl=8192,
+                           concurrency=4096)  # fmt: skip
+    cal = GEN.TRUTH["h200/sglang/fp8"]
+    r = predict_disaggregated(cal, disagg)
+    m = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8, attention_speed=0.5)
+    isl = F.LENGTH_FRACTION * 8192
+    per_request = float(C.prefill_time(cal, m, isl)) - 671e9 / (cal.bw_fraction * 8 * 4.8e12)  # weights once a batch
+    # Little's law: requests complete at the pool's capacity, so E2E = concurrency × per-request prefill time.
+    np.testing.assert_allclose(r["e2e"], 4096 * per_request, rtol=1e-3)
 
 
 def test_validate_lists_rows_it_cannot_model(tmp_path):
