@@ -66,10 +66,25 @@ def readouts(scn: Scenario, batch: int) -> dict:
 
 
 def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
-    """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts)."""
+    """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts), and the
+    binding limit of every sample as a fourth customdata column (an index into `meta.regimes`): the browser
+    colours the dot and the readouts by it, with the colours Figure 10 uses."""
     fig = F.explorer(scn, batch)
-    if not scn.unfit_reason():
-        fig["layout"]["meta"] = readouts(scn, batch)
+    if scn.unfit_reason() or not fig["data"]:
+        return fig
+    line, dot = fig["data"][:2]
+    keys = regimes.binding(scn, [c[0] for c in line["customdata"]])
+    index = {key: k for k, key in enumerate(regimes.PRIORITY)}
+    line["customdata"] = [[*row[:3], index[str(key)]] for row, key in zip(line["customdata"], keys, strict=True)]
+    at = index[str(regimes.binding(scn, [dot["customdata"][0][0]])[0])]
+    dot["customdata"] = [[*dot["customdata"][0][:3], at]]
+    dot["marker"]["color"] = regimes.REGIME_COLOURS[regimes.PRIORITY[at]]
+    meta = readouts(scn, batch)
+    meta["regimes"] = [
+        {"key": key, "label": regimes.LABELS[key], "colour": regimes.REGIME_COLOURS[key]} for key in regimes.PRIORITY
+    ]
+    meta["rhoUnstable"] = F.RHO_PRACTICAL
+    fig["layout"]["meta"] = meta
     return fig
 
 

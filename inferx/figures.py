@@ -31,9 +31,18 @@ COMM_REFS = {
     "TP 4, InfiniBand": ("#E69F00", dict(tp=4, pp=1, ic="infiniband"), "dash"),
     "TP 4 + PP 4, InfiniBand": ("#D55E00", dict(tp=4, pp=4, ic="infiniband"), "dash"),
 }
+# One meaning per colour for what the figures mark (inferx.regimes.REGIME_COLOURS uses the same five): blue is
+# HBM bandwidth (the ITL floor, the ridge B* where it stops binding), green compute (prefill), purple
+# communication, orange the queue (ρ > 0.85, the queueing wait), vermillion KV capacity (B_max). Black is the
+# current settings; reference curves are dashed, each named in its legend.
+RIDGE = "#0072B2"
+PREFILL = "#009E73"
+QUEUE = "#E69F00"
+QUEUE_TEXT = "#8A5A00"  # the queue's orange, dark enough to read as text on white
+KV = "#D55E00"
 INTERACTIVE_BAND = "rgba(86,180,233,0.16)"
 BATCH_BAND = "rgba(0,158,115,0.13)"
-KNEE_BAND = "rgba(213,94,0,0.12)"  # ρ > 0.85: where the queue blows up
+QUEUE_BAND = "rgba(230,159,0,0.16)"  # ρ > 0.85: where the queue blows up
 RHO_PRACTICAL = 0.85
 RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
 CURVE_POINTS = 90
@@ -393,7 +402,7 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         data[0].update(line={"color": CURRENT, "dash": "solid", "width": 2.5}, name="Roofline (S = 0)")
     # Log-log: the memory-bound regime (T ∝ B) is a straight line of slope 1, the compute-bound one flat.
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
-    _vline(layout, float(b_star), "#0072B2", f"B* = {b_star:,.0f}")
+    _vline(layout, float(b_star), RIDGE, f"B* = {b_star:,.0f}")
     # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
     layout["annotations"] += [
         _corner_label(layout, "memory-bound: T ∝ B", 1, "left", 0.98),
@@ -477,14 +486,15 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     prefill = float(E.t_prefill(scn.isl, scn.model, scn.compute))
     hover = "B = %{x:,.0f}<br>%{y:.3g} ms"
     data = [
-        _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), "#0072B2", "dash", 2, hover),
-        _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), "#D55E00", "dot", 2, hover),
+        _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), PREFILL, "dash", 2, hover),
+        _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover),
         _line("TTFT total", B, 1e3 * r["ttft"], CURRENT, "solid", 2.5, hover),
     ]
     # Past ρ = 0.85 the queueing wait climbs to a wall at B_max: shade that stretch, not the usable one.
-    _band(layout, RHO_PRACTICAL * scn.b_max, scn.b_max, KNEE_BAND, "ρ > 0.85 →")
-    layout["annotations"][-1].update(xanchor="right", xshift=-4)  # beside the narrow band, not cut off by it
-    _vline(layout, float(scn.b_max), "#D55E00", f"B_max = {si(scn.b_max)}")
+    _band(layout, RHO_PRACTICAL * scn.b_max, scn.b_max, QUEUE_BAND, "ρ > 0.85 →")
+    # Beside the narrow band, not cut off by it.
+    layout["annotations"][-1].update(xanchor="right", xshift=-4, font={"size": 11, "color": QUEUE_TEXT})
+    _vline(layout, float(scn.b_max), KV, f"B_max = {si(scn.b_max)}")
     layout["annotations"][-1].update(xanchor="right", xshift=-4)
     layout["xaxis"]["range"] = [0, float(np.log10(scn.b_max)) + 0.02]
     return {"data": data, "layout": layout}
@@ -495,7 +505,7 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """ITL vs throughput, parametric in B; the ITL floor P_active·b_w/BW dashed."""
     layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
     floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
-    _hline(layout, 1e3 * floor, "#0072B2", f"ITL floor = {1e3 * floor:.3g} ms")
+    _hline(layout, 1e3 * floor, RIDGE, f"ITL floor = {1e3 * floor:.3g} ms")
     r = frontier(scn)
     if r is None:
         _note(layout, f"No curve: {scn.unfit_reason()}")
@@ -564,12 +574,21 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     return {"data": data, "layout": layout}
 
 
+def _log_range(values, pad: float = 0.06) -> list[float]:
+    """A log axis's range (in decades) around positive `values`, padded by a share of its span."""
+    lo, hi = np.log10(np.min(values)), np.log10(np.max(values))
+    margin = pad * max(hi - lo, 0.5)
+    return [float(lo - margin), float(hi + margin)]
+
+
 @_json_ready
 def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Operating-point explorer: the frontier and an amber dot at the chosen batch.
+    """Operating-point explorer: the frontier, its knee B* and unstable stretch ρ > 0.85 marked, and a dot at
+    the chosen batch.
 
-    customdata carries [B, ITL ms, ρ] for every sample so the browser can move the
-    dot and the readouts without asking the server.
+    customdata carries [B, ITL ms, ρ] for every sample so the browser can move the dot and the readouts
+    without asking the server. The axes' ranges are fixed from the whole frontier: the animation moves the dot
+    from end to end, and autorange would rescale the axes (and show or hide the 0 tick) with every frame.
     """
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     # Every B up to 64 plus the chosen one, so the dot sits on exact engine values.
@@ -603,9 +622,44 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         "customdata": [custom[i]],
         "marker": {"color": AMBER, "size": 15, "line": {"color": CURRENT, "width": 1.5}},
         "hovertemplate": line["hovertemplate"].replace("<extra>Frontier", "<extra>operating point"),
+        "cliponaxis": False,  # at either end of the sweep the dot overhangs the plot area rather than be cut
     }
+    layout["xaxis"].update(range=[0.0, 1.04 * float(np.max(r["throughput"]))], autorange=False)
+    layout["yaxis"].update(range=_log_range(1e3 * r["ttft"]), autorange=False)
+    _explorer_marks(layout, scn, r)
     layout["showlegend"] = False
     return {"data": [line, dot], "layout": layout}
+
+
+def _explorer_marks(layout: dict, scn: Scenario, r: dict) -> None:
+    """The knee at B* (where more batch stops buying throughput for free) and the band past ρ = 0.85 (where
+    the queue, and TTFT with it, runs away), on the explorer's throughput axis."""
+    b_unstable = RHO_PRACTICAL * scn.b_max
+    if r["batch"][-1] > b_unstable:
+        x0 = float(np.interp(b_unstable, r["batch"], r["throughput"]))
+        _band(layout, x0, layout["xaxis"]["range"][1], QUEUE_BAND, "ρ > 0.85: unstable")
+        layout["annotations"][-1].update(xanchor="right", xshift=-4, font={"size": 11, "color": QUEUE_TEXT})
+    b_star = float(E.ridge_batch(scn.compute, scn.bw, scn.b_w))
+    if r["batch"][0] <= b_star <= r["batch"][-1]:
+        x = float(np.interp(b_star, r["batch"], r["throughput"]))
+        y = float(np.interp(b_star, r["batch"], 1e3 * r["ttft"]))
+        layout["annotations"].append(
+            {
+                "text": f"knee: B* = {b_star:,.0f}",
+                "x": x,
+                "y": _at(layout, "yaxis", y),
+                "xref": "x",
+                "yref": "y",
+                "showarrow": True,
+                "arrowhead": 2,
+                "arrowwidth": 1.2,
+                "arrowcolor": RIDGE,
+                "ax": -30,
+                "ay": -42,
+                "font": {"size": 11, "color": RIDGE},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
 
 
 @_json_ready

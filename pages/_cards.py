@@ -88,7 +88,9 @@ def graph(fig: str, figure: dict, height: int) -> html.Div:
 
 
 def readouts() -> html.Div:
-    cells = [("throughput", "Throughput"), ("ttft", "TTFT"), ("itl", "ITL"), ("rho", "Utilisation ρ")]
+    # The labels are set in capitals by CSS; ρ keeps its case, or it reads as a Latin P.
+    rho = ["Utilisation ", html.Span("ρ", className="symbol")]
+    cells = [("throughput", "Throughput"), ("ttft", "TTFT"), ("itl", "ITL"), ("rho", rho)]
     return html.Div(
         [
             html.Div(

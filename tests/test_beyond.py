@@ -102,3 +102,25 @@ def test_the_cost_figure_stars_the_slo_point_at_its_hand_worked_cost():
     r = scn.evaluate([b])
     assert star["x"][0] == pytest.approx(1 / r["itl"][0], rel=1e-3)  # tok/s per user
     assert star["y"][0] == pytest.approx(8 * 2.0 * 1e6 / (3600 * r["throughput"][0]), rel=1e-3)
+
+
+def test_the_explorer_names_the_binding_limit_of_every_sample():
+    """Every frontier sample carries an index into meta.regimes; past ρ = 0.95 the KV cache binds, between 0.85
+    and 0.95 the queue (the definitions in inferx.regimes' docstring), and the dot wears its sample's colour."""
+    fig = registry.build(Scenario.from_params(), ["fig6"], 64)["fig6"]
+    line, dot = fig["data"]
+    meta = fig["layout"]["meta"]
+    keys = [meta["regimes"][row[3]]["key"] for row in line["customdata"]]
+    rho = np.array([row[2] for row in line["customdata"]])
+    assert {k for k, r in zip(keys, rho, strict=True) if r >= 0.95} == {"kv_capacity"}
+    assert {k for k, r in zip(keys, rho, strict=True) if 0.86 < r < 0.94} == {"queue"}
+    assert meta["rhoUnstable"] == 0.85
+    row = next(r for r in line["customdata"] if r[0] == 64)
+    assert dot["customdata"][0] == row
+    assert dot["marker"]["color"] == meta["regimes"][row[3]]["colour"]
+    # One meaning per colour: Figure 10 draws each limit in the colour the explorer gives it.
+    fig10 = registry.build(Scenario.from_params(), ["fig10"], 64)["fig10"]
+    by_label = {t["name"]: t["line"]["color"] for t in fig10["data"] if t.get("mode") == "lines" and "line" in t}
+    shared = [r for r in meta["regimes"] if r["label"] in by_label]
+    assert len(shared) >= 3  # communication, compute, queue and KV capacity bind along the default frontier
+    assert all(by_label[r["label"]] == r["colour"] for r in shared)

@@ -232,3 +232,40 @@ def test_fig8_says_when_the_current_settings_have_no_communication():
     notes = [a["text"] for a in figures.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
     assert notes == ["Current settings: no communication (TP 1, PP 1)"]
     assert not figures.communication(Scenario.from_params())["layout"]["annotations"]
+
+
+@pytest.mark.parametrize("preset", sorted(HARDWARE))
+def test_fig6_axes_are_fixed_around_the_whole_frontier(preset):
+    """The animation moves the dot from end to end: the axes' ranges hold every sample and do not autorange."""
+    scn = Scenario.from_params(preset=preset)
+    fig = figures.explorer(scn, batch=8)
+    line = fig["data"][0]
+    x, y = fig["layout"]["xaxis"], fig["layout"]["yaxis"]
+    assert x["autorange"] is False and y["autorange"] is False
+    assert x["range"][0] == 0 and max(line["x"]) < x["range"][1] < 1.1 * max(line["x"])
+    decades = np.log10(line["y"])
+    assert y["range"][0] < decades.min() and decades.max() < y["range"][1]
+
+
+def test_fig6_marks_the_knee_and_the_unstable_stretch():
+    ref = Reference(ctx=4096)
+    fig = figures.explorer(Scenario.from_params(ctx=4096), batch=8)
+    knee = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("knee"))
+    assert knee["text"] == f"knee: B* = {round(ref.b_star):,}"
+    # The arrow points at the frontier where B = B*, between the two samples around it.
+    lo, hi = ref.point(int(ref.b_star)), ref.point(int(ref.b_star) + 1)
+    assert lo["throughput"] <= knee["x"] <= hi["throughput"]
+    band = next(s for s in fig["layout"]["shapes"] if s["type"] == "rect")
+    b_85 = 0.85 * ref.b_max
+    below, above = ref.point(int(b_85)), ref.point(int(b_85) + 1)
+    assert below["throughput"] <= band["x0"] <= above["throughput"]
+    assert band["x1"] == fig["layout"]["xaxis"]["range"][1]
+    assert any(a["text"] == "ρ > 0.85: unstable" for a in fig["layout"]["annotations"])
+
+
+def test_fig6_has_no_knee_mark_when_b_star_is_past_the_frontier():
+    # 32k tokens of context: B_max (about 345 on 8×H200) is below B* (about 412), so no knee lies on the curve.
+    ref = Reference(ctx=32768)
+    assert ref.b_max < ref.b_star
+    fig = figures.explorer(Scenario.from_params(ctx=32768), batch=8)
+    assert not any(a["text"].startswith("knee") for a in fig["layout"]["annotations"])
