@@ -29,6 +29,7 @@ class Figure:
     current: bool = False  # draws the current settings' stable frontier (shared by the figures that do)
     references: Callable[[Scenario], list[Scenario]] | None = None  # other scenarios whose frontiers it draws
     reads_batch: bool = False  # the explorer: the only figure redrawn when only the batch moves
+    subtitle: str = ""  # the figure's point in one sentence, shown under its title
 
     @property
     def key(self) -> str:
@@ -52,6 +53,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}{\text{compute}}"
         r"\right)},\qquad B^*=\frac{b_w\cdot\text{compute}}{2\,\text{BW}}",
         F.roofline,
+        subtitle="Throughput rises in step with the batch up to B*; past it the tensor cores, not HBM, set the pace.",
     ),
     Figure(
         2,
@@ -64,6 +66,7 @@ FIGURES: dict[str, Figure] = _entries(
         F.kv_cache_tax,
         current=True,
         references=F.context_refs,
+        subtitle="The longer the context, the lower the ceiling: at long S the KV reads cap throughput.",
     ),
     Figure(
         3,
@@ -76,6 +79,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{t_\text{step}}{1-B/B_\text{max}}",
         F.ttft_parts,
         current=True,
+        subtitle="TTFT sits on the prefill floor for most batch sizes, then climbs without bound as ρ nears 1.",
     ),
     Figure(
         4,
@@ -87,6 +91,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"\text{ITL}\times T=B,\qquad \text{ITL}_\text{min}=\frac{P_\text{active}\,b_w}{\text{BW}}",
         F.itl_vs_throughput,
         current=True,
+        subtitle="Batching buys throughput only by slowing every stream; only more bandwidth lowers the floor.",
     ),
     Figure(
         5,
@@ -101,6 +106,7 @@ FIGURES: dict[str, Figure] = _entries(
         height=440,
         current=True,
         references=F.preset_refs,
+        subtitle="Throughput costs almost no TTFT until the wall near B_max; each machine meets it elsewhere.",
     ),
     Figure(
         6,
@@ -114,6 +120,7 @@ FIGURES: dict[str, Figure] = _entries(
         beyond.explorer,
         height=440,
         reads_batch=True,
+        subtitle="Near the knee B* throughput comes cheap; past ρ = 0.85 TTFT runs away for little more throughput.",
     ),
     Figure(
         7,
@@ -126,6 +133,7 @@ FIGURES: dict[str, Figure] = _entries(
         F.quantization,
         current=True,
         references=F.quant_refs,
+        subtitle="Narrower weights and KV cache move the whole frontier: more throughput at every TTFT.",
     ),
     Figure(
         8,
@@ -137,6 +145,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right),"
         r"\quad t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
         F.communication,
+        subtitle="NVLink's cost is a flat floor set by latency; InfiniBand's grows with every request in the batch.",
     ),
     Figure(
         9,
@@ -149,6 +158,7 @@ FIGURES: dict[str, Figure] = _entries(
         F.workload_reality,
         current=True,
         references=F.workload_refs,
+        subtitle="A real workload pays more TTFT at the same throughput, and meets its wall sooner.",
     ),
     # Beyond the article (issue 19): each reads the scenario's targets and prices.
     Figure(
@@ -164,6 +174,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"{\text{compute}},\qquad B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
         beyond.regimes_slo,
         height=440,
+        subtitle="The colour names the limit that binds; the star is the most throughput meeting both targets.",
     ),
     Figure(
         11,
@@ -176,6 +187,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T},"
         r"\qquad \frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",
         beyond.economics_fig,
+        subtitle="Tokens are cheapest in big batches, where each user's stream is slowest.",
     ),
     Figure(
         12,
@@ -186,6 +198,7 @@ FIGURES: dict[str, Figure] = _entries(
         "The rate peaks before $B_\\text{max}$: past the peak, more concurrency only lengthens the queue.",
         r"\lambda=\frac{C}{\text{E2E}(C)},\qquad \text{E2E}=\text{TTFT}+N_\text{out}\cdot\text{ITL}",
         beyond.rate_fig,
+        subtitle="Completed requests per second peak before B_max; beyond the peak, more concurrency only queues.",
     ),
     Figure(
         13,
@@ -197,6 +210,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"\text{ITL}_\text{eff}=\frac{k\,\delta+t_\text{verify}}{E[\text{accepted}]},\qquad "
         r"E[\text{accepted}]=\frac{1-\alpha^{k+1}}{1-\alpha}",
         beyond.spec_k,
+        subtitle="Speculation pays when acceptance is high; longer drafts help only while acceptance holds.",
     ),
     Figure(
         14,
@@ -208,6 +222,7 @@ FIGURES: dict[str, Figure] = _entries(
         "crosses mark where the gain ends.",
         r"\text{speed-up}(B)=\frac{\text{ITL}(B)}{\text{ITL}_\text{eff}(B)}",
         beyond.spec_batch,
+        subtitle="Speculation's gain shrinks as the batch grows and ends where each curve crosses 1×.",
     ),
     Figure(
         15,
@@ -218,6 +233,7 @@ FIGURES: dict[str, Figure] = _entries(
         "$P_\\text{total}$, within a couple of hundred tokens. A dense model reads all its weights at every batch.",
         r"N_\text{touched}=N_e\left(1-\left(1-\tfrac{k}{N_e}\right)^{B}\right)",
         beyond.moe,
+        subtitle="With a few hundred tokens in a batch, an MoE step reads nearly every expert, not a few.",
     ),
 )
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import engine as E
 from .calibrated import residual_band
+from .hardware import GPUS
 from .presets import HARDWARE
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
 
@@ -366,6 +367,14 @@ def _residual_band(scn: Scenario, x, y, metric: str, scale: float = 1.0) -> list
     return [lower, upper | hidden]
 
 
+def machine_label(scn: Scenario) -> str:
+    """The machine the current settings describe, for a legend to name: the preset's label ("8×H200") when it
+    is the preset's machine, else the catalog's ("4×H100 SXM")."""
+    gpu, count = GPUS[scn.params["gpu"]], scn.params["gpus"]
+    hw = HARDWARE.get(scn.hardware)
+    return hw.label if hw and hw.machine.gpu == gpu and hw.n_gpus == count else f"{count}×{gpu.name}"
+
+
 def _hover_frontier() -> str:
     return "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
 
@@ -563,11 +572,11 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             data.append(_frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8))
     r = frontier(scn)
     if r is None:
-        notes.insert(0, f"Current settings: {scn.unfit_reason()}")
+        notes.insert(0, f"{machine_label(scn)} (current): {scn.unfit_reason()}")
     else:
         stable = np.isfinite(r["ttft"])
         data += _residual_band(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
-        data.append(_frontier_trace("Current settings", r, CURRENT, "solid", 2.8))
+        data.append(_frontier_trace(f"{machine_label(scn)} (current)", r, CURRENT, "solid", 2.8))
         _regimes(layout, scn, r)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)

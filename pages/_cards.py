@@ -159,7 +159,8 @@ def figure_card(
         body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))
     title = html.H5(entry.title, className="card-title")
     header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
-    return dbc.Card([dbc.CardBody([header, *body])], className="fig-card", id=f"card-{fig}")
+    subtitle = html.P(entry.subtitle, className="fig-subtitle")  # the figure's point, before the chart
+    return dbc.Card([dbc.CardBody([header, subtitle, *body])], className="fig-card", id=f"card-{fig}")
 
 
 def notices_area(notices: list[str]) -> html.Div:

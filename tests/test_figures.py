@@ -25,7 +25,7 @@ def test_frontier_figures_match_the_reference(preset):
     scn = Scenario.from_params(preset=preset, ctx=4096)
     ref = Reference(preset=preset, ctx=4096)
     fig = figures.preset_frontiers(scn)
-    cur = by_name(fig)["Current settings"]
+    cur = by_name(fig)[f"{HARDWARE[preset].label} (current)"]
     points = [ref.point(b) for b in cur["customdata"]]
     assert_close(cur["x"], [p["throughput"] for p in points], rel=6e-4)
     assert_close(cur["y"], [1e3 * p["ttft"] for p in points], rel=6e-4)
@@ -269,3 +269,25 @@ def test_fig6_has_no_knee_mark_when_b_star_is_past_the_frontier():
     assert ref.b_max < ref.b_star
     fig = figures.explorer(Scenario.from_params(ctx=32768), batch=8)
     assert not any(a["text"].startswith("knee") for a in fig["layout"]["annotations"])
+
+
+@pytest.mark.parametrize(
+    ("params", "label"),
+    [({}, "8×H200"), ({"preset": "mi300x4"}, "4×MI300X"), ({"gpus": 6}, "6×H200 SXM")],
+)
+def test_fig5_legend_names_the_current_machine(params, label):
+    names = [t["name"] for t in figures.preset_frontiers(Scenario.from_params(**params))["data"]]
+    assert f"{label} (current)" in names and "Current settings" not in names
+
+
+def test_every_figure_states_its_point_in_a_subtitle_on_its_card():
+    from pages._cards import figure_card
+
+    for key, entry in registry.FIGURES.items():
+        sub = entry.subtitle
+        # One sentence of its own, short enough for one or two lines on a phone, not the caption's first words.
+        assert sub.endswith(".") and sub.count(". ") == 0 and 30 < len(sub) <= 110, (key, sub)
+        assert not entry.caption.startswith(sub[:-1])
+        card = figure_card(key, {"data": [], "layout": {}}, embed_copy=False)
+        shown = [c for c in card.children[0].children if getattr(c, "className", "") == "fig-subtitle"]
+        assert [c.children for c in shown] == [sub]

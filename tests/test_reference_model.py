@@ -201,9 +201,9 @@ def check_figures(params, batch):
 
     # Figure 5: the current frontier and the other presets under the same workload.
     f5 = figs["fig5"]
-    if fits:
-        assert_frontier(trace(f5, "Current settings"), ref)
     labels = {"h200x8": "8×H200", "mi300x4": "4×MI300X", "b200x8": "8×B200"}
+    if fits:
+        assert_frontier(trace(f5, f"{labels[ref.preset]} (current)"), ref)
     for preset, label in labels.items():
         other = Reference(preset=preset, **workload(params))
         if preset != ref.preset and other.b_max >= 2:
