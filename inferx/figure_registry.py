@@ -37,6 +37,11 @@ class Figure:
         return f"fig{self.number}"
 
 
+def _stacked(*lines: str) -> str:
+    """Equations one under another: side by side, the longest ones overflowed a phone's width."""
+    return r"\begin{gathered}" + r"\\[4pt]".join(lines) + r"\end{gathered}"
+
+
 def _entries(*figs: Figure) -> dict[str, Figure]:
     return {f.key: f for f in figs}
 
@@ -142,8 +147,10 @@ FIGURES: dict[str, Figure] = _entries(
         "Tensor parallelism adds two all-reduces per layer to every step; pipeline parallelism adds a hop per stage "
         "boundary. On NVLink the fixed launch latency $\\alpha$ dominates, so the cost barely moves with $B$; "
         "over InfiniBand the bytes dominate and the cost grows linearly with the batch.",
-        r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right),"
-        r"\quad t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+        _stacked(
+            r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+            r"t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+        ),
         F.communication,
         subtitle="NVLink's cost is a flat floor set by latency; InfiniBand's grows with every request in the batch.",
     ),
@@ -170,8 +177,11 @@ FIGURES: dict[str, Figure] = _entries(
         "past $\\rho=0.85$, or a KV cache at least 95 % full. The grey band is the part that meets both latency "
         "targets; the star is its best throughput, the largest batch that meets them, since TTFT and ITL both "
         "grow with $B$.",
-        r"\text{bandwidth-bound}\iff\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}\ge\frac{2P_\text{active}B}"
-        r"{\text{compute}},\qquad B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
+        _stacked(
+            r"\text{bandwidth-bound}\iff\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}\ge\frac{2P_\text{active}B}"
+            r"{\text{compute}}",
+            r"B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
+        ),
         beyond.regimes_slo,
         height=440,
         subtitle="The colour names the limit that binds; the star is the most throughput meeting both targets.",
@@ -184,8 +194,10 @@ FIGURES: dict[str, Figure] = _entries(
         "against how fast each user reads. Faster per-user streams mean smaller batches and dearer tokens. "
         "The price is the Price control, or with it at 0 an assumed rental rate for the GPU, not a measured "
         "one: set your own.",
-        r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T},"
-        r"\qquad \frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",
+        _stacked(
+            r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T}",
+            r"\frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",
+        ),
         beyond.economics_fig,
         subtitle="Tokens are cheapest in big batches, where each user's stream is slowest.",
     ),

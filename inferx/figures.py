@@ -63,26 +63,44 @@ def round_sig(values, digits: int = 4) -> list:
     return (np.round(a * scale) / scale).tolist()
 
 
-def si(value: float, digits: int = 3) -> str:
-    """A number to `digits` significant figures with an SI suffix: 1,067,281 -> "1.07M"."""
+def si(value: float, digits: int = 3, unit: str = "") -> str:
+    """A number to `digits` significant figures with an SI prefix: 1,067,281 -> "1.07M", or with a unit
+    "1.07 M tok/s" (and 950 -> "950 tok/s")."""
     value = float(f"{value:.{digits}g}")
+    number, prefix = f"{value:.{digits}g}", ""
     for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
-            return f"{value / scale:.{digits}g}{suffix}"
-    return f"{value:.{digits}g}"
+            number, prefix = f"{value / scale:.{digits}g}", suffix
+            break
+    if not unit:
+        return number + prefix
+    return f"{number} {prefix} {unit}" if prefix else f"{number} {unit}"
 
 
 def _decade_ticks(fig: dict) -> None:
-    """Label only whole decades on a log axis that spans one or more: plotly's default labels 2 and 5 between
-    them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable."""
+    """Label only whole decades on a log axis that spans two or more: plotly's default labels 2 and 5 between
+    them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable. An axis
+    that spans one to two decades would show one or two labels that way, so it gets 1, 2, 5, 10, 20, … in
+    full instead."""
     for axis, key in (("xaxis", "x"), ("yaxis", "y")):
         spec = fig["layout"].get(axis, {})
-        if spec.get("type") != "log":
+        if spec.get("type") != "log" or "tickvals" in spec:
             continue
         values = np.array([v for t in fig["data"] for v in (t.get(key) or ()) if v is not None], dtype=float)
         values = values[np.isfinite(values) & (values > 0)]
-        if values.size and values.max() >= 10 * values.min():
-            spec.update(dtick=1, minor={"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"})
+        if not values.size or values.max() < 10 * values.min():
+            continue
+        spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
+        if values.max() >= 100 * values.min():
+            spec["dtick"] = 1
+        else:
+            spec.update(tickmode="array", tickvals=one_two_five(values.min() / 2, values.max() * 2))
+
+
+def one_two_five(low: float, high: float) -> list[float]:
+    """The numbers 1, 2 and 5 times a power of ten from `low` to `high`."""
+    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    return [float(f"{m}e{d}") for d in decades for m in (1, 2, 5) if low <= m * 10.0**d <= high]
 
 
 def _json_ready(builder):
@@ -455,7 +473,7 @@ def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             continue
         data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover))
         ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
-        _hline(layout, ceiling, colour, f"T∞({S:,}) ≈ {si(ceiling)} tok/s", xanchor="left")
+        _hline(layout, ceiling, colour, f"T∞({S:,}) ≈ {si(ceiling, unit='tok/s')}", xanchor="left")
         _end_marker(layout, float(r["batch"][-1]), float(r["throughput"][-1]), f"B_max = {si(s.b_max)}", colour)
     if notes:
         _note(layout, "<br>".join(notes))
@@ -699,8 +717,8 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
     # Log-log: NVLink's flat launch-latency floor and InfiniBand's linear growth both stay readable.
     if scn.headroom <= 0:
-        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per decode step (ms)")
-    layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True, ylog=True)
+        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per step (ms)")
+    layout = _layout("Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
     configs = [scn.with_params(**cfg) for _, cfg, _ in COMM_REFS.values()]

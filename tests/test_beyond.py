@@ -124,3 +124,17 @@ def test_the_explorer_names_the_binding_limit_of_every_sample():
     shared = [r for r in meta["regimes"] if r["label"] in by_label]
     assert len(shared) >= 3  # communication, compute, queue and KV capacity bind along the default frontier
     assert all(by_label[r["label"]] == r["colour"] for r in shared)
+
+
+def test_figure_14_labels_its_crosses_on_arrows_pointing_apart():
+    scn = Scenario.from_params()
+    fig = beyond.spec_batch(scn)
+    crosses = [t for t in fig["data"] if t["mode"] == "markers"]
+    labels = [a for a in fig["layout"]["annotations"] if a["text"].startswith("B = ")]
+    assert len(crosses) == len(labels) >= 2 and not any("text" in t for t in fig["data"])
+    # Each label names its cross's batch and points at it (log axes: annotations sit at log10 of the value).
+    for t, a in zip(sorted(crosses, key=lambda t: t["x"][0]), labels, strict=True):
+        assert a["text"] == f"B = {round(t['x'][0]):,}"
+        assert a["x"] == pytest.approx(np.log10(t["x"][0])) and a["showarrow"]
+    # Two crosses a few hundred requests apart: their labels hang on opposite sides.
+    assert labels[0]["ax"] * labels[1]["ax"] < 0 and labels[0]["ay"] * labels[1]["ay"] < 0

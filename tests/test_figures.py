@@ -291,3 +291,30 @@ def test_every_figure_states_its_point_in_a_subtitle_on_its_card():
         card = figure_card(key, {"data": [], "layout": {}}, embed_copy=False)
         shown = [c for c in card.children[0].children if getattr(c, "className", "") == "fig-subtitle"]
         assert [c.children for c in shown] == [sub]
+
+
+def test_si_with_a_unit_keeps_three_significant_figures():
+    assert figures.si(1_067_281, unit="tok/s") == "1.07 M tok/s"
+    assert figures.si(33_371.4, unit="tok/s") == "33.4 k tok/s"
+    assert figures.si(950.4, unit="tok/s") == "950 tok/s"
+
+
+def test_fig2_ceiling_labels_carry_three_significant_figures():
+    labels = [a["text"] for a in figures.kv_cache_tax(Scenario.from_params())["layout"]["annotations"]]
+    ceilings = [t for t in labels if t.startswith("T∞")]
+    assert ceilings and all(t.endswith(" tok/s") for t in ceilings)
+    for text in ceilings:  # "T∞(1,024) ≈ 1.07 M tok/s": at most three digits, no run of digits with separators
+        number = text.split("≈ ")[1].split(" ")[0]
+        assert len(number.replace(".", "")) <= 3, text
+
+
+def test_log_axes_spanning_under_two_decades_label_one_two_five():
+    assert figures.one_two_five(15, 900) == [20, 50, 100, 200, 500]
+    fig = registry.build(Scenario.from_params(), ["fig11"])["fig11"]
+    x = np.array([v for t in fig["data"] for v in t["x"]])
+    assert 10 * x.min() <= x.max() < 100 * x.min()  # the default frontier's interactivity spans one to two decades
+    shown = [v for v in fig["layout"]["xaxis"]["tickvals"] if x.min() <= v <= x.max()]
+    assert len(shown) >= 3
+    # Figure 1 spans more than two decades on both axes: whole decades only.
+    roof = figures.roofline(Scenario.from_params())["layout"]
+    assert roof["xaxis"]["dtick"] == 1 and "tickvals" not in roof["xaxis"]
