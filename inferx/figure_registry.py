@@ -55,8 +55,11 @@ FIGURES: dict[str, Figure] = _entries(
         "Batching more requests into that one read buys throughput linearly, until the arithmetic units saturate "
         "at the ridge batch $B^*$ (dashed); past it more requests only queue behind the same FLOPs. With "
         "TP or PP above one, the solid line adds each step's collective cost.",
-        r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}{\text{compute}}"
-        r"\right)},\qquad B^*=\frac{b_w\cdot\text{compute}}{2\,\text{BW}}",
+        _stacked(
+            r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}"
+            r"{\text{compute}}\right)}",
+            r"B^*=\frac{b_w\cdot\text{compute}}{2\,\text{BW}}",
+        ),
         F.roofline,
         subtitle="Throughput rises in step with the batch up to B*; past it the tensor cores, not HBM, set the pace.",
     ),
@@ -106,7 +109,7 @@ FIGURES: dict[str, Figure] = _entries(
         "it. The dashed curves are the other presets under the same workload. Shading marks the interactive "
         "regime ($B\\le B_\\text{split}/8$) and the batch regime ($B\\ge B_\\text{split}$), with "
         "$B_\\text{split}=\\min(B^*, B_\\text{max}/2)$. Curves stop at $\\rho=0.99$.",
-        r"T=\frac{B}{\text{ITL}(B)},\qquad \text{TTFT}(B)\ \text{as in Figure 3},\qquad 1\le B<B_\text{max}",
+        _stacked(r"T=\frac{B}{\text{ITL}(B)},\qquad 1\le B<B_\text{max}", r"\text{TTFT}(B)\ \text{as in Figure 3}"),
         F.preset_frontiers,
         height=440,
         current=True,
@@ -117,9 +120,10 @@ FIGURES: dict[str, Figure] = _entries(
         6,
         "explorer",
         "Figure 6 · Operating-point explorer",
-        "Pick a batch size and the amber dot shows where it lands on the frontier, with its throughput, TTFT, ITL and "
-        "utilisation. Animate sweeps the dot from one request to the edge of the stable region; it runs in the "
-        "browser, with no server round trip per frame.",
+        "Pick a batch size and the dot shows where it lands on the frontier, with its throughput, TTFT, ITL and "
+        "utilisation; its colour, and the readouts' edges, name the limit that binds there (as in Figure 10). "
+        "Animate sweeps the dot from one request to the edge of the stable region, its pace even along the "
+        "drawn curve; it runs in the browser, with no server round trip per frame.",
         r"\rho=\frac{B}{B_\text{max}},\qquad B_\text{max}=\left\lfloor\eta\,\frac{\text{HBM}-P_\text{total}\,b_w}"
         r"{S\,\kappa}\right\rfloor",
         beyond.explorer,
@@ -178,8 +182,9 @@ FIGURES: dict[str, Figure] = _entries(
         "targets; the star is its best throughput, the largest batch that meets them, since TTFT and ITL both "
         "grow with $B$.",
         _stacked(
-            r"\text{bandwidth-bound}\iff\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}\ge\frac{2P_\text{active}B}"
-            r"{\text{compute}}",
+            r"\text{bandwidth-bound}\iff t_\text{HBM}\ge t_\text{FLOP}",
+            r"t_\text{HBM}=\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}",
+            r"t_\text{FLOP}=\frac{2P_\text{active}B}{\text{compute}}",
             r"B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
         ),
         beyond.regimes_slo,
@@ -219,8 +224,10 @@ FIGURES: dict[str, Figure] = _entries(
         "A small draft model proposes $k$ tokens and one pass of the target verifies them; with acceptance "
         "rate $\\alpha$ each round yields on average fewer than $k+1$ tokens. Longer drafts pay off only while "
         "acceptance stays high. Shown at $B=1$ with a 1.6 B-parameter INT8 draft on GPU HBM.",
-        r"\text{ITL}_\text{eff}=\frac{k\,\delta+t_\text{verify}}{E[\text{accepted}]},\qquad "
-        r"E[\text{accepted}]=\frac{1-\alpha^{k+1}}{1-\alpha}",
+        _stacked(
+            r"\text{ITL}_\text{eff}=\frac{k\,\delta+t_\text{verify}}{E[\text{accepted}]}",
+            r"E[\text{accepted}]=\frac{1-\alpha^{k+1}}{1-\alpha}",
+        ),
         beyond.spec_k,
         subtitle="Speculation pays when acceptance is high; longer drafts help only while acceptance holds.",
     ),

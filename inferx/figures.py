@@ -665,7 +665,9 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict) -> None:
     if r["batch"][-1] > b_unstable:
         x0 = float(np.interp(b_unstable, r["batch"], r["throughput"]))
         _band(layout, x0, layout["xaxis"]["range"][1], QUEUE_BAND, "ρ > 0.85: unstable")
-        layout["annotations"][-1].update(xanchor="right", xshift=-4, font={"size": 11, "color": QUEUE_TEXT})
+        # Halfway up: the top right is where the graph's tool bar shows.
+        label = {"xanchor": "right", "xshift": -4, "y": 0.5, "font": {"size": 11, "color": QUEUE_TEXT}}
+        layout["annotations"][-1].update(label)
     b_star = float(E.ridge_batch(scn.compute, scn.bw, scn.b_w))
     if r["batch"][0] <= b_star <= r["batch"][-1]:
         x = float(np.interp(b_star, r["batch"], r["throughput"]))
