@@ -562,8 +562,44 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         marker={"size": 6, "color": CURRENT},
     )
     layout["xaxis"]["rangemode"] = layout["yaxis"]["rangemode"] = "tozero"
+    _x_scale_toggle(layout)
     band = _residual_band(scn, r["throughput"], r["itl"], "tpot", 1e3)
     return {"data": [trace, points, *band], "layout": layout}
+
+
+def _x_scale_toggle(layout: dict) -> None:
+    """Buttons above the graph that switch its linear x-axis to log and back, with no callback: plotly's
+    relayout sets the axis type and moves the annotations placed on x, which plotly reads as log10 of the
+    value on a log axis. Measured throughputs, far below the frontier's, gather at x ≈ 0 on the linear scale."""
+    on_x = [(k, a["x"]) for k, a in enumerate(layout["annotations"]) if a.get("xref") == "x"]
+    # On log, whole decades only (as every log axis here); null gives linear its own ticks back.
+    linear = {"xaxis.type": "linear", "xaxis.autorange": True, "xaxis.dtick": None}
+    log = {"xaxis.type": "log", "xaxis.autorange": True, "xaxis.dtick": 1}
+    linear |= {f"annotations[{k}].x": x for k, x in on_x}
+    log |= {f"annotations[{k}].x": _log10(x) for k, x in on_x}
+    layout["margin"]["t"] = 34
+    layout["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "showactive": True,
+            "active": 0,
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.01,
+            "yanchor": "bottom",
+            "pad": {"l": 0, "r": 0, "t": 0, "b": 0},
+            "font": {"size": 10},
+            "buttons": [
+                {"label": "linear x", "method": "relayout", "args": [linear]},
+                {"label": "log x", "method": "relayout", "args": [log]},
+            ],
+        }
+    ]
+
+
+def _log10(x: float) -> float:
+    return float(np.log10(x)) if x > 0 else 0.0
 
 
 def _regimes(layout, scn: Scenario, r) -> None:
@@ -572,7 +608,8 @@ def _regimes(layout, scn: Scenario, r) -> None:
     T = r["throughput"]
     x_int = float(np.interp(split / 8, r["batch"], T))
     x_batch = float(np.interp(split, r["batch"], T))
-    _band(layout, 0, x_int, INTERACTIVE_BAND, "interactive")
+    # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
+    _band(layout, float(T.min()), x_int, INTERACTIVE_BAND, "interactive")
     _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch")
 
 
@@ -580,6 +617,7 @@ def _regimes(layout, scn: Scenario, r) -> None:
 def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Throughput–TTFT frontier for the current settings and the other presets."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    layout["xaxis"]["rangemode"] = "tozero"
     data, notes = [], []
     others = [hw for preset, hw in HARDWARE.items() if preset != scn.hardware]
     for hw, ref in zip(others, preset_refs(scn), strict=True):
@@ -598,6 +636,7 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         _regimes(layout, scn, r)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
+    _x_scale_toggle(layout)
     return {"data": data, "layout": layout}
 
 

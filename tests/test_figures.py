@@ -318,3 +318,19 @@ def test_log_axes_spanning_under_two_decades_label_one_two_five():
     # Figure 1 spans more than two decades on both axes: whole decades only.
     roof = figures.roofline(Scenario.from_params())["layout"]
     assert roof["xaxis"]["dtick"] == 1 and "tickvals" not in roof["xaxis"]
+
+
+@pytest.mark.parametrize("builder", [figures.itl_vs_throughput, figures.preset_frontiers])
+def test_figures_4_and_5_switch_their_x_axis_to_log_and_back(builder):
+    """Measured throughputs gather near x = 0 on the linear axis: a button sets log x, moving every annotation
+    placed on x to log10 of its value (how plotly reads an annotation on a log axis), and one sets it back."""
+    layout = builder(Scenario.from_params())["layout"]
+    assert layout["xaxis"]["type"] == "linear"
+    (menu,) = layout["updatemenus"]
+    linear, log = ({b["label"]: b["args"][0] for b in menu["buttons"]}[k] for k in ("linear x", "log x"))
+    assert (linear["xaxis.type"], log["xaxis.type"]) == ("linear", "log")
+    on_x = {k: a["x"] for k, a in enumerate(layout["annotations"]) if a["xref"] == "x"}
+    for k, x in on_x.items():
+        assert linear[f"annotations[{k}].x"] == x and log[f"annotations[{k}].x"] == pytest.approx(np.log10(x))
+    # Every shape on x sits at a positive throughput, so the log axis can place it.
+    assert all(s["x0"] > 0 for s in layout["shapes"] if s["xref"] == "x")
