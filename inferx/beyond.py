@@ -41,8 +41,10 @@ def goodput_text(scn: Scenario) -> str:
     if not g["batch"]:
         return f"No batch size meets {targets}: {g['reason']}."
     return (
-        f"Under {targets}: up to B = {g['batch']:,}, {g['throughput_tok_s']:,.0f} tok/s "
-        f"({g['throughput_per_gpu_tok_s']:,.0f} per GPU), {_money(g['cost_per_mtok_usd'])} per million tokens, "
+        # Three significant figures: the model is not good to the token per second.
+        f"Under {targets}: up to B = {g['batch']:,}, {F.si(g['throughput_tok_s'], unit='tok/s')} "
+        f"({F.si(g['throughput_per_gpu_tok_s'], unit='tok/s')} per GPU), {_money(g['cost_per_mtok_usd'])} per "
+        "million tokens, "
         f"{g['tokens_per_joule']:.3g} tok/J; the {_LIMITS[g['limited_by']]} stops a larger batch."
     )
 

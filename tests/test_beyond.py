@@ -138,3 +138,15 @@ def test_figure_14_labels_its_crosses_on_arrows_pointing_apart():
         assert a["x"] == pytest.approx(np.log10(t["x"][0])) and a["showarrow"]
     # Two crosses a few hundred requests apart: their labels hang on opposite sides.
     assert labels[0]["ax"] * labels[1]["ax"] < 0 and labels[0]["ay"] * labels[1]["ay"] < 0
+
+
+def test_the_goodput_line_gives_throughput_to_three_significant_figures():
+    scn = Scenario.from_params()
+    text = beyond.goodput_text(scn)
+    g = slo.goodput(scn, 500, 50)
+    # "…, up to B = 10,562, 241 k tok/s (30.1 k tok/s per GPU), …"
+    total, per_gpu = (part.split(" tok/s")[0] for part in text.split(f"B = {g['batch']:,}, ")[1].split("("))
+    for shown, exact in ((total, g["throughput_tok_s"]), (per_gpu, g["throughput_per_gpu_tok_s"])):
+        number, prefix = shown.split(" ")
+        assert prefix == "k" and len(number.replace(".", "")) == 3, text
+        assert float(number) * 1e3 == pytest.approx(exact, rel=5e-3)

@@ -334,3 +334,25 @@ def test_figures_4_and_5_switch_their_x_axis_to_log_and_back(builder):
         assert linear[f"annotations[{k}].x"] == x and log[f"annotations[{k}].x"] == pytest.approx(np.log10(x))
     # Every shape on x sits at a positive throughput, so the log axis can place it.
     assert all(s["x0"] > 0 for s in layout["shapes"] if s["xref"] == "x")
+
+
+def test_the_marks_keep_one_colour_per_limit_across_figures():
+    """B* and the ITL floor (bandwidth), prefill (compute), ρ > 0.85 and the queueing wait (queue), B_max (KV
+    capacity): each drawn in the colour Figure 10 gives that limit."""
+    from inferx.regimes import REGIME_COLOURS as C
+
+    scn = Scenario.from_params()
+    rgba = lambda hex_, a: f"rgba({int(hex_[1:3], 16)},{int(hex_[3:5], 16)},{int(hex_[5:7], 16)},{a})"  # noqa: E731
+    roof = figures.roofline(scn)["layout"]
+    assert [s["line"]["color"] for s in roof["shapes"]] == [C["bandwidth"]]  # B*
+    itl = figures.itl_vs_throughput(scn)["layout"]
+    assert itl["shapes"][0]["line"]["color"] == C["bandwidth"]  # the ITL floor
+    ttft = figures.ttft_parts(scn)
+    colours = {t["name"]: t["line"]["color"] for t in ttft["data"]}
+    assert colours["Prefill t_prefill(S_in)"] == C["compute"] and colours["Queueing wait"] == C["queue"]
+    band, b_max = ttft["layout"]["shapes"]
+    assert band["fillcolor"] == rgba(C["queue"], 0.16) and b_max["line"]["color"] == C["kv_capacity"]
+    explorer = figures.explorer(scn, 8)["layout"]
+    assert [s["fillcolor"] for s in explorer["shapes"]] == [band["fillcolor"]]
+    knee = next(a for a in explorer["annotations"] if a["text"].startswith("knee"))
+    assert knee["arrowcolor"] == C["bandwidth"]
