@@ -7,6 +7,8 @@ import pytest
 from browser_checks import click, wait_js
 from conftest import reset_browser, severe_console_errors
 
+from inferx import figure_registry as registry
+
 pytestmark = pytest.mark.browser
 
 GD = "document.querySelector('#fig-6 .js-plotly-plot')"
@@ -72,3 +74,19 @@ def test_the_utilisation_label_keeps_its_greek_rho(explorer):
         "return document.getElementById('readout-rho').parentElement.querySelector('.readout-label').innerText"
     )
     assert shown.endswith("ρ") and shown.startswith("UTILISATION")
+
+
+def test_every_displayed_equation_fits_a_420_px_phone(chromium, server):
+    """No caption's equation is wider than its caption at 420 px (before, Figure 10's was 766 px in 347)."""
+    browser = chromium
+    reset_browser(browser)
+    browser.get(server.url)
+    equations = "[...document.querySelectorAll('.caption mjx-container[display=\"true\"]')]"
+    wait_js(browser, f"return {equations}.length === {len(registry.FIGURES)}", what="every equation typeset")
+    browser.set_window_size(420, 800)
+    wait_js(browser, "return document.documentElement.clientWidth <= 420", what="the phone width")
+    wide = f"return {equations}.filter(m => m.scrollWidth > m.clientWidth + 1).map(m => m.closest('.fig-card').id);"
+    try:
+        wait_js(browser, f"const w = (() => {{ {wide} }})(); return w.length === 0;", timeout=60, what="the fit")
+    except TimeoutError:
+        pytest.fail(f"equations wider than their captions at 420 px: {browser.execute_script(wide)}")
