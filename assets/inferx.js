@@ -174,6 +174,12 @@
     anim.raf = window.requestAnimationFrame(frame);
   }
 
+  /* The regime sentence is the server's, for the batch it last drew: faded while the sweep runs past it. */
+  function staleSentence(stale) {
+    const el = document.getElementById("readout-regime");
+    if (el) el.classList.toggle("readout-stale", stale);
+  }
+
   function startAnimation(cfg) {
     anim.batchId = cfg.batchId;
     anim.graphId = cfg.explorerGraph;
@@ -181,6 +187,7 @@
     anim.frames = 0;
     anim.path = null;
     anim.thumb = sliderParts();
+    staleSentence(true);
     anim.start = performance.now();
     anim.raf = window.requestAnimationFrame(frame);
   }
@@ -189,6 +196,7 @@
     const wasRunning = anim.running;
     anim.running = false;
     window.cancelAnimationFrame(anim.raf);
+    staleSentence(false);
     const set = window.dash_clientside.set_props;
     set("btn-animate", { children: "Animate" });
     // Hand the final batch back to Dash: one server request, after the sweep.

@@ -577,7 +577,7 @@ def _x_scale_toggle(layout: dict) -> None:
     log = {"xaxis.type": "log", "xaxis.autorange": True, "xaxis.dtick": 1}
     linear |= {f"annotations[{k}].x": x for k, x in on_x}
     log |= {f"annotations[{k}].x": _log10(x) for k, x in on_x}
-    layout["margin"]["t"] = 34
+    layout["margin"]["t"] = 58  # the buttons sit under the tool bar, which spans the top on a phone
     layout["updatemenus"] = [
         {
             "type": "buttons",
@@ -743,7 +743,8 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         else:
             data.append(_frontier_trace(name, r, colour, "dash", 1.8))
     r = frontier(scn)
-    name = f"Current: {scn.params['wdtype'].upper()} weights + {scn.params['kvdtype'].upper()} KV"
+    p = scn.params
+    name = f"{machine_label(scn)} (current): {p['wdtype'].upper()} weights + {p['kvdtype'].upper()} KV"
     if r is None:
         notes.insert(0, f"{name}: {scn.unfit_reason()}")
     else:
@@ -769,9 +770,10 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
-    data.append(_line(f"Current: TP {p['tp']}, PP {p['pp']}, {p['ic']}", B, comms[-1], CURRENT, "solid", 2.8, hover))
+    name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {p['ic']}"
+    data.append(_line(name, B, comms[-1], CURRENT, "solid", 2.8, hover))
     if not comms[-1].any():
-        _note(layout, f"Current settings: no communication (TP {p['tp']}, PP {p['pp']})", y=0.1)
+        _note(layout, f"{machine_label(scn)} (current): no communication (TP {p['tp']}, PP {p['pp']})", y=0.1)
     return {"data": data, "layout": layout}
 
 
@@ -779,7 +781,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %)."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
-    data, notes = [], []
+    data, notes, current = [], [], f"{machine_label(scn)} (current)"
     ideal, realistic = (frontier(ref) for ref in workload_refs(scn))
     if ideal is not None and realistic is not None:
         # The gap between ideal and realistic is the TTFT a real workload costs on this hardware.
@@ -803,10 +805,10 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             data.append(_frontier_trace(label, r, colour, "dash", 1.8))
     r = frontier(scn)
     if r is None:
-        notes.insert(0, f"Current: {scn.unfit_reason()}")
+        notes.insert(0, f"{current}: {scn.unfit_reason()}")
     else:
         data.append(
-            _frontier_trace(f"Current (CV {scn.cv:g}, utilisation {100 * scn.eta:g} %)", r, CURRENT, "solid", 2.8)
+            _frontier_trace(f"{current}: CV {scn.cv:g}, utilisation {100 * scn.eta:g} %", r, CURRENT, "solid", 2.8)
         )
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)

@@ -230,7 +230,7 @@ def test_fig9_shades_the_gap_between_ideal_and_realistic():
 
 def test_fig8_says_when_the_current_settings_have_no_communication():
     notes = [a["text"] for a in figures.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
-    assert notes == ["Current settings: no communication (TP 1, PP 1)"]
+    assert notes == ["8×H200 (current): no communication (TP 1, PP 1)"]
     assert not figures.communication(Scenario.from_params())["layout"]["annotations"]
 
 
