@@ -6,10 +6,12 @@
     throughput: (v) => `${Math.round(v).toLocaleString("en-US")} tok/s`,
     ms: (v) => (v >= 100 ? `${Math.round(v).toLocaleString("en-US")} ms` : `${v.toPrecision(3)} ms`),
     rho: (v) => `${v.toFixed(v < 0.01 ? 4 : 3)} (${(100 * v).toPrecision(2)} %)`,
+    batch: (b) => Math.round(b).toLocaleString("en-US"),
   };
   const toBatch = (pos) => Math.max(1, Math.round(Math.pow(2, pos)));
 
-  /* The frontier sample at batch b: exact when b is a sample, else linear between neighbours. */
+  /* The frontier sample at batch b: exact when b is a sample, else linear between neighbours. customdata rows
+     are [B, ITL ms, ρ, regime index]; between samples the regime is the lower sample's. */
   function pointAt(trace, b) {
     const cd = trace.customdata;
     const n = cd.length;
@@ -17,7 +19,7 @@
     while (i < n - 1 && cd[i + 1][0] <= b) i++;
     if (cd[i][0] === b || i === n - 1 || b < cd[0][0]) {
       const j = b < cd[0][0] ? 0 : i;
-      return { x: trace.x[j], y: trace.y[j], b: cd[j][0], itl: cd[j][1], rho: cd[j][2] };
+      return { x: trace.x[j], y: trace.y[j], b: cd[j][0], itl: cd[j][1], rho: cd[j][2], regime: cd[j][3] };
     }
     const f = (b - cd[i][0]) / (cd[i + 1][0] - cd[i][0]);
     const lerp = (a, c) => a + f * (c - a);
@@ -27,11 +29,12 @@
       b: b,
       itl: lerp(cd[i][1], cd[i + 1][1]),
       rho: lerp(cd[i][2], cd[i + 1][2]),
+      regime: cd[i][3],
     };
   }
 
   function readoutTexts(p) {
-    return [fmt.throughput(p.x), fmt.ms(p.y), fmt.ms(p.itl), fmt.rho(p.rho), String(p.b)];
+    return [fmt.throughput(p.x), fmt.ms(p.y), fmt.ms(p.itl), fmt.rho(p.rho), fmt.batch(p.b)];
   }
 
   /* Cost and energy at the dot: the machine's $/hour and watts (layout.meta, from the server) over its
@@ -48,12 +51,92 @@
     return marks;
   }
 
-  /* --- Animation: requestAnimationFrame drives Plotly.restyle of the dot directly. --- */
-  // batchId and graphId come from the page's config when the animation starts.
+  /* The limit that binds at the dot (meta.regimes: Figure 10's colours) colours the readouts' edges and names
+     itself beside the batch; past meta.rhoUnstable the utilisation readout warns. These elements are no
+     callback's output, so they are set here directly, during a drag and the animation alike. */
+  function paintRegime(p, meta) {
+    const rho = document.getElementById("readout-rho");
+    if (!rho) return;
+    const regime = meta && meta.regimes && meta.regimes[p.regime];
+    const card = rho.closest(".card-body") || document.body;
+    if (regime) card.style.setProperty("--regime", regime.colour);
+    else card.style.removeProperty("--regime");
+    const chip = document.getElementById("batch-regime");
+    if (chip) chip.textContent = regime ? regime.label : "";
+    const unstable = Boolean(meta && meta.rhoUnstable !== undefined && p.rho > meta.rhoUnstable);
+    rho.parentElement.classList.toggle("readout-warn", unstable);
+  }
+
+  /* --- Animation: requestAnimationFrame moves the dot with Plotly.animate (no redraw of the axes or the
+     curve) and the batch slider's thumb with it. --- */
+  // batchId and graphId come from the page's config when the animation starts; `path` is the sweep's time
+  // share per frontier sample, for the trace it was built from; `thumb` the slider's parts, found once a run.
   const anim = { running: false, start: 0, last: null, raf: 0, seconds: 8, batchId: null, graphId: null };
+  Object.assign(anim, { frames: 0, path: null, thumb: null });
+  const ARC_SHARE = 0.7; // of the sweep's time: along the drawn curve; the rest evenly in log B
+  const ANIMATE_STEP = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
 
   function graphDiv() {
     return document.querySelector(`#${anim.graphId} .js-plotly-plot`);
+  }
+
+  /* Where the sweep is at each sample, from 0 to 1: mostly by the curve's length on screen (the fixed axes in
+     pixels, TTFT in decades), so the dot keeps an even pace where the curve bends instead of crawling along the
+     floor; partly by log B, so the flat start, where the readouts change most, still takes its time. */
+  function sweepPath(gd) {
+    const tr = gd.data[0];
+    const cd = tr.customdata;
+    const full = gd._fullLayout || {};
+    const xr = gd.layout.xaxis.range;
+    const yr = gd.layout.yaxis.range;
+    const w = (full.xaxis && full.xaxis._length) || 1;
+    const h = (full.yaxis && full.yaxis._length) || 1;
+    const px = (i) => ((tr.x[i] - xr[0]) / (xr[1] - xr[0])) * w;
+    const py = (i) => ((Math.log10(tr.y[i]) - yr[0]) / (yr[1] - yr[0])) * h;
+    const arc = [0];
+    const logb = [0];
+    for (let i = 1; i < cd.length; i++) {
+      arc.push(arc[i - 1] + Math.hypot(px(i) - px(i - 1), py(i) - py(i - 1)));
+      logb.push(Math.log(cd[i][0] / cd[0][0]));
+    }
+    const arcEnd = arc[arc.length - 1] || 1;
+    const logEnd = logb[logb.length - 1] || 1;
+    return { trace: tr, share: arc.map((a, i) => ARC_SHARE * (a / arcEnd) + (1 - ARC_SHARE) * (logb[i] / logEnd)) };
+  }
+
+  /* The batch at time share t of the sweep: geometric between the two samples whose shares hold t. */
+  function batchAt(path, t) {
+    const s = path.share;
+    const cd = path.trace.customdata;
+    if (s.length < 2) return cd[0][0];
+    let i = 0;
+    while (i < s.length - 2 && s[i + 1] <= t) i++;
+    const f = Math.min(1, Math.max(0, (t - s[i]) / (s[i + 1] - s[i] || 1)));
+    return Math.round(cd[i][0] * Math.pow(cd[i + 1][0] / cd[i][0], f));
+  }
+
+  function sliderParts() {
+    const host = document.getElementById(anim.batchId);
+    const root = host && (host.querySelector(".dash-slider-root") || host.closest(".dash-slider-root"));
+    const thumb = root && root.querySelector('[role="slider"]');
+    if (!thumb) return null;
+    const range = root.querySelector(".dash-slider-range");
+    return { thumb, holder: thumb.parentElement, range, half: thumb.offsetWidth / 2 };
+  }
+
+  /* The slider's thumb at `pos`, where its own render would put it (Radix keeps the thumb inside the track:
+     left = p % + (1 − p/50)·half px). The value itself goes to Dash once, when the sweep ends: set on every
+     frame it would re-render the slider and ask the server for a redraw. */
+  function moveThumb(pos, b) {
+    const s = anim.thumb;
+    if (!s) return;
+    const min = Number(s.thumb.getAttribute("aria-valuemin"));
+    const max = Number(s.thumb.getAttribute("aria-valuemax"));
+    const pct = Math.min(100, Math.max(0, (100 * (pos - min)) / (max - min)));
+    s.holder.style.left = `calc(${pct}% + ${s.half * (1 - pct / 50)}px)`;
+    if (s.range) s.range.style.right = `${100 - pct}%`;
+    s.thumb.setAttribute("aria-valuenow", String(pos));
+    s.thumb.setAttribute("aria-valuetext", `${fmt.batch(b)} requests`);
   }
 
   function setReadouts(p, meta) {
@@ -63,6 +146,7 @@
       const el = document.getElementById(ids[k]);
       if (el) el.textContent = text;
     });
+    paintRegime(p, meta);
   }
 
   function frame(now) {
@@ -70,18 +154,30 @@
     const gd = graphDiv();
     const trace = gd && gd.data && gd.data[0];
     if (!trace || !trace.customdata || !trace.customdata.length) return stopAnimation();
-    const n = trace.customdata.length;
+    // A redraw during the sweep brings a new frontier: its path is built again and the sweep's clock runs on.
+    if (!anim.path || anim.path.trace !== trace) anim.path = sweepPath(gd);
     // rAF's `now` is when the frame began, which can precede the performance.now() taken at the click: clamp
-    // at 0, or the first frame indexes sample -1, throws, and the sweep never moves while the button says Stop.
-    const t = Math.max(0, (now - anim.start) / (1000 * anim.seconds));
-    const i = Math.min(n - 1, Math.floor(t * n));
-    const p = pointAt(trace, trace.customdata[i][0]);
-    window.Plotly.restyle(gd, { x: [[p.x]], y: [[p.y]], customdata: [[[p.b, p.itl, p.rho]]] }, [1]);
-    setReadouts(p, gd.layout && gd.layout.meta);
+    // at 0, or the sweep would start before its first sample.
+    const t = Math.min(1, Math.max(0, (now - anim.start) / (1000 * anim.seconds)));
+    const p = pointAt(trace, batchAt(anim.path, t));
+    const meta = gd.layout && gd.layout.meta;
+    const regime = meta && meta.regimes && meta.regimes[p.regime];
+    const dot = { x: [p.x], y: [p.y], customdata: [[p.b, p.itl, p.rho, p.regime]] };
+    if (regime) dot.marker = { color: regime.colour };
+    // Without redraw, animate moves the one point; restyle would recompute and redraw the whole graph.
+    window.Plotly.animate(gd, { data: [dot], traces: [1] }, ANIMATE_STEP);
+    setReadouts(p, meta);
+    moveThumb(Math.log2(p.b), p.b);
     anim.last = p.b;
     anim.frames += 1;
-    if (i >= n - 1) return stopAnimation();
+    if (t >= 1) return stopAnimation();
     anim.raf = window.requestAnimationFrame(frame);
+  }
+
+  /* The regime sentence is the server's, for the batch it last drew: faded while the sweep runs past it. */
+  function staleSentence(stale) {
+    const el = document.getElementById("readout-regime");
+    if (el) el.classList.toggle("readout-stale", stale);
   }
 
   function startAnimation(cfg) {
@@ -89,6 +185,9 @@
     anim.graphId = cfg.explorerGraph;
     anim.running = true;
     anim.frames = 0;
+    anim.path = null;
+    anim.thumb = sliderParts();
+    staleSentence(true);
     anim.start = performance.now();
     anim.raf = window.requestAnimationFrame(frame);
   }
@@ -97,6 +196,7 @@
     const wasRunning = anim.running;
     anim.running = false;
     window.cancelAnimationFrame(anim.raf);
+    staleSentence(false);
     const set = window.dash_clientside.set_props;
     set("btn-animate", { children: "Animate" });
     // Hand the final batch back to Dash: one server request, after the sweep.
@@ -319,9 +419,12 @@
       if (!placed) {
         const patch = new window.dash_clientside.Patch();
         patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
-        patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho]]);
+        patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho, p.regime]]);
+        const regime = meta.regimes && meta.regimes[p.regime];
+        if (regime) patch.assign(["data", 1, "marker", "color"], regime.colour);
         move = patch.build();
       }
+      paintRegime(p, meta);
       const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
       const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
       return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];

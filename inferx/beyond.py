@@ -41,8 +41,10 @@ def goodput_text(scn: Scenario) -> str:
     if not g["batch"]:
         return f"No batch size meets {targets}: {g['reason']}."
     return (
-        f"Under {targets}: up to B = {g['batch']:,}, {g['throughput_tok_s']:,.0f} tok/s "
-        f"({g['throughput_per_gpu_tok_s']:,.0f} per GPU), {_money(g['cost_per_mtok_usd'])} per million tokens, "
+        # Three significant figures: the model is not good to the token per second.
+        f"Under {targets}: up to B = {g['batch']:,}, {F.si(g['throughput_tok_s'], unit='tok/s')} "
+        f"({F.si(g['throughput_per_gpu_tok_s'], unit='tok/s')} per GPU), {_money(g['cost_per_mtok_usd'])} per "
+        "million tokens, "
         f"{g['tokens_per_joule']:.3g} tok/J; the {_LIMITS[g['limited_by']]} stops a larger batch."
     )
 
@@ -66,10 +68,25 @@ def readouts(scn: Scenario, batch: int) -> dict:
 
 
 def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
-    """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts)."""
+    """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts), and the
+    binding limit of every sample as a fourth customdata column (an index into `meta.regimes`): the browser
+    colours the dot and the readouts by it, with the colours Figure 10 uses."""
     fig = F.explorer(scn, batch)
-    if not scn.unfit_reason():
-        fig["layout"]["meta"] = readouts(scn, batch)
+    if scn.unfit_reason() or not fig["data"]:
+        return fig
+    line, dot = fig["data"][:2]
+    keys = regimes.binding(scn, [c[0] for c in line["customdata"]])
+    index = {key: k for k, key in enumerate(regimes.PRIORITY)}
+    line["customdata"] = [[*row[:3], index[str(key)]] for row, key in zip(line["customdata"], keys, strict=True)]
+    at = index[str(regimes.binding(scn, [dot["customdata"][0][0]])[0])]
+    dot["customdata"] = [[*dot["customdata"][0][:3], at]]
+    dot["marker"]["color"] = regimes.REGIME_COLOURS[regimes.PRIORITY[at]]
+    meta = readouts(scn, batch)
+    meta["regimes"] = [
+        {"key": key, "label": regimes.LABELS[key], "colour": regimes.REGIME_COLOURS[key]} for key in regimes.PRIORITY
+    ]
+    meta["rhoUnstable"] = F.RHO_PRACTICAL
+    fig["layout"]["meta"] = meta
     return fig
 
 
@@ -150,7 +167,34 @@ def spec_k(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
 
 
 def spec_batch(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
-    return spec.fig_spec_batch(scn)
+    """Figure 14, its crosses' "B = …" labels moved off the curves: printed beside the markers they sat on the
+    lines below 1× and on each other (two crosses a few hundred requests apart). Each now hangs on an arrow,
+    the first down and left into the empty corner, the next up and right."""
+    fig = spec.fig_spec_batch(scn)
+    layout = fig["layout"]
+    crosses = [t for t in fig["data"] if t.get("mode") == "markers+text"]
+    for k, t in enumerate(sorted(crosses, key=lambda t: t["x"][0])):
+        text = t.pop("text")[0]
+        t.pop("textposition", None)
+        t["mode"] = "markers"
+        layout["annotations"].append(
+            {
+                "text": text,
+                "x": F._at(layout, "xaxis", t["x"][0]),
+                "y": F._at(layout, "yaxis", t["y"][0]),
+                "xref": "x",
+                "yref": "y",
+                "showarrow": True,
+                "arrowhead": 0,
+                "arrowwidth": 1,
+                "arrowcolor": t["marker"]["color"],
+                "ax": -34 if k % 2 == 0 else 34,
+                "ay": 26 if k % 2 == 0 else -34,
+                "font": t.pop("textfont"),
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
+    return fig
 
 
 def moe(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:

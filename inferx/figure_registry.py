@@ -32,11 +32,17 @@ class Figure:
     references: Callable[[Scenario], list[Scenario]] | None = None  # other scenarios whose frontiers it draws
     reads_batch: bool = False  # the explorer: the only figure redrawn when only the batch moves
     page: str = "dashboard"  # where its card sits: "dashboard" (`/`) or "methods" (`/methods`)
+    subtitle: str = ""  # the figure's point in one sentence, shown under its title
 
     @property
     def key(self) -> str:
         """The stable id in the DOM, the redraw protocol and `/embed/figN`."""
         return f"fig{self.number}"
+
+
+def _stacked(*lines: str) -> str:
+    """Equations one under another: side by side, the longest ones overflowed a phone's width."""
+    return r"\begin{gathered}" + r"\\[4pt]".join(lines) + r"\end{gathered}"
 
 
 def _entries(*figs: Figure) -> dict[str, Figure]:
@@ -52,9 +58,13 @@ FIGURES: dict[str, Figure] = _entries(
         "Batching more requests into that one read buys throughput linearly, until the arithmetic units saturate "
         "at the ridge batch $B^*$ (dashed); past it more requests only queue behind the same FLOPs. With "
         "TP or PP above one, the solid line adds each step's collective cost.",
-        r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}{\text{compute}}"
-        r"\right)},\qquad B^*=\frac{b_w\cdot\text{compute}}{2\,\text{BW}}",
+        _stacked(
+            r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}"
+            r"{\text{compute}}\right)}",
+            r"B^*=\frac{b_w\cdot\text{compute}}{2\,\text{BW}}",
+        ),
         F.roofline,
+        subtitle="Throughput rises in step with the batch up to B*; past it the tensor cores, not HBM, set the pace.",
     ),
     Figure(
         2,
@@ -67,6 +77,7 @@ FIGURES: dict[str, Figure] = _entries(
         F.kv_cache_tax,
         current=True,
         references=F.context_refs,
+        subtitle="The longer the context, the lower the ceiling: at long S the KV reads cap throughput.",
     ),
     Figure(
         3,
@@ -79,6 +90,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{t_\text{step}}{1-B/B_\text{max}}",
         F.ttft_parts,
         current=True,
+        subtitle="TTFT sits on the prefill floor for most batch sizes, then climbs without bound as ρ nears 1.",
     ),
     Figure(
         4,
@@ -90,6 +102,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"\text{ITL}\times T=B,\qquad \text{ITL}_\text{min}=\frac{P_\text{active}\,b_w}{\text{BW}}",
         F.itl_vs_throughput,
         current=True,
+        subtitle="Batching buys throughput only by slowing every stream; only more bandwidth lowers the floor.",
     ),
     Figure(
         5,
@@ -99,24 +112,27 @@ FIGURES: dict[str, Figure] = _entries(
         "it. The dashed curves are the other presets under the same workload. Shading marks the interactive "
         "regime ($B\\le B_\\text{split}/8$) and the batch regime ($B\\ge B_\\text{split}$), with "
         "$B_\\text{split}=\\min(B^*, B_\\text{max}/2)$. Curves stop at $\\rho=0.99$.",
-        r"T=\frac{B}{\text{ITL}(B)},\qquad \text{TTFT}(B)\ \text{as in Figure 3},\qquad 1\le B<B_\text{max}",
+        _stacked(r"T=\frac{B}{\text{ITL}(B)},\qquad 1\le B<B_\text{max}", r"\text{TTFT}(B)\ \text{as in Figure 3}"),
         F.preset_frontiers,
         height=440,
         current=True,
         references=F.preset_refs,
+        subtitle="Throughput costs almost no TTFT until the wall near B_max; each machine meets it elsewhere.",
     ),
     Figure(
         6,
         "explorer",
         "Figure 6 · Operating-point explorer",
-        "Pick a batch size and the amber dot shows where it lands on the frontier, with its throughput, TTFT, ITL and "
-        "utilisation. Animate sweeps the dot from one request to the edge of the stable region; it runs in the "
-        "browser, with no server round trip per frame.",
+        "Pick a batch size and the dot shows where it lands on the frontier, with its throughput, TTFT, ITL and "
+        "utilisation; its colour, and the readouts' edges, name the limit that binds there (as in Figure 10). "
+        "Animate sweeps the dot from one request to the edge of the stable region, its pace even along the "
+        "drawn curve; it runs in the browser, with no server round trip per frame.",
         r"\rho=\frac{B}{B_\text{max}},\qquad B_\text{max}=\left\lfloor\eta\,\frac{\text{HBM}-P_\text{total}\,b_w}"
         r"{S\,\kappa}\right\rfloor",
         beyond.explorer,
         height=440,
         reads_batch=True,
+        subtitle="Near the knee B* throughput comes cheap; past ρ = 0.85 TTFT runs away for little more throughput.",
     ),
     Figure(
         7,
@@ -129,6 +145,7 @@ FIGURES: dict[str, Figure] = _entries(
         F.quantization,
         current=True,
         references=F.quant_refs,
+        subtitle="Narrower weights and KV cache move the whole frontier: more throughput at every TTFT.",
     ),
     Figure(
         8,
@@ -137,9 +154,12 @@ FIGURES: dict[str, Figure] = _entries(
         "Tensor parallelism adds two all-reduces per layer to every step; pipeline parallelism adds a hop per stage "
         "boundary. On NVLink the fixed launch latency $\\alpha$ dominates, so the cost barely moves with $B$; "
         "over InfiniBand the bytes dominate and the cost grows linearly with the batch.",
-        r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right),"
-        r"\quad t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+        _stacked(
+            r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+            r"t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
+        ),
         F.communication,
+        subtitle="NVLink's cost is a flat floor set by latency; InfiniBand's grows with every request in the batch.",
     ),
     Figure(
         9,
@@ -152,6 +172,7 @@ FIGURES: dict[str, Figure] = _entries(
         F.workload_reality,
         current=True,
         references=F.workload_refs,
+        subtitle="A real workload pays more TTFT at the same throughput, and meets its wall sooner.",
     ),
     # Beyond the article (issue 19): each reads the scenario's targets and prices.
     Figure(
@@ -163,10 +184,16 @@ FIGURES: dict[str, Figure] = _entries(
         "past $\\rho=0.85$, or a KV cache at least 95 % full. The grey band is the part that meets both latency "
         "targets; the star is its best throughput, the largest batch that meets them, since TTFT and ITL both "
         "grow with $B$.",
-        r"\text{bandwidth-bound}\iff\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}\ge\frac{2P_\text{active}B}"
-        r"{\text{compute}},\qquad B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
+        _stacked(
+            r"\text{bandwidth-bound}\iff t_\text{HBM}\ge t_\text{FLOP}",
+            r"t_\text{HBM}=\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}",
+            r"t_\text{FLOP}=\frac{2P_\text{active}B}{\text{compute}}",
+            r"B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,",
+            r"\text{ITL}\le\text{TPOT}^*\}",
+        ),
         beyond.regimes_slo,
         height=440,
+        subtitle="The colour names the limit that binds; the star is the most throughput meeting both targets.",
     ),
     Figure(
         11,
@@ -176,9 +203,12 @@ FIGURES: dict[str, Figure] = _entries(
         "against how fast each user reads. Faster per-user streams mean smaller batches and dearer tokens. "
         "The price is the Price control, or with it at 0 an assumed rental rate for the GPU, not a measured "
         "one: set your own.",
-        r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T},"
-        r"\qquad \frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",
+        _stacked(
+            r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T}",
+            r"\frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",
+        ),
         beyond.economics_fig,
+        subtitle="Tokens are cheapest in big batches, where each user's stream is slowest.",
     ),
     Figure(
         12,
@@ -189,6 +219,7 @@ FIGURES: dict[str, Figure] = _entries(
         "The rate peaks before $B_\\text{max}$: past the peak, more concurrency only lengthens the queue.",
         r"\lambda=\frac{C}{\text{E2E}(C)},\qquad \text{E2E}=\text{TTFT}+N_\text{out}\cdot\text{ITL}",
         beyond.rate_fig,
+        subtitle="Completed requests per second peak before B_max; beyond the peak, more concurrency only queues.",
     ),
     Figure(
         13,
@@ -197,9 +228,12 @@ FIGURES: dict[str, Figure] = _entries(
         "A small draft model proposes $k$ tokens and one pass of the target verifies them; with acceptance "
         "rate $\\alpha$ each round yields on average fewer than $k+1$ tokens. Longer drafts pay off only while "
         "acceptance stays high. Shown at $B=1$ with a 1.6 B-parameter INT8 draft on GPU HBM.",
-        r"\text{ITL}_\text{eff}=\frac{k\,\delta+t_\text{verify}}{E[\text{accepted}]},\qquad "
-        r"E[\text{accepted}]=\frac{1-\alpha^{k+1}}{1-\alpha}",
+        _stacked(
+            r"\text{ITL}_\text{eff}=\frac{k\,\delta+t_\text{verify}}{E[\text{accepted}]}",
+            r"E[\text{accepted}]=\frac{1-\alpha^{k+1}}{1-\alpha}",
+        ),
         beyond.spec_k,
+        subtitle="Speculation pays when acceptance is high; longer drafts help only while acceptance holds.",
     ),
     Figure(
         14,
@@ -211,6 +245,7 @@ FIGURES: dict[str, Figure] = _entries(
         "crosses mark where the gain ends.",
         r"\text{speed-up}(B)=\frac{\text{ITL}(B)}{\text{ITL}_\text{eff}(B)}",
         beyond.spec_batch,
+        subtitle="Speculation's gain shrinks as the batch grows and ends where each curve crosses 1×.",
     ),
     Figure(
         15,
@@ -222,6 +257,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"N_\text{touched}=N_e\left(1-\left(1-\tfrac{k}{N_e}\right)^{B}\right)",
         beyond.moe,
         page="methods",  # a property of the model's routing more than of the serving state
+        subtitle="With a few hundred tokens in a batch, an MoE step reads nearly every expert, not a few.",
     ),
 )
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import engine as E
 from .calibrated import band_label, residual_band, scenario_calibration
+from .hardware import GPUS
 from .presets import HARDWARE
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
 
@@ -31,9 +32,18 @@ COMM_REFS = {
     "TP 4, InfiniBand": ("#E69F00", dict(tp=4, pp=1, ic="infiniband"), "dash"),
     "TP 4 + PP 4, InfiniBand": ("#D55E00", dict(tp=4, pp=4, ic="infiniband"), "dash"),
 }
+# One meaning per colour for what the figures mark (inferx.regimes.REGIME_COLOURS uses the same five): blue is
+# HBM bandwidth (the ITL floor, the ridge B* where it stops binding), green compute (prefill), purple
+# communication, orange the queue (ρ > 0.85, the queueing wait), vermillion KV capacity (B_max). Black is the
+# current settings; reference curves are dashed, each named in its legend.
+RIDGE = "#0072B2"
+PREFILL = "#009E73"
+QUEUE = "#E69F00"
+QUEUE_TEXT = "#8A5A00"  # the queue's orange, dark enough to read as text on white
+KV = "#D55E00"
 INTERACTIVE_BAND = "rgba(86,180,233,0.16)"
 BATCH_BAND = "rgba(0,158,115,0.13)"
-KNEE_BAND = "rgba(213,94,0,0.12)"  # ρ > 0.85: where the queue blows up
+QUEUE_BAND = "rgba(230,159,0,0.16)"  # ρ > 0.85: where the queue blows up
 RHO_PRACTICAL = 0.85
 RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
 CURVE_POINTS = 90
@@ -53,26 +63,44 @@ def round_sig(values, digits: int = 4) -> list:
     return (np.round(a * scale) / scale).tolist()
 
 
-def si(value: float, digits: int = 3) -> str:
-    """A number to `digits` significant figures with an SI suffix: 1,067,281 -> "1.07M"."""
+def si(value: float, digits: int = 3, unit: str = "") -> str:
+    """A number to `digits` significant figures with an SI prefix: 1,067,281 -> "1.07M", or with a unit
+    "1.07 M tok/s" (and 950 -> "950 tok/s")."""
     value = float(f"{value:.{digits}g}")
+    number, prefix = f"{value:.{digits}g}", ""
     for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
-            return f"{value / scale:.{digits}g}{suffix}"
-    return f"{value:.{digits}g}"
+            number, prefix = f"{value / scale:.{digits}g}", suffix
+            break
+    if not unit:
+        return number + prefix
+    return f"{number} {prefix} {unit}" if prefix else f"{number} {unit}"
 
 
 def _decade_ticks(fig: dict) -> None:
-    """Label only whole decades on a log axis that spans one or more: plotly's default labels 2 and 5 between
-    them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable."""
+    """Label only whole decades on a log axis that spans two or more: plotly's default labels 2 and 5 between
+    them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable. An axis
+    that spans one to two decades would show one or two labels that way, so it gets 1, 2, 5, 10, 20, … in
+    full instead."""
     for axis, key in (("xaxis", "x"), ("yaxis", "y")):
         spec = fig["layout"].get(axis, {})
-        if spec.get("type") != "log":
+        if spec.get("type") != "log" or "tickvals" in spec:
             continue
         values = np.array([v for t in fig["data"] for v in (t.get(key) or ()) if v is not None], dtype=float)
         values = values[np.isfinite(values) & (values > 0)]
-        if values.size and values.max() >= 10 * values.min():
-            spec.update(dtick=1, minor={"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"})
+        if not values.size or values.max() < 10 * values.min():
+            continue
+        spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
+        if values.max() >= 100 * values.min():
+            spec["dtick"] = 1
+        else:
+            spec.update(tickmode="array", tickvals=one_two_five(values.min() / 2, values.max() * 2))
+
+
+def one_two_five(low: float, high: float) -> list[float]:
+    """The numbers 1, 2 and 5 times a power of ten from `low` to `high`."""
+    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    return [float(f"{m}e{d}") for d in decades for m in (1, 2, 5) if low <= m * 10.0**d <= high]
 
 
 def _json_ready(builder):
@@ -359,6 +387,14 @@ def _residual_band(scn: Scenario, x, y, metric: str, scale: float = 1.0) -> list
     return [lower, upper | hidden]
 
 
+def machine_label(scn: Scenario) -> str:
+    """The machine the current settings describe, for a legend to name: the preset's label ("8×H200") when it
+    is the preset's machine, else the catalog's ("4×H100 SXM")."""
+    gpu, count = GPUS[scn.params["gpu"]], scn.params["gpus"]
+    hw = HARDWARE.get(scn.hardware)
+    return hw.label if hw and hw.machine.gpu == gpu and hw.n_gpus == count else f"{count}×{gpu.name}"
+
+
 def _hover_frontier() -> str:
     return "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
 
@@ -395,7 +431,7 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         data[0].update(line={"color": CURRENT, "dash": "solid", "width": 2.5}, name="Roofline (S = 0)")
     # Log-log: the memory-bound regime (T ∝ B) is a straight line of slope 1, the compute-bound one flat.
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
-    _vline(layout, float(b_star), "#0072B2", f"B* = {b_star:,.0f}")
+    _vline(layout, float(b_star), RIDGE, f"B* = {b_star:,.0f}")
     # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
     layout["annotations"] += [
         _corner_label(layout, "memory-bound: T ∝ B", 1, "left", 0.98),
@@ -439,7 +475,7 @@ def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             continue
         data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover))
         ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
-        _hline(layout, ceiling, colour, f"T∞({S:,}) ≈ {si(ceiling)} tok/s", xanchor="left")
+        _hline(layout, ceiling, colour, f"T∞({S:,}) ≈ {si(ceiling, unit='tok/s')}", xanchor="left")
         _end_marker(layout, float(r["batch"][-1]), float(r["throughput"][-1]), f"B_max = {si(s.b_max)}", colour)
     if notes:
         _note(layout, "<br>".join(notes))
@@ -479,14 +515,15 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     prefill = float(E.t_prefill(scn.isl, scn.model, scn.compute))
     hover = "B = %{x:,.0f}<br>%{y:.3g} ms"
     data = [
-        _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), "#0072B2", "dash", 2, hover),
-        _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), "#D55E00", "dot", 2, hover),
+        _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), PREFILL, "dash", 2, hover),
+        _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover),
         _line("TTFT total", B, 1e3 * r["ttft"], CURRENT, "solid", 2.5, hover),
     ]
     # Past ρ = 0.85 the queueing wait climbs to a wall at B_max: shade that stretch, not the usable one.
-    _band(layout, RHO_PRACTICAL * scn.b_max, scn.b_max, KNEE_BAND, "ρ > 0.85 →")
-    layout["annotations"][-1].update(xanchor="right", xshift=-4)  # beside the narrow band, not cut off by it
-    _vline(layout, float(scn.b_max), "#D55E00", f"B_max = {si(scn.b_max)}")
+    _band(layout, RHO_PRACTICAL * scn.b_max, scn.b_max, QUEUE_BAND, "ρ > 0.85 →")
+    # Beside the narrow band, not cut off by it.
+    layout["annotations"][-1].update(xanchor="right", xshift=-4, font={"size": 11, "color": QUEUE_TEXT})
+    _vline(layout, float(scn.b_max), KV, f"B_max = {si(scn.b_max)}")
     layout["annotations"][-1].update(xanchor="right", xshift=-4)
     layout["xaxis"]["range"] = [0, float(np.log10(scn.b_max)) + 0.02]
     return {"data": data, "layout": layout}
@@ -497,7 +534,7 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """ITL vs throughput, parametric in B; the ITL floor P_active·b_w/BW dashed."""
     layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
     floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
-    _hline(layout, 1e3 * floor, "#0072B2", f"ITL floor = {1e3 * floor:.3g} ms")
+    _hline(layout, 1e3 * floor, RIDGE, f"ITL floor = {1e3 * floor:.3g} ms")
     r = frontier(scn)
     if r is None:
         _note(layout, f"No curve: {scn.unfit_reason()}")
@@ -527,8 +564,44 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         marker={"size": 6, "color": CURRENT},
     )
     layout["xaxis"]["rangemode"] = layout["yaxis"]["rangemode"] = "tozero"
+    _x_scale_toggle(layout)
     band = _residual_band(scn, r["throughput"], r["itl"], "tpot", 1e3)
     return {"data": [trace, points, *band], "layout": layout}
+
+
+def _x_scale_toggle(layout: dict) -> None:
+    """Buttons above the graph that switch its linear x-axis to log and back, with no callback: plotly's
+    relayout sets the axis type and moves the annotations placed on x, which plotly reads as log10 of the
+    value on a log axis. Measured throughputs, far below the frontier's, gather at x ≈ 0 on the linear scale."""
+    on_x = [(k, a["x"]) for k, a in enumerate(layout["annotations"]) if a.get("xref") == "x"]
+    # On log, whole decades only (as every log axis here); null gives linear its own ticks back.
+    linear = {"xaxis.type": "linear", "xaxis.autorange": True, "xaxis.dtick": None}
+    log = {"xaxis.type": "log", "xaxis.autorange": True, "xaxis.dtick": 1}
+    linear |= {f"annotations[{k}].x": x for k, x in on_x}
+    log |= {f"annotations[{k}].x": _log10(x) for k, x in on_x}
+    layout["margin"]["t"] = 58  # the buttons sit under the tool bar, which spans the top on a phone
+    layout["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "showactive": True,
+            "active": 0,
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.01,
+            "yanchor": "bottom",
+            "pad": {"l": 0, "r": 0, "t": 0, "b": 0},
+            "font": {"size": 10},
+            "buttons": [
+                {"label": "linear x", "method": "relayout", "args": [linear]},
+                {"label": "log x", "method": "relayout", "args": [log]},
+            ],
+        }
+    ]
+
+
+def _log10(x: float) -> float:
+    return float(np.log10(x)) if x > 0 else 0.0
 
 
 def _regimes(layout, scn: Scenario, r) -> None:
@@ -537,7 +610,8 @@ def _regimes(layout, scn: Scenario, r) -> None:
     T = r["throughput"]
     x_int = float(np.interp(split / 8, r["batch"], T))
     x_batch = float(np.interp(split, r["batch"], T))
-    _band(layout, 0, x_int, INTERACTIVE_BAND, "interactive")
+    # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
+    _band(layout, float(T.min()), x_int, INTERACTIVE_BAND, "interactive")
     _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch")
 
 
@@ -545,6 +619,7 @@ def _regimes(layout, scn: Scenario, r) -> None:
 def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Throughput–TTFT frontier for the current settings and the other presets."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    layout["xaxis"]["rangemode"] = "tozero"
     data, notes = [], []
     others = [hw for preset, hw in HARDWARE.items() if preset != scn.hardware]
     for hw, ref in zip(others, preset_refs(scn), strict=True):
@@ -555,23 +630,33 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             data.append(_frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8))
     r = frontier(scn)
     if r is None:
-        notes.insert(0, f"Current settings: {scn.unfit_reason()}")
+        notes.insert(0, f"{machine_label(scn)} (current): {scn.unfit_reason()}")
     else:
         stable = np.isfinite(r["ttft"])
         data += _residual_band(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
-        data.append(_frontier_trace("Current settings", r, CURRENT, "solid", 2.8))
+        data.append(_frontier_trace(f"{machine_label(scn)} (current)", r, CURRENT, "solid", 2.8))
         _regimes(layout, scn, r)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
+    _x_scale_toggle(layout)
     return {"data": data, "layout": layout}
+
+
+def _log_range(values, pad: float = 0.06) -> list[float]:
+    """A log axis's range (in decades) around positive `values`, padded by a share of its span."""
+    lo, hi = np.log10(np.min(values)), np.log10(np.max(values))
+    margin = pad * max(hi - lo, 0.5)
+    return [float(lo - margin), float(hi + margin)]
 
 
 @_json_ready
 def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Operating-point explorer: the frontier and an amber dot at the chosen batch.
+    """Operating-point explorer: the frontier, its knee B* and unstable stretch ρ > 0.85 marked, and a dot at
+    the chosen batch.
 
-    customdata carries [B, ITL ms, ρ] for every sample so the browser can move the
-    dot and the readouts without asking the server.
+    customdata carries [B, ITL ms, ρ] for every sample so the browser can move the dot and the readouts
+    without asking the server. The axes' ranges are fixed from the whole frontier: the animation moves the dot
+    from end to end, and autorange would rescale the axes (and show or hide the 0 tick) with every frame.
     """
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     # Every B up to 64 plus the chosen one, so the dot sits on exact engine values.
@@ -605,9 +690,46 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         "customdata": [custom[i]],
         "marker": {"color": AMBER, "size": 15, "line": {"color": CURRENT, "width": 1.5}},
         "hovertemplate": line["hovertemplate"].replace("<extra>Frontier", "<extra>operating point"),
+        "cliponaxis": False,  # at either end of the sweep the dot overhangs the plot area rather than be cut
     }
+    layout["xaxis"].update(range=[0.0, 1.04 * float(np.max(r["throughput"]))], autorange=False)
+    layout["yaxis"].update(range=_log_range(1e3 * r["ttft"]), autorange=False)
+    _explorer_marks(layout, scn, r)
     layout["showlegend"] = False
     return {"data": [line, dot], "layout": layout}
+
+
+def _explorer_marks(layout: dict, scn: Scenario, r: dict) -> None:
+    """The knee at B* (where more batch stops buying throughput for free) and the band past ρ = 0.85 (where
+    the queue, and TTFT with it, runs away), on the explorer's throughput axis."""
+    b_unstable = RHO_PRACTICAL * scn.b_max
+    if r["batch"][-1] > b_unstable:
+        x0 = float(np.interp(b_unstable, r["batch"], r["throughput"]))
+        _band(layout, x0, layout["xaxis"]["range"][1], QUEUE_BAND, "ρ > 0.85: unstable")
+        # Halfway up: the top right is where the graph's tool bar shows.
+        label = {"xanchor": "right", "xshift": -4, "y": 0.5, "font": {"size": 11, "color": QUEUE_TEXT}}
+        layout["annotations"][-1].update(label)
+    b_star = float(E.ridge_batch(scn.compute, scn.bw, scn.b_w))
+    if r["batch"][0] <= b_star <= r["batch"][-1]:
+        x = float(np.interp(b_star, r["batch"], r["throughput"]))
+        y = float(np.interp(b_star, r["batch"], 1e3 * r["ttft"]))
+        layout["annotations"].append(
+            {
+                "text": f"knee: B* = {b_star:,.0f}",
+                "x": x,
+                "y": _at(layout, "yaxis", y),
+                "xref": "x",
+                "yref": "y",
+                "showarrow": True,
+                "arrowhead": 2,
+                "arrowwidth": 1.2,
+                "arrowcolor": RIDGE,
+                "ax": -30,
+                "ay": -42,
+                "font": {"size": 11, "color": RIDGE},
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
 
 
 @_json_ready
@@ -623,7 +745,8 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         else:
             data.append(_frontier_trace(name, r, colour, "dash", 1.8))
     r = frontier(scn)
-    name = f"Current: {scn.params['wdtype'].upper()} weights + {scn.params['kvdtype'].upper()} KV"
+    p = scn.params
+    name = f"{machine_label(scn)} (current): {p['wdtype'].upper()} weights + {p['kvdtype'].upper()} KV"
     if r is None:
         notes.insert(0, f"{name}: {scn.unfit_reason()}")
     else:
@@ -638,8 +761,8 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
     # Log-log: NVLink's flat launch-latency floor and InfiniBand's linear growth both stay readable.
     if scn.headroom <= 0:
-        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per decode step (ms)")
-    layout = _layout("Batch size B (concurrent requests)", "Communication per decode step (ms)", xlog=True, ylog=True)
+        return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per step (ms)")
+    layout = _layout("Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
     configs = [scn.with_params(**cfg) for _, cfg, _ in COMM_REFS.values()]
@@ -649,9 +772,10 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
-    data.append(_line(f"Current: TP {p['tp']}, PP {p['pp']}, {p['ic']}", B, comms[-1], CURRENT, "solid", 2.8, hover))
+    name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {p['ic']}"
+    data.append(_line(name, B, comms[-1], CURRENT, "solid", 2.8, hover))
     if not comms[-1].any():
-        _note(layout, f"Current settings: no communication (TP {p['tp']}, PP {p['pp']})", y=0.1)
+        _note(layout, f"{machine_label(scn)} (current): no communication (TP {p['tp']}, PP {p['pp']})", y=0.1)
     return {"data": data, "layout": layout}
 
 
@@ -659,7 +783,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %)."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
-    data, notes = [], []
+    data, notes, current = [], [], f"{machine_label(scn)} (current)"
     ideal, realistic = (frontier(ref) for ref in workload_refs(scn))
     if ideal is not None and realistic is not None:
         # The gap between ideal and realistic is the TTFT a real workload costs on this hardware.
@@ -683,10 +807,10 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             data.append(_frontier_trace(label, r, colour, "dash", 1.8))
     r = frontier(scn)
     if r is None:
-        notes.insert(0, f"Current: {scn.unfit_reason()}")
+        notes.insert(0, f"{current}: {scn.unfit_reason()}")
     else:
         data.append(
-            _frontier_trace(f"Current (CV {scn.cv:g}, utilisation {100 * scn.eta:g} %)", r, CURRENT, "solid", 2.8)
+            _frontier_trace(f"{current}: CV {scn.cv:g}, utilisation {100 * scn.eta:g} %", r, CURRENT, "solid", 2.8)
         )
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)

@@ -109,7 +109,9 @@ def described_graph(wrapper_id: str, graph: dcc.Graph, figure: dict | None) -> h
 
 
 def readouts() -> html.Div:
-    cells = [("throughput", "Throughput"), ("ttft", "TTFT"), ("itl", "ITL"), ("rho", "Utilisation ρ")]
+    # The labels are set in capitals by CSS; ρ keeps its case, or it reads as a Latin P.
+    rho = ["Utilisation ", html.Span("ρ", className="symbol")]
+    cells = [("throughput", "Throughput"), ("ttft", "TTFT"), ("itl", "ITL"), ("rho", rho)]
     return html.Div(
         [
             html.Div(
@@ -183,7 +185,8 @@ def figure_card(
         body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))
     title = html.H2(entry.title, className="card-title")
     header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
-    return dbc.Card([dbc.CardBody([header, *body])], className="fig-card", id=f"card-{fig}")
+    subtitle = html.P(entry.subtitle, className="fig-subtitle")  # the figure's point, before the chart
+    return dbc.Card([dbc.CardBody([header, subtitle, *body])], className="fig-card", id=f"card-{fig}")
 
 
 def notices_area(notices: list[str]) -> html.Div:

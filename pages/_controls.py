@@ -182,6 +182,8 @@ def explorer_controls(batch: int) -> html.Div:
                     "Batch size B ",
                     html.Span(str(batch), id="batch-value", className="ctl-value"),
                     html.Span(" requests", className="unit"),
+                    # The limit binding at the dot, named by assets/inferx.js in its regime colour.
+                    html.Span("", id="batch-regime", className="regime-chip"),
                 ],
                 htmlFor=BATCH_ID,
                 className="ctl-label",

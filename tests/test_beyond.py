@@ -102,3 +102,51 @@ def test_the_cost_figure_stars_the_slo_point_at_its_hand_worked_cost():
     r = scn.evaluate([b])
     assert star["x"][0] == pytest.approx(1 / r["itl"][0], rel=1e-3)  # tok/s per user
     assert star["y"][0] == pytest.approx(8 * 2.0 * 1e6 / (3600 * r["throughput"][0]), rel=1e-3)
+
+
+def test_the_explorer_names_the_binding_limit_of_every_sample():
+    """Every frontier sample carries an index into meta.regimes; past ρ = 0.95 the KV cache binds, between 0.85
+    and 0.95 the queue (the definitions in inferx.regimes' docstring), and the dot wears its sample's colour."""
+    fig = registry.build(Scenario.from_params(), ["fig6"], 64)["fig6"]
+    line, dot = fig["data"]
+    meta = fig["layout"]["meta"]
+    keys = [meta["regimes"][row[3]]["key"] for row in line["customdata"]]
+    rho = np.array([row[2] for row in line["customdata"]])
+    assert {k for k, r in zip(keys, rho, strict=True) if r >= 0.95} == {"kv_capacity"}
+    assert {k for k, r in zip(keys, rho, strict=True) if 0.86 < r < 0.94} == {"queue"}
+    assert meta["rhoUnstable"] == 0.85
+    row = next(r for r in line["customdata"] if r[0] == 64)
+    assert dot["customdata"][0] == row
+    assert dot["marker"]["color"] == meta["regimes"][row[3]]["colour"]
+    # One meaning per colour: Figure 10 draws each limit in the colour the explorer gives it.
+    fig10 = registry.build(Scenario.from_params(), ["fig10"], 64)["fig10"]
+    by_label = {t["name"]: t["line"]["color"] for t in fig10["data"] if t.get("mode") == "lines" and "line" in t}
+    shared = [r for r in meta["regimes"] if r["label"] in by_label]
+    assert len(shared) >= 3  # communication, compute, queue and KV capacity bind along the default frontier
+    assert all(by_label[r["label"]] == r["colour"] for r in shared)
+
+
+def test_figure_14_labels_its_crosses_on_arrows_pointing_apart():
+    scn = Scenario.from_params()
+    fig = beyond.spec_batch(scn)
+    crosses = [t for t in fig["data"] if t["mode"] == "markers"]
+    labels = [a for a in fig["layout"]["annotations"] if a["text"].startswith("B = ")]
+    assert len(crosses) == len(labels) >= 2 and not any("text" in t for t in fig["data"])
+    # Each label names its cross's batch and points at it (log axes: annotations sit at log10 of the value).
+    for t, a in zip(sorted(crosses, key=lambda t: t["x"][0]), labels, strict=True):
+        assert a["text"] == f"B = {round(t['x'][0]):,}"
+        assert a["x"] == pytest.approx(np.log10(t["x"][0])) and a["showarrow"]
+    # Two crosses a few hundred requests apart: their labels hang on opposite sides.
+    assert labels[0]["ax"] * labels[1]["ax"] < 0 and labels[0]["ay"] * labels[1]["ay"] < 0
+
+
+def test_the_goodput_line_gives_throughput_to_three_significant_figures():
+    scn = Scenario.from_params()
+    text = beyond.goodput_text(scn)
+    g = slo.goodput(scn, 500, 50)
+    # "…, up to B = 10,562, 241 k tok/s (30.1 k tok/s per GPU), …"
+    total, per_gpu = (part.split(" tok/s")[0] for part in text.split(f"B = {g['batch']:,}, ")[1].split("("))
+    for shown, exact in ((total, g["throughput_tok_s"]), (per_gpu, g["throughput_per_gpu_tok_s"])):
+        number, prefix = shown.split(" ")
+        assert prefix == "k" and len(number.replace(".", "")) == 3, text
+        assert float(number) * 1e3 == pytest.approx(exact, rel=5e-3)

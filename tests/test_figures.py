@@ -26,7 +26,7 @@ def test_frontier_figures_match_the_reference(preset):
     scn = Scenario.from_params(preset=preset, ctx=4096)
     ref = Reference(preset=preset, ctx=4096)
     fig = figures.preset_frontiers(scn)
-    cur = by_name(fig)["Current settings"]
+    cur = by_name(fig)[f"{HARDWARE[preset].label} (current)"]
     points = [ref.point(b) for b in cur["customdata"]]
     assert_close(cur["x"], [p["throughput"] for p in points], rel=6e-4)
     assert_close(cur["y"], [1e3 * p["ttft"] for p in points], rel=6e-4)
@@ -231,5 +231,129 @@ def test_fig9_shades_the_gap_between_ideal_and_realistic():
 
 def test_fig8_says_when_the_current_settings_have_no_communication():
     notes = [a["text"] for a in figures.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
-    assert notes == ["Current settings: no communication (TP 1, PP 1)"]
+    assert notes == ["8×H200 (current): no communication (TP 1, PP 1)"]
     assert not figures.communication(Scenario.from_params())["layout"]["annotations"]
+
+
+@pytest.mark.parametrize("preset", sorted(HARDWARE))
+def test_fig6_axes_are_fixed_around_the_whole_frontier(preset):
+    """The animation moves the dot from end to end: the axes' ranges hold every sample and do not autorange."""
+    scn = Scenario.from_params(preset=preset)
+    fig = figures.explorer(scn, batch=8)
+    line = fig["data"][0]
+    x, y = fig["layout"]["xaxis"], fig["layout"]["yaxis"]
+    assert x["autorange"] is False and y["autorange"] is False
+    assert x["range"][0] == 0 and max(line["x"]) < x["range"][1] < 1.1 * max(line["x"])
+    decades = np.log10(line["y"])
+    assert y["range"][0] < decades.min() and decades.max() < y["range"][1]
+
+
+def test_fig6_marks_the_knee_and_the_unstable_stretch():
+    ref = Reference(ctx=4096)
+    fig = figures.explorer(Scenario.from_params(ctx=4096), batch=8)
+    knee = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("knee"))
+    assert knee["text"] == f"knee: B* = {round(ref.b_star):,}"
+    # The arrow points at the frontier where B = B*, between the two samples around it.
+    lo, hi = ref.point(int(ref.b_star)), ref.point(int(ref.b_star) + 1)
+    assert lo["throughput"] <= knee["x"] <= hi["throughput"]
+    band = next(s for s in fig["layout"]["shapes"] if s["type"] == "rect")
+    b_85 = 0.85 * ref.b_max
+    below, above = ref.point(int(b_85)), ref.point(int(b_85) + 1)
+    assert below["throughput"] <= band["x0"] <= above["throughput"]
+    assert band["x1"] == fig["layout"]["xaxis"]["range"][1]
+    assert any(a["text"] == "ρ > 0.85: unstable" for a in fig["layout"]["annotations"])
+
+
+def test_fig6_has_no_knee_mark_when_b_star_is_past_the_frontier():
+    # 32k tokens of context: B_max (about 345 on 8×H200) is below B* (about 412), so no knee lies on the curve.
+    ref = Reference(ctx=32768)
+    assert ref.b_max < ref.b_star
+    fig = figures.explorer(Scenario.from_params(ctx=32768), batch=8)
+    assert not any(a["text"].startswith("knee") for a in fig["layout"]["annotations"])
+
+
+@pytest.mark.parametrize(
+    ("params", "label"),
+    [({}, "8×H200"), ({"preset": "mi300x4"}, "4×MI300X"), ({"gpus": 6}, "6×H200 SXM")],
+)
+def test_fig5_legend_names_the_current_machine(params, label):
+    names = [t["name"] for t in figures.preset_frontiers(Scenario.from_params(**params))["data"]]
+    assert f"{label} (current)" in names and "Current settings" not in names
+
+
+def test_every_figure_states_its_point_in_a_subtitle_on_its_card():
+    from pages._cards import figure_card
+
+    for key, entry in registry.FIGURES.items():
+        sub = entry.subtitle
+        # One sentence of its own, short enough for one or two lines on a phone, not the caption's first words.
+        assert sub.endswith(".") and sub.count(". ") == 0 and 30 < len(sub) <= 110, (key, sub)
+        assert not entry.caption.startswith(sub[:-1])
+        card = figure_card(key, {"data": [], "layout": {}}, embed_copy=False)
+        shown = [c for c in card.children[0].children if getattr(c, "className", "") == "fig-subtitle"]
+        assert [c.children for c in shown] == [sub]
+
+
+def test_si_with_a_unit_keeps_three_significant_figures():
+    assert figures.si(1_067_281, unit="tok/s") == "1.07 M tok/s"
+    assert figures.si(33_371.4, unit="tok/s") == "33.4 k tok/s"
+    assert figures.si(950.4, unit="tok/s") == "950 tok/s"
+
+
+def test_fig2_ceiling_labels_carry_three_significant_figures():
+    labels = [a["text"] for a in figures.kv_cache_tax(Scenario.from_params())["layout"]["annotations"]]
+    ceilings = [t for t in labels if t.startswith("T∞")]
+    assert ceilings and all(t.endswith(" tok/s") for t in ceilings)
+    for text in ceilings:  # "T∞(1,024) ≈ 1.07 M tok/s": at most three digits, no run of digits with separators
+        number = text.split("≈ ")[1].split(" ")[0]
+        assert len(number.replace(".", "")) <= 3, text
+
+
+def test_log_axes_spanning_under_two_decades_label_one_two_five():
+    assert figures.one_two_five(15, 900) == [20, 50, 100, 200, 500]
+    fig = registry.build(Scenario.from_params(), ["fig11"])["fig11"]
+    x = np.array([v for t in fig["data"] for v in t["x"]])
+    assert 10 * x.min() <= x.max() < 100 * x.min()  # the default frontier's interactivity spans one to two decades
+    shown = [v for v in fig["layout"]["xaxis"]["tickvals"] if x.min() <= v <= x.max()]
+    assert len(shown) >= 3
+    # Figure 1 spans more than two decades on both axes: whole decades only.
+    roof = figures.roofline(Scenario.from_params())["layout"]
+    assert roof["xaxis"]["dtick"] == 1 and "tickvals" not in roof["xaxis"]
+
+
+@pytest.mark.parametrize("builder", [figures.itl_vs_throughput, figures.preset_frontiers])
+def test_figures_4_and_5_switch_their_x_axis_to_log_and_back(builder):
+    """Measured throughputs gather near x = 0 on the linear axis: a button sets log x, moving every annotation
+    placed on x to log10 of its value (how plotly reads an annotation on a log axis), and one sets it back."""
+    layout = builder(Scenario.from_params())["layout"]
+    assert layout["xaxis"]["type"] == "linear"
+    (menu,) = layout["updatemenus"]
+    linear, log = ({b["label"]: b["args"][0] for b in menu["buttons"]}[k] for k in ("linear x", "log x"))
+    assert (linear["xaxis.type"], log["xaxis.type"]) == ("linear", "log")
+    on_x = {k: a["x"] for k, a in enumerate(layout["annotations"]) if a["xref"] == "x"}
+    for k, x in on_x.items():
+        assert linear[f"annotations[{k}].x"] == x and log[f"annotations[{k}].x"] == pytest.approx(np.log10(x))
+    # Every shape on x sits at a positive throughput, so the log axis can place it.
+    assert all(s["x0"] > 0 for s in layout["shapes"] if s["xref"] == "x")
+
+
+def test_the_marks_keep_one_colour_per_limit_across_figures():
+    """B* and the ITL floor (bandwidth), prefill (compute), ρ > 0.85 and the queueing wait (queue), B_max (KV
+    capacity): each drawn in the colour Figure 10 gives that limit."""
+    from inferx.regimes import REGIME_COLOURS as C
+
+    scn = Scenario.from_params()
+    rgba = lambda hex_, a: f"rgba({int(hex_[1:3], 16)},{int(hex_[3:5], 16)},{int(hex_[5:7], 16)},{a})"  # noqa: E731
+    roof = figures.roofline(scn)["layout"]
+    assert [s["line"]["color"] for s in roof["shapes"]] == [C["bandwidth"]]  # B*
+    itl = figures.itl_vs_throughput(scn)["layout"]
+    assert itl["shapes"][0]["line"]["color"] == C["bandwidth"]  # the ITL floor
+    ttft = figures.ttft_parts(scn)
+    colours = {t["name"]: t["line"]["color"] for t in ttft["data"]}
+    assert colours["Prefill t_prefill(S_in)"] == C["compute"] and colours["Queueing wait"] == C["queue"]
+    band, b_max = ttft["layout"]["shapes"]
+    assert band["fillcolor"] == rgba(C["queue"], 0.16) and b_max["line"]["color"] == C["kv_capacity"]
+    explorer = figures.explorer(scn, 8)["layout"]
+    assert [s["fillcolor"] for s in explorer["shapes"]] == [band["fillcolor"]]
+    knee = next(a for a in explorer["annotations"] if a["text"].startswith("knee"))
+    assert knee["arrowcolor"] == C["bandwidth"]

@@ -17,6 +17,7 @@ from inferx import figure_registry
 from inferx.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
+MACHINES = {"h200x8": "8×H200", "mi300x4": "4×MI300X", "b200x8": "8×B200"}  # the legends' names of the presets
 
 tokens = st.floats(7, 17).map(lambda e: round(2**e))  # log-uniform over the sliders' 128 … 131,072
 pow2 = st.sampled_from([1, 2, 4, 8, 16])
@@ -202,9 +203,8 @@ def check_figures(params, batch):
     # Figure 5: the current frontier and the other presets under the same workload.
     f5 = figs["fig5"]
     if fits:
-        assert_frontier(trace(f5, "Current settings"), ref)
-    labels = {"h200x8": "8×H200", "mi300x4": "4×MI300X", "b200x8": "8×B200"}
-    for preset, label in labels.items():
+        assert_frontier(trace(f5, f"{MACHINES[ref.preset]} (current)"), ref)
+    for preset, label in MACHINES.items():
         other = Reference(preset=preset, **workload(params))
         if preset != ref.preset and other.b_max >= 2:
             assert_frontier(trace(f5, f"{label} (preset)"), other)
@@ -241,7 +241,7 @@ def check_figures(params, batch):
         "TP 8, NVLink": dict(tp=8, pp=1, ic="nvlink"),
         "TP 4, InfiniBand": dict(tp=4, pp=1, ic="infiniband"),
         "TP 4 + PP 4, InfiniBand": dict(tp=4, pp=4, ic="infiniband"),
-        f"Current: TP {ref.tp}, PP {ref.pp}, {ref.p['ic']}": {},
+        f"{MACHINES[ref.preset]} (current): TP {ref.tp}, PP {ref.pp}, {ref.p['ic']}": {},
     }
     for name, config in configs.items():
         other = Reference(**{**params, **config})
@@ -255,7 +255,7 @@ def check_figures(params, batch):
         if other.b_max >= 2:
             assert_frontier(trace(f9, f"{name} (CV {cv}, utilisation {util} %)"), other)
     if fits:
-        current = [t for t in f9["data"] if t["name"].startswith("Current")]
+        current = [t for t in f9["data"] if t["name"].startswith(f"{MACHINES[ref.preset]} (current)")]
         assert len(current) == 1
         assert_frontier(current[0], ref)
 

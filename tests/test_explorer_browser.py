@@ -1,0 +1,92 @@
+"""The operating-point explorer's animation in real headless Chromium: the slider follows the dot, the axes
+hold still, the readouts say which limit binds and warn past ρ = 0.85."""
+
+from __future__ import annotations
+
+import pytest
+from browser_checks import click, wait_js
+from conftest import reset_browser, severe_console_errors
+
+from inferx import figure_registry as registry
+
+pytestmark = pytest.mark.browser
+
+GD = "document.querySelector('#fig-6 .js-plotly-plot')"
+THUMB = "document.querySelector('#card-fig6 [role=slider]')"
+STATE = f"""
+const gd = {GD}, thumb = {THUMB};
+return {{
+  frames: window.inferxAnimation.frames,
+  now: thumb.getAttribute('aria-valuenow'),
+  left: thumb.parentElement.style.left,
+  x: gd.layout.xaxis.range.slice(), y: gd.layout.yaxis.range.slice(),
+  fullX: gd._fullLayout.xaxis.range.slice(), fullY: gd._fullLayout.yaxis.range.slice(),
+  dot: gd.data[1].x[0],
+}};
+"""
+
+
+@pytest.fixture
+def explorer(chromium, server):
+    reset_browser(chromium)
+    chromium.get(server.url + "embed/fig6")
+    rho = "(document.getElementById('readout-rho') || {}).textContent"
+    wait_js(chromium, f"return {rho} && {rho} !== '—' && {GD} && {GD}.data", what="the explorer")
+    return chromium
+
+
+def test_the_slider_follows_the_animation_and_the_axes_hold_still(explorer):
+    browser = explorer
+    browser.execute_script("window.inferxAnimation.seconds = 6")
+    click(browser, browser.find_element("id", "btn-animate"))
+    wait_js(browser, "return window.inferxAnimation.frames >= 3", timeout=120, what="three animation frames")
+    first = browser.execute_script(STATE)
+    wait_js(
+        browser,
+        f"return window.inferxAnimation.frames >= {first['frames']} + 10"
+        f" && {THUMB}.getAttribute('aria-valuenow') !== {first['now']!r}",
+        timeout=120,
+        what="ten more frames",
+    )
+    second = browser.execute_script(STATE)
+    assert float(second["now"]) > float(first["now"]) and second["left"] != first["left"], (first, second)
+    assert second["dot"] > first["dot"]
+    # The ranges the builder fixed are the ones drawn, at both times: no rescaling per frame.
+    for key in ("x", "y"):
+        assert first[key] == second[key] == first["full" + key.upper()] == second["full" + key.upper()]
+    wait_js(browser, "return !window.inferxAnimation.running", timeout=120, what="the sweep's end")
+    # The sweep ends at the edge of the stable frontier: ρ = 0.99, past 0.85, so the utilisation readout warns;
+    # the batch has its thousands separator, and the dot's limit is named beside it.
+    end = browser.execute_script(
+        "const rho = document.getElementById('readout-rho');"
+        "return {warn: rho.parentElement.classList.contains('readout-warn'),"
+        " batch: document.getElementById('batch-value').textContent,"
+        " chip: document.getElementById('batch-regime').textContent, last: window.inferxAnimation.last};"
+    )
+    assert end["warn"] and end["chip"] == "KV-capacity-bound", end
+    assert end["batch"] == f"{end['last']:,}" and end["last"] >= 1000, end
+    assert severe_console_errors(browser) == []
+
+
+def test_the_utilisation_label_keeps_its_greek_rho(explorer):
+    """The readout labels are set in capitals by CSS; ρ must not become a Latin-looking capital P."""
+    shown = explorer.execute_script(
+        "return document.getElementById('readout-rho').parentElement.querySelector('.readout-label').innerText"
+    )
+    assert shown.endswith("ρ") and shown.startswith("UTILISATION")
+
+
+def test_every_displayed_equation_fits_a_420_px_phone(chromium, server):
+    """No caption's equation is wider than its caption at 420 px (before, Figure 10's was 766 px in 347)."""
+    browser = chromium
+    reset_browser(browser)
+    browser.get(server.url)
+    equations = "[...document.querySelectorAll('.caption mjx-container[display=\"true\"]')]"
+    wait_js(browser, f"return {equations}.length === {len(registry.FIGURES)}", what="every equation typeset")
+    browser.set_window_size(420, 800)
+    wait_js(browser, "return document.documentElement.clientWidth <= 420", what="the phone width")
+    wide = f"return {equations}.filter(m => m.scrollWidth > m.clientWidth + 1).map(m => m.closest('.fig-card').id);"
+    try:
+        wait_js(browser, f"const w = (() => {{ {wide} }})(); return w.length === 0;", timeout=60, what="the fit")
+    except TimeoutError:
+        pytest.fail(f"equations wider than their captions at 420 px: {browser.execute_script(wide)}")
