@@ -29,6 +29,7 @@ class Figure:
     current: bool = False  # draws the current settings' stable frontier (shared by the figures that do)
     references: Callable[[Scenario], list[Scenario]] | None = None  # other scenarios whose frontiers it draws
     reads_batch: bool = False  # the explorer: the only figure redrawn when only the batch moves
+    frontiers: Callable[[Scenario], list[tuple]] | None = None  # other figures.frontier keys it reads
 
     @property
     def key(self) -> str:
@@ -164,6 +165,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"{\text{compute}},\qquad B_\text{SLO}=\max\{B:\text{TTFT}\le\text{TTFT}^*,\,\text{ITL}\le\text{TPOT}^*\}",
         beyond.regimes_slo,
         height=440,
+        frontiers=beyond.dense_frontier,
     ),
     Figure(
         11,
@@ -186,6 +188,7 @@ FIGURES: dict[str, Figure] = _entries(
         "The rate peaks before $B_\\text{max}$: past the peak, more concurrency only lengthens the queue.",
         r"\lambda=\frac{C}{\text{E2E}(C)},\qquad \text{E2E}=\text{TTFT}+N_\text{out}\cdot\text{ITL}",
         beyond.rate_fig,
+        frontiers=beyond.dense_frontier,
     ),
     Figure(
         13,
@@ -234,6 +237,7 @@ def frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
     keys = [(scn, F.CURVE_POINTS, None)] if any(f.current for f in figs) else []
     keys += [(s, F.CURVE_POINTS, None) for f in figs if f.references for s in f.references(scn)]
     keys += [(scn, F.EXPLORER_POINTS, int(batch)) for f in figs if f.reads_batch]
+    keys += [k for f in figs if f.frontiers for k in f.frontiers(scn)]
     return keys
 
 
