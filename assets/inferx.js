@@ -335,8 +335,11 @@
       const names = Object.keys(cfg.sliders);
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
       return names.map((name, k) => {
+        // Only the sliders that moved: re-rendering every label on every step of a drag costs the drag.
+        const moved = fired.includes(`${cfg.prefix}${name}.value`);
+        if (!moved && !fired.includes(`${cfg.prefix}${name}.drag_value`)) return NO();
         // A preset sets `value` from outside; a drag moves `drag_value` first.
-        let v = fired.includes(`${cfg.prefix}${name}.value`) ? args[names.length + k] : args[k] ?? args[names.length + k];
+        let v = moved ? args[names.length + k] : args[k] ?? args[names.length + k];
         if (v === null || v === undefined) return NO();
         if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
         const [unit, d] = cfg.sliders[name];

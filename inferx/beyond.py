@@ -9,6 +9,8 @@ import functools
 import threading
 from collections import OrderedDict
 
+import orjson
+
 from . import economics, rate, regimes, slo, spec
 from . import figures as F
 from .scenario import Scenario
@@ -16,19 +18,13 @@ from .scenario import Scenario
 MEMO_SIZE = 16  # figures kept per builder: a few recent states, as a drag of one other control revisits
 
 
-def _fresh(obj):
-    """A copy of a figure's dicts and lists for a caller to change freely (numbers and strings are shared)."""
-    if isinstance(obj, dict):
-        return {k: _fresh(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_fresh(v) for v in obj] if obj and isinstance(obj[0], (dict, list)) else obj.copy()
-    return obj
-
-
 def memoised(reads):
     """A figure builder kept for the last `MEMO_SIZE` values of `reads(scn)`: the scenario fields and controls
     it depends on, so a control it does not read (a latency target, a price) does not rebuild it. The figures
-    beyond the article cost about half of a redraw and read fewer controls than the article's."""
+    beyond the article cost about half of a redraw and read fewer controls than the article's.
+
+    Kept as JSON and parsed afresh for each caller, who may change the figure (parsing is several times faster
+    than copying the dicts); a figure that JSON would change (a NaN, a tuple) is not kept."""
 
     def wrap(builder):
         memo, lock = OrderedDict(), threading.Lock()  # gunicorn's threads share it
@@ -37,16 +33,19 @@ def memoised(reads):
         def built(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
             key = reads(scn)
             with lock:
-                fig = memo.get(key)
-                if fig is not None:
+                kept = memo.get(key)
+                if kept is not None:
                     memo.move_to_end(key)
-            if fig is None:
-                fig = builder(scn, batch)
+            if kept is not None:
+                return orjson.loads(kept)
+            fig = builder(scn, batch)
+            kept = orjson.dumps(fig, option=orjson.OPT_SERIALIZE_NUMPY)
+            if orjson.loads(kept) == fig:
                 with lock:
-                    memo[key] = fig
+                    memo[key] = kept
                     if len(memo) > MEMO_SIZE:
                         memo.popitem(last=False)
-            return _fresh(fig)
+            return fig
 
         built.cache_clear = memo.clear
         return built
