@@ -108,18 +108,19 @@
   /* --- Only the graphs in view are redrawn; the others are drawn when they come into view or the page is idle.
      Plotly redraws a graph in 12-25 ms of main-thread time, all of them in a few hundred, during which a
      dragged slider cannot move; and every figure the server builds costs it time too. So a redraw asks only
-     for the graphs in (or near) the viewport and marks the others stale; a stale graph is asked for when it
-     scrolls into view or nothing new has arrived for a while. An answer for a graph that has meanwhile left
-     the viewport waits, the newest figure per graph, on the same two occasions. */
+     for the graphs in the viewport and marks the others stale; a stale graph is asked for when it comes near
+     the viewport (`margin`, ahead of the scroll) or nothing new has arrived for a while. An answer for a
+     graph that has meanwhile left the viewport waits, the newest figure per graph, on the same two occasions. */
   const lazy = {
-    observed: new WeakSet(),
-    waiting: new Map(), // fig -> {figure, el}: drawn when in view or idle
+    inView: new WeakMap(), // wrapper -> in the viewport, as the IntersectionObserver last reported
+    near: new WeakMap(), // wrapper -> within `margin` of it
+    observers: null,
+    waiting: new Map(), // fig -> {figure, el}: drawn when near the viewport or idle
     stale: new Map(), // fig -> el: not asked for since the controls changed
-    observer: null,
     idleTimer: 0,
     idleMs: 600,
     round: 0,
-    margin: 300, // px: a little ahead of the scroll
+    margin: 300, // px
   };
   const whenIdle = (f) => (window.requestIdleCallback ? window.requestIdleCallback(f) : window.setTimeout(f, 0));
 
@@ -134,10 +135,15 @@
       .map((el) => ({ fig: `fig${el.id.slice(4)}`, el }));
   }
 
-  function nearView(el) {
+  /* The observers' word where they have reported (reading the layout during a drag forces a reflow of the
+     whole page, tens of ms); the element's box until then. */
+  function seen(el, map, margin) {
+    if (map.has(el)) return map.get(el);
     const r = el.getBoundingClientRect();
-    return r.bottom > -lazy.margin && r.top < window.innerHeight + lazy.margin;
+    return r.bottom > -margin && r.top < window.innerHeight + margin;
   }
+  const inView = (el) => seen(el, lazy.inView, 0);
+  const nearView = (el) => seen(el, lazy.near, lazy.margin);
 
   const isStale = (fig) => lazy.stale.has(fig) && lazy.stale.get(fig) === wrapperOf(fig);
 
@@ -150,24 +156,26 @@
     }
   }
 
+  function cameNear(entries) {
+    let refresh = false;
+    entries.forEach((e) => {
+      const fig = `fig${e.target.id.slice(4)}`;
+      lazy.near.set(e.target, e.isIntersecting);
+      if (e.isIntersecting && lazy.waiting.has(fig)) draw(fig);
+      refresh = refresh || (e.isIntersecting && isStale(fig));
+    });
+    if (refresh) refreshStale(true);
+  }
+
   function observe(el) {
-    if (lazy.observed.has(el)) return;
-    if (!lazy.observer) {
-      lazy.observer = new IntersectionObserver(
-        (entries) => {
-          let refresh = false;
-          entries.forEach((e) => {
-            const fig = `fig${e.target.id.slice(4)}`;
-            if (e.isIntersecting && lazy.waiting.has(fig)) draw(fig);
-            refresh = refresh || (e.isIntersecting && isStale(fig));
-          });
-          if (refresh) refreshStale(true);
-        },
-        { rootMargin: `${lazy.margin}px 0px` }
-      );
+    if (!lazy.observers) {
+      lazy.observers = [
+        new IntersectionObserver((entries) => entries.forEach((e) => lazy.inView.set(e.target, e.isIntersecting))),
+        new IntersectionObserver(cameNear, { rootMargin: `${lazy.margin}px 0px` }),
+      ];
     }
-    lazy.observed.add(el);
-    lazy.observer.observe(el);
+    if (lazy.near.has(el) || lazy.inView.has(el)) return; // observed already
+    lazy.observers.forEach((o) => o.observe(el));
   }
 
   function drawWaitingWhenIdle() {
@@ -199,7 +207,7 @@
     if (request.figures) return { ...request, figures: request.figures.filter(isStale) };
     const figures = [];
     figs.forEach(({ fig, el }) => {
-      if (nearView(el)) figures.push(fig);
+      if (inView(el)) figures.push(fig);
       else if (!request.batchOnly || fig === redraws.explorer) lazy.stale.set(fig, el);
     });
     return { ...request, figures };
@@ -221,11 +229,11 @@
     return sent;
   }
 
-  /* Ask again for the stale graphs of the newest state: those in view (`inView`), or all of them. */
-  function refreshStale(inView) {
+  /* Ask again for the stale graphs of the newest state: those near the viewport (`near`), or all of them. */
+  function refreshStale(near) {
     [...lazy.stale.keys()].filter((fig) => !isStale(fig)).forEach((fig) => lazy.stale.delete(fig)); // other pages'
     if (!redraws.last) return;
-    const figures = [...lazy.stale.keys()].filter((fig) => !inView || nearView(wrapperOf(fig)));
+    const figures = [...lazy.stale.keys()].filter((fig) => !near || nearView(wrapperOf(fig)));
     const sent = figures.length && sendRedraw({ ...redraws.last, batchOnly: false, figures });
     if (sent) window.dash_clientside.set_props("redraw-request", { data: sent });
   }
