@@ -156,22 +156,24 @@
     }
   }
 
-  function cameNear(entries) {
+  /* A graph came near (or into) the viewport: draw what waits for it, ask for it if it is stale (a graph
+     already near when it became stale is asked for once it is in view). */
+  const arrived = (map) => (entries) => {
     let refresh = false;
     entries.forEach((e) => {
       const fig = `fig${e.target.id.slice(4)}`;
-      lazy.near.set(e.target, e.isIntersecting);
+      map.set(e.target, e.isIntersecting);
       if (e.isIntersecting && lazy.waiting.has(fig)) draw(fig);
       refresh = refresh || (e.isIntersecting && isStale(fig));
     });
     if (refresh) refreshStale(true);
-  }
+  };
 
   function observe(el) {
     if (!lazy.observers) {
       lazy.observers = [
-        new IntersectionObserver((entries) => entries.forEach((e) => lazy.inView.set(e.target, e.isIntersecting))),
-        new IntersectionObserver(cameNear, { rootMargin: `${lazy.margin}px 0px` }),
+        new IntersectionObserver(arrived(lazy.inView)),
+        new IntersectionObserver(arrived(lazy.near), { rootMargin: `${lazy.margin}px 0px` }),
       ];
     }
     if (lazy.near.has(el) || lazy.inView.has(el)) return; // observed already
