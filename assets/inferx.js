@@ -205,17 +205,47 @@
 
   window.inferxAnimation = anim; // read by the browser tests and the benchmark
 
-  /* --- Figures off screen are drawn when they come into view or the page is idle. ---
-     Plotly redraws a graph in 12-25 ms of main-thread time, all nine in about 250 ms, during which a
-     dragged slider cannot move. So a redraw's figures go at once only to the graphs in (or near) the
-     viewport; the others wait, the newest figure per graph, until they scroll into view or nothing new
-     has arrived for a while. */
-  const lazy = { inView: new WeakMap(), waiting: new Map(), observer: null, idleTimer: 0, idleMs: 600, round: 0 };
+  /* --- Only the graphs in view are redrawn; the others are drawn when they come into view or the page is idle.
+     Plotly redraws a graph in 12-25 ms of main-thread time, all of them in a few hundred, during which a
+     dragged slider cannot move; and every figure the server builds costs it time too. So a redraw asks only
+     for the graphs in the viewport and marks the others stale; a stale graph is asked for when it comes near
+     the viewport (`margin`, ahead of the scroll) or nothing new has arrived for a while. An answer for a
+     graph that has meanwhile left the viewport waits, the newest figure per graph, on the same two occasions. */
+  const lazy = {
+    inView: new WeakMap(), // wrapper -> in the viewport, as the IntersectionObserver last reported
+    near: new WeakMap(), // wrapper -> within `margin` of it
+    observers: null,
+    waiting: new Map(), // fig -> {figure, el}: drawn when near the viewport or idle
+    stale: new Map(), // fig -> el: not asked for since the controls changed
+    idleTimer: 0,
+    idleMs: 600,
+    round: 0,
+    margin: 300, // px
+  };
   const whenIdle = (f) => (window.requestIdleCallback ? window.requestIdleCallback(f) : window.setTimeout(f, 0));
 
   function wrapperOf(fig) {
     return document.getElementById(`fig-${fig.slice(3)}`);
   }
+
+  /* The page's registry figures, by key, with their wrappers (fig-6 for fig6). */
+  function pageFigures() {
+    return [...document.querySelectorAll(".graph-wrap")]
+      .filter((el) => /^fig-\d+$/.test(el.id))
+      .map((el) => ({ fig: `fig${el.id.slice(4)}`, el }));
+  }
+
+  /* The observers' word where they have reported (reading the layout during a drag forces a reflow of the
+     whole page, tens of ms); the element's box until then. */
+  function seen(el, map, margin) {
+    if (map.has(el)) return map.get(el);
+    const r = el.getBoundingClientRect();
+    return r.bottom > -margin && r.top < window.innerHeight + margin;
+  }
+  const inView = (el) => seen(el, lazy.inView, 0);
+  const nearView = (el) => seen(el, lazy.near, lazy.margin);
+
+  const isStale = (fig) => lazy.stale.has(fig) && lazy.stale.get(fig) === wrapperOf(fig);
 
   function draw(fig) {
     const item = lazy.waiting.get(fig);
@@ -226,57 +256,97 @@
     }
   }
 
+  /* A graph came near (or into) the viewport: draw what waits for it, ask for it if it is stale (a graph
+     already near when it became stale is asked for once it is in view). */
+  const arrived = (map) => (entries) => {
+    let refresh = false;
+    entries.forEach((e) => {
+      const fig = `fig${e.target.id.slice(4)}`;
+      map.set(e.target, e.isIntersecting);
+      if (e.isIntersecting && lazy.waiting.has(fig)) draw(fig);
+      refresh = refresh || (e.isIntersecting && isStale(fig));
+    });
+    if (refresh) refreshStale(true);
+  };
+
   function observe(el) {
-    if (!lazy.observer) {
-      lazy.observer = new IntersectionObserver(
-        (entries) => {
-          entries.forEach((e) => {
-            const fig = `fig${e.target.id.slice(4)}`;
-            lazy.inView.set(e.target, e.isIntersecting);
-            if (e.isIntersecting && lazy.waiting.has(fig)) draw(fig);
-          });
-        },
-        { rootMargin: "300px 0px" } // a little ahead of the scroll
-      );
+    if (!lazy.observers) {
+      lazy.observers = [
+        new IntersectionObserver(arrived(lazy.inView)),
+        new IntersectionObserver(arrived(lazy.near), { rootMargin: `${lazy.margin}px 0px` }),
+      ];
     }
-    lazy.inView.set(el, true); // until the observer's first report: draw rather than wait
-    lazy.observer.observe(el);
+    if (lazy.near.has(el) || lazy.inView.has(el)) return; // observed already
+    lazy.observers.forEach((o) => o.observe(el));
   }
 
   function drawWaitingWhenIdle() {
     window.clearTimeout(lazy.idleTimer);
     const round = ++lazy.round; // new figures restart the quiet period and end an earlier round
-    lazy.idleTimer = window.setTimeout(function next() {
+    const next = () => {
       const fig = lazy.waiting.keys().next().value;
       if (fig === undefined || round !== lazy.round) return;
       draw(fig);
       whenIdle(next); // one graph per idle slot: a drag that starts again waits for at most one graph
+    };
+    lazy.idleTimer = window.setTimeout(() => {
+      refreshStale(false); // its answer starts a new round
+      next();
     }, lazy.idleMs);
   }
 
   window.inferxLazy = lazy; // read by the browser tests and the benchmark
 
   /* --- One redraw request in flight; a control state that arrives meanwhile waits, newest only. --- */
-  const redraws = { inFlight: false, since: 0, next: null, giveUpMs: 10000 };
+  // `last`: the newest control state asked for, which a refresh of stale graphs asks for again.
+  const redraws = { inFlight: false, since: 0, next: null, last: null, giveUpMs: 10000, explorer: null };
+
+  /* The request as sent: a control change asks for the graphs in view and leaves the others stale (a batch
+     change concerns the explorer only); a refresh names its stale graphs, of which those drawn since drop out. */
+  function narrowed(request) {
+    const figs = pageFigures();
+    figs.forEach(({ el }) => observe(el));
+    if (request.figures) return { ...request, figures: request.figures.filter(isStale) };
+    const figures = [];
+    figs.forEach(({ fig, el }) => {
+      if (inView(el)) figures.push(fig);
+      else if (!request.batchOnly || fig === redraws.explorer) lazy.stale.set(fig, el);
+    });
+    return { ...request, figures };
+  }
 
   function sendRedraw(request) {
     // An answer lost on the way (a page swapped mid-request, a dropped connection) must not stop redraws.
     if (redraws.inFlight && performance.now() - redraws.since < redraws.giveUpMs) {
+      if (request.figures && redraws.next) return null; // the state waiting to go is newer than a refresh
       // All controls travel in every request; only "the batch alone changed" must survive merging.
       request.batchOnly = request.batchOnly && (!redraws.next || redraws.next.batchOnly);
       redraws.next = request;
       return null;
     }
+    const sent = narrowed(request);
+    if (request.figures && !sent.figures.length) return null; // drawn meanwhile: nothing to refresh
     redraws.inFlight = true;
     redraws.since = performance.now();
-    return request;
+    return sent;
   }
 
-  function redrawAnswered() {
+  /* Ask again for the stale graphs of the newest state: those near the viewport (`near`), or all of them. */
+  function refreshStale(near) {
+    [...lazy.stale.keys()].filter((fig) => !isStale(fig)).forEach((fig) => lazy.stale.delete(fig)); // other pages'
+    if (!redraws.last) return;
+    const figures = [...lazy.stale.keys()].filter((fig) => !near || nearView(wrapperOf(fig)));
+    const sent = figures.length && sendRedraw({ ...redraws.last, batchOnly: false, figures });
+    if (sent) window.dash_clientside.set_props("redraw-request", { data: sent });
+  }
+
+  function redrawAnswered(updates) {
+    Object.keys(updates || {}).forEach((fig) => lazy.stale.delete(fig));
     redraws.inFlight = false;
     const next = redraws.next;
     redraws.next = null;
-    if (next && sendRedraw(next)) window.dash_clientside.set_props("redraw-request", { data: next });
+    const sent = next && sendRedraw(next);
+    if (sent) window.dash_clientside.set_props("redraw-request", { data: sent });
   }
 
   window.inferxRedraws = redraws; // read by the browser tests
@@ -335,6 +405,8 @@
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
       const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith(`${cfg.batchId}.`)) };
       if (pinned) request.pinned = pinned;
+      redraws.explorer = `fig${cfg.explorerGraph.slice(4)}`;
+      redraws.last = { ...request };
       return sendRedraw(request) || NO();
     },
 
@@ -342,23 +414,23 @@
     pointAt: pointAt,
     formats: { ...fmt, money: money },
 
-    /* The redraw's figures (by name) to the graphs of the page (by pattern id), in view first. */
+    /* The redraw's figures (by name) to the graphs of the page (by pattern id): those in view now, the others
+       when they come into view or the page is idle. */
     showFigures: function (updates, ids) {
-      redrawAnswered();
+      redrawAnswered(updates);
       if (!updates) return ids.map(NO);
       const out = ids.map(({ fig }) => {
         const figure = updates[fig];
         if (!figure) return NO();
         const el = wrapperOf(fig);
-        if (el && !lazy.inView.has(el)) observe(el);
-        if (!el || lazy.inView.get(el)) {
+        if (!el || nearView(el)) {
           lazy.waiting.delete(fig);
           return figure;
         }
         lazy.waiting.set(fig, { figure, el });
         return NO();
       });
-      if (lazy.waiting.size) drawWaitingWhenIdle();
+      if (lazy.waiting.size || lazy.stale.size) drawWaitingWhenIdle();
       return out;
     },
 
@@ -385,8 +457,11 @@
       const names = Object.keys(cfg.sliders);
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
       return names.map((name, k) => {
+        // Only the sliders that moved: re-rendering every label on every step of a drag costs the drag.
+        const moved = fired.includes(`${cfg.prefix}${name}.value`);
+        if (!moved && !fired.includes(`${cfg.prefix}${name}.drag_value`)) return NO();
         // A preset sets `value` from outside; a drag moves `drag_value` first.
-        let v = fired.includes(`${cfg.prefix}${name}.value`) ? args[names.length + k] : args[k] ?? args[names.length + k];
+        let v = moved ? args[names.length + k] : args[k] ?? args[names.length + k];
         if (v === null || v === undefined) return NO();
         if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
         const [unit, d] = cfg.sliders[name];

@@ -171,8 +171,9 @@ def load_section(r: LoadResult, quick: bool, server: str) -> str:
         f"| users stopped by the deadline | {r.unfinished} | 0 | {'yes' if not r.unfinished else '**no**'} |",
         "",
         "How: `benchmarks/load.py`. Each user is a thread with its own keep-alive connection: `GET /`, "
-        "`/_dash-layout` and `/_dash-dependencies`, then the full redraw request a moved slider sends (every "
-        "figure of `/`, a new control state each time), with a random 0.1-0.5 s pause before each. Users start spread "
+        "`/_dash-layout` and `/_dash-dependencies`, then redraw requests for every figure of `/` (what a moved "
+        "slider sends when every graph is in view; a desktop window asks for one or two), a new control state each "
+        "time, with a random 0.1-0.5 s pause before each. Users start spread "
         "over 2 s; a prober sends `GET /health` every 100 ms through the run. Client and server share the machine's "
         "cores, so the latencies include the client's own work.",
     ]

@@ -6,10 +6,70 @@ registry's signature `builder(scn, batch)`.
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
+
+import orjson
 
 from . import economics, rate, regimes, slo, spec
 from . import figures as F
 from .scenario import Scenario
+
+MEMO_SIZE = 16  # figures kept per builder: a few recent states, as a drag of one other control revisits
+
+
+def memoised(reads):
+    """A figure builder kept for the last `MEMO_SIZE` values of `reads(scn)`: the scenario fields and controls
+    it depends on, so a control it does not read (a latency target, a price) does not rebuild it. The figures
+    beyond the article cost about half of a redraw and read fewer controls than the article's.
+
+    Kept as JSON and parsed afresh for each caller, who may change the figure (parsing is several times faster
+    than copying the dicts); a figure that JSON would change (a NaN, a tuple) is not kept."""
+
+    def wrap(builder):
+        memo, lock = OrderedDict(), threading.Lock()  # gunicorn's threads share it
+
+        @functools.wraps(builder)
+        def built(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+            key = reads(scn)
+            with lock:
+                kept = memo.get(key)
+                if kept is not None:
+                    memo.move_to_end(key)
+            if kept is not None:
+                return orjson.loads(kept)
+            fig = builder(scn, batch)
+            kept = orjson.dumps(fig, option=orjson.OPT_SERIALIZE_NUMPY)
+            if orjson.loads(kept) == fig:
+                with lock:
+                    memo[key] = kept
+                    if len(memo) > MEMO_SIZE:
+                        memo.popitem(last=False)
+            return fig
+
+        built.cache_clear = memo.clear
+        return built
+
+    return wrap
+
+
+BEYOND_CONTROLS = ("ttft", "tpot", "price", "power")  # read by Figures 10 and 11 and the explorer's readouts
+
+
+def _controls_but(*ignored: str):
+    """A memo key: the scenario (its SI fields, every engine input) and every control but `ignored`, which
+    may name things in labels."""
+    return lambda scn: (scn, tuple(v for k, v in scn.params.items() if k not in ignored))
+
+
+def _weights(scn: Scenario) -> tuple:
+    # Figure 15 reads the model, the weights' format and HBM (whether they fit), nothing of the workload.
+    return scn.model, scn.params["wdtype"], scn.hbm
+
+
+def dense_frontier(scn: Scenario) -> list[tuple]:
+    """The frontier Figures 10 and 12 draw (160 samples, no explorer batch), as a key of the redraw's one pass."""
+    return [(scn, F.EXPLORER_POINTS, None)]
 
 
 def price(scn: Scenario) -> float | None:
@@ -94,6 +154,7 @@ SLO_BAND = "rgba(110, 110, 110, 0.22)"  # grey: every regime colour stays readab
 BEST = {"symbol": "star", "size": 16, "color": "#F0E442", "line": {"color": "#000000", "width": 1.2}}
 
 
+@memoised(_controls_but("price", "power"))
 @F._json_ready
 def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     """The frontier coloured by the binding limit, the part meeting both targets underlaid in a wide green
@@ -133,6 +194,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     return fig
 
 
+@memoised(_controls_but())
 @F._json_ready
 def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     """Cost per million output tokens against interactivity, at the scenario's price and power fraction, the
@@ -158,14 +220,17 @@ def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     return fig
 
 
+@memoised(_controls_but(*BEYOND_CONTROLS))
 def rate_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     return rate.fig_rate(scn)
 
 
+@memoised(_controls_but(*BEYOND_CONTROLS))
 def spec_k(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     return spec.fig_spec_k(scn)
 
 
+@memoised(_controls_but(*BEYOND_CONTROLS))
 def spec_batch(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     """Figure 14, its crosses' "B = …" labels moved off the curves: printed beside the markers they sat on the
     lines below 1× and on each other (two crosses a few hundred requests apart). Each now hangs on an arrow,
@@ -197,6 +262,7 @@ def spec_batch(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     return fig
 
 
+@memoised(_weights)
 def moe(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     # Like every figure of the page, none where the model does not fit the machine: no step exists to read.
     if scn.headroom <= 0:

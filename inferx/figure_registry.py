@@ -33,6 +33,7 @@ class Figure:
     reads_batch: bool = False  # the explorer: the only figure redrawn when only the batch moves
     page: str = "dashboard"  # where its card sits: "dashboard" (`/`) or "methods" (`/methods`)
     subtitle: str = ""  # the figure's point in one sentence, shown under its title
+    frontiers: Callable[[Scenario], list[tuple]] | None = None  # other figures.frontier keys it reads
 
     @property
     def key(self) -> str:
@@ -194,6 +195,7 @@ FIGURES: dict[str, Figure] = _entries(
         beyond.regimes_slo,
         height=440,
         subtitle="The colour names the limit that binds; the star is the most throughput meeting both targets.",
+        frontiers=beyond.dense_frontier,
     ),
     Figure(
         11,
@@ -220,6 +222,7 @@ FIGURES: dict[str, Figure] = _entries(
         r"\lambda=\frac{C}{\text{E2E}(C)},\qquad \text{E2E}=\text{TTFT}+N_\text{out}\cdot\text{ITL}",
         beyond.rate_fig,
         subtitle="Completed requests per second peak before B_max; beyond the peak, more concurrency only queues.",
+        frontiers=beyond.dense_frontier,
     ),
     Figure(
         13,
@@ -278,6 +281,7 @@ def frontier_keys(scn: Scenario, names, batch: int) -> list[tuple]:
     keys = [(scn, F.CURVE_POINTS, None)] if any(f.current for f in figs) else []
     keys += [(s, F.CURVE_POINTS, None) for f in figs if f.references for s in f.references(scn)]
     keys += [(scn, F.EXPLORER_POINTS, int(batch)) for f in figs if f.reads_batch]
+    keys += [k for f in figs if f.frontiers for k in f.frontiers(scn)]
     return keys
 
 

@@ -86,7 +86,9 @@ def _decade_ticks(fig: dict) -> None:
         spec = fig["layout"].get(axis, {})
         if spec.get("type") != "log" or "tickvals" in spec:
             continue
-        values = np.array([v for t in fig["data"] for v in (t.get(key) or ()) if v is not None], dtype=float)
+        # Each trace's values at once (an array, or a list where None marks a gap), not one float at a time.
+        parts = [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if t.get(key) is not None]
+        values = np.concatenate(parts) if parts else np.zeros(0)
         values = values[np.isfinite(values) & (values > 0)]
         if not values.size or values.max() < 10 * values.min():
             continue
@@ -111,6 +113,7 @@ def _json_ready(builder):
     @functools.wraps(builder)
     def built(*args, **kwargs) -> dict:
         fig = builder(*args, **kwargs)
+        _decade_ticks(fig)  # while the traces are still arrays
         arrays = [(t, k) for t in fig["data"] for k in ("x", "y") if isinstance(t.get(k), np.ndarray)]
         if arrays:
             flat = round_sig(np.concatenate([t[k] for t, k in arrays]))
@@ -119,7 +122,6 @@ def _json_ready(builder):
                 end = start + t[k].size
                 t[k] = flat[start:end]
                 start = end
-        _decade_ticks(fig)
         return fig
 
     return built
@@ -350,8 +352,14 @@ def preset_refs(scn: Scenario) -> list[Scenario]:
     return [scn.with_params(preset=preset) for preset in HARDWARE if preset != scn.hardware]
 
 
-@functools.lru_cache(maxsize=16)
 def quant_refs(scn: Scenario) -> list[Scenario]:
+    return _quant_ref_scenarios(scn, scn.params["wdtype"], scn.params["kvdtype"])
+
+
+# Keyed by the dtype names too: FP8 and INT8 weights are both one byte, so their Scenarios compare equal while
+# Figure 7 draws different references beside them.
+@functools.lru_cache(maxsize=16)
+def _quant_ref_scenarios(scn: Scenario, wdtype: str, kvdtype: str) -> list[Scenario]:
     return [scn.with_params(wdtype=w, kvdtype=kv) for w, kv in _quant_refs(scn)]
 
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
-from .figures import _json_ready, _layout, _line, _note, _vline
-from .scenario import Scenario, frontier_batches
+from .figures import _json_ready, _layout, _line, _note, _vline, frontier
+from .scenario import Scenario
 
 N_OUT = 1024  # output tokens per request: InferenceX's 1k/1k workload
 CONCURRENCIES = (4, 8, 16, 32, 64, 128, 256, 512)  # fixed-concurrency points a benchmark sweep publishes
-POINTS = 160
-RHO_END = 0.99
+POINTS = 160  # the frontier's samples (figures.frontier stops them at ρ = 0.99)
 
 
 def little_rate(concurrency, e2e_s):
@@ -41,13 +40,17 @@ def rate_curve(scn: Scenario, n_out: int = N_OUT, B=None) -> dict | None:
         raise ValueError(f"n_out must be at least 1 output token, not {n_out!r}")
     if scn.unfit_reason():
         return None
-    if B is None:
-        B = frontier_batches(max(1, int(RHO_END * scn.b_max)), POINTS)
-    B = np.atleast_1d(np.asarray(B))
-    B = B[(B >= 1) & (B < scn.b_max)]
-    if B.size == 0:
-        return None
-    r = scn.evaluate(B)
+    if B is None:  # the frontier's own samples, which a redraw has evaluated with every other curve
+        r = frontier(scn, POINTS)
+        if r is None:
+            return None
+        B = r["batch"]
+    else:
+        B = np.atleast_1d(np.asarray(B))
+        B = B[(B >= 1) & (B < scn.b_max)]
+        if B.size == 0:
+            return None
+        r = scn.evaluate(B)
     e2e = E.e2e_latency(r["ttft"], n_out, r["itl"])
     lam = little_rate(B, e2e)
     peak = int(np.argmax(lam))
@@ -96,8 +99,12 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
     ]
     marks = np.array([b for b in concurrencies if b <= c["peak_batch"]], dtype=float)
     if marks.size:
-        r = scn.evaluate(marks)
-        e2e = E.e2e_latency(r["ttft"], n_out, r["itl"])
+        at = np.searchsorted(c["batch"], marks)
+        if np.array_equal(c["batch"][np.minimum(at, c["batch"].size - 1)], marks):  # powers of two: samples
+            e2e = c["e2e"][at]
+        else:
+            r = scn.evaluate(marks)
+            e2e = E.e2e_latency(r["ttft"], n_out, r["itl"])
         data.append(
             _line(
                 "fixed concurrency C, labelled (λ = C / E2E)",

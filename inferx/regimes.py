@@ -88,6 +88,18 @@ def _scaled(scn: Scenario, bw: float = 1.0, compute: float = 1.0) -> Scenario:
     return replace(scn, bw=scn.bw * bw, compute=scn.compute * compute)
 
 
+def _scaled_throughputs(scn: Scenario, B, factors) -> np.ndarray:
+    """T(B) with bandwidth and compute multiplied by each (bw, compute) pair of `factors`, one row each. In the
+    article's model every row comes from one numpy pass (the explorer's readout asks for seven at one batch
+    size on every redraw); the calibrated model's step is evaluated per row."""
+    B = np.atleast_1d(np.asarray(B, dtype=float))
+    f = np.asarray(factors, dtype=float)
+    if scn.mode == "calibrated":
+        return np.array([E.throughput(B, np.add(*_scaled(scn, b, c).step_and_comm(B))) for b, c in f])
+    step = E.t_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw * f[:, :1], scn.compute * f[:, 1:])
+    return E.throughput(B, step + scn.step_and_comm(B)[1])
+
+
 def throughput_gain(scn: Scenario, B, bw: float = 0.0, compute: float = 0.0) -> np.ndarray:
     """Relative throughput change at fixed batch sizes when bandwidth grows by `bw` and compute by `compute`
     (0.43 = +43 %): T'(B) / T(B) − 1. At fixed B the queue and B_max are unchanged."""
@@ -115,17 +127,20 @@ def elasticities(scn: Scenario, B, h: float = 1e-3) -> dict[str, np.ndarray]:
 def sensitivity(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: float = COMPUTE_GAIN) -> dict:
     """What binds at one batch size and what more bandwidth or compute would give there (fractions)."""
     regime = str(binding(scn, [batch])[0])
-    el = elasticities(scn, [batch])
+    h = 1e-3  # as `elasticities` and `throughput_gain` take them, in one pass
+    factors = [(1, 1), (1 + bw_gain, 1), (1, 1 + compute_gain), (1 + h, 1), (1 - h, 1), (1, 1 + h), (1, 1 - h)]
+    t, bw_more, compute_more, bw_up, bw_down, c_up, c_down = _scaled_throughputs(scn, [batch], factors)[:, 0]
+    step = np.log((1 + h) / (1 - h))
     return {
         "batch": int(batch),
         "regime": regime,
         "label": LABELS[regime],
         "bw_gain": bw_gain,
         "compute_gain": compute_gain,
-        "throughput_gain_bw": float(throughput_gain(scn, [batch], bw=bw_gain)[0]),
-        "throughput_gain_compute": float(throughput_gain(scn, [batch], compute=compute_gain)[0]),
-        "elasticity_bw": float(el["bw"][0]),
-        "elasticity_compute": float(el["compute"][0]),
+        "throughput_gain_bw": float(bw_more / t - 1.0),
+        "throughput_gain_compute": float(compute_more / t - 1.0),
+        "elasticity_bw": float(np.log(bw_up / bw_down) / step),
+        "elasticity_compute": float(np.log(c_up / c_down) / step),
     }
 
 

@@ -86,7 +86,8 @@ def calibration_basis(*values):
 
 def read_redraw(request, ids) -> tuple[list[str], int, Scenario]:
     """The figures to draw, the batch and the scenario of a redraw request, checked by shape and type before
-    anything reads them (the request comes from the browser, so from anyone)."""
+    anything reads them (the request comes from the browser, so from anyone). The request's optional
+    `figures` narrows the page's graphs to those the browser has in view; without it every graph is drawn."""
     known = registry.FIGURES
     if not isinstance(ids, list) or len(ids) > len(known):  # each figure at most once per page
         raise InvalidParameter("figures", f"must be a list of at most {len(known)} figure ids", ids)
@@ -102,6 +103,12 @@ def read_redraw(request, ids) -> tuple[list[str], int, Scenario]:
     if not isinstance(batch_only, bool):
         raise InvalidParameter("batchOnly", "must be true or false", batch_only)
     names = [n for n in shown if known[n].reads_batch] if batch_only else shown
+    if "figures" in request:  # the browser asks only for the graphs in or near its viewport
+        wanted = request["figures"]
+        ok = isinstance(wanted, list) and len(wanted) <= len(known)
+        if not (ok and all(isinstance(w, str) and w in known for w in wanted)):
+            raise InvalidParameter("figures", f"must be a list of at most {len(known)} of {', '.join(known)}", wanted)
+        names = [n for n in names if n in wanted]
     position = request["batch"]
     batch = BATCH.default if position is None else check_batch(tokens_from_position("batch", position))
     return names, batch, Scenario.from_params(**control_values_to_params(request["values"]))

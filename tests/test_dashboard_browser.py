@@ -14,6 +14,7 @@ from conftest import ROOT, reset_browser, severe_console_errors
 from inferx import figure_registry as registry
 from inferx.models import MODELS
 from inferx.scenario import Scenario
+from pages._url import parse_query
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"
@@ -83,18 +84,19 @@ def test_dashboard_fits_iframe_width(home):
         browser.set_window_size(1280, 800)
 
 
+TOP = "window.scrollTo({top: 0, behavior: 'instant'})"  # Bootstrap scrolls smoothly: a test must not wait for it
+
+
 def test_moving_a_control_redraws(home):
     browser = home
-    before = browser.execute_script(f"return {traces('fig1')}[0].y.slice(0, 3)")
+    browser.execute_script(TOP)  # Figure 1 in view: it is redrawn with the change, not later
     browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 100})")
+    # The roofline's memory-bound slope is BW / (P_active·b_w): 100 TB/s / 37 GB at B = 1.
     wait_js(
         browser,
-        f"return JSON.stringify({traces('fig1')}[0].y.slice(0, 3)) !== '{json.dumps(before, separators=(',', ':'))}'",
+        f"return Math.abs({traces('fig1')}[0].y[0] / (100e12 / 37e9) - 1) < 1e-3",
         what="Figure 1 redrawn after the bandwidth change",
     )
-    # The roofline's memory-bound slope is BW / (P_active·b_w): 100 TB/s / 37 GB at B = 1.
-    y0 = browser.execute_script(f"return {traces('fig1')}[0].y[0]")
-    assert y0 == pytest.approx(100e12 / 37e9, rel=1e-3)
     wait_js(browser, "return new URLSearchParams(location.search).get('bw') === '100'", what="the address")
     assert severe_console_errors(browser) == []
 
@@ -125,26 +127,55 @@ def test_a_control_change_paints_each_figure_once(home):
     assert severe_console_errors(browser) == []
 
 
-def test_graphs_off_screen_wait_until_scrolled_into_view(home):
+REDRAW_SPY = """
+window.__asked = [];
+if (!window.__realFetch) window.__realFetch = window.fetch;
+window.fetch = function (url, init) {
+  const body = init && typeof init.body === 'string' ? init.body : '';
+  if (body.includes('"redraw-request.data"')) window.__asked.push(JSON.parse(body).inputs[0].value.figures);
+  return window.__realFetch.apply(this, arguments);
+};
+"""
+
+
+def shown_state(browser) -> Scenario:
+    """The scenario of the page's address (written once the controls rest)."""
+    query = dict(browser.execute_script("return [...new URLSearchParams(location.search)]"))
+    values, _, notices = parse_query(query)
+    assert not notices, notices
+    return Scenario.from_params(**values)
+
+
+def test_a_redraw_asks_for_the_graphs_in_view_and_the_others_when_scrolled_into_view(home):
     browser = home
-    browser.execute_script("window.scrollTo(0, 0); window.inferxLazy.idleMs = 600000")  # no idle drawing here
+    browser.execute_script(f"{TOP}; window.inferxLazy.idleMs = 600000")  # no idle drawing here
+    browser.execute_script(REDRAW_SPY)
+    current = f"JSON.stringify({traces('fig9')}.at(-1).y)"  # the current settings' curve
     try:
-        before = browser.execute_script(f"return JSON.stringify({traces('fig9')}[0].y)")
+        before = browser.execute_script(f"return {current}")
         browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 55})")
         wait_js(browser, f"return Math.abs({traces('fig1')}[0].y[0] - 55e12 / 37e9) < 1", what="Figure 1 redrawn")
-        wait_js(browser, "return window.inferxLazy.waiting.has('fig9')", what="Figure 9 kept for later")
-        assert browser.execute_script(f"return JSON.stringify({traces('fig9')}[0].y)") == before
+        asked = browser.execute_script("return window.__asked")
+        assert asked and "fig1" in asked[0] and "fig9" not in asked[0], asked  # built for the view only
+        assert browser.execute_script("return window.inferxLazy.stale.has('fig9')")
+        time.sleep(1)
+        assert browser.execute_script(f"return {current}") == before  # out of view: not drawn, not asked for
         browser.execute_script("document.getElementById('card-fig9').scrollIntoView({behavior: 'instant'})")
-        wait_js(browser, f"return JSON.stringify({traces('fig9')}[0].y) !== {json.dumps(before)}", what="Figure 9")
-        assert not browser.execute_script("return window.inferxLazy.waiting.has('fig9')")
+        wait_js(browser, f"return {current} !== {json.dumps(before)}", what="Figure 9 redrawn in view")
+        assert ["fig9"] in [sorted(set(a) & {"fig9", "fig1"}) for a in browser.execute_script("return window.__asked")]
+        assert not browser.execute_script("return window.inferxLazy.stale.has('fig9')")
+        # It shows the new state: the figure the server builds for the address's controls.
+        wait_js(browser, "return new URLSearchParams(location.search).get('bw') === '55'", what="the address")
+        expected = registry.build(shown_state(browser), ["fig9"])["fig9"]["data"][-1]["y"]
+        assert browser.execute_script(f"return {traces('fig9')}.at(-1).y") == expected
     finally:
-        browser.execute_script("window.inferxLazy.idleMs = 600; window.scrollTo(0, 0)")
-    # Left alone, the page draws what waits once nothing new has come for a while.
-    current = f"JSON.stringify({traces('fig8')}.at(-1).y)"  # the current settings' curve
+        browser.execute_script(f"window.fetch = window.__realFetch; window.inferxLazy.idleMs = 600; {TOP}")
+    # Left alone, the page asks for and draws every stale graph once nothing new has come for a while.
+    current = f"JSON.stringify({traces('fig8')}.at(-1).y)"
     before = browser.execute_script(f"return {current}")
     browser.execute_script("window.dash_clientside.set_props('ctl-pp', {value: 2})")
-    drawn = f"{current} !== {json.dumps(before)} && window.inferxLazy.waiting.size === 0"
-    wait_js(browser, f"return {drawn}", what="every waiting graph drawn once the page is idle")
+    settled = "window.inferxLazy.waiting.size === 0 && window.inferxLazy.stale.size === 0"
+    wait_js(browser, f"return {current} !== {json.dumps(before)} && {settled}", what="every stale graph drawn")
     assert severe_console_errors(browser) == []
 
 

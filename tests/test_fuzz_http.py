@@ -122,7 +122,8 @@ control_state = st.fixed_dictionaries(
         "values": st.one_of(st.tuples(*[control_value(n) for n in controls()]).map(list), json_value),
         "batch": st.one_of(st.none(), st.floats(0, 30), json_value),
         "batchOnly": st.one_of(st.booleans(), json_value),
-    }
+    },
+    optional={"figures": st.one_of(st.lists(st.sampled_from(list(FIGURES)), max_size=4), json_value)},
 )
 # Mostly a control state with some values replaced; sometimes one with a key missing or anything at all.
 redraw_request = st.one_of(

@@ -153,6 +153,22 @@ def test_a_batch_change_redraws_only_the_explorer(client):
     assert list(figs) == ["fig6"] and figs["fig6"]["data"][1]["customdata"][0][0] == 32
 
 
+def test_a_redraw_builds_only_the_figures_the_browser_has_in_view(client):
+    values, _, _ = parse_query({})
+    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0
+    request = {"values": [values[n] for n in controls()], "batch": None, "batchOnly": False, "figures": ["fig6"]}
+    figs = post_redraw(client, request, figure_ids(["fig1", "fig6"])).get_json()["response"]["figure-updates"]
+    assert list(figs["data"]) == ["fig6"]
+    # Only graphs the page has: a figure in view that is not on the page is not built.
+    request["figures"] = ["fig2", "fig6"]
+    figs = post_redraw(client, request, figure_ids(["fig1", "fig6"])).get_json()["response"]["figure-updates"]
+    assert list(figs["data"]) == ["fig6"]
+    # A batch change concerns the explorer only, in view or not.
+    request.update(batchOnly=True, figures=["fig1"])
+    figs = post_redraw(client, request, figure_ids(["fig1", "fig6"])).get_json()["response"]["figure-updates"]
+    assert figs["data"] == {}
+
+
 @pytest.mark.parametrize("request_data", [None, "fig1", {"values": 3}, {"values": [], "batch": None}])
 def test_a_malformed_redraw_request_gets_a_notice(client, request_data):
     out = post_redraw(client, request_data, figure_ids(["fig1"])).get_json()["response"]
@@ -196,6 +212,9 @@ FIG1 = [{"role": "figure", "fig": "fig1"}]
         # thousands: 400 at the door
         (default_state(), FIG1 * 20, f"must be a list of at most {len(registry.FIGURES)} figure ids"),
         ({**default_state(), "batchOnly": "yes"}, FIG1, "batchOnly=yes: must be true or false"),
+        ({**default_state(), "figures": "fig1"}, FIG1, "figures=fig1: must be a list of at most"),
+        ({**default_state(), "figures": [["fig1"]]}, FIG1, "figures=[['fig1']]: must be a list of at most"),
+        ({**default_state(), "figures": ["fig1"] * 99}, FIG1, "must be a list of at most"),
     ],
 )
 def test_a_hostile_redraw_is_refused_by_name(client, request_data, ids, message):
