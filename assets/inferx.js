@@ -194,6 +194,8 @@
       if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
     });
     if (batchPos !== null) query.set("batch", toBatch(batchPos));
+    const theme = new URLSearchParams(window.location.search).get("theme"); // assets/theme.js reads it
+    if (theme) query.set("theme", theme);
     // replaceState: no history entry per change. Written once the controls rest for a moment: Chrome stops
     // honouring replaceState (and says so in the console) after about 200 calls in 10 s, which a drag makes.
     address.path = window.location.pathname;

@@ -7,6 +7,7 @@ from dash import html
 from inferx.figure_registry import ARTICLE_FIGURES, FIGURES
 from pages._cards import figure_card, initial_figures, navbar, notices_area, share_buttons
 from pages._controls import controls_panel
+from pages._drawer import drawer_head, drawer_toggle
 from pages._measured import overlay_store, upload_panel
 from pages._url import parse_query
 
@@ -15,8 +16,20 @@ dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", o
 
 def layout(**query):
     values, batch, notices = parse_query(query)
+    # Beside the figures from md up; below, a drawer that the sticky Controls button opens, so a phone shows
+    # the figures first.
     sidebar = html.Div(
-        [share_buttons(None), controls_panel(values), upload_panel(switch=True), overlay_store()], className="sidebar"
+        [
+            drawer_head("Controls", "controls-drawer"),
+            share_buttons(None),
+            controls_panel(values),
+            upload_panel(switch=True),
+            overlay_store(),
+        ],
+        id="controls-drawer",
+        className="sidebar drawer-md",
+        role="region",
+        **{"aria-label": "Controls"},
     )
     figs = initial_figures(values, FIGURES, batch, notices)
     cards = []
@@ -49,5 +62,6 @@ def layout(**query):
                 ),
                 fluid=True,
             ),
+            drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
         ]
     )
