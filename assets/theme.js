@@ -4,7 +4,8 @@
    choice from the navbar (kept in localStorage; never on /embed/ pages, which keep no storage), else the
    system's prefers-color-scheme. Bootstrap 5.3 restyles itself from <html data-bs-theme>, style.css from the
    same attribute. The server's figures are theme-free (the same JSON for every reader); this file recolours
-   them on their way into Plotly, so a figure is drawn once, already in the page's colours. */
+   them (and compacts them in a narrow graph) on their way into Plotly, so a figure is drawn once, already in
+   the page's colours. */
 (function () {
   "use strict";
   const KEY = "inferx-theme";
@@ -97,6 +98,13 @@
     return out;
   }
 
+  /* A dark grey fill (a band) mirrored: a grey haze on white becomes a light haze on the dark card. */
+  function mirroredFill(colour) {
+    const c = rgba(colour);
+    if (!c || Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) > 24 || luminance(c) > 0.2) return colour;
+    return `rgba(${255 - c[0]},${255 - c[1]},${255 - c[2]},${c[3]})`;
+  }
+
   /* The plot colours of the dark theme, from style.css's variables (one place for the palette). */
   function palette() {
     const css = getComputedStyle(document.documentElement);
@@ -147,9 +155,12 @@
       });
     }
     if (Array.isArray(layout.shapes)) {
-      out.shapes = layout.shapes.map((s) =>
-        s.line && s.line.color ? Object.assign({}, s, { line: Object.assign({}, s.line, { color: legible(s.line.color, c.surface, c.text, 3) }) }) : s
-      );
+      out.shapes = layout.shapes.map((s) => {
+        const b = Object.assign({}, s);
+        if (s.line && s.line.color) b.line = Object.assign({}, s.line, { color: legible(s.line.color, c.surface, c.text, 3) });
+        if (s.fillcolor) b.fillcolor = mirroredFill(s.fillcolor);
+        return b;
+      });
     }
     return out;
   }
@@ -171,7 +182,9 @@
       const line = fix(t.line, "color", 3);
       const marker = fix(t.marker, "color", 3);
       const textfont = fix(t.textfont, "color", 4.5);
-      if (line || marker || textfont) out = Object.assign({}, t);
+      const fill = typeof t.fillcolor === "string" && mirroredFill(t.fillcolor) !== t.fillcolor;
+      if (line || marker || textfont || fill) out = Object.assign({}, t);
+      if (fill) out.fillcolor = mirroredFill(t.fillcolor);
       if (line) out.line = line;
       if (marker) out.marker = marker;
       if (textfont) out.textfont = textfont;
@@ -179,7 +192,30 @@
     });
   }
 
-  /* --- Plotly: figures recoloured on their way in. dcc.Graph calls Plotly.react(gd, {data, layout, ...}). --- */
+  /* A narrow graph (a phone, a small iframe): smaller type, and a legend below the plot moved above it, where
+     it cannot run into the x-axis title (a paper-relative offset under a short plot did) and leaves the whole
+     height to the y-axis title (Figure 8's was cut off at 420 px). */
+  const NARROW = 576;
+  const narrow = (el) => !!el && el.clientWidth > 0 && el.clientWidth < NARROW;
+
+  function compactLayout(layout, data) {
+    const out = Object.assign({}, layout);
+    const small = (font, size) => Object.assign({}, font, { size: Math.min((font && font.size) || size, size) });
+    out.font = small(layout.font, 11);
+    axisNames(layout, data).forEach((name) => {
+      const axis = Object.assign({}, layout[name]);
+      if (axis.title && typeof axis.title === "object") axis.title = Object.assign({}, axis.title, { font: small(axis.title.font, 11) });
+      axis.tickfont = small(axis.tickfont, 10);
+      out[name] = axis;
+    });
+    const legend = layout.legend || {};
+    if (legend.orientation === "h" && (legend.y === undefined || legend.y < 0)) {
+      out.legend = Object.assign({}, legend, { y: 1.02, yanchor: "bottom", font: small(legend.font, 10) });
+    }
+    return out;
+  }
+
+  /* --- Plotly: figures dressed on their way in. dcc.Graph calls Plotly.react(gd, {data, layout, ...}). --- */
   const originals = new WeakMap(); // graph div -> the theme-free {data, layout} it was last given
   let react = null;
 
@@ -189,9 +225,12 @@
     const data = figureForm ? args[0].data : args[0];
     const layout = (figureForm ? args[0].layout : args[1]) || {};
     if (el) originals.set(el, { data, layout });
-    if (!dark()) return args;
-    const d = darkData(data);
-    const l = darkLayout(layout, data);
+    const compact = narrow(el) && !state.printing;
+    if (el) el.dataset.compact = compact;
+    if (!dark() && !compact) return args;
+    const d = dark() ? darkData(data) : data;
+    let l = compact ? compactLayout(layout, data) : layout;
+    if (dark()) l = darkLayout(l, data);
     return figureForm ? [Object.assign({}, args[0], { data: d, layout: l }), ...args.slice(1)] : [d, l, ...args.slice(2)];
   }
 
@@ -227,7 +266,7 @@
     return Array.from(document.querySelectorAll(".js-plotly-plot"));
   }
 
-  /* Every drawn graph again, in the current colours (theme or print changed). */
+  /* Every drawn graph again, in the current colours and width (theme, print or size changed). */
   function recolour() {
     if (!react) return;
     graphs().forEach((gd) => {
@@ -239,6 +278,15 @@
       react.call(window.Plotly, gd, ...args);
     });
   }
+
+  // A graph that crosses the narrow width (a rotated phone, a resized frame) is dressed again.
+  let resizeTimer = 0;
+  window.addEventListener("resize", () => {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(() => {
+      if (graphs().some((gd) => String(narrow(gd) && !state.printing) !== gd.dataset.compact)) recolour();
+    }, 250);
+  });
 
   /* --- The navbar's Light / Dark / Auto buttons (event delegation: the router replaces the navbar). --- */
   function syncToggles() {

@@ -87,7 +87,8 @@ def layout(name=None, **query):
     # readouts and batch slider: the flex column of .embed in style.css.
     body = [html.Div(graph(fig, figure, "100%"), className="embed-figure")]
     if entry.reads_batch:
-        body.append(html.Div([readouts(), beyond_readouts(), explorer_controls(batch)], className="embed-extra"))
+        cells = html.Div([readouts(), beyond_readouts()], className="embed-readouts")
+        body.append(html.Div([cells, explorer_controls(batch)], className="embed-extra"))
     settings = html.Div(
         [drawer_head("Settings", "embed-settings"), controls_panel(values)],
         id="embed-settings",
