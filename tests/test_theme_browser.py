@@ -7,6 +7,7 @@ test puts them back, since the session shares one browser.
 from __future__ import annotations
 
 import base64
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -31,6 +32,42 @@ function luminance(colour) {
 DARK, LIGHT = 0.05, 0.8  # luminance below DARK reads as a dark surface, above LIGHT as a light one
 # A4 portrait inside style.css's 15 mm @page margins, in CSS pixels (96 per inch).
 A4_PRINT_WIDTH = (210 - 2 * 15) / 25.4 * 96
+
+
+# Text the page styles itself (style.css), checked in both themes against the background it sits on.
+TEXT = (
+    *(".ctl-group", ".ctl-label", ".ctl-value", ".unit", ".caption", ".readout-label", ".readout-value"),
+    *(".section-lead", ".card-title", ".embed-title", ".embed-scenario", ".theme-toggle .btn", ".navbar .nav-link"),
+)
+CONTRAST_JS = (
+    LUMINANCE_JS
+    + r"""
+function background(el) {
+  for (; el; el = el.parentElement) {
+    const c = getComputedStyle(el).backgroundColor;
+    if (!/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return c;
+  }
+  return 'rgb(255, 255, 255)';
+}
+return arguments[0].flatMap((sel) => [...document.querySelectorAll(sel)].slice(0, 3).map((el) => {
+  const a = luminance(getComputedStyle(el).color), b = luminance(background(el));
+  return [sel, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+}));
+"""
+)
+
+
+def low_contrast(driver, settle: float = 3.0) -> list:
+    """The page's own text below 4.5:1 against its background (WCAG AA), as (selector, ratio). Buttons fade
+    between colours for 0.15 s after a click, so a low ratio counts only once it has lasted `settle` seconds."""
+    deadline = time.monotonic() + settle
+    while True:
+        found = driver.execute_script(CONTRAST_JS, list(TEXT))
+        assert found, "none of the checked text is on the page"
+        low = [(sel, round(ratio, 2)) for sel, ratio in found if ratio < 4.5]
+        if not low or time.monotonic() > deadline:
+            return low
+        time.sleep(0.25)
 
 
 def page_background(driver) -> float:
@@ -117,6 +154,7 @@ def test_theme_from_the_address_makes_an_embed_dark(browser, server):
         LUMINANCE_JS + "return luminance(document.querySelector('#fig-5 .js-plotly-plot')._fullLayout.font.color);"
     )
     assert (font + 0.05) / (paper(browser, 5) + 0.05) >= 4.5
+    assert low_contrast(browser) == []
     assert browser.execute_script("return document.documentElement.getAttribute('data-bs-theme')") == "dark"
     # An embed keeps no storage, whatever its theme.
     assert browser.execute_script("return Object.keys(localStorage).length") == 0
@@ -130,6 +168,7 @@ def test_theme_follows_the_system_and_the_toggle_remembers_a_choice(browser, ser
         wait_paper(browser, 1, dark=True)
         assert page_background(browser) < DARK
         assert browser.execute_script("return document.documentElement.dataset.themeChoice") == "auto"
+        assert low_contrast(browser) == []
 
         # Light, from the keyboard: the choice wins over the system and is remembered.
         light = element(browser, "[data-theme-choice='light']")
@@ -137,6 +176,7 @@ def test_theme_follows_the_system_and_the_toggle_remembers_a_choice(browser, ser
         light.send_keys(Keys.ENTER)
         wait_paper(browser, 1, dark=False)
         assert page_background(browser) > LIGHT
+        assert low_contrast(browser) == []
         assert light.get_attribute("aria-pressed") == "true"
         assert browser.execute_script("return localStorage.getItem('inferx-theme')") == "light"
 
@@ -201,7 +241,7 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
         first = rect(browser, "#fig-1")
         assert 0 <= first["top"] and first["bottom"] <= 850
         assert not visible(browser, "#ctl-bw")
-        assert browser.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+        assert browser.execute_script("const d = document.documentElement; return d.scrollWidth <= d.clientWidth")
 
         # The navbar folds into its toggler.
         assert not visible(browser, "#nav-inferencex")
@@ -242,7 +282,7 @@ def test_embed_fits_its_frame_with_title_and_scenario_first(browser, server, fig
         figure_data(browser, fig)
         wait_settled(browser, f"#fig-{fig} .main-svg")
         scroll = browser.execute_script(
-            "const d = document.documentElement; return [d.scrollWidth, d.scrollHeight, innerWidth, innerHeight];"
+            "const d = document.documentElement; return [d.scrollWidth, d.scrollHeight, d.clientWidth, innerHeight];"
         )
         assert scroll[0] <= scroll[2] and scroll[1] <= scroll[3], f"scrolls at {width}×{height}: {scroll}"
         graph = rect(browser, f"#fig-{fig}")
