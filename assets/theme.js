@@ -198,8 +198,27 @@
   const NARROW = 576;
   const narrow = (el) => !!el && el.clientWidth > 0 && el.clientWidth < NARROW;
 
-  function compactLayout(layout, data) {
+  /* A long note in lines of about `chars` characters (Plotly does not wrap annotations). */
+  function wrapped(text, chars) {
+    if (typeof text !== "string" || text.length <= chars || text.includes("<br")) return text;
+    const lines = [""];
+    text.split(" ").forEach((word) => {
+      const last = lines.length - 1;
+      if (lines[last] && lines[last].length + word.length + 1 > chars) lines.push(word);
+      else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
+    });
+    return lines.join("<br>");
+  }
+
+  function compactLayout(layout, data, width) {
     const out = Object.assign({}, layout);
+    const chars = Math.max(20, Math.floor((width - 40) / 6.5)); // about 6.5 px a character at 11 px
+    if (Array.isArray(layout.annotations)) {
+      out.annotations = layout.annotations.map((a) => {
+        const text = wrapped(a.text, chars);
+        return text === a.text ? a : Object.assign({}, a, { text });
+      });
+    }
     const small = (font, size) => Object.assign({}, font, { size: Math.min((font && font.size) || size, size) });
     out.font = small(layout.font, 11);
     axisNames(layout, data).forEach((name) => {
@@ -212,6 +231,10 @@
     if (legend.orientation === "h" && (legend.y === undefined || legend.y < 0)) {
       out.legend = Object.assign({}, legend, { y: 1.02, yanchor: "bottom", font: small(legend.font, 10) });
     }
+    // A touch screen shows the tool bar all the time, over the legend now above the plot: keep only the
+    // image download and the reset (a finger zooms and pans the plot itself).
+    const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
+    out.modebar = Object.assign({}, layout.modebar, { remove: tools });
     return out;
   }
 
@@ -229,7 +252,7 @@
     if (el) el.dataset.compact = compact;
     if (!dark() && !compact) return args;
     const d = dark() ? darkData(data) : data;
-    let l = compact ? compactLayout(layout, data) : layout;
+    let l = compact ? compactLayout(layout, data, el.clientWidth) : layout;
     if (dark()) l = darkLayout(l, data);
     return figureForm ? [Object.assign({}, args[0], { data: d, layout: l }), ...args.slice(1)] : [d, l, ...args.slice(2)];
   }

@@ -39,7 +39,7 @@ def navbar(active: str, model: str | None = None) -> dbc.Navbar:
         id="navbar-menu",
         className="collapse navbar-collapse",
     )
-    # The toggler shows the menu below md (assets/drawer.js): no callback, so it works before Dash has loaded.
+    # Below lg the menu folds behind the toggler (assets/drawer.js): no callback, so it works before Dash loads.
     toggler = html.Button(
         html.Span(className="navbar-toggler-icon"),
         className="navbar-toggler",
@@ -61,7 +61,7 @@ def navbar(active: str, model: str | None = None) -> dbc.Navbar:
         ),
         color="dark",
         dark=True,
-        expand="md",
+        expand="lg",
         className="mb-3",
     )
 

@@ -273,6 +273,20 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
     assert severe_console_errors(browser) == []
 
 
+def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, server):
+    """800 px: the controls beside a 500 px column of figures, whose readouts and notes must fit it."""
+    with viewport(browser, 800, 500):
+        browser.get(server.url)
+        figure_data(browser, 1)
+        browser.execute_script("document.getElementById('card-fig7').scrollIntoView()")
+        figure_data(browser, 7)
+        fits = "const d = document.documentElement; return d.scrollWidth <= d.clientWidth;"
+        wait_js(browser, fits, what="the page to fit 800 px")
+        # The navbar folds behind its toggler rather than spilling its links and theme buttons.
+        assert visible(browser, ".navbar-toggler") and not visible(browser, ".theme-toggle")
+    assert severe_console_errors(browser) == []
+
+
 @pytest.mark.parametrize("size", [(800, 500), (420, 500)])
 @pytest.mark.parametrize("fig", [5, 6])
 def test_embed_fits_its_frame_with_title_and_scenario_first(browser, server, fig, size):
