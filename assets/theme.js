@@ -105,17 +105,20 @@
     return `rgba(${255 - c[0]},${255 - c[1]},${255 - c[2]},${c[3]})`;
   }
 
-  /* The plot colours of the dark theme, from style.css's variables (one place for the palette). */
+  /* The plot colours of the dark theme, from style.css's variables (one place for the palette); read once per
+     theme change, not on every redraw of a drag. */
+  let paletteCache = null;
   function palette() {
+    if (paletteCache) return paletteCache;
     const css = getComputedStyle(document.documentElement);
     const v = (name) => css.getPropertyValue(name).trim();
-    return {
+    return (paletteCache = {
       surface: v("--ix-surface"),
       text: v("--ix-plot-text"),
       muted: v("--ix-muted"),
       grid: v("--ix-plot-grid"),
       zero: v("--ix-plot-zero"),
-    };
+    });
   }
 
   function axisNames(layout, data) {
@@ -324,6 +327,7 @@
     const root = document.documentElement;
     const shown = state.printing ? "light" : state.theme;
     if (root.getAttribute("data-bs-theme") !== shown) root.setAttribute("data-bs-theme", shown);
+    paletteCache = null;
     root.dataset.themeChoice = state.choice;
     if (document.body) syncToggles();
     recolour();
