@@ -273,6 +273,19 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
     assert severe_console_errors(browser) == []
 
 
+def test_phone_shows_the_inferencex_figure_before_its_controls(browser, server):
+    with viewport(browser, 420, 850):
+        browser.get(server.url + "inferencex")
+        wait_js(browser, "return document.querySelector('#fig-ix .main-svg')", what="the InferenceX figure")
+        assert rect(browser, "#fig-ix")["top"] < 850
+        assert not visible(browser, "#ctl-bw")
+        click(browser, element(browser, ".drawer-toggle-md"))
+        wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")
+        wait_settled(browser, "#controls-drawer")
+        assert visible(browser, "#controls-drawer .ctl-label")
+    assert severe_console_errors(browser) == []
+
+
 def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, server):
     """800 px: the controls beside a 500 px column of figures, whose readouts and notes must fit it."""
     with viewport(browser, 800, 500):
