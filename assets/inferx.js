@@ -364,6 +364,8 @@
       if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
     });
     if (batchPos !== null) query.set("batch", toBatch(batchPos));
+    const theme = new URLSearchParams(window.location.search).get("theme"); // assets/theme.js reads it
+    if (theme) query.set("theme", theme);
     // The pinned scenario A (pages/_url.encode_pinned): name:value pairs, separators left readable.
     let search = query.toString();
     if (pinned) {

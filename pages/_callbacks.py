@@ -193,14 +193,6 @@ clientside_callback(
 )
 
 clientside_callback(
-    "function(n, open) { return !open; }",
-    Output("embed-settings", "is_open"),
-    Input("embed-settings-toggle", "n_clicks"),
-    State("embed-settings", "is_open"),
-    prevent_initial_call=True,
-)
-
-clientside_callback(
     "window.inferx.copyLink", Output("copy-link", "content"), Input("copy-link", "n_clicks"), prevent_initial_call=True
 )
 

@@ -42,6 +42,27 @@ def _navbar(active: str, model: str | None = None) -> dbc.Navbar:
         ("inferencex", "InferenceX data", "/inferencex"),
         ("methods", "Methods & checks", methods),
     ]
+    menu = html.Div(
+        [
+            dbc.Nav(
+                [
+                    dbc.NavLink(text, href=get_relative_path(path), active=key == active, id=f"nav-{key}")
+                    for key, text, path in links
+                ]
+            ),
+            theme_toggle(),
+        ],
+        id="navbar-menu",
+        className="collapse navbar-collapse",
+    )
+    # Below lg the menu folds behind the toggler (assets/drawer.js): no callback, so it works before Dash loads.
+    toggler = html.Button(
+        html.Span(className="navbar-toggler-icon"),
+        className="navbar-toggler",
+        type="button",
+        title="Menu",
+        **{"data-collapse-toggle": "", "aria-controls": "navbar-menu", "aria-expanded": "false", "aria-label": "Menu"},
+    )
     return dbc.Navbar(
         dbc.Container(
             [
@@ -49,18 +70,35 @@ def _navbar(active: str, model: str | None = None) -> dbc.Navbar:
                     ["inferx", html.Span(" · the LLM serving frontier from hardware physics", className="brand-sub")],
                     href=get_relative_path("/"),
                 ),
-                dbc.Nav(
-                    [
-                        dbc.NavLink(text, href=get_relative_path(path), active=key == active, id=f"nav-{key}")
-                        for key, text, path in links
-                    ]
-                ),
+                toggler,
+                menu,
             ],
             fluid=True,
         ),
         color="dark",
         dark=True,
+        expand="lg",
         className="mb-3",
+    )
+
+
+def theme_toggle() -> html.Div:
+    """Light, dark or the system's theme: assets/theme.js applies the choice and remembers it in this browser."""
+    choices = [("light", "Light", "Light theme"), ("dark", "Dark", "Dark theme"), ("auto", "Auto", "Follow the system")]
+    return html.Div(
+        [
+            html.Button(
+                text,
+                type="button",
+                className="btn btn-outline-light",
+                title=title,
+                **{"data-theme-choice": key, "aria-pressed": "false"},
+            )
+            for key, text, title in choices
+        ],
+        role="group",
+        className="btn-group theme-toggle",
+        **{"aria-label": "Colour theme"},
     )
 
 
@@ -87,14 +125,15 @@ def embed_button(fig: str, text: str = "") -> html.Span:
     )
 
 
-def graph(fig: str, figure: dict, height: int) -> html.Div:
-    """A figure's graph. The wrapper carries the stable DOM id `fig-N`; the graph's own
-    pattern-matching id lets one callback fill whichever graphs a page has."""
+def graph(fig: str, figure: dict, height: int | str) -> html.Div:
+    """A figure's graph, `height` pixels or a CSS length, with its text alternative. The wrapper carries the
+    stable DOM id `fig-N`; the graph's own pattern-matching id lets one callback fill whichever graphs a page
+    has."""
     graph = dcc.Graph(
         id={"role": "figure", "fig": fig},
         figure=figure,
         config=GRAPH_CONFIG,
-        style={"height": f"{height}px"},
+        style={"height": height if isinstance(height, str) else f"{height}px"},
         mathjax=False,
     )
     return described_graph(graph_wrapper_id(fig), graph, figure)

@@ -14,6 +14,8 @@ from inferx.scenario import (
 )
 
 MAX_NOTICES = 8  # a hostile address with thousands of bad keys still gets a page of readable length
+# `theme=` is read by the browser (assets/theme.js), not by the figures: an embed in a dark wiki asks for dark.
+THEMES = ("light", "dark", "auto")
 
 
 def controls() -> tuple[str, ...]:
@@ -43,6 +45,10 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
         single[name] = raw
     checked, batch = {}, BATCH.default
     for name, raw in single.items():
+        if name == "theme":
+            if raw not in THEMES:
+                notices.append(f"Ignored theme={shown_value(raw)}: must be one of {', '.join(THEMES)}.")
+            continue
         if name != "batch" and name not in PARAMS:
             notices.append(f"Ignored unknown parameter {shown_value(name)!r}.")
             continue

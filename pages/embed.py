@@ -1,19 +1,22 @@
-"""`/embed/<name>`: one figure, by key (`fig1`) or name (`roofline`), with its controls folded away, for a wiki
-iframe."""
+"""`/embed/<name>`: one figure, by key (`fig1`) or name (`roofline`), for a wiki iframe: its title and a line
+naming the scenario first, the figure filling the rest of the frame, the controls in a drawer over it."""
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import html
+from dash import Input, Output, callback, html, no_update
 from dash.exceptions import MissingCallbackContextException
 
 from inferx import figure_registry as registry
-from inferx.scenario import shown_value
-from pages._cards import figure_card, initial_figures, notices_area, page_title, share_buttons
+from inferx.scenario import PARAMS, InvalidParameter, check_param, resolve_params, shown_value
+from pages._cards import beyond_readouts, graph, initial_figures, notices_area, readouts, share_buttons
 from pages._compare import pin_bar, pinned_scenario
-from pages._controls import controls_panel
-from pages._url import PINNED_KEY, parse_pinned, parse_query
+from pages._controls import controls_panel, explorer_controls
+from pages._drawer import drawer_head, drawer_toggle
+from pages._url import PINNED_KEY, control_values_to_params, parse_pinned, parse_query
 
 dash.register_page(__name__, path_template="/embed/<name>", title="inferx · embed", order=2)
+
+SCENARIO_ID = "embed-scenario"
 
 
 def path_name(given):
@@ -27,6 +30,20 @@ def path_name(given):
     if not isinstance(pathname, str):
         return given
     return dash.strip_relative_path(pathname).partition("/")[2]
+
+
+def scenario_line(values: dict) -> str:
+    """One line naming what the figure shows: machine, model, precisions and context, with units."""
+    label = {name: PARAMS[name].label_of for name in ("gpu", "model", "wdtype", "kvdtype", "mode")}
+    parts = [
+        f"{values['gpus']}× {label['gpu'](values['gpu'])}, {values['bw']:,.1f} TB/s",
+        label["model"](values["model"]),
+        f"{label['wdtype'](values['wdtype'])} weights, {label['kvdtype'](values['kvdtype'])} KV cache",
+        f"context {values['ctx']:,} tokens",
+    ]
+    if values["mode"] != PARAMS["mode"].default:
+        parts.append(label["mode"](values["mode"]).strip().lower())
+    return " · ".join(parts)
 
 
 def layout(name=None, **query):
@@ -44,15 +61,51 @@ def layout(name=None, **query):
     notices += query_notices + pin_notices
     fig = entry.key
     figure = initial_figures(values, [fig], batch, notices, pinned_scenario(pinned)).get(fig, {})
-    settings = dbc.Collapse([pin_bar(pinned), controls_panel(values)], id="embed-settings", is_open=False)
-    toggle = html.Button("Settings", id="embed-settings-toggle", className="btn btn-outline-secondary btn-sm")
-    return html.Main(
+    head = html.Div(
         [
-            page_title(entry.title),
-            html.Div([toggle, share_buttons(fig)], className="embed-bar"),
-            settings,
-            notices_area(notices),
-            figure_card(fig, figure, batch, caption=False, embed_copy=False),  # the bar above has it
+            html.Div(
+                [
+                    html.H1(entry.title, className="embed-title"),
+                    html.Div(
+                        [
+                            drawer_toggle(
+                                "Settings",
+                                "embed-settings",
+                                id="embed-settings-toggle",
+                                className="btn btn-outline-secondary btn-sm",
+                            ),
+                            share_buttons(fig),
+                        ],
+                        className="embed-bar",
+                    ),
+                ],
+                className="embed-title-row",
+            ),
+            html.P(scenario_line(values), id=SCENARIO_ID, className="embed-scenario"),
         ],
-        className="embed",
+        className="embed-head",
     )
+    # The graph takes the frame's height left over by the title, the scenario line and (the explorer) its
+    # readouts and batch slider: the flex column of .embed in style.css.
+    body = [html.Div(graph(fig, figure, "100%"), className="embed-figure")]
+    if entry.reads_batch:
+        cells = html.Div([readouts(), beyond_readouts()], className="embed-readouts")
+        body.append(html.Div([cells, explorer_controls(batch)], className="embed-extra"))
+    settings = html.Div(
+        [drawer_head("Settings", "embed-settings"), pin_bar(pinned), controls_panel(values)],
+        id="embed-settings",
+        className="drawer",
+        role="region",
+        **{"aria-label": "Settings"},
+    )
+    return html.Main([head, notices_area(notices), *body, settings], className="embed", id=f"card-{fig}")
+
+
+@callback(Output(SCENARIO_ID, "children"), Input("redraw-request", "data"), prevent_initial_call=True)
+def follow_scenario(request):
+    """The scenario line follows the drawer's controls (the request the figure's redraw is drawn from)."""
+    try:
+        given = control_values_to_params(request.get("values"))
+        return scenario_line(resolve_params({k: check_param(k, v) for k, v in given.items() if v is not None}))
+    except (InvalidParameter, AttributeError, KeyError, TypeError):
+        return no_update  # the redraw reports a bad value; the line keeps the last good scenario

@@ -8,6 +8,7 @@ from inferx.figure_registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
 from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, page_title, share_buttons
 from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel
+from pages._drawer import drawer_head, drawer_toggle
 from pages._measured import overlay_store, upload_panel
 from pages._url import PINNED_KEY, parse_pinned, parse_query
 
@@ -18,9 +19,21 @@ def layout(**query):
     pinned, pin_notices = parse_pinned(query.pop(PINNED_KEY, None))
     values, batch, notices = parse_query(query)
     notices += pin_notices
+    # Beside the figures from md up; below, a drawer that the sticky Controls button opens, so a phone shows
+    # the figures first.
     sidebar = html.Div(
-        [share_buttons(None), pin_bar(pinned), controls_panel(values), upload_panel(switch=True), overlay_store()],
-        className="sidebar",
+        [
+            drawer_head("Controls", "controls-drawer"),
+            share_buttons(None),
+            pin_bar(pinned),
+            controls_panel(values),
+            upload_panel(switch=True),
+            overlay_store(),
+        ],
+        id="controls-drawer",
+        className="sidebar drawer-md",
+        role="region",
+        **{"aria-label": "Controls"},
     )
     figs = initial_figures(values, DASHBOARD, batch, notices, pinned_scenario(pinned))
     cards = []
@@ -59,5 +72,6 @@ def layout(**query):
                 fluid=True,
                 tag="main",
             ),
+            drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
         ]
     )

@@ -13,6 +13,7 @@ from inferx.scenario import InvalidParameter, Scenario
 from pages._callbacks import CONTROL_INPUTS
 from pages._cards import FIGURES_ID, described_graph, navbar, notices_area, page_title, share_buttons
 from pages._controls import control_groups
+from pages._drawer import drawer_head, drawer_toggle
 from pages._measured import StoreError, measured_frame, upload_panel
 from pages._url import control_values_to_params, parse_query
 
@@ -44,7 +45,14 @@ its concurrency, date and framework; click it for the link to its run.
 def sidebar(values: dict) -> html.Div:
     # The controls that move the model curve (Param.overlay); the others are there but hidden.
     body = [share_buttons(None), *control_groups(values, overlay_only=True), upload_panel()]
-    return html.Div(html.Div(body, className="controls"), className="sidebar")
+    # A drawer below 768 px, as on / (the Controls button is in the layout).
+    return html.Div(
+        [drawer_head("Controls", "controls-drawer"), html.Div(body, className="controls")],
+        id="controls-drawer",
+        className="sidebar drawer-md",
+        role="region",
+        **{"aria-label": "Controls"},
+    )
 
 
 def filter_row() -> dbc.Row:
@@ -97,6 +105,7 @@ def layout(**query):
                 fluid=True,
                 tag="main",
             ),
+            drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
         ]
     )
 

@@ -1,0 +1,60 @@
+/* Drawers (the phone's controls on /, an embed's settings) and the navbar's collapse on a narrow screen.
+
+   Plain class changes rather than Dash props: a closed drawer keeps its controls mounted (the shared callbacks
+   take every control as an input), and opening one costs no callback. React leaves these classes alone because
+   the components' own className props never change. */
+(function () {
+  "use strict";
+
+  function toggleFor(drawer) {
+    return document.querySelector(`[data-drawer-toggle][aria-controls="${drawer.id}"]`);
+  }
+
+  function open(drawer) {
+    drawer.classList.add("open");
+    const t = toggleFor(drawer);
+    if (t) t.setAttribute("aria-expanded", "true");
+    // Focus moves into the drawer once it is visible (a hidden element cannot take focus).
+    const close = drawer.querySelector("[data-drawer-close]");
+    if (close) window.setTimeout(() => close.focus({ preventScroll: true }), 0);
+  }
+
+  function close(drawer, refocus) {
+    drawer.classList.remove("open");
+    const t = toggleFor(drawer);
+    if (t) {
+      t.setAttribute("aria-expanded", "false");
+      if (refocus) t.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("click", (e) => {
+    if (!e.target.closest) return;
+    const toggle = e.target.closest("[data-drawer-toggle]");
+    if (toggle) {
+      const drawer = document.getElementById(toggle.getAttribute("aria-controls"));
+      if (drawer) (drawer.classList.contains("open") ? close : open)(drawer, false);
+      return;
+    }
+    const closer = e.target.closest("[data-drawer-close]");
+    if (closer) {
+      const drawer = closer.closest(".drawer, .drawer-md");
+      if (drawer) close(drawer, true);
+      return;
+    }
+    const collapse = e.target.closest("[data-collapse-toggle]");
+    if (collapse) {
+      const target = document.getElementById(collapse.getAttribute("aria-controls"));
+      if (!target) return;
+      const shown = target.classList.toggle("show");
+      collapse.setAttribute("aria-expanded", String(shown));
+    }
+  });
+
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    const drawer = document.querySelector(".drawer.open, .drawer-md.open");
+    // Escape inside an open dropdown closes the dropdown, not the drawer.
+    if (drawer && !e.defaultPrevented) close(drawer, drawer.contains(document.activeElement));
+  });
+})();

@@ -1,0 +1,388 @@
+/* Colour theme and print layout, and the figures' colours to match.
+
+   The theme is the address's `theme=light|dark|auto` (an embed in a dark wiki asks for dark), else the reader's
+   choice from the navbar (kept in localStorage; never on /embed/ pages, which keep no storage), else the
+   system's prefers-color-scheme. Bootstrap 5.3 restyles itself from <html data-bs-theme>, style.css from the
+   same attribute. The server's figures are theme-free (the same JSON for every reader); this file recolours
+   them (and compacts them in a narrow graph) on their way into Plotly, so a figure is drawn once, already in
+   the page's colours. */
+(function () {
+  "use strict";
+  const KEY = "inferx-theme";
+  const CHOICES = ["light", "dark", "auto"];
+  const embedded = /\/embed\//.test(window.location.pathname);
+  const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
+  const printMedia = window.matchMedia("print");
+  // A4 or Letter, portrait, inside the 15 mm margins of style.css's @page: the width a printed figure is drawn at.
+  const PRINT_WIDTH = 680;
+
+  const state = { choice: "auto", theme: "light", printing: false };
+
+  function fromAddress() {
+    const t = new URLSearchParams(window.location.search).get("theme");
+    return CHOICES.includes(t) ? t : null;
+  }
+
+  function stored() {
+    if (embedded) return null;
+    try {
+      const t = window.localStorage.getItem(KEY);
+      return CHOICES.includes(t) ? t : null;
+    } catch (e) {
+      return null; // storage blocked (a sandboxed frame, strict privacy settings): follow the system
+    }
+  }
+
+  function store(choice) {
+    if (embedded) return;
+    try {
+      if (choice === "auto") window.localStorage.removeItem(KEY);
+      else window.localStorage.setItem(KEY, choice);
+    } catch (e) {
+      /* not remembered, still applied */
+    }
+  }
+
+  /* --- Colours: any CSS colour to [r, g, b, a], and a colour moved towards the text colour until it reads. --- */
+  const parsed = new Map();
+  let probe = null;
+  function rgba(colour) {
+    if (typeof colour !== "string") return null;
+    if (parsed.has(colour)) return parsed.get(colour);
+    if (!probe) {
+      probe = document.createElement("span");
+      probe.style.display = "none";
+      document.body.appendChild(probe);
+    }
+    probe.style.color = "";
+    probe.style.color = colour;
+    const m = probe.style.color && getComputedStyle(probe).color.match(/[\d.]+/g);
+    const value = m ? [+m[0], +m[1], +m[2], m[3] === undefined ? 1 : +m[3]] : null;
+    parsed.set(colour, value);
+    return value;
+  }
+
+  function luminance([r, g, b]) {
+    const lin = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4));
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  }
+
+  function contrast(a, b) {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  }
+
+  /* `colour` if it has `ratio` contrast on `ground`, else the first blend towards `towards` that has. A grey
+     is mirrored first (black becomes near-white), so the figure's emphasised line stays the emphasised one;
+     a coloured note keeps its hue. */
+  const legibleCache = new Map();
+  function legible(colour, ground, towards, ratio) {
+    const key = `${colour}|${ground}|${ratio}`;
+    if (legibleCache.has(key)) return legibleCache.get(key);
+    let c = rgba(colour);
+    const g = rgba(ground);
+    const t = rgba(towards);
+    let out = colour;
+    if (c && g && t && c[3] > 0.5 && contrast(c, g) < ratio) {
+      if (Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) <= 24) {
+        c = [255 - c[0], 255 - c[1], 255 - c[2], c[3]].map((v, i) => (i < 3 ? Math.min(v, t[i]) : v));
+        out = `rgba(${c.join(",")})`;
+      }
+      for (let f = 0; f <= 1.0001 && contrast(c, g) < ratio; f += 0.1) {
+        const mix = [0, 1, 2].map((i) => Math.round(c[i] + f * (t[i] - c[i])));
+        out = `rgba(${mix.join(",")},${c[3]})`;
+        if (contrast(mix, g) >= ratio) break;
+      }
+    }
+    legibleCache.set(key, out);
+    return out;
+  }
+
+  /* A dark grey fill (a band) mirrored: a grey haze on white becomes a light haze on the dark card. */
+  function mirroredFill(colour) {
+    const c = rgba(colour);
+    if (!c || Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) > 24 || luminance(c) > 0.2) return colour;
+    return `rgba(${255 - c[0]},${255 - c[1]},${255 - c[2]},${c[3]})`;
+  }
+
+  /* The plot colours of the dark theme, from style.css's variables (one place for the palette); read once per
+     theme change, not on every redraw of a drag. */
+  let paletteCache = null;
+  function palette() {
+    if (paletteCache) return paletteCache;
+    const css = getComputedStyle(document.documentElement);
+    const v = (name) => css.getPropertyValue(name).trim();
+    return (paletteCache = {
+      surface: v("--ix-surface"),
+      text: v("--ix-plot-text"),
+      muted: v("--ix-muted"),
+      grid: v("--ix-plot-grid"),
+      zero: v("--ix-plot-zero"),
+    });
+  }
+
+  function axisNames(layout, data) {
+    const names = new Set(["xaxis", "yaxis"]);
+    Object.keys(layout || {}).forEach((k) => /^[xy]axis\d*$/.test(k) && names.add(k));
+    (data || []).forEach((t) => {
+      if (t && t.xaxis) names.add(`xaxis${t.xaxis.slice(1)}`);
+      if (t && t.yaxis) names.add(`yaxis${t.yaxis.slice(1)}`);
+    });
+    return names;
+  }
+
+  const dark = () => state.theme === "dark" && !state.printing;
+
+  /* A dark copy of a figure's layout (the original, the dcc.Graph's prop, is not touched). */
+  function darkLayout(layout, data) {
+    const c = palette();
+    const out = Object.assign({}, layout);
+    const text = (colour) => (colour ? legible(colour, c.surface, c.text, 4.5) : colour);
+    out.paper_bgcolor = c.surface;
+    out.plot_bgcolor = c.surface;
+    out.font = Object.assign({}, layout.font, { color: c.text });
+    axisNames(layout, data).forEach((name) => {
+      out[name] = Object.assign({}, layout[name], { gridcolor: c.grid, zerolinecolor: c.zero, linecolor: c.zero });
+    });
+    const legend = Object.assign({ bgcolor: "rgba(0,0,0,0)" }, layout.legend);
+    if (legend.font && legend.font.color) legend.font = Object.assign({}, legend.font, { color: text(legend.font.color) });
+    out.legend = legend;
+    out.modebar = Object.assign({}, layout.modebar, { bgcolor: "rgba(0,0,0,0)", color: c.muted, activecolor: c.text });
+    if (Array.isArray(layout.annotations)) {
+      out.annotations = layout.annotations.map((a) => {
+        const b = Object.assign({}, a);
+        if (a.font && a.font.color) b.font = Object.assign({}, a.font, { color: text(a.font.color) });
+        if (a.bgcolor) b.bgcolor = c.surface;
+        if (a.arrowcolor) b.arrowcolor = legible(a.arrowcolor, c.surface, c.text, 3);
+        return b;
+      });
+    }
+    if (Array.isArray(layout.shapes)) {
+      out.shapes = layout.shapes.map((s) => {
+        const b = Object.assign({}, s);
+        if (s.line && s.line.color) b.line = Object.assign({}, s.line, { color: legible(s.line.color, c.surface, c.text, 3) });
+        if (s.fillcolor) b.fillcolor = mirroredFill(s.fillcolor);
+        return b;
+      });
+    }
+    return out;
+  }
+
+  /* Dark copies of traces whose line, marker or text colour would vanish on the dark card (3:1, as WCAG asks
+     of graphics); trace arrays are shared, not copied. */
+  function darkData(data) {
+    if (!Array.isArray(data)) return data;
+    const c = palette();
+    const fix = (obj, key, ratio) => {
+      const v = obj && obj[key];
+      if (typeof v !== "string") return null;
+      const w = legible(v, c.surface, c.text, ratio);
+      return w === v ? null : Object.assign({}, obj, { [key]: w });
+    };
+    return data.map((t) => {
+      if (!t) return t;
+      let out = t;
+      const line = fix(t.line, "color", 3);
+      const marker = fix(t.marker, "color", 3);
+      const textfont = fix(t.textfont, "color", 4.5);
+      const fill = typeof t.fillcolor === "string" && mirroredFill(t.fillcolor) !== t.fillcolor;
+      if (line || marker || textfont || fill) out = Object.assign({}, t);
+      if (fill) out.fillcolor = mirroredFill(t.fillcolor);
+      if (line) out.line = line;
+      if (marker) out.marker = marker;
+      if (textfont) out.textfont = textfont;
+      return out;
+    });
+  }
+
+  /* A narrow graph (a phone, a small iframe): smaller type, and a legend below the plot moved above it, where
+     it cannot run into the x-axis title (a paper-relative offset under a short plot did) and leaves the whole
+     height to the y-axis title (Figure 8's was cut off at 420 px). */
+  const NARROW = 576;
+  const narrow = (el) => !!el && el.clientWidth > 0 && el.clientWidth < NARROW;
+
+  /* A long note in lines of about `chars` characters (Plotly does not wrap annotations). */
+  function wrapped(text, chars) {
+    if (typeof text !== "string" || text.length <= chars || text.includes("<br")) return text;
+    const lines = [""];
+    text.split(" ").forEach((word) => {
+      const last = lines.length - 1;
+      if (lines[last] && lines[last].length + word.length + 1 > chars) lines.push(word);
+      else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
+    });
+    return lines.join("<br>");
+  }
+
+  function compactLayout(layout, data, width) {
+    const out = Object.assign({}, layout);
+    const chars = Math.max(20, Math.floor((width - 40) / 6.5)); // about 6.5 px a character at 11 px
+    if (Array.isArray(layout.annotations)) {
+      out.annotations = layout.annotations.map((a) => {
+        const text = wrapped(a.text, chars);
+        return text === a.text ? a : Object.assign({}, a, { text });
+      });
+    }
+    const small = (font, size) => Object.assign({}, font, { size: Math.min((font && font.size) || size, size) });
+    out.font = small(layout.font, 11);
+    axisNames(layout, data).forEach((name) => {
+      const axis = Object.assign({}, layout[name]);
+      if (axis.title && typeof axis.title === "object") axis.title = Object.assign({}, axis.title, { font: small(axis.title.font, 11) });
+      axis.tickfont = small(axis.tickfont, 10);
+      out[name] = axis;
+    });
+    const legend = layout.legend || {};
+    if (legend.orientation === "h" && (legend.y === undefined || legend.y < 0)) {
+      out.legend = Object.assign({}, legend, { y: 1.02, yanchor: "bottom", font: small(legend.font, 10) });
+    }
+    // A touch screen shows the tool bar all the time, over the legend now above the plot: keep only the
+    // image download and the reset (a finger zooms and pans the plot itself).
+    const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
+    out.modebar = Object.assign({}, layout.modebar, { remove: tools });
+    return out;
+  }
+
+  /* --- Plotly: figures dressed on their way in. dcc.Graph calls Plotly.react(gd, {data, layout, ...}). --- */
+  const originals = new WeakMap(); // graph div -> the theme-free {data, layout} it was last given
+  let react = null;
+
+  function themedArgs(gd, args) {
+    const el = typeof gd === "string" ? document.getElementById(gd) : gd;
+    const figureForm = args[0] && !Array.isArray(args[0]) && typeof args[0] === "object";
+    const data = figureForm ? args[0].data : args[0];
+    const layout = (figureForm ? args[0].layout : args[1]) || {};
+    if (el) originals.set(el, { data, layout });
+    const compact = narrow(el) && !state.printing;
+    if (el) el.dataset.compact = compact;
+    if (!dark() && !compact) return args;
+    const d = dark() ? darkData(data) : data;
+    let l = compact ? compactLayout(layout, data, el.clientWidth) : layout;
+    if (dark()) l = darkLayout(l, data);
+    return figureForm ? [Object.assign({}, args[0], { data: d, layout: l }), ...args.slice(1)] : [d, l, ...args.slice(2)];
+  }
+
+  function patch(Plotly) {
+    if (!Plotly || Plotly.inferxThemed) return;
+    react = Plotly.react;
+    const newPlot = Plotly.newPlot;
+    Plotly.react = function (gd, ...args) {
+      return react.call(this, gd, ...themedArgs(gd, args));
+    };
+    Plotly.newPlot = function (gd, ...args) {
+      return newPlot.call(this, gd, ...themedArgs(gd, args));
+    };
+    Plotly.inferxThemed = true;
+  }
+
+  if (window.Plotly) {
+    patch(window.Plotly);
+  } else {
+    // plotly.js may load after this file: patch it the moment it is defined.
+    let plotly;
+    Object.defineProperty(window, "Plotly", {
+      configurable: true,
+      get: () => plotly,
+      set: (value) => {
+        plotly = value;
+        patch(value);
+      },
+    });
+  }
+
+  function graphs() {
+    return Array.from(document.querySelectorAll(".js-plotly-plot"));
+  }
+
+  /* Every drawn graph again, in the current colours and width (theme, print or size changed). */
+  function recolour() {
+    if (!react) return;
+    graphs().forEach((gd) => {
+      const fig = originals.get(gd);
+      if (!fig || !gd._fullLayout) return;
+      const layout = state.printing ? Object.assign({}, fig.layout, { width: PRINT_WIDTH }) : fig.layout;
+      const args = themedArgs(gd, [fig.data, layout]);
+      originals.set(gd, fig); // the print width is not part of the figure
+      react.call(window.Plotly, gd, ...args);
+    });
+  }
+
+  // A graph that crosses the narrow width (a rotated phone, a resized frame) is dressed again.
+  let resizeTimer = 0;
+  window.addEventListener("resize", () => {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(() => {
+      if (graphs().some((gd) => String(narrow(gd) && !state.printing) !== gd.dataset.compact)) recolour();
+    }, 250);
+  });
+
+  /* --- The navbar's Light / Dark / Auto buttons (event delegation: the router replaces the navbar). --- */
+  function syncToggles() {
+    document.querySelectorAll("[data-theme-choice]").forEach((b) => {
+      const on = String(b.dataset.themeChoice === state.choice);
+      if (b.getAttribute("aria-pressed") !== on) b.setAttribute("aria-pressed", on);
+    });
+  }
+
+  function apply() {
+    state.theme = state.choice === "auto" ? (systemDark.matches ? "dark" : "light") : state.choice;
+    const root = document.documentElement;
+    const shown = state.printing ? "light" : state.theme;
+    if (root.getAttribute("data-bs-theme") !== shown) root.setAttribute("data-bs-theme", shown);
+    paletteCache = null;
+    root.dataset.themeChoice = state.choice;
+    if (document.body) syncToggles();
+    recolour();
+  }
+
+  function choose(choice) {
+    state.choice = choice;
+    store(choice);
+    // A theme in the address would otherwise win again on reload, and travel in copied links.
+    const url = new URL(window.location.href);
+    if (url.searchParams.has("theme")) {
+      url.searchParams.delete("theme");
+      window.history.replaceState(window.history.state, "", url.toString());
+    }
+    apply();
+  }
+
+  document.addEventListener("click", (e) => {
+    const b = e.target.closest && e.target.closest("[data-theme-choice]");
+    if (b && CHOICES.includes(b.dataset.themeChoice)) choose(b.dataset.themeChoice);
+  });
+  systemDark.addEventListener("change", () => state.choice === "auto" && apply());
+  window.addEventListener("storage", (e) => {
+    // Another tab chose a theme.
+    if (e.key === KEY && !fromAddress()) {
+      state.choice = stored() || "auto";
+      apply();
+    }
+  });
+
+  /* --- Print: light colours, figures at the page's width. beforeprint comes before the print layout, so the
+     width is a fixed one that fits A4 and Letter; the print media query also fires under emulation (PDF). --- */
+  let printEvent = false; // between beforeprint and afterprint
+  function printChanged() {
+    const on = printEvent || printMedia.matches;
+    if (state.printing === on) return;
+    state.printing = on;
+    apply();
+    if (!on && window.Plotly) graphs().forEach((gd) => gd._fullLayout && window.Plotly.Plots.resize(gd));
+  }
+  window.addEventListener("beforeprint", () => {
+    printEvent = true;
+    printChanged();
+  });
+  window.addEventListener("afterprint", () => {
+    printEvent = false;
+    printChanged();
+  });
+  printMedia.addEventListener("change", printChanged);
+
+  // Toggles drawn by the router after a page change take the current state.
+  new MutationObserver(() => syncToggles()).observe(document.documentElement, { childList: true, subtree: true });
+
+  state.choice = fromAddress() || stored() || "auto";
+  apply();
+
+  window.inferxTheme = state; // read by the browser tests
+})();

@@ -1,0 +1,334 @@
+"""Dark mode, print, the phone's controls drawer and embeds sized to their frame, in real headless Chromium.
+
+Sizes and media are set through Chrome DevTools (device metrics, emulated media) so the viewport is exact; each
+test puts them back, since the session shares one browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from contextlib import contextmanager
+
+import pytest
+from browser_checks import click, element, figure_data, press_slider, wait_figure_change, wait_js
+from conftest import severe_console_errors
+from selenium.webdriver.common.keys import Keys
+
+pytestmark = pytest.mark.browser
+
+# The relative luminance (WCAG) of an element's computed CSS colour, or of a colour string.
+LUMINANCE_JS = """
+function luminance(colour) {
+  const probe = document.createElement('span');
+  probe.style.color = colour;
+  document.body.appendChild(probe);
+  const [r, g, b] = getComputedStyle(probe).color.match(/[\\d.]+/g).map(Number);
+  probe.remove();
+  const lin = (c) => ((c /= 255) <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4));
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+"""
+DARK, LIGHT = 0.05, 0.8  # luminance below DARK reads as a dark surface, above LIGHT as a light one
+# A4 portrait inside style.css's 15 mm @page margins, in CSS pixels (96 per inch).
+A4_PRINT_WIDTH = (210 - 2 * 15) / 25.4 * 96
+
+
+# Text the page styles itself (style.css), checked in both themes against the background it sits on.
+TEXT = (
+    *(".ctl-group", ".ctl-label", ".ctl-value", ".unit", ".caption", ".readout-label", ".readout-value"),
+    *(".section-lead", ".card-title", ".embed-title", ".embed-scenario", ".theme-toggle .btn", ".navbar .nav-link"),
+)
+CONTRAST_JS = (
+    LUMINANCE_JS
+    + r"""
+function background(el) {
+  for (; el; el = el.parentElement) {
+    const c = getComputedStyle(el).backgroundColor;
+    if (!/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return c;
+  }
+  return 'rgb(255, 255, 255)';
+}
+return arguments[0].flatMap((sel) => [...document.querySelectorAll(sel)].slice(0, 3).map((el) => {
+  const a = luminance(getComputedStyle(el).color), b = luminance(background(el));
+  return [sel, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+}));
+"""
+)
+
+
+def low_contrast(driver, settle: float = 3.0) -> list:
+    """The page's own text below 4.5:1 against its background (WCAG AA), as (selector, ratio). Buttons fade
+    between colours for 0.15 s after a click, so a low ratio counts only once it has lasted `settle` seconds."""
+    deadline = time.monotonic() + settle
+    while True:
+        found = driver.execute_script(CONTRAST_JS, list(TEXT))
+        assert found, "none of the checked text is on the page"
+        low = [(sel, round(ratio, 2)) for sel, ratio in found if ratio < 4.5]
+        if not low or time.monotonic() > deadline:
+            return low
+        time.sleep(0.25)
+
+
+def page_background(driver) -> float:
+    """Luminance of what the reader sees behind the content: the body's background colour."""
+    return driver.execute_script(LUMINANCE_JS + "return luminance(getComputedStyle(document.body).backgroundColor);")
+
+
+def paper(driver, fig: int) -> float:
+    """Luminance of the paper colour Plotly drew figure `fig` with."""
+    script = LUMINANCE_JS + (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        "return gd && gd._fullLayout ? luminance(gd._fullLayout.paper_bgcolor) : null;"
+    )
+    return wait_js(driver, script, what=f"figure {fig}'s paper colour")
+
+
+def wait_paper(driver, fig: int, dark: bool) -> None:
+    test = f"< {DARK}" if dark else f"> {LIGHT}"
+    script = LUMINANCE_JS + (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        f"return !!(gd && gd._fullLayout) && luminance(gd._fullLayout.paper_bgcolor) {test};"
+    )
+    wait_js(driver, script, what=f"figure {fig} drawn {'dark' if dark else 'light'}")
+
+
+@contextmanager
+def viewport(driver, width: int, height: int):
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@contextmanager
+def media(driver, kind: str = "", scheme: str | None = None):
+    features = [{"name": "prefers-color-scheme", "value": scheme}] if scheme else []
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": kind, "features": features})
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+
+
+def rect(driver, selector: str) -> dict:
+    return driver.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height};",
+        selector,
+    )
+
+
+def visible(driver, selector: str) -> bool:
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); if (!e) return false;"
+        "const s = getComputedStyle(e), r = e.getBoundingClientRect();"
+        "return s.visibility === 'visible' && s.display !== 'none' && r.width > 0 &&"
+        " r.right > 0 && r.bottom > 0 && r.left < innerWidth && r.top < innerHeight;",
+        selector,
+    )
+
+
+def wait_settled(driver, selector: str) -> dict:
+    """The element's box once it has stopped moving (a drawer slides in over 0.2 s)."""
+    script = (
+        "const el = document.querySelector(arguments[0]), r = el.getBoundingClientRect();"
+        "const key = [r.left, r.top, r.width, r.height].join(); const same = key === el.dataset.ixRect;"
+        "el.dataset.ixRect = key; return same;"
+    )
+    wait_js(driver, script, what=f"{selector} to settle", args=(selector,))
+    return rect(driver, selector)
+
+
+def test_theme_from_the_address_makes_an_embed_dark(browser, server):
+    browser.get(server.url + "embed/fig5?theme=dark")
+    figure_data(browser, 5)
+    wait_paper(browser, 5, dark=True)
+    assert page_background(browser) < DARK
+    # The figure's text is light on it, and the card's text reads at >= 4.5:1.
+    font = browser.execute_script(
+        LUMINANCE_JS + "return luminance(document.querySelector('#fig-5 .js-plotly-plot')._fullLayout.font.color);"
+    )
+    assert (font + 0.05) / (paper(browser, 5) + 0.05) >= 4.5
+    assert low_contrast(browser) == []
+    assert browser.execute_script("return document.documentElement.getAttribute('data-bs-theme')") == "dark"
+    # An embed keeps no storage, whatever its theme.
+    assert browser.execute_script("return Object.keys(localStorage).length") == 0
+    assert severe_console_errors(browser) == []
+
+
+def test_theme_follows_the_system_and_the_toggle_remembers_a_choice(browser, server):
+    with media(browser, scheme="dark"):
+        browser.get(server.url)
+        figure_data(browser, 1)
+        wait_paper(browser, 1, dark=True)
+        assert page_background(browser) < DARK
+        assert browser.execute_script("return document.documentElement.dataset.themeChoice") == "auto"
+        assert low_contrast(browser) == []
+
+        # Light, from the keyboard: the choice wins over the system and is remembered.
+        light = element(browser, "[data-theme-choice='light']")
+        browser.execute_script("arguments[0].focus()", light)
+        light.send_keys(Keys.ENTER)
+        wait_paper(browser, 1, dark=False)
+        assert page_background(browser) > LIGHT
+        assert low_contrast(browser) == []
+        assert light.get_attribute("aria-pressed") == "true"
+        assert browser.execute_script("return localStorage.getItem('inferx-theme')") == "light"
+
+        browser.refresh()
+        figure_data(browser, 1)
+        wait_paper(browser, 1, dark=False)
+        # The address's theme wins over the remembered one.
+        browser.get(server.url + "?theme=dark")
+        figure_data(browser, 1)
+        wait_paper(browser, 1, dark=True)
+        # ... and is no unknown parameter to the page.
+        assert browser.execute_script("return document.getElementById('url-notice')") is None
+
+        # Auto forgets the choice and follows the (dark) system again.
+        click(browser, element(browser, "[data-theme-choice='auto']"))
+        wait_paper(browser, 1, dark=True)
+        assert browser.execute_script("return localStorage.getItem('inferx-theme')") is None
+        assert "theme=" not in browser.execute_script("return location.search")
+    # The system turns light: auto follows without a reload.
+    wait_paper(browser, 1, dark=False)
+    assert severe_console_errors(browser) == []
+
+
+def test_print_hides_navigation_and_fits_figures_to_the_page(browser, server):
+    browser.get(server.url + "?theme=dark")
+    figure_data(browser, 1)
+    wait_paper(browser, 1, dark=True)
+    with media(browser, kind="print"):
+        wait_js(browser, "return getComputedStyle(document.querySelector('.navbar')).display === 'none'")
+        for hidden in ("#controls-drawer", ".drawer-toggle-md", "#fig-1 .modebar-container"):
+            assert browser.execute_script(f"return getComputedStyle(document.querySelector('{hidden}')).display") == (
+                "none"
+            ), hidden
+        # Light on paper, whatever the screen's theme.
+        wait_paper(browser, 1, dark=False)
+        assert page_background(browser) > LIGHT
+        width = "return document.querySelector('#fig-1 .main-svg').getBoundingClientRect().width"
+        wait_js(browser, f"{width} <= {A4_PRINT_WIDTH}", what="Figure 1 at the printed page's width")
+        assert browser.execute_script(width) > 0.9 * A4_PRINT_WIDTH
+        card = "getComputedStyle(document.getElementById('card-fig1'))"
+        assert browser.execute_script(f"return {card}.breakInside") == "avoid"
+        pdf = base64.b64decode(
+            browser.execute_cdp_cmd("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69})["data"]
+        )
+        assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") + pdf.count(b"/Type/Page") >= 1
+    # Back on screen: dark again, and the figure follows its column's width.
+    wait_paper(browser, 1, dark=True)
+    wait_js(
+        browser,
+        "const w = document.querySelector('#fig-1 .main-svg').getBoundingClientRect().width;"
+        "return Math.abs(w - document.getElementById('fig-1').getBoundingClientRect().width) < 2;",
+        what="Figure 1 back at its column's width",
+    )
+    assert severe_console_errors(browser) == []
+
+
+def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
+    with viewport(browser, 420, 850):
+        browser.get(server.url)
+        before = figure_data(browser, 1)
+        # The first figure is whole in the first screen; the controls are out of the way, and nothing is wider.
+        first = rect(browser, "#fig-1")
+        assert 0 <= first["top"] and first["bottom"] <= 850
+        assert not visible(browser, "#ctl-bw")
+        assert browser.execute_script("const d = document.documentElement; return d.scrollWidth <= d.clientWidth")
+
+        # The navbar folds into its toggler.
+        assert not visible(browser, "#nav-inferencex")
+        click(browser, element(browser, ".navbar-toggler"))
+        wait_js(
+            browser, "const a = document.getElementById('nav-inferencex'); return a.getBoundingClientRect().height > 0"
+        )
+
+        # The sticky Controls button stays on screen down the page and opens the drawer.
+        browser.execute_script("window.scrollTo(0, 3000)")
+        assert visible(browser, ".drawer-toggle-md")
+        browser.execute_script("window.scrollTo(0, 0)")
+        toggle = element(browser, ".drawer-toggle-md")
+        toggle.click()
+        wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")
+        drawer = wait_settled(browser, "#controls-drawer")
+        assert toggle.get_attribute("aria-expanded") == "true"
+        # A bottom sheet: Figure 1 is still in view above it while a slider in the drawer moves it.
+        assert drawer["top"] > rect(browser, "#fig-1")["top"] + 100
+        press_slider(browser, "ctl-bw", Keys.END)
+        wait_figure_change(browser, 1, before)
+
+        # Escape closes it and gives focus back to the button.
+        browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+        wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'hidden'")
+        assert (
+            browser.execute_script("return document.activeElement.getAttribute('aria-controls')") == "controls-drawer"
+        )
+    assert severe_console_errors(browser) == []
+
+
+def test_phone_shows_the_inferencex_figure_before_its_controls(browser, server):
+    with viewport(browser, 420, 850):
+        browser.get(server.url + "inferencex")
+        wait_js(browser, "return document.querySelector('#fig-ix .main-svg')", what="the InferenceX figure")
+        assert rect(browser, "#fig-ix")["top"] < 850
+        assert not visible(browser, "#ctl-bw")
+        click(browser, element(browser, ".drawer-toggle-md"))
+        wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")
+        wait_settled(browser, "#controls-drawer")
+        assert visible(browser, "#controls-drawer .ctl-label")
+    assert severe_console_errors(browser) == []
+
+
+def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, server):
+    """800 px: the controls beside a 500 px column of figures, whose readouts and notes must fit it."""
+    with viewport(browser, 800, 500):
+        browser.get(server.url)
+        figure_data(browser, 1)
+        browser.execute_script("document.getElementById('card-fig7').scrollIntoView()")
+        figure_data(browser, 7)
+        fits = "const d = document.documentElement; return d.scrollWidth <= d.clientWidth;"
+        wait_js(browser, fits, what="the page to fit 800 px")
+        # The navbar folds behind its toggler rather than spilling its links and theme buttons.
+        browser.execute_script("window.scrollTo(0, 0)")
+        assert visible(browser, ".navbar-toggler") and not visible(browser, ".theme-toggle")
+    assert severe_console_errors(browser) == []
+
+
+@pytest.mark.parametrize("size", [(800, 500), (420, 500)])
+@pytest.mark.parametrize("fig", [5, 6])
+def test_embed_fits_its_frame_with_title_and_scenario_first(browser, server, fig, size):
+    width, height = size
+    with viewport(browser, width, height):
+        browser.get(server.url + f"embed/fig{fig}?preset=b200x8")
+        figure_data(browser, fig)
+        wait_settled(browser, f"#fig-{fig} .main-svg")
+        scroll = browser.execute_script(
+            "const d = document.documentElement; return [d.scrollWidth, d.scrollHeight, d.clientWidth, innerHeight];"
+        )
+        assert scroll[0] <= scroll[2] and scroll[1] <= scroll[3], f"scrolls at {width}×{height}: {scroll}"
+        graph = rect(browser, f"#fig-{fig}")
+        assert graph["bottom"] <= height and graph["height"] >= 150
+        assert rect(browser, ".embed-title")["bottom"] <= rect(browser, ".embed-scenario")["top"] <= graph["top"]
+        line = browser.find_element("id", "embed-scenario").text
+        assert "8× B200" in line and "TB/s" in line and "tokens" in line
+
+        # The settings drawer opens over the figure, which neither moves nor shrinks.
+        click(browser, browser.find_element("id", "embed-settings-toggle"))
+        wait_js(browser, "return getComputedStyle(document.getElementById('embed-settings')).visibility === 'visible'")
+        wait_settled(browser, "#embed-settings")
+        assert rect(browser, f"#fig-{fig}") == graph
+        assert browser.execute_script("return document.documentElement.scrollHeight <= innerHeight")
+
+        # A control in it redraws the figure, and the scenario line follows.
+        before = figure_data(browser, fig)
+        press_slider(browser, "ctl-bw", Keys.HOME)
+        wait_figure_change(browser, fig, before)
+        wait_js(browser, "return !document.getElementById('embed-scenario').textContent.includes('64.0 TB/s');")
+    assert severe_console_errors(browser) == []
