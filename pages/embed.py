@@ -12,6 +12,7 @@ from pages._cards import beyond_readouts, graph, initial_figures, notices_area, 
 from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel, explorer_controls
 from pages._drawer import drawer_head, drawer_toggle
+from pages._export import export_tools
 from pages._url import PINNED_KEY, control_values_to_params, parse_pinned, parse_query
 
 dash.register_page(__name__, path_template="/embed/<name>", title="inferx · embed", order=2)
@@ -92,7 +93,7 @@ def layout(name=None, **query):
         cells = html.Div([readouts(), beyond_readouts()], className="embed-readouts")
         body.append(html.Div([cells, explorer_controls(batch)], className="embed-extra"))
     settings = html.Div(
-        [drawer_head("Settings", "embed-settings"), pin_bar(pinned), controls_panel(values)],
+        [drawer_head("Settings", "embed-settings"), export_tools(fig), pin_bar(pinned), controls_panel(values)],
         id="embed-settings",
         className="drawer",
         role="region",

@@ -86,4 +86,4 @@ def test_fp8_and_int8_weights_keep_their_own_quantization_references():
     assert int8 == fp8
     registry.build(int8, ["fig7"])
     names = [t["name"] for t in registry.build(fp8, ["fig7"])["fig7"]["data"]]
-    assert "FP8 weights + FP8 KV" not in names and "Current: FP8 weights + FP8 KV" in names
+    assert "FP8 weights + FP8 KV" not in names and any(n.endswith("(current): FP8 weights + FP8 KV") for n in names)
