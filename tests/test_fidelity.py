@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -388,3 +389,27 @@ def test_validate_lists_rows_it_cannot_model(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert any(line.split()[:1] == ["tpu-v5"] and "not modelled" in line for line in out.stdout.splitlines())
+
+
+def _rerun(rows, key, tpot_factor):
+    """A key's non-MTP rows twice: an older run with TPOT × tpot_factor, then the newest run as measured."""
+    part = rows[(F.stack_key(rows) == key) & rows["spec_method"].ne("mtp")]
+    old, new = part.copy(), part.copy()
+    old["date"], new["date"] = "2025-12-01", "2026-02-01"
+    old["median_tpot_ms"] *= tpot_factor
+    return old, new
+
+
+def test_the_newest_run_of_a_configuration_weighs_most(rows, monkeypatch):
+    old, new = _rerun(rows, "h200/sglang/fp8", 1.5)
+    both = pd.concat([old, new], ignore_index=True)
+    assert F.newest_run(both).tolist() == [False] * len(old) + [True] * len(new)
+    assert F.run_weights(both).tolist() == [F.OLDER_RUN_WEIGHT] * len(old) + [1.0] * len(new)
+    truth = GEN.TRUTH["h200/sglang/fp8"].step_overhead_s
+    weighted, _ = F.fit(both)
+    monkeypatch.setattr(F, "OLDER_RUN_WEIGHT", 1.0)
+    alike, _ = F.fit(both)
+    # The stale runs' slower steps pull a fit that weighs every run alike further from today's.
+    assert abs(np.log(weighted.step_overhead_s / truth)) < abs(np.log(alike.step_overhead_s / truth))
+    newest = R.validation_table(both, {"h200/sglang/fp8": weighted}, cross_validate=False)["newest"]
+    assert newest.loc["single-node", "rows"] == len(new)
