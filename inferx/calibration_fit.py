@@ -2,7 +2,7 @@
 
 Each software stack on each GPU at each weight precision ("gpu/framework/precision",
 e.g. "b200/trt/fp4": the FP4 kernels are a different code path) gets its own
-f_bw, f_c, f_pf, t_0 and t_req from its single-node rows without speculative decoding
+f_bw, f_c, f_pf, t_0, t_req, t_adm and f_q from its single-node rows without speculative decoding
 , then
 its MTP acceptance α from its MTP rows with the rest held. The solver is
 `scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per
@@ -34,6 +34,7 @@ BOUNDS = {
     "step_overhead_s": (1e-5, 0.1),
     "request_overhead_s": (1e-4, 2.0),
     "admission_s": (1e-7, 0.1),
+    "prefill_queue": (1e-5, 1.0),  # share of the other in-flight prompts' prefills a new one waits behind
     "dp_wait_steps": (0.01, 1000.0),  # only for stacks with attention-DP rows
 }
 FREE = tuple(BOUNDS)[:-1]
@@ -150,7 +151,8 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
         r = C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25)
         return (np.log(np.stack([r[k] for k in METRICS]) / measured) * scale).ravel()
 
-    first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0}
+    first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0,
+             "prefill_queue": base["prefill_queue"] or 1e-3}
     phi0 = np.clip(np.log([first[f] for f in free]), lower + 1e-9, upper - 1e-9)
     result = least_squares(residuals, phi0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1, x_scale=1.0)
     return calibration(result.x), dict(zip(free, _sigma(result), strict=True))
