@@ -23,9 +23,11 @@ and the share of the engine's time spent in prefill is u = (B/OSL)·t_pf / TPOT 
 request's time to first token is a fixed cost, an admission cost per request in flight (on
 some stacks TTFT grows linearly with the batch at equal prefill load), its own prefill, half
 a decode iteration t_it in flight (t_dec · E[accepted] with MTP, plus one whole iteration before the first
-token is streamed), and an M/D/1 wait behind the prefills queued before it:
+token is streamed), an M/D/1 wait behind the prefills queued before it, and a share f_q of the prefills of
+the other B − 1 requests in flight (a stack that runs arriving prompts one after another rather than in one
+batch makes a new prompt wait behind those ahead of it, so this wait grows with the batch and the prompt):
 
-    TTFT = t_req + t_adm · B + t_pf + t_it / 2 [+ t_it with MTP] + u · t_pf / (2 (1 − u))
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 [+ t_it with MTP] + u · t_pf / (2 (1 − u)) + f_q · (B − 1) · t_pf
 
 A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
 for the iterations between its chunks; with attention data parallelism a new request waits
@@ -36,7 +38,7 @@ A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TT
 by fixed-point iteration in `closed_loop`.
 
 Per GPU, software stack and weight precision the free parameters are f_bw, f_c, f_pf, t_0,
-t_req, t_adm, w_dp and the MTP acceptance α, stored in `calibration.json` beside this file.
+t_req, t_adm, f_q, w_dp and the MTP acceptance α, stored in `calibration.json` beside this file.
 FP8 and FP4 runs of one stack are separate calibrations: their kernels differ. A GPU or
 stack without rows is predicted from its datasheet with the typical parameters
 (`calibration_for` says which). The fit lives in `calibration_fit`, scores in
@@ -92,6 +94,7 @@ class Calibration:
     admission_s: float = 0.0  # t_adm: TTFT added per request in flight (the scheduler's pass over them)
     acceptance: float = DEFAULT_ACCEPTANCE  # α: chance that each MTP draft token is accepted
     dp_wait_steps: float = 0.0  # w_dp: most iterations a new request waits to be balanced across attention-DP ranks
+    prefill_queue: float = 0.0  # f_q: share of the other in-flight requests' prefills a new prompt waits behind
 
     def vector(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)])
@@ -284,7 +287,8 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     wait = wait + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
     # A prompt longer than one chunk waits for the decode iterations between its chunks.
     wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u))
+    queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
     return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
 
 
@@ -546,8 +550,9 @@ def scenario_point(scn, B) -> dict:
     tpot = t_dec + stall
     u = stall / (tpot + comm_time(B, m.tp, scn.model))
     first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * MTP_FIRST_TOKEN_ITERATIONS if mtp else 0.0
+    queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + first + u * t_pf / (2.0 * (1.0 - u))
-    return {"step": tpot, "ttft": ttft, "t_prefill": t_pf}
+    return {"step": tpot, "ttft": ttft + queue, "t_prefill": t_pf}
 
 
 def calibrated_step(scn, B):

@@ -14,8 +14,8 @@ from .measured import MeasuredDataError, load_measured
 
 
 def format_calibrations(fits: dict) -> str:
-    names = ("f_bw", "f_c", "f_pf", "t_0 ms", "t_req ms", "t_adm ms", "α MTP", "w_dp steps")
-    scale = (1, 1, 1, 1e3, 1e3, 1e3, 1, 1)
+    names = ("f_bw", "f_c", "f_pf", "t_0 ms", "t_req ms", "t_adm ms", "α MTP", "w_dp steps", "f_q")
+    scale = (1, 1, 1, 1e3, 1e3, 1e3, 1, 1, 1)
     head = f"{'GPU/stack':<16} {'rows':>5} " + " ".join(f"{n:>15}" for n in names)
     lines = [head, "-" * len(head)]
     for key, (cal, sigma, n) in fits.items():

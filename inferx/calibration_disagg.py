@@ -7,8 +7,8 @@ dispatches each token's hidden state to its k experts and combines the results, 
 scale-up link when the worker fits one domain and over the network (NETWORK_BW per GPU)
 otherwise. A request's TTFT is the fixed cost, its prefill on one prefill worker, an
 M/D/1 wait behind the prefills queued on that worker, the transfer of its KV cache, and
-its admission into the decode batch (as single node: t_adm per request in flight, half an
-iteration, one more with MTP). Closed loop as in single node: decode batch =
+its admission into the decode batch (as single node: t_adm and f_q of a prefill per request in
+flight, half an iteration, one more with MTP). Closed loop as in single node: decode batch =
 C · OSL·TPOT / (TTFT + OSL·TPOT), capped by the decode worker's KV cache, the other users
 waiting for a slot; and when the prefill pool cannot keep up, requests complete at its
 capacity and the users wait for it (Little's law again).
@@ -82,8 +82,11 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         # After its KV arrives a request joins the decode worker's batch as single-node admission does: the
         # scheduler's pass over the B in flight, half an iteration, and with MTP one more before the first token.
         iteration = tpot / per_token
+        # The single-node fit splits the TTFT a stack adds per request in flight into t_adm and f_q · t_pf (its
+        # prompts queued one after another); both are kept here, the prefill being the prefill worker's.
         joining = cal.admission_s * B + iteration * (0.5 + np.where(mtp, C.MTP_FIRST_TOKEN_ITERATIONS, 0.0))
-        ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u)) + joining
+        queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
+        ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u)) + joining + queue
         decoding = osl * tpot
         B = 0.5 * B + 0.5 * np.minimum(C_worker * decoding / (ttft + decoding), cap)
     ttft = np.maximum(ttft, C_worker * decoding / B - decoding)  # users waiting for a decode slot

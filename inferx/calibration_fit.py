@@ -2,7 +2,7 @@
 
 Each software stack on each GPU at each weight precision ("gpu/framework/precision",
 e.g. "b200/trt/fp4": the FP4 kernels are a different code path) gets its own
-f_bw, f_c, f_pf, t_0 and t_req from its single-node rows without speculative decoding
+f_bw, f_c, f_pf, t_0, t_req, t_adm and f_q from its single-node rows without speculative decoding
 , then
 its MTP acceptance α from its MTP rows with the rest held. The solver is
 `scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per
@@ -34,6 +34,7 @@ BOUNDS = {
     "step_overhead_s": (1e-5, 0.1),
     "request_overhead_s": (1e-4, 2.0),
     "admission_s": (1e-7, 0.1),
+    "prefill_queue": (1e-5, 1.0),  # share of the other in-flight prompts' prefills a new one waits behind
     "dp_wait_steps": (0.01, 1000.0),  # only for stacks with attention-DP rows
 }
 FREE = tuple(BOUNDS)[:-1]
@@ -43,6 +44,13 @@ MEASURED = {"tpot": "median_tpot_ms", "ttft": "median_ttft_ms", "throughput_per_
             "e2e": "median_e2e_ms", "interactivity": "interactivity_tok_s_user"}  # fmt: skip
 SCALE = {"tpot": 1e3, "ttft": 1e3, "e2e": 1e3, "throughput_per_gpu": 1.0, "interactivity": 1.0}  # to row units
 MIN_ROWS = 6
+# InferenceX re-runs a configuration as its software improves and the export keeps every run. A fit
+# that weighed each run alike would follow the configurations re-run most often on older software; the
+# newest run of each configuration counts fully, an older one by this factor (its residual is scaled by
+# its square root). 1 weighs every run alike; 0 fits the newest runs only.
+OLDER_RUN_WEIGHT = 0.1
+CONFIGURATION = ("hardware", "framework", "precision", "spec_method", "isl", "osl", "concurrency", "n_gpus",
+                 "decode_ep", "decode_dp_attention")  # fmt: skip
 
 
 def single_node(df: pd.DataFrame) -> pd.DataFrame:
@@ -56,6 +64,20 @@ def fit_rows(df: pd.DataFrame) -> pd.DataFrame:
     for column in ("median_tpot_ms", "median_ttft_ms", "output_tput_per_gpu_tok_s"):
         ok &= rows[column].gt(0)
     return rows[ok]
+
+
+def newest_run(rows: pd.DataFrame) -> pd.Series:
+    """True on the latest-dated run of each configuration (GPU, stack, precision, MTP, lengths, concurrency,
+    GPUs, EP, attention DP); rows without a date count as one run each."""
+    columns = [c for c in CONFIGURATION if c in rows.columns]
+    dates = rows["date"].fillna("") if "date" in rows.columns else pd.Series("", index=rows.index)
+    newest = dates.groupby([rows[c] for c in columns], dropna=False).transform("max")
+    return dates.eq(newest)
+
+
+def run_weights(rows: pd.DataFrame) -> np.ndarray:
+    """Each row's weight in a fit: 1 for the newest run of its configuration, OLDER_RUN_WEIGHT for an older one."""
+    return np.where(newest_run(rows).to_numpy(bool), 1.0, OLDER_RUN_WEIGHT)
 
 
 def stack_key(rows: pd.DataFrame) -> pd.Series:
@@ -115,6 +137,7 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
     m, conc = row_machine(rows), rows["concurrency"].to_numpy(float)
     isl, osl = lengths(rows)
     measured = _measured(rows)
+    scale = np.sqrt(run_weights(rows))
 
     if free is None:
         free = FREE + (("dp_wait_steps",) if np.sum(m.dp_attention) >= MIN_DP_ROWS else ())
@@ -126,9 +149,10 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
 
     def residuals(phi):
         r = C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25)
-        return np.log(np.stack([r[k] for k in METRICS]) / measured).ravel()
+        return (np.log(np.stack([r[k] for k in METRICS]) / measured) * scale).ravel()
 
-    first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0}
+    first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0,
+             "prefill_queue": base["prefill_queue"] or 1e-3}
     phi0 = np.clip(np.log([first[f] for f in free]), lower + 1e-9, upper - 1e-9)
     result = least_squares(residuals, phi0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1, x_scale=1.0)
     return calibration(result.x), dict(zip(free, _sigma(result), strict=True))
@@ -154,11 +178,12 @@ def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[float, float
     m, conc = row_machine(rows), rows["concurrency"].to_numpy(float)
     isl, osl = lengths(rows)
     measured = _measured(rows)
+    scale = np.sqrt(run_weights(rows))
 
     def residuals(a):
         r = C.closed_loop(C.Calibration(**{**cal.__dict__, "acceptance": float(a[0])}), m, conc, isl, osl, mtp=True,
                           iterations=25)  # fmt: skip
-        return np.log(np.stack([r[k] for k in METRICS]) / measured).ravel()
+        return (np.log(np.stack([r[k] for k in METRICS]) / measured) * scale).ravel()
 
     result = least_squares(residuals, [cal.acceptance], bounds=([0.01], [0.99]), loss="soft_l1", f_scale=0.1)
     return float(result.x[0]), float(_sigma(result)[0] / max(result.x[0], 1e-9))

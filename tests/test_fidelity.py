@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -388,3 +389,46 @@ def test_validate_lists_rows_it_cannot_model(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert any(line.split()[:1] == ["tpu-v5"] and "not modelled" in line for line in out.stdout.splitlines())
+
+
+def _rerun(rows, key, tpot_factor):
+    """A key's non-MTP rows twice: an older run with TPOT × tpot_factor, then the newest run as measured."""
+    part = rows[(F.stack_key(rows) == key) & rows["spec_method"].ne("mtp")]
+    old, new = part.copy(), part.copy()
+    old["date"], new["date"] = "2025-12-01", "2026-02-01"
+    old["median_tpot_ms"] *= tpot_factor
+    return old, new
+
+
+def test_the_newest_run_of_a_configuration_weighs_most(rows, monkeypatch):
+    old, new = _rerun(rows, "h200/sglang/fp8", 1.5)
+    both = pd.concat([old, new], ignore_index=True)
+    assert F.newest_run(both).tolist() == [False] * len(old) + [True] * len(new)
+    assert F.run_weights(both).tolist() == [F.OLDER_RUN_WEIGHT] * len(old) + [1.0] * len(new)
+    truth = GEN.TRUTH["h200/sglang/fp8"].step_overhead_s
+    weighted, _ = F.fit(both)
+    monkeypatch.setattr(F, "OLDER_RUN_WEIGHT", 1.0)
+    alike, _ = F.fit(both)
+    # The stale runs' slower steps pull a fit that weighs every run alike further from today's.
+    assert abs(np.log(weighted.step_overhead_s / truth)) < abs(np.log(alike.step_overhead_s / truth))
+    newest = R.validation_table(both, {"h200/sglang/fp8": weighted}, cross_validate=False)["newest"]
+    assert newest.loc["single-node", "rows"] == len(new)
+
+
+def test_a_new_prompt_waits_behind_a_share_of_the_prefills_in_flight(monkeypatch):
+    m = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8)
+    queued = C.Calibration(**dict(CAL.__dict__, prefill_queue=0.05))
+    for isl, B in ((1024.0, 1.0), (1024.0, 64.0), (8192.0, 64.0)):
+        plain, r = C.at_batch(CAL, m, B, isl, 1024.0), C.at_batch(queued, m, B, isl, 1024.0)
+        # f_q · (B − 1) · t_pf: nothing for a lone request, 8k prompts wait ~8×+ longer than 1k ones.
+        extra = 0.05 * (B - 1.0) * float(r["t_prefill"])
+        assert float(r["ttft"] - plain["ttft"]) == pytest.approx(extra, rel=1e-9, abs=1e-12)
+        assert float(r["tpot"]) == float(plain["tpot"])
+    # The page and `inferx point` (scenario_point) add the same wait.
+    scn = Scenario.from_params(mode="calibrated", isl=8192, osl=1024)
+    points = []
+    for cal in (CAL, queued):
+        monkeypatch.setattr(C, "calibration_for", lambda *a, cal=cal, **k: (cal, "fitted"))
+        points.append(C.scenario_point(scn, np.array([1.0, 64.0])))
+    extra = points[1]["ttft"] - points[0]["ttft"]
+    assert extra == pytest.approx(0.05 * np.array([0.0, 63.0]) * points[1]["t_prefill"], rel=1e-9, abs=1e-12)

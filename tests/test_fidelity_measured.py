@@ -70,6 +70,16 @@ def test_single_node_fp8_ttft_target(tables):
     assert row["ttft_median"] <= 0.15 and row["ttft_p90"] <= 0.40
 
 
+def test_newest_run_of_each_configuration_meets_the_median_target(measured, tables):
+    newest = tables["newest"]
+    single = ~measured["disagg"] & ~measured["is_multinode"]
+    assert newest.loc["single-node", "rows"] == (single & F.newest_run(measured)).sum() < single.sum()
+    for metric in ("tpot", "ttft", "throughput_per_gpu", "e2e"):
+        assert newest.loc["single-node", f"{metric}_median"] <= 0.15, metric
+    for group in ("fp8 MTP", "fp8 no MTP"):
+        assert newest.loc[group, "ttft_median"] <= 0.15, group
+
+
 def test_an_unseen_mi355x_is_predicted_within_twenty_percent(tables):
     held = tables["leave-one-GPU-out"].loc["GPU mi355x"]
     for metric in ("tpot", "throughput_per_gpu", "e2e"):
