@@ -224,6 +224,8 @@ def _frame_from_csv(data: bytes, label: str) -> pd.DataFrame:
         )
         parts = []
         for chunk in reader:
+            if not isinstance(chunk.index, pd.RangeIndex):  # pandas makes the surplus leading fields the index
+                raise MeasuredDataError(f"{label}: a row has more fields than the header names")
             if len(chunk) and chunk.index[-1] >= MAX_ROWS:  # rows not ended by \n escaped the line count
                 raise MeasuredDataError(f"{label}: more than {MAX_ROWS:,} rows; at most {MAX_ROWS:,} are accepted")
             chunk.columns = [str(c).strip() for c in chunk.columns]

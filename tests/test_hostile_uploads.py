@@ -195,6 +195,14 @@ CELL = st.one_of(
 )
 
 
+def test_rows_with_more_fields_than_the_header_are_refused():
+    # pandas would make the surplus leading fields a text index (found by the fuzz test below)
+    row = "h200,fp8,sglang,none,false,false,1024,1024,8,8,20,500,100,2026-01-01,x"
+    for extra in (row + ",surplus", "h200," + row):
+        with pytest.raises(MeasuredDataError, match="more fields than the header"):
+            load_measured_bytes(f"{HEADER}\n{extra}\n{extra}\n".encode(), "extra.csv")
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.lists(CELL, min_size=len(FIELDS), max_size=len(FIELDS)), min_size=1, max_size=4))
 def test_fuzz_csv_rows_load_in_range_or_are_refused(rows):
