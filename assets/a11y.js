@@ -150,6 +150,16 @@
     attributes: true,
     attributeFilter: ["aria-valuenow", "aria-hidden", "aria-selected", "role"],
   });
+  // The skip link moves focus itself, without a new fragment in the address: Dash's router would take the
+  // changed address for a navigation and render the page again, dropping focus back to the top.
+  document.addEventListener("click", (e) => {
+    const skip = e.target.closest && e.target.closest("a.skip-link");
+    const target = skip && document.getElementById(skip.getAttribute("href").slice(1));
+    if (!target) return;
+    e.preventDefault();
+    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    target.focus();
+  });
   document.addEventListener("keydown", onKey, true); // capture: before Radix's own handler
   document.addEventListener("keydown", onClipKey);
   repairSoon();

@@ -316,7 +316,7 @@
 
   /* --- The navbar's Light / Dark / Auto buttons (event delegation: the router replaces the navbar). --- */
   function syncToggles() {
-    document.querySelectorAll("[data-theme-choice]").forEach((b) => {
+    document.querySelectorAll("button[data-theme-choice]").forEach((b) => {
       const on = String(b.dataset.themeChoice === state.choice);
       if (b.getAttribute("aria-pressed") !== on) b.setAttribute("aria-pressed", on);
     });
@@ -346,7 +346,7 @@
   }
 
   document.addEventListener("click", (e) => {
-    const b = e.target.closest && e.target.closest("[data-theme-choice]");
+    const b = e.target.closest && e.target.closest("button[data-theme-choice]");
     if (b && CHOICES.includes(b.dataset.themeChoice)) choose(b.dataset.themeChoice);
   });
   systemDark.addEventListener("change", () => state.choice === "auto" && apply());

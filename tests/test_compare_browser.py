@@ -123,6 +123,7 @@ def wait_file(folder: Path, name: str, timeout: float = 300) -> Path:
 
 def test_download_buttons_save_the_csv_the_cli_writes_and_a_sized_image(browser, server, downloads):
     open_page(browser, server, "/embed/fig4?ctx=4096", ["fig4"])
+    click(browser, element(browser, "#embed-settings-toggle"))  # an embed keeps its downloads in the drawer
     scn = Scenario.from_params(ctx=4096)
     csv_button = element(browser, "[aria-label='Download Figure 4 data as CSV']")
     click(browser, csv_button)
@@ -152,9 +153,12 @@ def test_an_embedded_comparison_downloads_both_scenarios(browser, server, downlo
     assert browser.execute_script(f"return {a_traces('fig5')}.length") == len(
         registry.build(a, ["fig5"])["fig5"]["data"]
     )
+    click(browser, element(browser, "#embed-settings-toggle"))
     click(browser, element(browser, "[aria-label='Download Figure 5 data as JSON']"))
     name = export.file_name(Scenario.from_params(), "fig5", "json", a)
     assert name == "inferx_fig5_h200x8_tp8_ctx1024_vs_mi300xx4_tp4_ctx1024.json"
     record = wait_file(downloads, name).read_text()
-    assert '"A: Current settings"' in record and '"Current settings"' in record
+    names = re.findall(r'"name": ?"([^"]*)"', record.encode().decode("unicode_escape"))
+    assert any(n.startswith("A: ") and n.endswith("(current)") for n in names), names
+    assert any(n.endswith("(current)") and not n.startswith("A: ") for n in names), names
     assert severe_console_errors(browser) == []

@@ -76,7 +76,7 @@ def test_dashboard_fits_iframe_width(home):
     browser.set_window_size(420, 700)
     try:
         assert_fits_window(browser)
-        browser.execute_script("window.scrollTo(0, 0)")
+        browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
         browser.save_screenshot(str(SHOTS / "home-420x700.png"))
         browser.execute_script("document.getElementById('card-fig1').scrollIntoView({behavior: 'instant'})")
         browser.save_screenshot(str(SHOTS / "home-420x700-fig1.png"))
@@ -181,7 +181,7 @@ def test_a_redraw_asks_for_the_graphs_in_view_and_the_others_when_scrolled_into_
 
 def test_a_dragged_slider_keeps_one_redraw_in_flight_and_ends_on_its_last_value(home):
     browser = home
-    browser.execute_script("window.scrollTo(0, 0)")
+    browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
     result = browser.execute_async_script(
         """
         const done = arguments[0], calls = [], realFetch = window.fetch;

@@ -82,7 +82,7 @@ def test_every_displayed_equation_fits_a_420_px_phone(chromium, server):
     reset_browser(browser)
     browser.get(server.url)
     equations = "[...document.querySelectorAll('.caption mjx-container[display=\"true\"]')]"
-    wait_js(browser, f"return {equations}.length === {len(registry.FIGURES)}", what="every equation typeset")
+    wait_js(browser, f"return {equations}.length === {len(registry.DASHBOARD)}", what="every equation typeset")
     browser.set_window_size(420, 800)
     wait_js(browser, "return document.documentElement.clientWidth <= 420", what="the phone width")
     wide = f"return {equations}.filter(m => m.scrollWidth > m.clientWidth + 1).map(m => m.closest('.fig-card').id);"

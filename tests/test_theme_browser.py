@@ -251,9 +251,9 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
         )
 
         # The sticky Controls button stays on screen down the page and opens the drawer.
-        browser.execute_script("window.scrollTo(0, 3000)")
+        browser.execute_script("window.scrollTo({top: 3000, behavior: 'instant'})")
         assert visible(browser, ".drawer-toggle-md")
-        browser.execute_script("window.scrollTo(0, 0)")
+        browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
         toggle = element(browser, ".drawer-toggle-md")
         toggle.click()
         wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")
@@ -296,7 +296,7 @@ def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, serv
         fits = "const d = document.documentElement; return d.scrollWidth <= d.clientWidth;"
         wait_js(browser, fits, what="the page to fit 800 px")
         # The navbar folds behind its toggler rather than spilling its links and theme buttons.
-        browser.execute_script("window.scrollTo(0, 0)")
+        browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
         assert visible(browser, ".navbar-toggler") and not visible(browser, ".theme-toggle")
     assert severe_console_errors(browser) == []
 
