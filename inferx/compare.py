@@ -9,6 +9,7 @@ the legend.
 
 from __future__ import annotations
 
+from .figures import decade_ticks
 from .hardware import GPUS
 from .scenario import Scenario, default_params
 
@@ -105,4 +106,6 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])
-    return {"data": data + added, "layout": layout}
+    merged = {"data": data + added, "layout": layout}
+    decade_ticks(merged, redo=True)  # the current ticks may not reach A's values
+    return merged

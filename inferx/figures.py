@@ -77,17 +77,27 @@ def si(value: float, digits: int = 3, unit: str = "") -> str:
     return f"{number} {prefix} {unit}" if prefix else f"{number} {unit}"
 
 
-def _decade_ticks(fig: dict) -> None:
+def decade_ticks(fig: dict, redo: bool = False) -> None:
     """Label only whole decades on a log axis that spans two or more: plotly's default labels 2 and 5 between
     them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable. An axis
     that spans one to two decades would show one or two labels that way, so it gets 1, 2, 5, 10, 20, … in
-    full instead."""
+    full instead, with a minor line at every other digit ("D1": plotly would otherwise space an array axis's
+    minor lines by its smallest tick gap, thousands of them once the range outgrows the ticks). The span is
+    the traces' values and any fixed range. `redo` replaces ticks set before, for a figure whose traces or
+    range have since grown (a comparison merged in)."""
     for axis, key in (("xaxis", "x"), ("yaxis", "y")):
         spec = fig["layout"].get(axis, {})
-        if spec.get("type") != "log" or "tickvals" in spec:
+        if spec.get("type") != "log":
+            continue
+        if redo:
+            spec = {k: v for k, v in spec.items() if k not in ("minor", "dtick", "tickmode", "tickvals")}
+            fig["layout"][axis] = spec
+        elif "tickvals" in spec:
             continue
         # Each trace's values at once (an array, or a list where None marks a gap), not one float at a time.
         parts = [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if t.get(key) is not None]
+        if isinstance(spec.get("range"), list):
+            parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
         values = np.concatenate(parts) if parts else np.zeros(0)
         values = values[np.isfinite(values) & (values > 0)]
         if not values.size or values.max() < 10 * values.min():
@@ -96,6 +106,7 @@ def _decade_ticks(fig: dict) -> None:
         if values.max() >= 100 * values.min():
             spec["dtick"] = 1
         else:
+            spec["minor"]["dtick"] = "D1"
             spec.update(tickmode="array", tickvals=one_two_five(values.min() / 2, values.max() * 2))
 
 
@@ -113,7 +124,7 @@ def _json_ready(builder):
     @functools.wraps(builder)
     def built(*args, **kwargs) -> dict:
         fig = builder(*args, **kwargs)
-        _decade_ticks(fig)  # while the traces are still arrays
+        decade_ticks(fig)  # while the traces are still arrays
         arrays = [(t, k) for t in fig["data"] for k in ("x", "y") if isinstance(t.get(k), np.ndarray)]
         if arrays:
             flat = round_sig(np.concatenate([t[k] for t, k in arrays]))

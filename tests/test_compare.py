@@ -222,3 +222,35 @@ def test_a_redraw_with_a_pinned_a_draws_it_and_a_bad_one_is_a_notice(client):
         assert answer.status_code == 200
         notice = answer.get_json()["response"]["runtime-notice"]
         assert notice["is_open"] is True and said in notice["children"], (bad, notice)
+
+
+def _log_span(spec: dict, fig: dict, key: str) -> tuple[float, float]:
+    """The values a log axis must label: its traces' positive values and any fixed range."""
+    values = [v for t in fig["data"] for v in (t.get(key) or []) if v is not None and v > 0]
+    if isinstance(spec.get("range"), list):
+        values += [10.0 ** r for r in spec["range"]]
+    return min(values), max(values)
+
+
+def test_ticks_are_redone_for_the_merged_span_with_a_bounded_minor_grid():
+    # A's batch axis reaches 10,940 (ctx 1,024) while the current one ends at 85 (ctx 128K): the current 1-2-5
+    # ticks stopped at 100, and plotly spaced an array axis's minor lines by its 0.5 tick gap, ~22,000 of them.
+    figs = registry.build(Scenario.from_params(ctx=131072), batch=64, pinned=Scenario.from_params(ctx=1024))
+    checked = 0
+    for name, fig in figs.items():
+        for axis, key in (("xaxis", "x"), ("yaxis", "y")):
+            spec = fig["layout"].get(axis, {})
+            if spec.get("type") != "log" or "minor" not in spec:
+                continue
+            low, high = _log_span(spec, fig, key)
+            if "tickvals" in spec:
+                assert spec["minor"].get("dtick") == "D1", (name, axis)
+                ticks = spec["tickvals"]
+                assert min(ticks) <= low * 2 and max(ticks) >= high / 2, (name, axis, ticks, low, high)
+            else:
+                assert spec["dtick"] == 1 and high >= 100 * low, (name, axis)
+            checked += 1
+    assert checked >= 10
+    # The memoised current figures keep their own ticks.
+    alone = registry.build(Scenario.from_params(ctx=131072), ["fig3"], batch=64)["fig3"]
+    assert alone["layout"]["xaxis"]["range"][1] < figs["fig3"]["layout"]["xaxis"]["range"][1]
