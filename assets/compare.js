@@ -21,40 +21,69 @@
     return [(1e6 * meta.usdPerHour) / (3600 * x), x / meta.watts];
   }
 
+  /* A's frontier and dot in a figure (or a graph div: both have data and layout), or null without A. */
+  function pinnedTraces(figure) {
+    const data = figure && figure.data;
+    const pin = figure && figure.layout && figure.layout.meta && figure.layout.meta.pinned;
+    if (!pin || !data || !data[0] || !data[pin.first]) return null;
+    const mine = data[0];
+    const theirs = data[pin.first];
+    if (!mine.customdata || !mine.customdata.length || !theirs.customdata || !theirs.customdata.length) {
+      return null;
+    }
+    return { pin, mine, theirs, dot: pin.first + 1 };
+  }
+
+  /* The readouts against A at batch b, in the order of KEYS. */
+  function textsAt(b, figure) {
+    const found = pinnedTraces(figure);
+    if (!found) return KEYS.map(() => "");
+    const { pin, mine, theirs } = found;
+    const meta = figure.layout.meta;
+    const edge = theirs.customdata[theirs.customdata.length - 1][0];
+    if (b > edge) {
+      return [`A stops at B = ${edge.toLocaleString("en-US")}, its B_max`, "", "", "", "", ""];
+    }
+    const inferx = window.inferx;
+    const f = inferx.formats;
+    const p = inferx.pointAt(mine, b);
+    const a = inferx.pointAt(theirs, b);
+    const [costNow, energyNow] = economy(p.x, meta);
+    const [costA, energyA] = economy(a.x, pin);
+    return [
+      against(p.x, a.x, f.throughput(a.x)),
+      against(p.y, a.y, f.ms(a.y)),
+      against(p.itl, a.itl, f.ms(a.itl)),
+      against(p.rho, a.rho, f.rho(a.rho)),
+      against(costNow, costA, Number.isFinite(costA) ? f.money(costA) : ""),
+      against(energyNow, energyA, Number.isFinite(energyA) ? `${energyA.toPrecision(3)} tok/J` : ""),
+    ];
+  }
+
   window.inferxCompare = {
+    KEYS: KEYS,
+    textsAt: textsAt,
+
+    /* A's dot at batch b (at A's B_max past it): its trace index and point, or null without A. */
+    dotOfA: function (figure, b) {
+      const found = pinnedTraces(figure);
+      if (!found || !figure.data[found.dot]) return null;
+      const cd = found.theirs.customdata;
+      const p = window.inferx.pointAt(found.theirs, Math.min(b, cd[cd.length - 1][0]));
+      return { index: found.dot, x: [p.x], y: [p.y], customdata: [[p.b, p.itl, p.rho, p.regime]] };
+    },
+
     differences: function (dragPos, pos, figure) {
-      const blank = KEYS.map(() => "");
-      const data = figure && figure.data;
-      const meta = (figure && figure.layout && figure.layout.meta) || {};
-      const pin = meta.pinned;
-      if (!pin || !data || !data[0] || !data[pin.first]) return blank;
-      const mine = data[0];
-      const theirs = data[pin.first];
-      if (!mine.customdata || !mine.customdata.length || !theirs.customdata || !theirs.customdata.length) {
-        return blank;
-      }
-      // The dot's batch, as window.inferx.explorer places it.
+      const mine = pinnedTraces(figure);
+      if (!mine) return KEYS.map(() => "");
+      // The dot's batch: the slider's while it moves; after a redraw or the dot's move (a change of the
+      // figure), the dot's own, which a drag leaves away from the slider's value.
       const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+      const dot = figure.data[1] && figure.data[1].customdata && figure.data[1].customdata[0];
+      const cd = mine.mine.customdata;
+      if (trigger.some((id) => id.endsWith(".figure")) && dot) return textsAt(dot[0], figure);
       const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
-      const b = Math.min(toBatch(usePos ?? 3), mine.customdata[mine.customdata.length - 1][0]);
-      const edge = theirs.customdata[theirs.customdata.length - 1][0];
-      if (b > edge) {
-        return [`A stops at B = ${edge.toLocaleString("en-US")}, its B_max`, "", "", "", "", ""];
-      }
-      const inferx = window.inferx;
-      const f = inferx.formats;
-      const p = inferx.pointAt(mine, b);
-      const a = inferx.pointAt(theirs, b);
-      const [costNow, energyNow] = economy(p.x, meta);
-      const [costA, energyA] = economy(a.x, pin);
-      return [
-        against(p.x, a.x, f.throughput(a.x)),
-        against(p.y, a.y, f.ms(a.y)),
-        against(p.itl, a.itl, f.ms(a.itl)),
-        against(p.rho, a.rho, f.rho(a.rho)),
-        against(costNow, costA, Number.isFinite(costA) ? f.money(costA) : ""),
-        against(energyNow, energyA, Number.isFinite(energyA) ? `${energyA.toPrecision(3)} tok/J` : ""),
-      ];
+      return textsAt(Math.min(toBatch(usePos ?? 3), cd[cd.length - 1][0]), figure);
     },
   };
 })();

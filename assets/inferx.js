@@ -165,8 +165,21 @@
     const dot = { x: [p.x], y: [p.y], customdata: [[p.b, p.itl, p.rho, p.regime]] };
     if (regime) dot.marker = { color: regime.colour };
     // Without redraw, animate moves the one point; restyle would recompute and redraw the whole graph.
-    window.Plotly.animate(gd, { data: [dot], traces: [1] }, ANIMATE_STEP);
+    const frameData = { data: [dot], traces: [1] };
+    const theirs = window.inferxCompare && window.inferxCompare.dotOfA(gd, p.b);
+    if (theirs) {
+      frameData.data.push({ x: theirs.x, y: theirs.y, customdata: theirs.customdata });
+      frameData.traces.push(theirs.index);
+    }
+    window.Plotly.animate(gd, frameData, ANIMATE_STEP);
     setReadouts(p, meta);
+    if (window.inferxCompare) {
+      const against = window.inferxCompare.textsAt(p.b, gd);
+      window.inferxCompare.KEYS.forEach((key, k) => {
+        const el = document.getElementById(`readout-${key}-a`);
+        if (el) el.textContent = against[k];
+      });
+    }
     moveThumb(Math.log2(p.b), p.b);
     anim.last = p.b;
     anim.frames += 1;
@@ -499,6 +512,11 @@
         patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho, p.regime]]);
         const regime = meta.regimes && meta.regimes[p.regime];
         if (regime) patch.assign(["data", 1, "marker", "color"], regime.colour);
+        const theirs = window.inferxCompare && window.inferxCompare.dotOfA(figure, p.b);
+        if (theirs) {
+          patch.assign(["data", theirs.index, "x"], theirs.x).assign(["data", theirs.index, "y"], theirs.y);
+          patch.assign(["data", theirs.index, "customdata"], theirs.customdata);
+        }
         move = patch.build();
       }
       paintRegime(p, meta);

@@ -162,3 +162,43 @@ def test_an_embedded_comparison_downloads_both_scenarios(browser, server, downlo
     assert any(n.startswith("A: ") and n.endswith("(current)") for n in names), names
     assert any(n.endswith("(current)") and not n.startswith("A: ") for n in names), names
     assert severe_console_errors(browser) == []
+
+
+def test_a_s_dot_and_the_differences_follow_a_drag_and_the_animation(browser, server):
+    a = {"preset": "h200x8", "ctx": 8192}
+    open_page(browser, server, f"/?batch=16&a={encode_pinned(a)}", ["fig6"])
+    browser.execute_script(
+        "document.getElementById('card-fig6').scrollIntoView({block: 'center', behavior: 'instant'})"
+    )
+    a_dot = f"({traces('fig6')}).find(t => t.name === 'A: Operating point')"
+    wait_until(browser, f"return !!{a_dot}", "A's dot on Figure 6")
+    read = "return [document.getElementById('readout-throughput-a').textContent, " + a_dot + ".customdata[0][0]]"
+    wait_until(browser, "return document.getElementById('readout-throughput-a').textContent.includes('vs A')", "diff")
+    text, b = browser.execute_script(read)
+    assert b == 16
+    # A drag of the batch slider moves A's dot with the current one, before any redraw.
+    browser.execute_script("window.dash_clientside.set_props('ctl-batch', {drag_value: 6})")
+    wait_until(browser, f"return {a_dot}.customdata[0][0] === 64", "A's dot at B = 64 during the drag")
+    wait_until(
+        browser, f"return document.getElementById('readout-throughput-a').textContent !== {json.dumps(text)}", "new"
+    )
+    assert "vs A" in browser.execute_script(read)[0]
+    # The animation sweeps both dots and rewrites the differences frame by frame.
+    browser.execute_script(
+        "window.dash_clientside.set_props('ctl-batch', {value: 4}); window.inferxAnimation.seconds = 4"
+    )
+    wait_until(browser, f"return {a_dot}.customdata[0][0] === 16", "back at B = 16")
+    click(browser, browser.find_element("id", "btn-animate"))
+    wait_until(browser, "return window.inferxAnimation.frames >= 5", "five frames")
+    seen = set()
+    for _ in range(20):
+        seen.add(tuple(browser.execute_script(read)))
+        time.sleep(0.1)
+    assert len({b for _, b in seen}) >= 3 and len({t for t, _ in seen}) >= 3, seen
+    wait_until(browser, "return !window.inferxAnimation.running", "the sweep's end")
+    last = browser.execute_script("return window.inferxAnimation.last")
+    final_text, final_b = browser.execute_script(read)
+    edge = max(r[0] for r in browser.execute_script(f"return {a_traces('fig6')}[0].customdata"))
+    assert final_b == min(last, edge)
+    assert final_text.startswith("A stops at") == (last > edge)
+    assert severe_console_errors(browser) == []
