@@ -26,6 +26,7 @@ Environment variables (all optional; defaults suit a 2-core host):
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import logging
 import math
@@ -263,7 +264,9 @@ class Settings:
             if g.pop("inferx_large_body", False):
                 large_body.release()
                 # glibc keeps the heap pages a large request freed (an upload's text, parse and store), and a worker
-                # would stay ~100 MB larger after each; hand them back once the request is done.
+                # would stay ~100 MB larger after each; hand them back once the request is done, after collecting
+                # the cycles it left (pandas frames), or the next upload would start on top of them.
+                gc.collect()
                 if trim is not None:
                     trim(0)
 
