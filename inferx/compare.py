@@ -77,6 +77,23 @@ def _union_range(current: dict, pinned: dict) -> dict:
     return {**current, "range": [min(a[0], b[0]), max(a[1], b[1])]}
 
 
+def _keep_labels_inside(layout: dict) -> None:
+    """A label set to end at a mark on the x axis (xanchor right) falls off the plot's left edge once A has
+    widened the axis and left the mark near that edge: such a label starts at its mark instead."""
+    span = layout.get("xaxis", {}).get("range")
+    if not (isinstance(span, list) and len(span) == 2 and span[1] > span[0]):
+        return
+    layout["annotations"] = [
+        {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
+        if note.get("xref") == "x"
+        and note.get("xanchor") == "right"
+        and not note.get("showarrow")
+        and note.get("x", span[0]) - span[0] < 0.15 * (span[1] - span[0])
+        else note
+        for note in layout.get("annotations") or []
+    ]
+
+
 def merge(current: dict, pinned: dict, label: str) -> dict:
     """`current` with A's traces (from `pinned`, the same figure for scenario A) after its own; neither input
     is changed. `layout.meta.pinned` tells the browser where A's traces start, A's label and A's own meta
@@ -100,12 +117,14 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
         for t in theirs
     ]
     # The legend says once whose the dashed curves are; A's entries flow on after the current ones (a legend
-    # group would stack them in a column), and clicking any of them still shows or hides all of A.
+    # group would stack them in a column), and clicking any of them still shows or hides all of A. The title
+    # goes on top: beside the entries ("top left") plotly stopped wrapping them and the row ran off the figure.
     legend = layout.get("legend", {})
-    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (dashed): {label}", "side": "top left"}}
+    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (dashed): {label}", "side": "top"}}
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])
+    _keep_labels_inside(layout)
     merged = {"data": data + added, "layout": layout}
     decade_ticks(merged, redo=True)  # the current ticks may not reach A's values
     return merged

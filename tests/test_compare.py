@@ -254,3 +254,16 @@ def test_ticks_are_redone_for_the_merged_span_with_a_bounded_minor_grid():
     # The memoised current figures keep their own ticks.
     alone = registry.build(Scenario.from_params(ctx=131072), ["fig3"], batch=64)["fig3"]
     assert alone["layout"]["xaxis"]["range"][1] < figs["fig3"]["layout"]["xaxis"]["range"][1]
+
+
+def test_a_label_left_near_the_left_edge_by_a_s_wider_axis_turns_to_stay_on_the_plot():
+    scn, a = Scenario.from_params(ctx=131072), Scenario.from_params(ctx=1024)
+    alone = registry.build(scn, ["fig6"], batch=64)["fig6"]
+    merged = registry.build(scn, ["fig6"], batch=64, pinned=a)["fig6"]
+    label = next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])
+    assert label["xanchor"] == "right"  # it ends at the band, which sits near the right of its own axis
+    span = merged["layout"]["xaxis"]["range"]
+    assert label["x"] < 0.15 * span[1]  # A's frontier reaches much further
+    moved = next(n for n in merged["layout"]["annotations"] if "unstable" in n["text"])
+    assert moved["xanchor"] == "left" and moved["xshift"] > 0 and moved["x"] == label["x"]
+    assert next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])["xanchor"] == "right"

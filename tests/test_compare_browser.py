@@ -55,6 +55,15 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
     for fig in FIGS:  # every figure of / draws A (the off-screen ones once scrolled to)
         browser.execute_script(f"document.getElementById('card-{fig}').scrollIntoView({{block: 'center'}})")
         wait_until(browser, f"return {a_traces(fig)}.length > 0", f"A's traces on {fig}")
+        # The legend, with A's entries and title, wraps inside the figure.
+        inside = browser.execute_script(
+            f"const g = document.querySelector('#fig-{fig[3:]} .js-plotly-plot');"
+            "const box = g.querySelector('.main-svg').getBoundingClientRect();"
+            "const legend = g.querySelector('.legend');"
+            "if (!legend) return true; const r = legend.getBoundingClientRect();"
+            "return r.left >= box.left - 1 && r.right <= box.right + 1;"
+        )
+        assert inside, fig
     fig4 = browser.execute_script(f"return {traces('fig4')}")
     mine = next(t for t in fig4 if not t["name"].startswith("A: "))
     theirs = next(t for t in fig4 if t["name"] == f"A: {mine['name']}")
