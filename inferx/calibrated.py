@@ -82,6 +82,9 @@ PREFILL_CHUNK_TOKENS = 8192
 # TTFT with MTP exceeds the same run without it by 1.2 such iterations at the median over matched runs.
 MTP_FIRST_TOKEN_ITERATIONS = 1.0
 KV_MEMORY_FRACTION = 0.85  # share of the HBM left after the weights that a server gives the KV cache
+# InferenceX sends 10 prompts per user in a run (`--num-prompts` = 10 × concurrency) and reports output tokens
+# over the run's wall-clock time.
+RUN_PROMPTS_PER_USER = 10
 
 
 @dataclass(frozen=True)
@@ -334,6 +337,18 @@ def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEP
     }
 
 
+def run_throughput(throughput, e2e, stall):
+    """Output tok/s over a whole benchmark run that lost `stall` seconds once (s; tok/s as `throughput`).
+
+    A closed-loop run of C users sends RUN_PROMPTS_PER_USER · C prompts, so in steady state it lasts
+    RUN_PROMPTS_PER_USER · E2E; a server that holds its first requests once (a kernel compiled on first use, a
+    cold cache) adds the stall to the run's duration without moving the median latencies:
+    throughput · N·E2E / (N·E2E + stall). With no stall it is the steady throughput.
+    """
+    steady = RUN_PROMPTS_PER_USER * np.asarray(e2e, dtype=float)
+    return np.asarray(throughput, dtype=float) * steady / (steady + np.asarray(stall, dtype=float))
+
+
 # --- Stored calibration ---------------------------------------------------------------
 
 
@@ -465,8 +480,23 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
     for basis, rule in rules:
         found = [cal for key, cal in fits.items() if rule(*_parts(key))]
         if found:
-            return (found[0] if len(found) == 1 else typical(found)), basis
+            return (found[0] if len(found) == 1 else transferred(found)), basis
     raise ValueError("no calibration to predict from")
+
+
+# How a stack admits arriving prompts (t_adm, f_q): one recipe's scheduling, not a property of the software on
+# every GPU. Only B200 SGLang queues its prompts (t_adm 3–5 ms, f_q 0.04–0.06; every other fit ≤ 0.2 ms and
+# ≤ 0.02), and a geometric mean would charge that to every GPU the stack was never measured on.
+QUEUE_TERMS = ("admission_s", "prefill_queue")
+
+
+def transferred(calibrations) -> Calibration:
+    """What several fits say about a GPU, stack or precision none of them is: their `typical` parameters, with
+    the prompt-admission terms (QUEUE_TERMS) of the fit that queues least."""
+    t = typical(calibrations)
+    # As in `typical`, 0 means a calibration without the term and is skipped.
+    smallest = {f: min((v for c in calibrations if (v := getattr(c, f)) > 0), default=0.0) for f in QUEUE_TERMS}
+    return Calibration(**{**t.__dict__, **smallest})
 
 
 # --- A Scenario in calibrated mode ------------------------------------------------------

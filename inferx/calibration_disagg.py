@@ -101,7 +101,7 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         "tpot": tpot,
         "ttft": ttft,
         "e2e": e2e,
-        "throughput_per_gpu": conc * osl / e2e / n_dec,
+        "throughput_per_gpu": C.run_throughput(conc * osl / e2e / n_dec, e2e, F.startup_stall(rows)),
         "interactivity": 1.0 / tpot,
         "batch": B,
     }
