@@ -36,6 +36,8 @@ until every rank has one, at most w_dp iterations (`dp_balance_wait`).
 A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
 (Little's law), at most the requests the KV cache holds (the others wait for a slot), solved
 by fixed-point iteration in `closed_loop`.
+A measured run's throughput is over its wall clock: a run that lost t_stall once at its start
+reports C · OSL / E2E / n · N·E2E / (N·E2E + t_stall), N prompts per user (`run_throughput`).
 
 Per GPU, software stack and weight precision the free parameters are f_bw, f_c, f_pf, t_0,
 t_req, t_adm, f_q, w_dp and the MTP acceptance α, stored in `calibration.json` beside this file.
