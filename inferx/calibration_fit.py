@@ -192,8 +192,12 @@ def _sigma(result) -> np.ndarray:
     return sigma
 
 
-def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[float, float]:
-    """(α, 1σ) from MTP rows, the stack's other parameters held: the chance each draft token is accepted."""
+MTP_FREE = {"acceptance": (0.01, 0.99), "first_token_steps": (0.05, 4.0)}  # α; m, iterations before token 1
+
+
+def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[dict, dict]:
+    """({α, m}, their relative 1σ) from MTP rows, the stack's other parameters held: the chance each draft token
+    is accepted and the verify iterations between a prompt's prefill and its first token."""
     rows = rows[rows["spec_method"].eq("mtp")]
     m, conc = row_machine(rows), rows["concurrency"].to_numpy(float)
     isl, osl = lengths(rows)
@@ -201,14 +205,20 @@ def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[float, float
     scale = np.sqrt(run_weights(rows))
     stall = startup_stall(rows)
 
-    def residuals(a):
-        r = C.closed_loop(C.Calibration(**{**cal.__dict__, "acceptance": float(a[0])}), m, conc, isl, osl, mtp=True,
-                          iterations=25)  # fmt: skip
-        r = with_run(r, stall)
+    names = tuple(MTP_FREE)
+
+    def calibration(x) -> C.Calibration:
+        return C.Calibration(**{**cal.__dict__, **dict(zip(names, (float(v) for v in x), strict=True))})
+
+    def residuals(x):
+        r = with_run(C.closed_loop(calibration(x), m, conc, isl, osl, mtp=True, iterations=25), stall)
         return (np.log(np.stack([r[k] for k in METRICS]) / measured) * scale).ravel()
 
-    result = least_squares(residuals, [cal.acceptance], bounds=([0.01], [0.99]), loss="soft_l1", f_scale=0.1)
-    return float(result.x[0]), float(_sigma(result)[0] / max(result.x[0], 1e-9))
+    lower, upper = ([MTP_FREE[n][i] for n in names] for i in (0, 1))
+    x0 = np.clip([getattr(cal, n) for n in names], np.add(lower, 1e-6), np.subtract(upper, 1e-6))
+    result = least_squares(residuals, x0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1)
+    sigma = _sigma(result) / np.maximum(result.x, 1e-9)  # fitted linearly: relative 1σ
+    return dict(zip(names, map(float, result.x), strict=True)), dict(zip(names, map(float, sigma), strict=True))
 
 
 def fit_all(df: pd.DataFrame) -> dict:
@@ -223,17 +233,17 @@ def fit_all(df: pd.DataFrame) -> dict:
             continue
         cal, sigma = fit(part)
         if part["spec_method"].eq("mtp").sum() >= 3:
-            alpha, s_alpha = fit_acceptance(cal, part)
-            cal = C.Calibration(**{**cal.__dict__, "acceptance": alpha})
-            sigma["acceptance"] = s_alpha
+            values, spread = fit_acceptance(cal, part)
+            cal = C.Calibration(**{**cal.__dict__, **values})
+            sigma.update(spread)
         fits[key] = (cal, sigma, int(len(part)))
     if not fits:
         raise MeasuredDataError(f"no GPU and stack has {MIN_ROWS} single-node non-MTP rows to fit")
-    # A stack with no MTP rows takes the typical acceptance of those that have some (MTP is the model's).
-    measured_alpha = [c.acceptance for c, s, _ in fits.values() if "acceptance" in s]
-    if measured_alpha:
-        alpha = float(np.exp(np.mean(np.log(measured_alpha))))
-        fits = {k: (c if "acceptance" in s else C.Calibration(**{**c.__dict__, "acceptance": alpha}), s, n)
+    # A stack with no MTP rows takes the typical α and m of those that have some (MTP is the model's).
+    measured_mtp = [c for c, s, _ in fits.values() if "acceptance" in s]
+    if measured_mtp:
+        mtp = {n: float(np.exp(np.mean(np.log([getattr(c, n) for c in measured_mtp])))) for n in MTP_FREE}
+        fits = {k: (c if "acceptance" in s else C.Calibration(**{**c.__dict__, **mtp}), s, n)
                 for k, (c, s, n) in fits.items()}  # fmt: skip
     return fits
 

@@ -370,6 +370,11 @@ def test_with_mtp_the_first_token_waits_one_more_iteration():
     u, t_pf = float(r["prefill_share"]), float(r["t_prefill"])
     iteration = float(r["t_decode"]) * C.E.expected_accepted(C.MTP_DRAFTS, plain.acceptance)
     assert float(r["ttft"]) == pytest.approx(t_pf + 1.5 * iteration + u * t_pf / (2 * (1 - u)))
+    # A stack whose MTP rows fit m = 2 iterations before the first token: half an iteration in flight plus two.
+    two = C.Calibration(**dict(plain.__dict__, first_token_steps=2.0))
+    r2 = C.at_batch(two, m, 8.0, 1024.0, 1024.0, mtp=True)
+    assert float(r2["ttft"]) == pytest.approx(t_pf + 2.5 * iteration + u * t_pf / (2 * (1 - u)))
+    assert float(r2["tpot"]) == float(r["tpot"])  # only the first token waits
 
 
 def test_a_saturated_prefill_pool_paces_the_disaggregated_closed_loop(rows):
