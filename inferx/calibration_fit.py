@@ -2,12 +2,12 @@
 
 Each software stack on each GPU at each weight precision ("gpu/framework/precision",
 e.g. "b200/trt/fp4": the FP4 kernels are a different code path) gets its own
-f_bw, f_c, f_pf, t_0, t_req, t_adm and f_q from its single-node rows without speculative decoding
-, then
-its MTP acceptance α from its MTP rows with the rest held. The solver is
-`scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per
-GPU, with a soft-L1 loss so that a few odd runs of a sweep do not drag the fit, and
-parameters in log form within physical bounds. Their 1σ uncertainties come from the
+f_bw, f_c, f_pf, t_0, t_req, t_adm and f_q from its single-node rows without speculative decoding,
+then its MTP acceptance α and first-token iterations m from its MTP rows with the rest held. The solver
+is `scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per GPU (the
+throughput over the whole run, with the row's start-up stall: `startup_stall`), with a soft-L1
+loss so that a few odd runs of a sweep do not drag the fit, and parameters in log form within
+physical bounds. Their 1σ uncertainties come from the
 Jacobian at the optimum.
 """
 
