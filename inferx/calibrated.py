@@ -22,12 +22,12 @@ requests that replace the finished ones, so a user's time per output token is
 and the share of the engine's time spent in prefill is u = (B/OSL)·t_pf / TPOT < 1. A
 request's time to first token is a fixed cost, an admission cost per request in flight (on
 some stacks TTFT grows linearly with the batch at equal prefill load), its own prefill, half
-a decode iteration t_it in flight (t_dec · E[accepted] with MTP, plus one whole iteration before the first
-token is streamed), an M/D/1 wait behind the prefills queued before it, and a share f_q of the prefills of
+a decode iteration t_it in flight (t_dec · E[accepted] with MTP, plus m whole iterations before the first
+token is streamed, about one), an M/D/1 wait behind the prefills queued before it, and a share f_q of the prefills of
 the other B − 1 requests in flight (a stack that runs arriving prompts one after another rather than in one
 batch makes a new prompt wait behind those ahead of it, so this wait grows with the batch and the prompt):
 
-    TTFT = t_req + t_adm · B + t_pf + t_it / 2 [+ t_it with MTP] + u · t_pf / (2 (1 − u)) + f_q · (B − 1) · t_pf
+    TTFT = t_req + t_adm · B + t_pf + t_it / 2 [+ m · t_it with MTP] + u · t_pf / (2 (1 − u)) + f_q · (B − 1) · t_pf
 
 A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
 for the iterations between its chunks; with attention data parallelism a new request waits
@@ -36,9 +36,12 @@ until every rank has one, at most w_dp iterations (`dp_balance_wait`).
 A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
 (Little's law), at most the requests the KV cache holds (the others wait for a slot), solved
 by fixed-point iteration in `closed_loop`.
+A measured run's throughput is over its wall clock: a run that lost t_stall once at its start
+reports C · OSL / E2E / n · N·E2E / (N·E2E + t_stall), N prompts per user (`run_throughput`).
 
 Per GPU, software stack and weight precision the free parameters are f_bw, f_c, f_pf, t_0,
-t_req, t_adm, f_q, w_dp and the MTP acceptance α, stored in `calibration.json` beside this file.
+t_req, t_adm, f_q, w_dp, the MTP acceptance α and first-token iterations m, stored in
+`calibration.json` beside this file.
 FP8 and FP4 runs of one stack are separate calibrations: their kernels differ. A GPU or
 stack without rows is predicted from its datasheet with the typical parameters
 (`calibration_for` says which). The fit lives in `calibration_fit`, scores in
@@ -77,11 +80,15 @@ DEFAULT_ACCEPTANCE = 0.6  # per-draft acceptance α when no MTP rows were fitted
 # Prompts are prefilled in chunks of this many tokens, each chunk in one engine iteration beside the decode
 # batch (SGLang's and vLLM's default budget; no InferenceX row has a prompt longer than one chunk).
 PREFILL_CHUNK_TOKENS = 8192
-# With MTP a request's first token reaches the client one verify iteration after its prefill (the draft head
-# first extends over the prompt, and the first token is streamed with the first verify's tokens): measured
-# TTFT with MTP exceeds the same run without it by 1.2 such iterations at the median over matched runs.
+# With MTP a request's first token reaches the client about one verify iteration after its prefill (the draft
+# head first extends over the prompt, and the first token is streamed with the first verify's tokens): measured
+# TTFT with MTP exceeds the same run without it by 1.2 such iterations at the median over matched runs. Each
+# stack's MTP rows fit their own count (`Calibration.first_token_steps`); this is the default.
 MTP_FIRST_TOKEN_ITERATIONS = 1.0
 KV_MEMORY_FRACTION = 0.85  # share of the HBM left after the weights that a server gives the KV cache
+# InferenceX sends 10 prompts per user in a run (`--num-prompts` = 10 × concurrency) and reports output tokens
+# over the run's wall-clock time.
+RUN_PROMPTS_PER_USER = 10
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,7 @@ class Calibration:
     acceptance: float = DEFAULT_ACCEPTANCE  # α: chance that each MTP draft token is accepted
     dp_wait_steps: float = 0.0  # w_dp: most iterations a new request waits to be balanced across attention-DP ranks
     prefill_queue: float = 0.0  # f_q: share of the other in-flight requests' prefills a new prompt waits behind
+    first_token_steps: float = MTP_FIRST_TOKEN_ITERATIONS  # m: with MTP, iterations after the prefill before token 1
 
     def vector(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)])
@@ -283,7 +291,7 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
-    wait = iteration * (0.5 + (MTP_FIRST_TOKEN_ITERATIONS if mtp else 0.0))  # half an iteration in flight
+    wait = iteration * (0.5 + (cal.first_token_steps if mtp else 0.0))  # half an iteration in flight
     wait = wait + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
     # A prompt longer than one chunk waits for the decode iterations between its chunks.
     wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
@@ -332,6 +340,18 @@ def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEP
         "throughput_per_gpu": C * osl_ / e2e / m.gpus,
         "interactivity": 1.0 / r["tpot"],
     }
+
+
+def run_throughput(throughput, e2e, stall):
+    """Output tok/s over a whole benchmark run that lost `stall` seconds once (s; tok/s as `throughput`).
+
+    A closed-loop run of C users sends RUN_PROMPTS_PER_USER · C prompts, so in steady state it lasts
+    RUN_PROMPTS_PER_USER · E2E; a server that holds its first requests once (a kernel compiled on first use, a
+    cold cache) adds the stall to the run's duration without moving the median latencies:
+    throughput · N·E2E / (N·E2E + stall). With no stall it is the steady throughput.
+    """
+    steady = RUN_PROMPTS_PER_USER * np.asarray(e2e, dtype=float)
+    return np.asarray(throughput, dtype=float) * steady / (steady + np.asarray(stall, dtype=float))
 
 
 # --- Stored calibration ---------------------------------------------------------------
@@ -465,8 +485,23 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
     for basis, rule in rules:
         found = [cal for key, cal in fits.items() if rule(*_parts(key))]
         if found:
-            return (found[0] if len(found) == 1 else typical(found)), basis
+            return (found[0] if len(found) == 1 else transferred(found)), basis
     raise ValueError("no calibration to predict from")
+
+
+# How a stack admits arriving prompts (t_adm, f_q): one recipe's scheduling, not a property of the software on
+# every GPU. Only B200 SGLang queues its prompts (t_adm 3–5 ms, f_q 0.04–0.06; every other fit ≤ 0.2 ms and
+# ≤ 0.02), and a geometric mean would charge that to every GPU the stack was never measured on.
+QUEUE_TERMS = ("admission_s", "prefill_queue")
+
+
+def transferred(calibrations) -> Calibration:
+    """What several fits say about a GPU, stack or precision none of them is: their `typical` parameters, with
+    the prompt-admission terms (QUEUE_TERMS) of the fit that queues least."""
+    t = typical(calibrations)
+    # As in `typical`, 0 means a calibration without the term and is skipped.
+    smallest = {f: min((v for c in calibrations if (v := getattr(c, f)) > 0), default=0.0) for f in QUEUE_TERMS}
+    return Calibration(**{**t.__dict__, **smallest})
 
 
 # --- A Scenario in calibrated mode ------------------------------------------------------
@@ -549,7 +584,7 @@ def scenario_point(scn, B) -> dict:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / (tpot + comm_time(B, m.tp, scn.model))
-    first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * MTP_FIRST_TOKEN_ITERATIONS if mtp else 0.0
+    first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * cal.first_token_steps if mtp else 0.0
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + first + u * t_pf / (2.0 * (1.0 - u))
     return {"step": tpot, "ttft": ttft + queue, "t_prefill": t_pf}

@@ -14,15 +14,15 @@ from .measured import MeasuredDataError, load_measured
 
 
 def format_calibrations(fits: dict) -> str:
-    names = ("f_bw", "f_c", "f_pf", "t_0 ms", "t_req ms", "t_adm ms", "α MTP", "w_dp steps", "f_q")
-    scale = (1, 1, 1, 1e3, 1e3, 1e3, 1, 1, 1)
+    names = ("f_bw", "f_c", "f_pf", "t_0 ms", "t_req ms", "t_adm ms", "α MTP", "w_dp steps", "f_q", "m MTP")
+    scale = (1, 1, 1, 1e3, 1e3, 1e3, 1, 1, 1, 1)
     head = f"{'GPU/stack':<16} {'rows':>5} " + " ".join(f"{n:>15}" for n in names)
     lines = [head, "-" * len(head)]
     for key, (cal, sigma, n) in fits.items():
         cells = []
         for (field, value), k in zip(cal.__dict__.items(), scale, strict=True):
             s = sigma.get(field)
-            if s is None:  # not fitted: no attention-DP rows, or the typical MTP acceptance
+            if s is None:  # not fitted: no attention-DP rows, or the typical MTP acceptance and first-token steps
                 spread = "" if field == "dp_wait_steps" else "  (typ.)"
             else:
                 spread = "±  bound" if not np.isfinite(s) else f"±{s:>5.0%}"

@@ -84,7 +84,7 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         iteration = tpot / per_token
         # The single-node fit splits the TTFT a stack adds per request in flight into t_adm and f_q · t_pf (its
         # prompts queued one after another); both are kept here, the prefill being the prefill worker's.
-        joining = cal.admission_s * B + iteration * (0.5 + np.where(mtp, C.MTP_FIRST_TOKEN_ITERATIONS, 0.0))
+        joining = cal.admission_s * B + iteration * (0.5 + np.where(mtp, cal.first_token_steps, 0.0))
         queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
         ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u)) + joining + queue
         decoding = osl * tpot
@@ -101,7 +101,7 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         "tpot": tpot,
         "ttft": ttft,
         "e2e": e2e,
-        "throughput_per_gpu": conc * osl / e2e / n_dec,
+        "throughput_per_gpu": C.run_throughput(conc * osl / e2e / n_dec, e2e, F.startup_stall(rows)),
         "interactivity": 1.0 / tpot,
         "batch": B,
     }

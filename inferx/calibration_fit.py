@@ -2,12 +2,12 @@
 
 Each software stack on each GPU at each weight precision ("gpu/framework/precision",
 e.g. "b200/trt/fp4": the FP4 kernels are a different code path) gets its own
-f_bw, f_c, f_pf, t_0, t_req, t_adm and f_q from its single-node rows without speculative decoding
-, then
-its MTP acceptance α from its MTP rows with the rest held. The solver is
-`scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per
-GPU, with a soft-L1 loss so that a few odd runs of a sweep do not drag the fit, and
-parameters in log form within physical bounds. Their 1σ uncertainties come from the
+f_bw, f_c, f_pf, t_0, t_req, t_adm and f_q from its single-node rows without speculative decoding,
+then its MTP acceptance α and first-token iterations m from its MTP rows with the rest held. The solver
+is `scipy.optimize.least_squares` on the log errors of TPOT, TTFT and output tokens/s per GPU (the
+throughput over the whole run, with the row's start-up stall: `startup_stall`), with a soft-L1
+loss so that a few odd runs of a sweep do not drag the fit, and parameters in log form within
+physical bounds. Their 1σ uncertainties come from the
 Jacobian at the optimum.
 """
 
@@ -101,10 +101,29 @@ def lengths(rows: pd.DataFrame):
     return LENGTH_FRACTION * rows["isl"].to_numpy(float), LENGTH_FRACTION * rows["osl"].to_numpy(float)
 
 
+def startup_stall(rows: pd.DataFrame) -> np.ndarray:
+    """Seconds a run lost once at its start (s): its p99 TTFT beyond the median, 0 where either is missing.
+
+    A run whose first requests waited (a kernel compiled on first use) shows it in its p99 TTFT (~70 s on
+    B200 SGLang runs of Nov–Dec 2025, against medians below 1 s) and in a throughput below its own
+    concurrency · OSL / E2E; the medians do not move. `calibrated.run_throughput` adds it to the run's length.
+    """
+    if "p99_ttft_ms" not in rows.columns:
+        return np.zeros(len(rows))
+    extra = (rows["p99_ttft_ms"].astype(float) - rows["median_ttft_ms"].astype(float)) / 1e3
+    return np.clip(extra.fillna(0.0).to_numpy(float), 0.0, None)
+
+
+def with_run(r: dict, stall) -> dict:
+    """A closed-loop prediction with its throughput over the benchmark run (`calibrated.run_throughput`)."""
+    return {**r, "throughput_per_gpu": C.run_throughput(r["throughput_per_gpu"], r["e2e"], stall)}
+
+
 def predict_single(cal: C.Calibration, rows: pd.DataFrame, mtp=None) -> dict:
     isl, osl = lengths(rows)
     mtp = rows["spec_method"].eq("mtp").to_numpy() if mtp is None else mtp
-    return _predict(cal, row_machine(rows), rows["concurrency"].to_numpy(float), isl, osl, mtp)
+    r = _predict(cal, row_machine(rows), rows["concurrency"].to_numpy(float), isl, osl, mtp)
+    return with_run(r, startup_stall(rows))
 
 
 def _predict(cal, m, conc, isl, osl, mtp):
@@ -138,6 +157,7 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
     isl, osl = lengths(rows)
     measured = _measured(rows)
     scale = np.sqrt(run_weights(rows))
+    stall = startup_stall(rows)
 
     if free is None:
         free = FREE + (("dp_wait_steps",) if np.sum(m.dp_attention) >= MIN_DP_ROWS else ())
@@ -148,7 +168,7 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
         return C.Calibration(**{**base, **dict(zip(free, np.exp(phi), strict=True))})
 
     def residuals(phi):
-        r = C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25)
+        r = with_run(C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25), stall)
         return (np.log(np.stack([r[k] for k in METRICS]) / measured) * scale).ravel()
 
     first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0,
@@ -172,21 +192,33 @@ def _sigma(result) -> np.ndarray:
     return sigma
 
 
-def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[float, float]:
-    """(α, 1σ) from MTP rows, the stack's other parameters held: the chance each draft token is accepted."""
+MTP_FREE = {"acceptance": (0.01, 0.99), "first_token_steps": (0.05, 4.0)}  # α; m, iterations before token 1
+
+
+def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[dict, dict]:
+    """({α, m}, their relative 1σ) from MTP rows, the stack's other parameters held: the chance each draft token
+    is accepted and the verify iterations between a prompt's prefill and its first token."""
     rows = rows[rows["spec_method"].eq("mtp")]
     m, conc = row_machine(rows), rows["concurrency"].to_numpy(float)
     isl, osl = lengths(rows)
     measured = _measured(rows)
     scale = np.sqrt(run_weights(rows))
+    stall = startup_stall(rows)
 
-    def residuals(a):
-        r = C.closed_loop(C.Calibration(**{**cal.__dict__, "acceptance": float(a[0])}), m, conc, isl, osl, mtp=True,
-                          iterations=25)  # fmt: skip
+    names = tuple(MTP_FREE)
+
+    def calibration(x) -> C.Calibration:
+        return C.Calibration(**{**cal.__dict__, **dict(zip(names, (float(v) for v in x), strict=True))})
+
+    def residuals(x):
+        r = with_run(C.closed_loop(calibration(x), m, conc, isl, osl, mtp=True, iterations=25), stall)
         return (np.log(np.stack([r[k] for k in METRICS]) / measured) * scale).ravel()
 
-    result = least_squares(residuals, [cal.acceptance], bounds=([0.01], [0.99]), loss="soft_l1", f_scale=0.1)
-    return float(result.x[0]), float(_sigma(result)[0] / max(result.x[0], 1e-9))
+    lower, upper = ([MTP_FREE[n][i] for n in names] for i in (0, 1))
+    x0 = np.clip([getattr(cal, n) for n in names], np.add(lower, 1e-6), np.subtract(upper, 1e-6))
+    result = least_squares(residuals, x0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1)
+    sigma = _sigma(result) / np.maximum(result.x, 1e-9)  # fitted linearly: relative 1σ
+    return dict(zip(names, map(float, result.x), strict=True)), dict(zip(names, map(float, sigma), strict=True))
 
 
 def fit_all(df: pd.DataFrame) -> dict:
@@ -201,17 +233,17 @@ def fit_all(df: pd.DataFrame) -> dict:
             continue
         cal, sigma = fit(part)
         if part["spec_method"].eq("mtp").sum() >= 3:
-            alpha, s_alpha = fit_acceptance(cal, part)
-            cal = C.Calibration(**{**cal.__dict__, "acceptance": alpha})
-            sigma["acceptance"] = s_alpha
+            values, spread = fit_acceptance(cal, part)
+            cal = C.Calibration(**{**cal.__dict__, **values})
+            sigma.update(spread)
         fits[key] = (cal, sigma, int(len(part)))
     if not fits:
         raise MeasuredDataError(f"no GPU and stack has {MIN_ROWS} single-node non-MTP rows to fit")
-    # A stack with no MTP rows takes the typical acceptance of those that have some (MTP is the model's).
-    measured_alpha = [c.acceptance for c, s, _ in fits.values() if "acceptance" in s]
-    if measured_alpha:
-        alpha = float(np.exp(np.mean(np.log(measured_alpha))))
-        fits = {k: (c if "acceptance" in s else C.Calibration(**{**c.__dict__, "acceptance": alpha}), s, n)
+    # A stack with no MTP rows takes the typical α and m of those that have some (MTP is the model's).
+    measured_mtp = [c for c, s, _ in fits.values() if "acceptance" in s]
+    if measured_mtp:
+        mtp = {n: float(np.exp(np.mean(np.log([getattr(c, n) for c in measured_mtp])))) for n in MTP_FREE}
+        fits = {k: (c if "acceptance" in s else C.Calibration(**{**c.__dict__, **mtp}), s, n)
                 for k, (c, s, n) in fits.items()}  # fmt: skip
     return fits
 

@@ -104,6 +104,20 @@ def test_typical_is_the_geometric_mean():
     assert t.compute_fraction == pytest.approx(0.2)
 
 
+def test_a_transferred_calibration_queues_prompts_like_the_fit_that_queues_least():
+    # One GPU's recipe queues its prompts (t_adm 4 ms, f_q 0.05), the other's batches them (0.1 ms, 0.01): a GPU
+    # neither is gets the geometric mean of the rest (f_bw √(0.4·0.9) = 0.6) and the admission of the second.
+    queues = C.Calibration(0.4, 0.1, 0.1, 0.004, 0.1, 4e-3, 0.5, prefill_queue=0.05)
+    batches = C.Calibration(0.9, 0.4, 0.4, 0.016, 0.1, 1e-4, 0.5, prefill_queue=0.01)
+    t = C.transferred([queues, batches])
+    assert t.bw_fraction == pytest.approx(0.6) and t.step_overhead_s == pytest.approx(0.008)
+    assert t.admission_s == 1e-4 and t.prefill_queue == 0.01
+    fits = {"b200/sglang/fp8": queues, "h200/sglang/fp8": batches}
+    assert C.calibration_for("mi355x", "sglang", fits) == (t, "stack typical")
+    # A calibration without the term (0) is skipped, as in `typical`.
+    assert C.transferred([queues, C.Calibration(0.9, 0.4, 0.4, 0.016, 0.1)]).prefill_queue == 0.05
+
+
 def test_calibration_for_says_where_numbers_come_from():
     other = C.Calibration(0.9, 0.5, 0.3, 0.02, 0.1)
     fits = {"h200/sglang/fp8": CAL, "b200/trt/fp8": CAL, "b200/trt/fp4": other, "b200/sglang/fp8": CAL}
@@ -111,7 +125,7 @@ def test_calibration_for_says_where_numbers_come_from():
     assert C.calibration_for("b200", "trt", fits, "fp4") == (other, "fitted")
     assert C.calibration_for("h200", "sglang", fits, "fp4") == (CAL, "fitted at other precision")
     # trt on B200 at both precisions, on H200's datasheet
-    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (C.typical([CAL, other]), "stack typical")
+    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (C.transferred([CAL, other]), "stack typical")
     assert C.calibration_for("h200", "dynamo-trt", fits)[1] == "stack typical"  # trt on B200, H200's datasheet
     assert C.calibration_for("b200", "vllm", fits)[1] == "GPU typical"
     assert C.calibration_for("mi355x", "vllm", fits)[1] == "datasheet"
@@ -356,6 +370,11 @@ def test_with_mtp_the_first_token_waits_one_more_iteration():
     u, t_pf = float(r["prefill_share"]), float(r["t_prefill"])
     iteration = float(r["t_decode"]) * C.E.expected_accepted(C.MTP_DRAFTS, plain.acceptance)
     assert float(r["ttft"]) == pytest.approx(t_pf + 1.5 * iteration + u * t_pf / (2 * (1 - u)))
+    # A stack whose MTP rows fit m = 2 iterations before the first token: half an iteration in flight plus two.
+    two = C.Calibration(**dict(plain.__dict__, first_token_steps=2.0))
+    r2 = C.at_batch(two, m, 8.0, 1024.0, 1024.0, mtp=True)
+    assert float(r2["ttft"]) == pytest.approx(t_pf + 2.5 * iteration + u * t_pf / (2 * (1 - u)))
+    assert float(r2["tpot"]) == float(r["tpot"])  # only the first token waits
 
 
 def test_a_saturated_prefill_pool_paces_the_disaggregated_closed_loop(rows):
@@ -432,3 +451,34 @@ def test_a_new_prompt_waits_behind_a_share_of_the_prefills_in_flight(monkeypatch
         points.append(C.scenario_point(scn, np.array([1.0, 64.0])))
     extra = points[1]["ttft"] - points[0]["ttft"]
     assert extra == pytest.approx(0.05 * np.array([0.0, 63.0]) * points[1]["t_prefill"], rel=1e-9, abs=1e-12)
+
+
+def test_a_run_that_stalled_once_reports_less_throughput_by_hand():
+    # 4 users send 40 prompts of E2E 8 s: 80 s in steady state. A 74 s wait before the first tokens stretches the
+    # run to 154 s, so 58 tok/s per GPU in steady state are reported as 58 · 80 / 154 = 30.13.
+    assert C.run_throughput(58.0, 8.0, 74.0) == pytest.approx(58.0 * 80.0 / 154.0)
+    assert C.run_throughput(58.0, 8.0, 0.0) == 58.0
+    # The stall is the run's p99 TTFT beyond its median; a row without a p99, or with none beyond, has none.
+    rows = pd.DataFrame({"p99_ttft_ms": [73_476.0, np.nan, 100.0], "median_ttft_ms": [225.0, 300.0, 150.0]})
+    np.testing.assert_allclose(F.startup_stall(rows), [73.251, 0.0, 0.0])
+    assert F.startup_stall(rows.drop(columns="p99_ttft_ms")).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_a_stalled_run_moves_the_predicted_throughput_not_the_latencies(rows):
+    from inferx.calibration_disagg import predict_disaggregated
+
+    cal = GEN.TRUTH["h200/sglang/fp8"]
+    single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(4)
+    stalled = single.assign(p99_ttft_ms=single["median_ttft_ms"] + 70_000.0)
+    steady, run = F.predict_single(cal, single), F.predict_single(cal, stalled)
+    for metric in ("tpot", "ttft", "e2e"):
+        np.testing.assert_allclose(run[metric], steady[metric])
+    expected = steady["throughput_per_gpu"] * 10 * steady["e2e"] / (10 * steady["e2e"] + 70.0)
+    np.testing.assert_allclose(run["throughput_per_gpu"], expected)
+    # The same in the disaggregated model, per decode GPU.
+    layout = dict(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=8.0, prefill_tp=8.0,
+                  prefill_ep=1.0, decode_tp=8.0, decode_ep=1.0)  # fmt: skip
+    split = predict_disaggregated(cal, single.assign(**layout))
+    split_run = predict_disaggregated(cal, stalled.assign(**layout))
+    np.testing.assert_allclose(split_run["ttft"], split["ttft"])
+    assert (split_run["throughput_per_gpu"] < 0.9 * split["throughput_per_gpu"]).all()

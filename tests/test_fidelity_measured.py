@@ -61,7 +61,8 @@ def test_single_node_targets_on_tpot_throughput_and_e2e(tables):
     for group in GROUPS:
         for metric in ("tpot", "throughput_per_gpu", "e2e"):
             assert table.loc[group, f"{metric}_median"] <= 0.15, (group, metric)
-        for metric in ("tpot", "e2e"):
+        # Throughput is the run's: runs that stalled once at their start report less (`run_throughput`).
+        for metric in ("tpot", "throughput_per_gpu", "e2e"):
             assert table.loc[group, f"{metric}_p90"] <= 0.40, (group, metric)
 
 
@@ -82,6 +83,12 @@ def test_newest_run_of_each_configuration_meets_the_median_target(measured, tabl
 
 def test_an_unseen_mi355x_is_predicted_within_twenty_percent(tables):
     held = tables["leave-one-GPU-out"].loc["GPU mi355x"]
+    for metric in ("tpot", "throughput_per_gpu", "e2e"):
+        assert held[f"{metric}_median"] <= 0.20, metric
+
+
+def test_an_unseen_gpu_is_predicted_within_twenty_percent_but_its_ttft(tables):
+    held = tables["leave-one-GPU-out"].loc["single-node"]
     for metric in ("tpot", "throughput_per_gpu", "e2e"):
         assert held[f"{metric}_median"] <= 0.20, metric
 
