@@ -396,6 +396,23 @@
     address.next = null;
   }
 
+  /* The "value unit" text beside each moved slider's label, as format_slider_value writes it on the server.
+     Set here, by set_props for the sliders that moved, rather than by a callback with every label as an
+     output: each output is a store update the whole page re-checks, on every step of a drag. */
+  function sliderLabels(values, fired, cfg) {
+    cfg.controls.forEach((name, k) => {
+      const spec = cfg.sliders[name];
+      const id = `${cfg.prefix}${name}-value`;
+      let v = values[k];
+      if (!spec || v === null || v === undefined || !fired.includes(`${cfg.prefix}${name}.value`)) return;
+      if (!document.getElementById(id)) return; // a page without this slider's label
+      if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
+      const [unit, d] = spec;
+      const text = v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+      window.dash_clientside.set_props(id, { children: unit ? `${text} ${unit}` : text });
+    });
+  }
+
   window.inferx = {
     /* A control moved: the address follows, and the whole control state goes to the server now or after
        the request in flight. */
@@ -403,13 +420,18 @@
       const cfg = args.pop();
       const pinned = args.pop() ?? null; // the pinned scenario A, where the page has one
       const batchPos = args.pop() ?? null; // undefined where the page has no explorer
-      followAddress(args, batchPos, pinned, cfg);
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+      sliderLabels(args, fired, cfg);
+      followAddress(args, batchPos, pinned, cfg);
       const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith(`${cfg.batchId}.`)) };
       if (pinned) request.pinned = pinned;
       redraws.explorer = `fig${cfg.explorerGraph.slice(4)}`;
       redraws.last = { ...request };
-      return sendRedraw(request) || NO();
+      const sent = sendRedraw(request);
+      // Nothing to send (a request is in flight): no output at all, since even a no_update output costs
+      // Dash a store update that every component on the page re-checks, on every step of a drag.
+      if (!sent) throw window.dash_clientside.PreventUpdate;
+      return sent;
     },
 
     // Read by assets/compare.js: A's point at the dot's batch, in the readouts' own words.
@@ -420,20 +442,22 @@
        when they come into view or the page is idle. */
     showFigures: function (updates, ids) {
       redrawAnswered(updates);
-      if (!updates) return ids.map(NO);
-      const out = ids.map(({ fig }) => {
-        const figure = updates[fig];
-        if (!figure) return NO();
+      // Each figure goes to its graph by set_props, and the callback itself updates nothing: Dash turns every
+      // output of a callback, no_update included, into a store update that each component of the page
+      // re-checks, and this callback has one output per graph.
+      (ids || []).forEach(({ fig }) => {
+        const figure = updates && updates[fig];
+        if (!figure) return;
         const el = wrapperOf(fig);
         if (!el || nearView(el)) {
           lazy.waiting.delete(fig);
-          return figure;
+          window.dash_clientside.set_props({ role: "figure", fig: fig }, { figure });
+        } else {
+          lazy.waiting.set(fig, { figure, el });
         }
-        lazy.waiting.set(fig, { figure, el });
-        return NO();
       });
-      if (lazy.waiting.size || lazy.stale.size) drawWaitingWhenIdle();
-      return out;
+      if (updates && (lazy.waiting.size || lazy.stale.size)) drawWaitingWhenIdle();
+      throw window.dash_clientside.PreventUpdate;
     },
 
     /* The preset's values for the controls it sets (cfg.presetControls, from the parameters' declarations). */
@@ -451,25 +475,6 @@
       if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
       const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
       return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : per[name] * gpus));
-    },
-
-    // Live "value unit" text beside each slider's label, as format_slider_value writes it on the server.
-    sliderValues: function (...args) {
-      const cfg = args[args.length - 1];
-      const names = Object.keys(cfg.sliders);
-      const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-      return names.map((name, k) => {
-        // Only the sliders that moved: re-rendering every label on every step of a drag costs the drag.
-        const moved = fired.includes(`${cfg.prefix}${name}.value`);
-        if (!moved && !fired.includes(`${cfg.prefix}${name}.drag_value`)) return NO();
-        // A preset sets `value` from outside; a drag moves `drag_value` first.
-        let v = moved ? args[names.length + k] : args[k] ?? args[names.length + k];
-        if (v === null || v === undefined) return NO();
-        if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
-        const [unit, d] = cfg.sliders[name];
-        const text = v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
-        return unit ? `${text} ${unit}` : text;
-      });
     },
 
     explorer: function (dragPos, pos, figure, maxNow) {
