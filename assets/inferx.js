@@ -413,6 +413,60 @@
     });
   }
 
+  /* The explorer's thirteen outputs, in the order its callback declares them (pages/_callbacks.py). */
+  function explorerValues(dragPos, pos, figure, maxNow) {
+    const none = Array(13).fill(NO());
+    const trace = figure && figure.data && figure.data[0];
+    if (!trace || !trace.customdata || !trace.customdata.length) {
+      return ["—", "—", "—", "—", NO(), NO(), NO(), NO(), "—", "—", "", "", ""];
+    }
+    const meta = (figure.layout && figure.layout.meta) || {};
+    const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+    const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
+    const maxB = trace.customdata[trace.customdata.length - 1][0];
+    const maxPos = Math.log2(maxB);
+    const b = Math.min(toBatch(usePos ?? 3), maxB);
+    const p = pointAt(trace, b);
+    // The regime sentence is the server's, for the batch it drew: it waits for the redraw while a drag runs.
+    const server = [meta.priceNote || "", meta.regime || "", meta.goodput || ""];
+    if (anim.running) return [...none.slice(0, 10), ...server]; // the animation owns the dot and the readouts
+    // The server draws the dot at the chosen batch: patching it again would repaint Figure 6 a second
+    // time after every control change (about 40 ms), so only a dot that is elsewhere is moved.
+    const dot = figure.data[1];
+    const placed = dot && dot.x && dot.x[0] === p.x && dot.y[0] === p.y && dot.customdata[0][0] === p.b;
+    let move = NO();
+    if (!placed) {
+      const patch = new window.dash_clientside.Patch();
+      patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
+      patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho, p.regime]]);
+      const regime = meta.regimes && meta.regimes[p.regime];
+      if (regime) patch.assign(["data", 1, "marker", "color"], regime.colour);
+      move = patch.build();
+    }
+    paintRegime(p, meta);
+    const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
+    const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
+    return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];
+  }
+
+  /* A callback's outputs set one by one, only those whose value differs from the store's, then no output at
+     all: Dash makes a store update of every output, no_update or unchanged included, and each store update
+     has every component of the page re-check its props. The explorer runs on every step of a batch drag. */
+  function setChanged(values) {
+    const api = window.dash_component_api;
+    window.dash_clientside.callback_context.outputs_list.forEach((out, k) => {
+      const v = values[k];
+      if (v === NO()) return;
+      const prop = out.property.split("@")[0]; // allow_duplicate outputs carry "@hash"
+      const layout = api.getLayout(out.id);
+      const now = layout && layout.props ? layout.props[prop] : undefined;
+      const object = typeof v === "object" && v !== null; // marks, or a Patch (always applied)
+      const same = object ? !v.__dash_patch_update && JSON.stringify(now) === JSON.stringify(v) : now === v;
+      if (!same) window.dash_clientside.set_props(out.id, { [prop]: v });
+    });
+    throw window.dash_clientside.PreventUpdate;
+  }
+
   window.inferx = {
     /* A control moved: the address follows, and the whole control state goes to the server now or after
        the request in flight. */
@@ -478,38 +532,7 @@
     },
 
     explorer: function (dragPos, pos, figure, maxNow) {
-      const none = Array(13).fill(NO());
-      const trace = figure && figure.data && figure.data[0];
-      if (!trace || !trace.customdata || !trace.customdata.length) {
-        return ["—", "—", "—", "—", NO(), NO(), NO(), NO(), "—", "—", "", "", ""];
-      }
-      const meta = (figure.layout && figure.layout.meta) || {};
-      const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-      const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
-      const maxB = trace.customdata[trace.customdata.length - 1][0];
-      const maxPos = Math.log2(maxB);
-      const b = Math.min(toBatch(usePos ?? 3), maxB);
-      const p = pointAt(trace, b);
-      // The regime sentence is the server's, for the batch it drew: it waits for the redraw while a drag runs.
-      const server = [meta.priceNote || "", meta.regime || "", meta.goodput || ""];
-      if (anim.running) return [...none.slice(0, 10), ...server]; // the animation owns the dot and the readouts
-      // The server draws the dot at the chosen batch: patching it again would repaint Figure 6 a second
-      // time after every control change (about 40 ms), so only a dot that is elsewhere is moved.
-      const dot = figure.data[1];
-      const placed = dot && dot.x && dot.x[0] === p.x && dot.y[0] === p.y && dot.customdata[0][0] === p.b;
-      let move = NO();
-      if (!placed) {
-        const patch = new window.dash_clientside.Patch();
-        patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
-        patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho, p.regime]]);
-        const regime = meta.regimes && meta.regimes[p.regime];
-        if (regime) patch.assign(["data", 1, "marker", "color"], regime.colour);
-        move = patch.build();
-      }
-      paintRegime(p, meta);
-      const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
-      const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
-      return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];
+      return setChanged(explorerValues(dragPos, pos, figure, maxNow));
     },
 
     toggleAnimation: function (n, cfg) {

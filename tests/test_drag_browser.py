@@ -129,3 +129,34 @@ def test_an_answer_touches_only_the_graphs_it_draws(top):
     settled = "window.inferxLazy.waiting.size === 0 && window.inferxLazy.stale.size === 0"
     wait_js(browser, f"return {settled} && !({same[7:]})", what="Figure 9 drawn once the page is idle")
     assert severe_console_errors(browser) == []
+
+
+def test_a_batch_step_sets_only_the_readouts_that_change(top):
+    """The explorer's callback has thirteen outputs; a step of the batch slider changes the dot's readouts,
+    not the price, the regime sentence or the goodput line (the server's, until the next redraw)."""
+    browser = top
+    browser.execute_script("document.getElementById('card-fig6').scrollIntoView({behavior: 'instant'})")
+    browser.execute_script("window.inferxRedraws.inFlight = true; window.inferxRedraws.since = performance.now();")
+    try:
+        result = browser.execute_async_script(
+            """
+            const id = arguments[0], done = arguments[1], api = window.dash_component_api;
+            const kept = ['readout-price', 'readout-regime', 'readout-goodput'];
+            const before = kept.map((k) => api.getLayout(k).props);
+            const shown = document.getElementById('batch-value').textContent;
+            window.dash_clientside.set_props(id, {value: 5.5, drag_value: 5.5});  // 2^5.5 = 45 requests
+            const wait = () => document.getElementById('batch-value').textContent === shown
+              ? setTimeout(wait, 20)
+              : done({same: kept.map((k, i) => api.getLayout(k).props === before[i]),
+                      batch: document.getElementById('batch-value').textContent,
+                      store: api.getLayout('batch-value').props.children});
+            wait();
+            """,
+            control_id("batch"),
+        )
+        assert result["same"] == [True, True, True], result
+        assert result["batch"] == result["store"] == "45", result
+    finally:
+        browser.execute_script("window.inferxRedraws.inFlight = false; window.inferxRedraws.next = null;")
+        browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+    assert severe_console_errors(browser) == []
