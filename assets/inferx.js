@@ -402,7 +402,7 @@
   function sliderLabels(values, fired, cfg) {
     cfg.controls.forEach((name, k) => {
       const spec = cfg.sliders[name];
-      const id = `${cfg.prefix}${name}-value`;
+      const id = `${cfg.prefix}${name}-value`; // pages/_ids.value_id
       let v = values[k];
       if (!spec || v === null || v === undefined || !fired.includes(`${cfg.prefix}${name}.value`)) return;
       if (!document.getElementById(id)) return; // a page without this slider's label
