@@ -409,6 +409,82 @@
     address.next = null;
   }
 
+  /* The "value unit" text beside each moved slider's label, as format_slider_value writes it on the server.
+     Set here, by set_props for the sliders that moved, rather than by a callback with every label as an
+     output: each output is a store update the whole page re-checks, on every step of a drag. */
+  function sliderLabels(values, fired, cfg) {
+    cfg.controls.forEach((name, k) => {
+      const spec = cfg.sliders[name];
+      const id = `${cfg.prefix}${name}-value`; // pages/_ids.value_id
+      let v = values[k];
+      if (!spec || v === null || v === undefined || !fired.includes(`${cfg.prefix}${name}.value`)) return;
+      if (!document.getElementById(id)) return; // a page without this slider's label
+      if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
+      const [unit, d] = spec;
+      const text = v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+      window.dash_clientside.set_props(id, { children: unit ? `${text} ${unit}` : text });
+    });
+  }
+
+  /* The explorer's thirteen outputs, in the order its callback declares them (pages/_callbacks.py). */
+  function explorerValues(dragPos, pos, figure, maxNow) {
+    const none = Array(13).fill(NO());
+    const trace = figure && figure.data && figure.data[0];
+    if (!trace || !trace.customdata || !trace.customdata.length) {
+      return ["—", "—", "—", "—", NO(), NO(), NO(), NO(), "—", "—", "", "", ""];
+    }
+    const meta = (figure.layout && figure.layout.meta) || {};
+    const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+    const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
+    const maxB = trace.customdata[trace.customdata.length - 1][0];
+    const maxPos = Math.log2(maxB);
+    const b = Math.min(toBatch(usePos ?? 3), maxB);
+    const p = pointAt(trace, b);
+    // The regime sentence is the server's, for the batch it drew: it waits for the redraw while a drag runs.
+    const server = [meta.priceNote || "", meta.regime || "", meta.goodput || ""];
+    if (anim.running) return [...none.slice(0, 10), ...server]; // the animation owns the dot and the readouts
+    // The server draws the dot at the chosen batch: patching it again would repaint Figure 6 a second
+    // time after every control change (about 40 ms), so only a dot that is elsewhere is moved.
+    const dot = figure.data[1];
+    const placed = dot && dot.x && dot.x[0] === p.x && dot.y[0] === p.y && dot.customdata[0][0] === p.b;
+    let move = NO();
+    if (!placed) {
+      const patch = new window.dash_clientside.Patch();
+      patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
+      patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho, p.regime]]);
+      const regime = meta.regimes && meta.regimes[p.regime];
+      if (regime) patch.assign(["data", 1, "marker", "color"], regime.colour);
+      const theirs = window.inferxCompare && window.inferxCompare.dotOfA(figure, p.b);
+      if (theirs) {
+        patch.assign(["data", theirs.index, "x"], theirs.x).assign(["data", theirs.index, "y"], theirs.y);
+        patch.assign(["data", theirs.index, "customdata"], theirs.customdata);
+      }
+      move = patch.build();
+    }
+    paintRegime(p, meta);
+    const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
+    const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
+    return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];
+  }
+
+  /* A callback's outputs set one by one, only those whose value differs from the store's, then no output at
+     all: Dash makes a store update of every output, no_update or unchanged included, and each store update
+     has every component of the page re-check its props. The explorer runs on every step of a batch drag. */
+  function setChanged(values) {
+    const api = window.dash_component_api;
+    window.dash_clientside.callback_context.outputs_list.forEach((out, k) => {
+      const v = values[k];
+      if (v === NO()) return;
+      const prop = out.property.split("@")[0]; // allow_duplicate outputs carry "@hash"
+      const layout = api.getLayout(out.id);
+      const now = layout && layout.props ? layout.props[prop] : undefined;
+      const object = typeof v === "object" && v !== null; // marks, or a Patch (always applied)
+      const same = object ? !v.__dash_patch_update && JSON.stringify(now) === JSON.stringify(v) : now === v;
+      if (!same) window.dash_clientside.set_props(out.id, { [prop]: v });
+    });
+    throw window.dash_clientside.PreventUpdate;
+  }
+
   window.inferx = {
     /* A control moved: the address follows, and the whole control state goes to the server now or after
        the request in flight. */
@@ -416,13 +492,18 @@
       const cfg = args.pop();
       const pinned = args.pop() ?? null; // the pinned scenario A, where the page has one
       const batchPos = args.pop() ?? null; // undefined where the page has no explorer
-      followAddress(args, batchPos, pinned, cfg);
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+      sliderLabels(args, fired, cfg);
+      followAddress(args, batchPos, pinned, cfg);
       const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith(`${cfg.batchId}.`)) };
       if (pinned) request.pinned = pinned;
       redraws.explorer = `fig${cfg.explorerGraph.slice(4)}`;
       redraws.last = { ...request };
-      return sendRedraw(request) || NO();
+      const sent = sendRedraw(request);
+      // Nothing to send (a request is in flight): no output at all, since even a no_update output costs
+      // Dash a store update that every component on the page re-checks, on every step of a drag.
+      if (!sent) throw window.dash_clientside.PreventUpdate;
+      return sent;
     },
 
     // Read by assets/compare.js: A's point at the dot's batch, in the readouts' own words.
@@ -433,20 +514,22 @@
        when they come into view or the page is idle. */
     showFigures: function (updates, ids) {
       redrawAnswered(updates);
-      if (!updates) return ids.map(NO);
-      const out = ids.map(({ fig }) => {
-        const figure = updates[fig];
-        if (!figure) return NO();
+      // Each figure goes to its graph by set_props, and the callback itself updates nothing: Dash turns every
+      // output of a callback, no_update included, into a store update that each component of the page
+      // re-checks, and this callback has one output per graph.
+      (ids || []).forEach(({ fig }) => {
+        const figure = updates && updates[fig];
+        if (!figure) return;
         const el = wrapperOf(fig);
         if (!el || nearView(el)) {
           lazy.waiting.delete(fig);
-          return figure;
+          window.dash_clientside.set_props({ role: "figure", fig: fig }, { figure });
+        } else {
+          lazy.waiting.set(fig, { figure, el });
         }
-        lazy.waiting.set(fig, { figure, el });
-        return NO();
       });
-      if (lazy.waiting.size || lazy.stale.size) drawWaitingWhenIdle();
-      return out;
+      if (updates && (lazy.waiting.size || lazy.stale.size)) drawWaitingWhenIdle();
+      throw window.dash_clientside.PreventUpdate;
     },
 
     /* The preset's values for the controls it sets (cfg.presetControls, from the parameters' declarations). */
@@ -466,63 +549,8 @@
       return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : per[name] * gpus));
     },
 
-    // Live "value unit" text beside each slider's label, as format_slider_value writes it on the server.
-    sliderValues: function (...args) {
-      const cfg = args[args.length - 1];
-      const names = Object.keys(cfg.sliders);
-      const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-      return names.map((name, k) => {
-        // Only the sliders that moved: re-rendering every label on every step of a drag costs the drag.
-        const moved = fired.includes(`${cfg.prefix}${name}.value`);
-        if (!moved && !fired.includes(`${cfg.prefix}${name}.drag_value`)) return NO();
-        // A preset sets `value` from outside; a drag moves `drag_value` first.
-        let v = moved ? args[names.length + k] : args[k] ?? args[names.length + k];
-        if (v === null || v === undefined) return NO();
-        if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
-        const [unit, d] = cfg.sliders[name];
-        const text = v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
-        return unit ? `${text} ${unit}` : text;
-      });
-    },
-
     explorer: function (dragPos, pos, figure, maxNow) {
-      const none = Array(13).fill(NO());
-      const trace = figure && figure.data && figure.data[0];
-      if (!trace || !trace.customdata || !trace.customdata.length) {
-        return ["—", "—", "—", "—", NO(), NO(), NO(), NO(), "—", "—", "", "", ""];
-      }
-      const meta = (figure.layout && figure.layout.meta) || {};
-      const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-      const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
-      const maxB = trace.customdata[trace.customdata.length - 1][0];
-      const maxPos = Math.log2(maxB);
-      const b = Math.min(toBatch(usePos ?? 3), maxB);
-      const p = pointAt(trace, b);
-      // The regime sentence is the server's, for the batch it drew: it waits for the redraw while a drag runs.
-      const server = [meta.priceNote || "", meta.regime || "", meta.goodput || ""];
-      if (anim.running) return [...none.slice(0, 10), ...server]; // the animation owns the dot and the readouts
-      // The server draws the dot at the chosen batch: patching it again would repaint Figure 6 a second
-      // time after every control change (about 40 ms), so only a dot that is elsewhere is moved.
-      const dot = figure.data[1];
-      const placed = dot && dot.x && dot.x[0] === p.x && dot.y[0] === p.y && dot.customdata[0][0] === p.b;
-      let move = NO();
-      if (!placed) {
-        const patch = new window.dash_clientside.Patch();
-        patch.assign(["data", 1, "x"], [p.x]).assign(["data", 1, "y"], [p.y]);
-        patch.assign(["data", 1, "customdata"], [[p.b, p.itl, p.rho, p.regime]]);
-        const regime = meta.regimes && meta.regimes[p.regime];
-        if (regime) patch.assign(["data", 1, "marker", "color"], regime.colour);
-        const theirs = window.inferxCompare && window.inferxCompare.dotOfA(figure, p.b);
-        if (theirs) {
-          patch.assign(["data", theirs.index, "x"], theirs.x).assign(["data", theirs.index, "y"], theirs.y);
-          patch.assign(["data", theirs.index, "customdata"], theirs.customdata);
-        }
-        move = patch.build();
-      }
-      paintRegime(p, meta);
-      const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
-      const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
-      return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];
+      return setChanged(explorerValues(dragPos, pos, figure, maxNow));
     },
 
     toggleAnimation: function (n, cfg) {

@@ -599,6 +599,49 @@ window.__bench = (function () {
       };
       step();
     },
+    /* Dash store updates (each one re-checked by every component of the page) per drag step while a redraw
+       is held in flight, and per control change with its redraw and Figure 1's repaint: counts of work, not
+       times, so they hold on a loaded machine. window.store is the renderer's store, as dash.testing reads it. */
+    storeUpdates(done) {
+      const s = window.store, redraws = window.inferxRedraws, lazy = window.inferxLazy, gd = gds[0];
+      let n = 0, prev = s.getState();
+      const unsubscribe = s.subscribe(() => { const now = s.getState(); if (now !== prev) n += 1; prev = now; });
+      const idle = lazy.idleMs, out = {};
+      const set = (bw) => window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
+      const shows = (bw) => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && !redraws.inFlight;
+      lazy.idleMs = 600000; // no drawing of the graphs out of view while counting
+      redraws.inFlight = true;
+      redraws.since = performance.now() + 1e9; // held: the steps have nothing to send
+      let i = 0;
+      const step = () => {
+        set(20 + 0.5 * i);
+        if (++i < 20) return setTimeout(step, 100);
+        setTimeout(() => {
+          out.step = n / 20;
+          redraws.inFlight = false;
+          redraws.next = null;
+          n = 0;
+          i = 0;
+          change();
+        }, 500);
+      };
+      const change = () => {
+        const bw = 30 + i;
+        set(bw);
+        const wait = () => {
+          if (!shows(bw)) return setTimeout(wait, 10);
+          if (++i < 10) return setTimeout(change, 100);
+          out.change = n / 10;
+          unsubscribe();
+          lazy.idleMs = idle;
+          set(40.5); // once more with the page's idle drawing, so that no graph is left stale
+          const settled = () => (lazy.stale.size || lazy.waiting.size ? setTimeout(settled, 50) : done(out));
+          settled();
+        };
+        wait();
+      };
+      step();
+    },
     animate(seconds, done) {
       const anim = window.inferxAnimation;
       const btn = document.getElementById("btn-animate");
@@ -690,7 +733,21 @@ def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> tuple[list[Row]
         # The drag, then everything else with every graph in view (the window is left tall), so that
         # every change repaints every graph, as the floor does.
         driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+        counts = driver.execute_async_script("window.__bench.storeUpdates(arguments[0]);")
+        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
         rows, in_view = drag_rows(driver, quick)
+        rows.append(
+            Row(
+                "Drag",
+                "Dash store updates per drag step while a redraw is in flight (mean of 20)",
+                counts["step"],
+                "",
+                f"per control change with its redraw and repaint {counts['change']:.0f}",
+                None,
+                "—",
+                None,
+            )
+        )
         # Figure data for the floor: what the server returns for two states, replayed with no server.
         floor_figs = []
         for bw in (5.0, 9.0):
@@ -899,7 +956,10 @@ def report(
         "repaints counted; then the time from the last input until "
         "Figure 1 shows its value. Each redraw asks only for the graphs in the viewport (the next row "
         "names them). Beside it, the same drag with the window as tall as the page, so every graph is in view "
-        "and every redraw builds and paints all of them.",
+        "and every redraw builds and paints all of them. Store updates: Dash's store, counted by a subscriber, "
+        "over 20 `set_props` steps 100 ms apart with a redraw held in flight, then over 10 changes each "
+        "waited for until Figure 1 shows it (a count of the renderer's work, which a loaded machine does "
+        "not change).",
         "- Browser: the same page, every graph in view; `dash_clientside.set_props('ctl-bw', …)` to the "
         "last `plotly_afterplot`/`plotly_react` of all the graphs of `/`, after 300 ms of quiet. The floor, "
         "interleaved change by change on the same page and graphs, is `Plotly.react` of server-made figure "

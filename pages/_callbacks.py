@@ -23,7 +23,6 @@ from pages._controls import (
     preset_controls,
     reset_id,
     resettable,
-    sliders,
 )
 from pages._ids import BATCH_ID, control_id, value_id
 from pages._url import control_values_to_params, controls, tokens_from_position
@@ -35,9 +34,10 @@ CONTROL_INPUTS = [Input(control_id(name), "value") for name in controls()]
 EXPLORER = next(key for key, f in registry.FIGURES.items() if f.reads_batch)
 
 
-# A control change rewrites the address and asks for a redraw through the browser, which keeps one request
-# in flight and sends only the newest state when it returns: a slider dragged faster than a round trip would
-# otherwise have every request overtaken by the next one, and no figure would move until the drag stopped.
+# A control change writes the moved sliders' value labels, rewrites the address and asks for a redraw through
+# the browser, which keeps one request in flight and sends only the newest state when it returns: a slider
+# dragged faster than a round trip would otherwise have every request overtaken by the next one, and no figure
+# would move until the drag stopped.
 clientside_callback(
     "window.inferx.controlsChanged",
     Output("redraw-request", "data"),
@@ -139,14 +139,6 @@ clientside_callback(
     Input(control_id("gpus"), "value"),
     State(control_id("preset"), "value"),
     State(control_id("wdtype"), "value"),
-    State("ui-config", "data"),
-    prevent_initial_call=True,
-)
-
-clientside_callback(
-    "window.inferx.sliderValues",
-    [Output(value_id(n), "children") for n in sliders()],
-    [Input(control_id(n), "drag_value") for n in sliders()] + [Input(control_id(n), "value") for n in sliders()],
     State("ui-config", "data"),
     prevent_initial_call=True,
 )

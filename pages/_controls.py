@@ -55,7 +55,7 @@ def _decimals(name: str) -> int:
 
 
 def format_slider_value(name: str, value) -> str:
-    """The same text window.inferx.sliderValues writes while the slider moves."""
+    """The same text window.inferx.controlsChanged writes while the slider moves."""
     if value is None:  # a slider left unset (acceptance): the model's own value
         return PARAMS[name].unset
     unit = PARAMS[name].unit

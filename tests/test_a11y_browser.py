@@ -146,7 +146,7 @@ def test_a_slider_is_crossed_in_a_hundred_arrow_presses_and_ten_page_presses(bro
     decimals = 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
     assert state["label"] == p.label
     assert state["text"] == f"{shown:,.{decimals}f} {p.unit}"
-    # …the same words the label beside it shows (written by another callback, inferx.js sliderValues).
+    # …the same words the label beside it shows (written by inferx.js controlsChanged).
     wait_js(
         browser,
         "return document.getElementById(arguments[0]).textContent === arguments[1];",

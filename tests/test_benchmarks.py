@@ -17,6 +17,7 @@ ROWS = (
     "response size",
     "validated go.Figure",
     f"control change → last of {len(DASHBOARD)} figures repainted",
+    "Dash store updates per drag step",
     "frames per second",
     "server requests during the run",
     "process start → first page served",

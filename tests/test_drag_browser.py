@@ -1,0 +1,162 @@
+"""A dragged slider in real Chromium: the label and Figure 1 end on the drag's last value, and the steps taken
+while a redraw is in flight write nothing to Dash's store but the label (each store update is re-checked by
+every component of the page, which is what a drag costs the browser)."""
+
+from __future__ import annotations
+
+import pytest
+from browser_checks import wait_js
+from conftest import reset_browser, severe_console_errors
+
+from inferx import figure_registry as registry
+from inferx.scenario import PARAMS
+from pages._controls import format_slider_value
+from pages._ids import control_id, value_id
+
+pytestmark = pytest.mark.browser
+FIG1 = "document.querySelector('#fig-1 .js-plotly-plot')"
+
+
+@pytest.fixture
+def top(chromium, server):
+    """`/` with every graph drawn, scrolled to the top (Figure 1 in view)."""
+    if chromium.execute_script("return location.origin + location.pathname") != server.url:
+        reset_browser(chromium)
+        chromium.get(server.url)
+        drawn = " && ".join(
+            f"((document.querySelector('#fig-{f[3:]} .js-plotly-plot') || {{}}).data || []).length > 0"
+            for f in registry.DASHBOARD
+        )
+        wait_js(chromium, f"return {drawn};", what="every figure of / drawn")
+    chromium.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+    return chromium
+
+
+def label(browser, name: str) -> str:
+    return browser.execute_script("return document.getElementById(arguments[0]).textContent", value_id(name))
+
+
+def test_a_fast_drag_ends_on_its_exact_last_value(top):
+    """Inputs every 4 ms for a second, far faster than a redraw: whatever was skipped, the last value wins."""
+    browser = top
+    last = browser.execute_async_script(
+        """
+        const id = arguments[0], done = arguments[1], t0 = performance.now();
+        let bw = 0, i = 0;
+        const step = () => {
+          bw = 30 + ((i * 37) % 900) / 10 + 0.03;  // 30.03 to 120 TB/s, in no order (no rounding ties)
+          i += 1;
+          window.dash_clientside.set_props(id, {value: bw, drag_value: bw});
+          if (performance.now() - t0 < 1000) return setTimeout(step, 4);
+          done(bw);
+        };
+        step();
+        """,
+        control_id("bw"),
+    )
+    # The roofline's memory-bound slope at B = 1 is BW / (P_active·b_w) = BW / 37 GB.
+    wait_js(
+        browser,
+        f"return Math.abs({FIG1}.data[0].y[0] / ({last} * 1e12 / 37e9) - 1) < 1e-3 && !window.inferxRedraws.inFlight",
+        what=f"Figure 1 at the last bandwidth, {last} TB/s",
+    )
+    assert label(browser, "bw") == format_slider_value("bw", last)
+    assert browser.execute_script("return window.inferxRedraws.next") is None  # nothing left waiting
+    assert severe_console_errors(browser) == []
+
+
+def test_steps_during_a_redraw_write_only_the_label(top):
+    """With a redraw in flight a step has nothing to send: the callback then updates no output (Dash would
+    still turn a no_update output into a store update), and only the moved slider's label is written."""
+    browser = top
+    # Hold the request in flight: the browser waits for its answer before it sends the next state.
+    browser.execute_script("window.inferxRedraws.inFlight = true; window.inferxRedraws.since = performance.now();")
+    try:
+        result = browser.execute_async_script(
+            """
+            const id = arguments[0], done = arguments[1], api = window.dash_component_api;
+            const props = () => api.getLayout('redraw-request').props;  // replaced by any store update of it
+            const before = props(), figure = api.getLayout({role: 'figure', fig: 'fig1'}).props;
+            let k = 0;
+            const step = () => {
+              const bw = 40 + k;
+              window.dash_clientside.set_props(id, {value: bw, drag_value: bw});
+              k += 1;
+              if (k < 5) return setTimeout(step, 60);
+              setTimeout(() => done({
+                sameRequest: props() === before,
+                sameFigure: api.getLayout({role: 'figure', fig: 'fig1'}).props === figure,
+                waiting: window.inferxRedraws.next && window.inferxRedraws.next.values,
+                last: bw,
+              }), 300);
+            };
+            step();
+            """,
+            control_id("bw"),
+        )
+        assert result["sameRequest"] and result["sameFigure"], result
+        assert label(browser, "bw") == format_slider_value("bw", result["last"])
+        # The newest state waits for the answer; the others were dropped.
+        assert result["waiting"][list(PARAMS).index("bw")] == result["last"]
+    finally:
+        browser.execute_script("window.inferxRedraws.inFlight = false; window.inferxRedraws.next = null;")
+    # Released, the next step is sent and drawn as usual.
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 47.5})", control_id("bw"))
+    wait_js(browser, f"return Math.abs({FIG1}.data[0].y[0] / (47.5e12 / 37e9) - 1) < 1e-3", what="Figure 1 redrawn")
+    assert severe_console_errors(browser) == []
+
+
+def test_an_answer_touches_only_the_graphs_it_draws(top):
+    """An answer for the graphs in view leaves the store's other graphs alone: a no_update output would still
+    replace each one's props (one store update per graph of the page)."""
+    browser = top
+    browser.execute_script("window.inferxLazy.idleMs = 600000")  # no idle drawing of the stale graphs here
+    try:
+        browser.execute_script(
+            "window.__fig9 = window.dash_component_api.getLayout({role: 'figure', fig: 'fig9'}).props;"
+            "window.dash_clientside.set_props(arguments[0], {value: 61.5})",
+            control_id("bw"),
+        )
+        wait_js(browser, f"return Math.abs({FIG1}.data[0].y[0] / (61.5e12 / 37e9) - 1) < 1e-3", what="Figure 1")
+        wait_js(browser, "return !window.inferxRedraws.inFlight", what="the answer handled")
+        same = "return window.dash_component_api.getLayout({role: 'figure', fig: 'fig9'}).props === window.__fig9"
+        assert browser.execute_script(same)
+        assert browser.execute_script("return window.inferxLazy.stale.has('fig9')")
+    finally:
+        browser.execute_script("window.inferxLazy.idleMs = 600")
+    # The next change, left alone, ends with every graph drawn.
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 62})", control_id("bw"))
+    settled = "window.inferxLazy.waiting.size === 0 && window.inferxLazy.stale.size === 0"
+    wait_js(browser, f"return {settled} && !({same[7:]})", what="Figure 9 drawn once the page is idle")
+    assert severe_console_errors(browser) == []
+
+
+def test_a_batch_step_sets_only_the_readouts_that_change(top):
+    """The explorer's callback has thirteen outputs; a step of the batch slider changes the dot's readouts,
+    not the price, the regime sentence or the goodput line (the server's, until the next redraw)."""
+    browser = top
+    browser.execute_script("document.getElementById('card-fig6').scrollIntoView({behavior: 'instant'})")
+    browser.execute_script("window.inferxRedraws.inFlight = true; window.inferxRedraws.since = performance.now();")
+    try:
+        result = browser.execute_async_script(
+            """
+            const id = arguments[0], done = arguments[1], api = window.dash_component_api;
+            const kept = ['readout-price', 'readout-regime', 'readout-goodput'];
+            const before = kept.map((k) => api.getLayout(k).props);
+            const shown = document.getElementById('batch-value').textContent;
+            window.dash_clientside.set_props(id, {value: 5.5, drag_value: 5.5});  // 2^5.5 = 45 requests
+            const wait = () => document.getElementById('batch-value').textContent === shown
+              ? setTimeout(wait, 20)
+              : done({same: kept.map((k, i) => api.getLayout(k).props === before[i]),
+                      batch: document.getElementById('batch-value').textContent,
+                      store: api.getLayout('batch-value').props.children});
+            wait();
+            """,
+            control_id("batch"),
+        )
+        assert result["same"] == [True, True, True], result
+        assert result["batch"] == result["store"] == "45", result
+    finally:
+        browser.execute_script("window.inferxRedraws.inFlight = false; window.inferxRedraws.next = null;")
+        browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+    assert severe_console_errors(browser) == []
