@@ -438,14 +438,18 @@
     const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
     const maxB = trace.customdata[trace.customdata.length - 1][0];
     const maxPos = Math.log2(maxB);
-    const b = Math.min(toBatch(usePos ?? 3), maxB);
+    // A new figure (a redraw, or this callback's own move of the dot, which set_props feeds back as an input)
+    // keeps its dot where it is: the slider's value lags a drag, and reading it would pull the dot back.
+    const dot = figure.data[1];
+    const dotB = dot && dot.customdata && dot.customdata[0] && dot.customdata[0][0];
+    const byFigure = trigger.some((id) => id.endsWith(".figure")) && dotB;
+    const b = Math.min(byFigure ? dotB : toBatch(usePos ?? 3), maxB);
     const p = pointAt(trace, b);
     // The regime sentence is the server's, for the batch it drew: it waits for the redraw while a drag runs.
     const server = [meta.priceNote || "", meta.regime || "", meta.goodput || ""];
     if (anim.running) return [...none.slice(0, 10), ...server]; // the animation owns the dot and the readouts
     // The server draws the dot at the chosen batch: patching it again would repaint Figure 6 a second
     // time after every control change (about 40 ms), so only a dot that is elsewhere is moved.
-    const dot = figure.data[1];
     const placed = dot && dot.x && dot.x[0] === p.x && dot.y[0] === p.y && dot.customdata[0][0] === p.b;
     let move = NO();
     if (!placed) {
