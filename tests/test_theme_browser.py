@@ -277,12 +277,32 @@ def test_phone_shows_the_inferencex_figure_before_its_controls(browser, server):
     with viewport(browser, 420, 850):
         browser.get(server.url + "inferencex")
         wait_js(browser, "return document.querySelector('#fig-ix .main-svg')", what="the InferenceX figure")
-        assert rect(browser, "#fig-ix")["top"] < 850
+        figure = rect(browser, "#fig-ix")
+        assert figure["top"] < 850
         assert not visible(browser, "#ctl-bw")
+        # The filters wait in a bottom sheet too: nothing stands between the card's title and the figure.
+        assert not visible(browser, "#ix-filters") and not visible(browser, "#ix-hardware")
+        title = rect(browser, "#card-ix .card-title")
+        assert figure["top"] - title["bottom"] < 40, (title, figure)
+        toggle = element(browser, "[aria-controls='ix-filters']")
+        click(browser, toggle)
+        wait_js(browser, "return getComputedStyle(document.getElementById('ix-filters')).visibility === 'visible'")
+        sheet = wait_settled(browser, "#ix-filters")
+        assert toggle.get_attribute("aria-expanded") == "true" and visible(browser, "#ix-hardware")
+        assert sheet["top"] > figure["top"] + 100 and sheet["bottom"] <= 851  # the figure stays in view above it
+        browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+        wait_js(browser, "return getComputedStyle(document.getElementById('ix-filters')).visibility === 'hidden'")
+        assert browser.execute_script("return document.activeElement.getAttribute('aria-controls')") == "ix-filters"
+
         click(browser, element(browser, ".drawer-toggle-md"))
         wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")
         wait_settled(browser, "#controls-drawer")
         assert visible(browser, "#controls-drawer .ctl-label")
+    # On a desktop the filters sit above the figure, with no button.
+    browser.get(server.url + "inferencex")
+    wait_js(browser, "return document.querySelector('#fig-ix .main-svg')", what="the InferenceX figure")
+    assert visible(browser, "#ix-hardware") and not visible(browser, "[aria-controls='ix-filters']")
+    assert rect(browser, "#ix-filters")["bottom"] <= rect(browser, "#fig-ix")["top"]
     assert severe_console_errors(browser) == []
 
 
