@@ -157,6 +157,17 @@
         return b;
       });
     }
+    // Plotly paints the active menu button a fixed near-white (#F4FAFF) whatever the menu's colours, so the
+    // buttons stay light chips with dark text: light text on it was unreadable.
+    if (Array.isArray(layout.updatemenus)) {
+      out.updatemenus = layout.updatemenus.map((m) =>
+        Object.assign({}, m, {
+          bgcolor: "#c9d1da",
+          bordercolor: c.zero,
+          font: Object.assign({}, m.font, { color: "#16191d" }),
+        })
+      );
+    }
     if (Array.isArray(layout.shapes)) {
       out.shapes = layout.shapes.map((s) => {
         const b = Object.assign({}, s);

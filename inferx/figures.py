@@ -43,8 +43,8 @@ QUEUE = P.REGIME["queue"]
 QUEUE_TEXT = P.QUEUE_TEXT
 KV = P.REGIME["kv_capacity"]
 # Figure 5's interactive and batch stretches are not limits: two shades of grey, named by their labels.
-INTERACTIVE_BAND = "rgba(0,0,0,0.045)"
-BATCH_BAND = "rgba(0,0,0,0.09)"
+INTERACTIVE_BAND = "rgba(0,0,0,0.04)"
+BATCH_BAND = "rgba(0,0,0,0.06)"
 QUEUE_BAND = P.tint(P.REGIME["queue"], 0.16)  # ρ > 0.85: where the queue blows up
 RHO_PRACTICAL = 0.85
 RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
@@ -442,6 +442,8 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # Log-log: the memory-bound regime (T ∝ B) is a straight line of slope 1, the compute-bound one flat.
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
     _vline(layout, float(b_star), RIDGE, f"B* = {b_star:,.0f}")
+    # Left of the line, where the rising curves leave the foot empty: on its right it ran into the corner label.
+    layout["annotations"][-1].update(xanchor="right", xshift=-4)
     # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
     layout["annotations"] += [
         _corner_label(layout, "memory-bound: T ∝ B", 1, "left", 0.98),
@@ -509,6 +511,7 @@ def _end_marker(layout: dict, x: float, y: float, text: str, colour: str) -> Non
             "ay": 22,
             "xanchor": "right",
             "font": {"size": 10, "color": colour},
+            "bgcolor": "rgba(255,255,255,0.85)",  # readable where it crosses another curve's ceiling
         }
     )
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from . import calibrated as C
 from . import palette as P
-from .figures import round_sig
+from .figures import _decade_ticks, round_sig
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
 from .scenario import log_batches
@@ -29,7 +29,7 @@ FRAMEWORK_STYLE = {
     "atom": (P.GREY, "triangle-up"),
 }
 FAMILY_COLOUR = {family: HARDWARE[preset].colour for family, preset in C.FAMILY_PRESET.items()}
-MODEL_COLOUR = {"calibrated": P.CURRENT, "article": P.GREY}
+MODEL_COLOUR = {"calibrated": P.CURRENT, "article": P.VIOLET}
 MAX_CONCURRENCY = 512
 HOVER = (
     "%{fullData.name}<br>concurrency %{customdata[0]}<br>date %{customdata[1]}<br>"
@@ -200,7 +200,9 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
         layout["annotations"].append(
             {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.95, "showarrow": False}
         )
-    return {"data": data, "layout": layout}
+    fig = {"data": data, "layout": layout}
+    _decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
+    return fig
 
 
 def _rounded(values) -> list:
@@ -272,4 +274,6 @@ def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
                     "meta": {"model": mode, "hardware": family},
                 }
             )
-    return {"data": data, "layout": layout}
+    fig = {"data": data, "layout": layout}
+    _decade_ticks(fig)
+    return fig
