@@ -252,6 +252,17 @@
     return out;
   }
 
+  /* Legend entries too long for a narrow graph, in lines: Plotly neither wraps nor clips them, and the
+     /inferencex band's name ran off the phone's edge. */
+  function compactData(data, width) {
+    if (!Array.isArray(data)) return data;
+    const chars = Math.max(20, Math.floor((width - 70) / 6)); // 10 px legend type after a 40 px swatch
+    return data.map((t) => {
+      const name = t && wrapped(t.name, chars);
+      return name && name !== t.name ? Object.assign({}, t, { name }) : t;
+    });
+  }
+
   /* --- Plotly: figures dressed on their way in. dcc.Graph calls Plotly.react(gd, {data, layout, ...}). --- */
   const originals = new WeakMap(); // graph div -> the theme-free {data, layout} it was last given
   let react = null;
@@ -265,7 +276,8 @@
     const compact = narrow(el) && !state.printing;
     if (el) el.dataset.compact = compact;
     if (!dark() && !compact) return args;
-    const d = dark() ? darkData(data) : data;
+    let d = compact ? compactData(data, el.clientWidth) : data;
+    if (dark()) d = darkData(d);
     let l = compact ? compactLayout(layout, data, el.clientWidth) : layout;
     if (dark()) l = darkLayout(l, data);
     return figureForm ? [Object.assign({}, args[0], { data: d, layout: l }), ...args.slice(1)] : [d, l, ...args.slice(2)];
