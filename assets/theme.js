@@ -13,8 +13,9 @@
   const embedded = /\/embed\//.test(window.location.pathname);
   const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
   const printMedia = window.matchMedia("print");
-  // A4 or Letter, portrait, inside the 15 mm margins of style.css's @page: the width a printed figure is drawn at.
-  const PRINT_WIDTH = 680;
+  // A4 or Letter, portrait, inside the 15 mm margins of style.css's @page (680 px) and a card's padding: the width
+  // a printed figure is drawn at (at 680 px the right edge of every figure was cut off by its card).
+  const PRINT_WIDTH = 640;
 
   const state = { choice: "auto", theme: "light", printing: false };
 
@@ -224,6 +225,12 @@
     return lines.join("<br>");
   }
 
+  /* A horizontal legend under the plot moved above it (a copy), else the legend as it is. */
+  function legendAbove(legend) {
+    if (!legend || legend.orientation !== "h" || (legend.y !== undefined && legend.y >= 0)) return legend;
+    return Object.assign({}, legend, { y: 1.02, yanchor: "bottom" });
+  }
+
   function compactLayout(layout, data, width) {
     const out = Object.assign({}, layout);
     const chars = Math.max(20, Math.floor((width - 40) / 6.5)); // about 6.5 px a character at 11 px
@@ -241,10 +248,8 @@
       axis.tickfont = small(axis.tickfont, 10);
       out[name] = axis;
     });
-    const legend = layout.legend || {};
-    if (legend.orientation === "h" && (legend.y === undefined || legend.y < 0)) {
-      out.legend = Object.assign({}, legend, { y: 1.02, yanchor: "bottom", font: small(legend.font, 10) });
-    }
+    const legend = legendAbove(layout.legend);
+    if (legend !== layout.legend) out.legend = Object.assign(legend, { font: small(legend.font, 10) });
     // A touch screen shows the tool bar all the time, over the legend now above the plot: keep only the
     // image download and the reset (a finger zooms and pans the plot itself).
     const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
@@ -321,7 +326,11 @@
     graphs().forEach((gd) => {
       const fig = originals.get(gd);
       if (!fig || !gd._fullLayout) return;
-      const layout = state.printing ? Object.assign({}, fig.layout, { width: PRINT_WIDTH }) : fig.layout;
+      // On paper the legend goes above the plot too (no tool bar there): at the page's width a legend of two
+      // rows under the plot ran into the x-axis title.
+      const layout = state.printing
+        ? Object.assign({}, fig.layout, { width: PRINT_WIDTH, legend: legendAbove(fig.layout.legend) })
+        : fig.layout;
       const args = themedArgs(gd, [fig.data, layout]);
       originals.set(gd, fig); // the print width is not part of the figure
       react.call(window.Plotly, gd, ...args);
