@@ -268,6 +268,17 @@
     });
   }
 
+  /* A legend under the plot keeps its distance in pixels rather than in plot heights: under a tall graph (an
+     embed filling a large frame) the figures' -0.22 left a gap of a hundred pixels. */
+  function legendNear(layout, el) {
+    const legend = layout.legend;
+    if (!legend || legend.orientation !== "h" || !(legend.y < 0) || !el || !el.clientHeight) return layout;
+    const m = layout.margin || {};
+    const plot = el.clientHeight - (m.t || 0) - (m.b || 0);
+    const y = -Math.min(-legend.y, 70 / Math.max(plot, 1));
+    return y === legend.y ? layout : Object.assign({}, layout, { legend: Object.assign({}, legend, { y }) });
+  }
+
   /* --- Plotly: figures dressed on their way in. dcc.Graph calls Plotly.react(gd, {data, layout, ...}). --- */
   const originals = new WeakMap(); // graph div -> the theme-free {data, layout} it was last given
   let react = null;
@@ -280,10 +291,11 @@
     if (el) originals.set(el, { data, layout });
     const compact = narrow(el) && !state.printing;
     if (el) el.dataset.compact = compact;
-    if (!dark() && !compact) return args;
+    const near = compact || state.printing ? layout : legendNear(layout, el);
+    if (!dark() && !compact && near === layout) return args;
     let d = compact ? compactData(data, el.clientWidth) : data;
     if (dark()) d = darkData(d);
-    let l = compact ? compactLayout(layout, data, el.clientWidth) : layout;
+    let l = compact ? compactLayout(layout, data, el.clientWidth) : near;
     if (dark()) l = darkLayout(l, data);
     return figureForm ? [Object.assign({}, args[0], { data: d, layout: l }), ...args.slice(1)] : [d, l, ...args.slice(2)];
   }
