@@ -233,10 +233,12 @@
 
   function compactLayout(layout, data, width) {
     const out = Object.assign({}, layout);
-    const chars = Math.max(20, Math.floor((width - 40) / 6.5)); // about 6.5 px a character at 11 px
     if (Array.isArray(layout.annotations)) {
       out.annotations = layout.annotations.map((a) => {
-        const text = wrapped(a.text, chars);
+        // About 0.6 em a character, within the plot's width (the graph's less its margins): a 13 px note
+        // wrapped for 11 px text ran off both sides of a phone.
+        const size = (a.font && a.font.size) || 12;
+        const text = wrapped(a.text, Math.max(20, Math.floor((width - 100) / (0.6 * size))));
         return text === a.text ? a : Object.assign({}, a, { text });
       });
     }
