@@ -13,8 +13,9 @@
   const embedded = /\/embed\//.test(window.location.pathname);
   const systemDark = window.matchMedia("(prefers-color-scheme: dark)");
   const printMedia = window.matchMedia("print");
-  // A4 or Letter, portrait, inside the 15 mm margins of style.css's @page: the width a printed figure is drawn at.
-  const PRINT_WIDTH = 680;
+  // A4 or Letter, portrait, inside the 15 mm margins of style.css's @page (680 px) and a card's padding: the width
+  // a printed figure is drawn at (at 680 px the right edge of every figure was cut off by its card).
+  const PRINT_WIDTH = 640;
 
   const state = { choice: "auto", theme: "light", printing: false };
 
@@ -157,6 +158,17 @@
         return b;
       });
     }
+    // Plotly paints the active menu button a fixed near-white (#F4FAFF) whatever the menu's colours, so the
+    // buttons stay light chips with dark text: light text on it was unreadable.
+    if (Array.isArray(layout.updatemenus)) {
+      out.updatemenus = layout.updatemenus.map((m) =>
+        Object.assign({}, m, {
+          bgcolor: "#c9d1da",
+          bordercolor: c.zero,
+          font: Object.assign({}, m.font, { color: "#16191d" }),
+        })
+      );
+    }
     if (Array.isArray(layout.shapes)) {
       out.shapes = layout.shapes.map((s) => {
         const b = Object.assign({}, s);
@@ -213,12 +225,20 @@
     return lines.join("<br>");
   }
 
+  /* A horizontal legend under the plot moved above it (a copy), else the legend as it is. */
+  function legendAbove(legend) {
+    if (!legend || legend.orientation !== "h" || (legend.y !== undefined && legend.y >= 0)) return legend;
+    return Object.assign({}, legend, { y: 1.02, yanchor: "bottom" });
+  }
+
   function compactLayout(layout, data, width) {
     const out = Object.assign({}, layout);
-    const chars = Math.max(20, Math.floor((width - 40) / 6.5)); // about 6.5 px a character at 11 px
     if (Array.isArray(layout.annotations)) {
       out.annotations = layout.annotations.map((a) => {
-        const text = wrapped(a.text, chars);
+        // About 0.6 em a character, within the plot's width (the graph's less its margins): a 13 px note
+        // wrapped for 11 px text ran off both sides of a phone.
+        const size = (a.font && a.font.size) || 12;
+        const text = wrapped(a.text, Math.max(20, Math.floor((width - 100) / (0.6 * size))));
         return text === a.text ? a : Object.assign({}, a, { text });
       });
     }
@@ -230,15 +250,35 @@
       axis.tickfont = small(axis.tickfont, 10);
       out[name] = axis;
     });
-    const legend = layout.legend || {};
-    if (legend.orientation === "h" && (legend.y === undefined || legend.y < 0)) {
-      out.legend = Object.assign({}, legend, { y: 1.02, yanchor: "bottom", font: small(legend.font, 10) });
-    }
+    const legend = legendAbove(layout.legend);
+    if (legend !== layout.legend) out.legend = Object.assign(legend, { font: small(legend.font, 10) });
     // A touch screen shows the tool bar all the time, over the legend now above the plot: keep only the
     // image download and the reset (a finger zooms and pans the plot itself).
     const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
     out.modebar = Object.assign({}, layout.modebar, { remove: tools });
     return out;
+  }
+
+  /* Legend entries too long for a narrow graph, in lines: Plotly neither wraps nor clips them, and the
+     /inferencex band's name ran off the phone's edge. */
+  function compactData(data, width) {
+    if (!Array.isArray(data)) return data;
+    const chars = Math.max(20, Math.floor((width - 70) / 6)); // 10 px legend type after a 40 px swatch
+    return data.map((t) => {
+      const name = t && wrapped(t.name, chars);
+      return name && name !== t.name ? Object.assign({}, t, { name }) : t;
+    });
+  }
+
+  /* A legend under the plot keeps its distance in pixels rather than in plot heights: under a tall graph (an
+     embed filling a large frame) the figures' -0.22 left a gap of a hundred pixels. */
+  function legendNear(layout, el) {
+    const legend = layout.legend;
+    if (!legend || legend.orientation !== "h" || !(legend.y < 0) || !el || !el.clientHeight) return layout;
+    const m = layout.margin || {};
+    const plot = el.clientHeight - (m.t || 0) - (m.b || 0);
+    const y = -Math.min(-legend.y, 70 / Math.max(plot, 1));
+    return y === legend.y ? layout : Object.assign({}, layout, { legend: Object.assign({}, legend, { y }) });
   }
 
   /* --- Plotly: figures dressed on their way in. dcc.Graph calls Plotly.react(gd, {data, layout, ...}). --- */
@@ -253,9 +293,11 @@
     if (el) originals.set(el, { data, layout });
     const compact = narrow(el) && !state.printing;
     if (el) el.dataset.compact = compact;
-    if (!dark() && !compact) return args;
-    const d = dark() ? darkData(data) : data;
-    let l = compact ? compactLayout(layout, data, el.clientWidth) : layout;
+    const near = compact || state.printing ? layout : legendNear(layout, el);
+    if (!dark() && !compact && near === layout) return args;
+    let d = compact ? compactData(data, el.clientWidth) : data;
+    if (dark()) d = darkData(d);
+    let l = compact ? compactLayout(layout, data, el.clientWidth) : near;
     if (dark()) l = darkLayout(l, data);
     return figureForm ? [Object.assign({}, args[0], { data: d, layout: l }), ...args.slice(1)] : [d, l, ...args.slice(2)];
   }
@@ -298,7 +340,11 @@
     graphs().forEach((gd) => {
       const fig = originals.get(gd);
       if (!fig || !gd._fullLayout) return;
-      const layout = state.printing ? Object.assign({}, fig.layout, { width: PRINT_WIDTH }) : fig.layout;
+      // On paper the legend goes above the plot too (no tool bar there): at the page's width a legend of two
+      // rows under the plot ran into the x-axis title.
+      const layout = state.printing
+        ? Object.assign({}, fig.layout, { width: PRINT_WIDTH, legend: legendAbove(fig.layout.legend) })
+        : fig.layout;
       const args = themedArgs(gd, [fig.data, layout]);
       originals.set(gd, fig); // the print width is not part of the figure
       react.call(window.Plotly, gd, ...args);

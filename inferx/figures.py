@@ -3,8 +3,8 @@
 Each builder, `name(scn, batch)`, returns `{"data": [...], "layout": {...}}` as plain lists and dicts
 (`inferx.figure_registry` lists them with their titles and what they depend on):
 validated `go.Figure` objects cost milliseconds each, and the dashboard redraws
-ten figures per slider step. Colours are Okabe–Ito (colour-blind safe); a reference
-curve keeps its colour on every figure.
+ten figures per slider step. Colours come from `inferx.palette`: a limit's colour marks only that limit, and a
+reference curve keeps its series colour on every figure.
 """
 
 from __future__ import annotations
@@ -14,36 +14,38 @@ import functools
 import numpy as np
 
 from . import engine as E
+from . import palette as P
 from .calibrated import band_label, residual_band, scenario_calibration
 from .hardware import GPUS
 from .presets import HARDWARE
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
 
-CURRENT = "#000000"
-AMBER = "#E69F00"
-CONTEXT_REFS = {1024: "#56B4E9", 8192: "#E69F00", 32768: "#CC79A7"}
-QUANT_REFS = {("fp16", "fp16"): "#CC79A7", ("fp8", "fp8"): "#56B4E9"}  # the article's two references
+CURRENT = P.CURRENT
+AMBER = P.REGIME["queue"]  # the explorer's dot before its binding limit colours it (beyond.explorer)
+# Reference curves take the series colours (inferx.palette), never a limit's; each is dashed and named in its legend.
+CONTEXT_REFS = {1024: P.VIOLET, 8192: P.CRIMSON, 32768: P.GREY}  # their labels take the colour: no sky
+QUANT_REFS = {("fp16", "fp16"): P.CRIMSON, ("fp8", "fp8"): P.SKY}  # the article's two references
 # Stand-ins, in order, for a reference that equals the current settings (it would hide under the current line).
-QUANT_SPARES = {("fp8", "fp16"): "#009E73", ("fp4", "fp8"): "#E69F00"}
-WORKLOAD_REFS = {"ideal": ("#009E73", 0.0, 100.0), "realistic": ("#D55E00", 1.0, 87.0)}
+QUANT_SPARES = {("fp8", "fp16"): P.VIOLET, ("fp4", "fp8"): P.GREY}
+WORKLOAD_REFS = {"ideal": (P.SKY, 0.0, 100.0), "realistic": (P.CRIMSON, 1.0, 87.0)}
 COMM_REFS = {
-    "TP 4, NVLink": ("#56B4E9", dict(tp=4, pp=1, ic="nvlink"), "solid"),
-    "TP 8, NVLink": ("#0072B2", dict(tp=8, pp=1, ic="nvlink"), "solid"),
-    "TP 4, InfiniBand": ("#E69F00", dict(tp=4, pp=1, ic="infiniband"), "dash"),
-    "TP 4 + PP 4, InfiniBand": ("#D55E00", dict(tp=4, pp=4, ic="infiniband"), "dash"),
+    "TP 4, NVLink": (P.SKY, dict(tp=4, pp=1, ic="nvlink"), "solid"),
+    "TP 8, NVLink": (P.VIOLET, dict(tp=8, pp=1, ic="nvlink"), "solid"),
+    "TP 4, InfiniBand": (P.GREY, dict(tp=4, pp=1, ic="infiniband"), "dash"),
+    "TP 4 + PP 4, InfiniBand": (P.CRIMSON, dict(tp=4, pp=4, ic="infiniband"), "dash"),
 }
-# One meaning per colour for what the figures mark (inferx.regimes.REGIME_COLOURS uses the same five): blue is
-# HBM bandwidth (the ITL floor, the ridge B* where it stops binding), green compute (prefill), purple
-# communication, orange the queue (ρ > 0.85, the queueing wait), vermillion KV capacity (B_max). Black is the
-# current settings; reference curves are dashed, each named in its legend.
-RIDGE = "#0072B2"
-PREFILL = "#009E73"
-QUEUE = "#E69F00"
-QUEUE_TEXT = "#8A5A00"  # the queue's orange, dark enough to read as text on white
-KV = "#D55E00"
-INTERACTIVE_BAND = "rgba(86,180,233,0.16)"
-BATCH_BAND = "rgba(0,158,115,0.13)"
-QUEUE_BAND = "rgba(230,159,0,0.16)"  # ρ > 0.85: where the queue blows up
+# The limits' marks keep the regime colours (inferx.regimes.REGIME_COLOURS is the same dict): blue is HBM
+# bandwidth (the ITL floor, the ridge B* where it stops binding), green compute (prefill), orange the queue
+# (ρ > 0.85, the queueing wait), vermillion KV capacity (B_max). Black is the current settings.
+RIDGE = P.REGIME["bandwidth"]
+PREFILL = P.REGIME["compute"]
+QUEUE = P.REGIME["queue"]
+QUEUE_TEXT = P.QUEUE_TEXT
+KV = P.REGIME["kv_capacity"]
+# Figure 5's interactive and batch stretches are not limits: two shades of grey, named by their labels.
+INTERACTIVE_BAND = "rgba(0,0,0,0.04)"
+BATCH_BAND = "rgba(0,0,0,0.06)"
+QUEUE_BAND = P.tint(P.REGIME["queue"], 0.16)  # ρ > 0.85: where the queue blows up
 RHO_PRACTICAL = 0.85
 RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
 CURVE_POINTS = 90
@@ -451,6 +453,8 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # Log-log: the memory-bound regime (T ∝ B) is a straight line of slope 1, the compute-bound one flat.
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
     _vline(layout, float(b_star), RIDGE, f"B* = {b_star:,.0f}")
+    # Left of the line, where the rising curves leave the foot empty: on its right it ran into the corner label.
+    layout["annotations"][-1].update(xanchor="right", xshift=-4)
     # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
     layout["annotations"] += [
         _corner_label(layout, "memory-bound: T ∝ B", 1, "left", 0.98),
@@ -518,6 +522,7 @@ def _end_marker(layout: dict, x: float, y: float, text: str, colour: str) -> Non
             "ay": 22,
             "xanchor": "right",
             "font": {"size": 10, "color": colour},
+            "bgcolor": "rgba(255,255,255,0.85)",  # readable where it crosses another curve's ceiling
         }
     )
 
@@ -540,8 +545,10 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     ]
     # Past ρ = 0.85 the queueing wait climbs to a wall at B_max: shade that stretch, not the usable one.
     _band(layout, RHO_PRACTICAL * scn.b_max, scn.b_max, QUEUE_BAND, "ρ > 0.85 →")
-    # Beside the narrow band, not cut off by it.
-    layout["annotations"][-1].update(xanchor="right", xshift=-4, font={"size": 11, "color": QUEUE_TEXT})
+    # Beside the narrow band, not cut off by it; below the top right, where a phone keeps the tool bar shown (the
+    # curve is inside the band by this height).
+    label = {"xanchor": "right", "xshift": -4, "y": 0.8, "font": {"size": 11, "color": QUEUE_TEXT}}
+    layout["annotations"][-1].update(label)
     _vline(layout, float(scn.b_max), KV, f"B_max = {si(scn.b_max)}")
     layout["annotations"][-1].update(xanchor="right", xshift=-4)
     layout["xaxis"]["range"] = [0, float(np.log10(scn.b_max)) + 0.02]
@@ -813,7 +820,7 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             "rgba(0,0,0,0)",
             hover="T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms",
             fill="toself",
-            fillcolor="rgba(213,94,0,0.10)",
+            fillcolor=P.tint(WORKLOAD_REFS["realistic"][0], 0.10),  # the realistic curve's tint
             hoverinfo="skip",
         )
         data.append(gap)

@@ -2,7 +2,7 @@
 
 No Dash here: each builder returns `{"data": [...], "layout": {...}}` (or a list of
 traces) that a page can hand to dcc.Graph or append to Figures 4 and 5. Colours are
-Okabe–Ito (colour-blind safe), and frameworks also differ by marker symbol.
+the series colours of `inferx.palette`, and frameworks also differ by marker symbol.
 """
 
 from __future__ import annotations
@@ -11,23 +11,25 @@ import numpy as np
 import pandas as pd
 
 from . import calibrated as C
-from .figures import round_sig
+from . import palette as P
+from .figures import _decade_ticks, round_sig
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
 from .scenario import log_batches
 
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
+# One series colour per serving engine, one symbol per way of deploying it (open: disaggregated with Dynamo or
+# MoRI); the points overlay Figures 4 and 5, whose limit marks keep the regime colours (inferx.palette).
 FRAMEWORK_STYLE = {
-    "sglang": ("#E69F00", "circle"),
-    "trt": ("#56B4E9", "square"),
-    "vllm": ("#CC79A7", "diamond"),
-    "atom": ("#009E73", "triangle-up"),
-    "dynamo-sglang": ("#D55E00", "circle-open"),
-    "dynamo-trt": ("#0072B2", "square-open"),
-    "mori-sglang": ("#000000", "diamond-open"),
+    "sglang": (P.VIOLET, "circle"),
+    "dynamo-sglang": (P.VIOLET, "circle-open"),
+    "mori-sglang": (P.VIOLET, "diamond-open"),
+    "trt": (P.SKY, "square"),
+    "dynamo-trt": (P.SKY, "square-open"),
+    "vllm": (P.CRIMSON, "diamond"),
+    "atom": (P.GREY, "triangle-up"),
 }
 FAMILY_COLOUR = {family: HARDWARE[preset].colour for family, preset in C.FAMILY_PRESET.items()}
-MODEL_COLOUR = {"calibrated": "#000000", "article": "#CC79A7"}
+MODEL_COLOUR = {"calibrated": P.CURRENT, "article": P.VIOLET}
 MAX_CONCURRENCY = 512
 HOVER = (
     "%{fullData.name}<br>concurrency %{customdata[0]}<br>date %{customdata[1]}<br>"
@@ -36,7 +38,7 @@ HOVER = (
 
 
 def _style(framework: str, index: int) -> tuple[str, str]:
-    return FRAMEWORK_STYLE.get(framework, (OKABE_ITO[index % len(OKABE_ITO)], "x"))
+    return FRAMEWORK_STYLE.get(framework, (P.SERIES[index % len(P.SERIES)], "x"))
 
 
 def _customdata(rows: pd.DataFrame) -> list:
@@ -198,7 +200,9 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
         layout["annotations"].append(
             {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.95, "showarrow": False}
         )
-    return {"data": data, "layout": layout}
+    fig = {"data": data, "layout": layout}
+    _decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
+    return fig
 
 
 def _rounded(values) -> list:
@@ -270,4 +274,6 @@ def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
                     "meta": {"model": mode, "hardware": family},
                 }
             )
-    return {"data": data, "layout": layout}
+    fig = {"data": data, "layout": layout}
+    _decade_ticks(fig)
+    return fig

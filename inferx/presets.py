@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .hardware import GPUS, Machine
 from .models import DEEPSEEK_R1, DTYPE_BYTES, LLAMA33_70B, ModelSpec  # noqa: F401 (imported from here too)
+from .palette import MACHINE
 
 # Llama 3 70B has the same configuration as Llama 3.3 70B (327,680 B/token of KV at FP16).
 LLAMA3_70B = LLAMA33_70B
@@ -32,7 +33,7 @@ class Hardware:
     hbm: float  # aggregate HBM capacity, bytes
     tp: int
     ic: str
-    colour: str  # one colour per preset, the same on every figure
+    colour: str  # one colour per preset, the same on every figure (inferx.palette.MACHINE)
     sparse_compute: bool  # the article's FP8 compute is the 2:4-sparsity figure (kept so its figures reproduce)
     note: str = ""  # how the article's numbers differ from the machine's datasheet
 
@@ -57,7 +58,15 @@ class Hardware:
 
 HARDWARE: dict[str, Hardware] = {
     "h200x8": Hardware(
-        "8×H200", Machine(GPUS["h200"], 8), 38.4e12, 31_664e12, 1_128e9, 8, "nvlink", "#0072B2", sparse_compute=True
+        "8×H200",
+        Machine(GPUS["h200"], 8),
+        38.4e12,
+        31_664e12,
+        1_128e9,
+        8,
+        "nvlink",
+        MACHINE["h200x8"],
+        sparse_compute=True,
     ),
     "mi300x4": Hardware(
         "4×MI300X",
@@ -67,7 +76,7 @@ HARDWARE: dict[str, Hardware] = {
         768e9,
         4,
         "nvlink",
-        "#D55E00",
+        MACHINE["mi300x4"],
         sparse_compute=False,
         note="the article rounds 4 × 2,614.9 TFLOPS to 10,456",
     ),
@@ -79,7 +88,7 @@ HARDWARE: dict[str, Hardware] = {
         1_536e9,
         8,
         "nvlink",
-        "#009E73",
+        MACHINE["b200x8"],
         sparse_compute=True,
         note="the article takes 192 GB per B200 from NVIDIA's launch material; HGX B200 boards ship 180 GB",
     ),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
+from . import palette as P
 from .figures import _json_ready, _layout, _line, _note, _vline, frontier
 from .scenario import Scenario
 
@@ -94,8 +95,8 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
     hover = "λ = %{x:.3g} req/s<br>%{y:.4g} ms<br>C = %{customdata}"
     custom = c["batch"].astype(int).tolist()
     data = [
-        _line("TTFT", c["rate"], 1e3 * c["ttft"], "#0072B2", hover=hover, custom=custom),
-        _line(f"E2E ({n_out:,} output tokens)", c["rate"], 1e3 * c["e2e"], "#D55E00", hover=hover, custom=custom),
+        _line("TTFT", c["rate"], 1e3 * c["ttft"], P.VIOLET, hover=hover, custom=custom),
+        _line(f"E2E ({n_out:,} output tokens)", c["rate"], 1e3 * c["e2e"], P.CRIMSON, hover=hover, custom=custom),
     ]
     marks = np.array([b for b in concurrencies if b <= c["peak_batch"]], dtype=float)
     if marks.size:

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import engine as E
 from .figures import EXPLORER_POINTS, _json_ready, _layout, _line, _note, frontier
+from .palette import REGIME
 from .scenario import Scenario
 
 COMM_SHARE = 0.5  # communication-bound: t_comm more than half the inter-token latency
@@ -163,13 +164,7 @@ def sentence(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: 
     return f"at B = {batch:,} this machine is {label}; {what} {c_text}, {bw_gain * 100:+.0f} % bandwidth {b_text}"
 
 
-REGIME_COLOURS = {
-    "bandwidth": "#0072B2",
-    "compute": "#009E73",
-    "communication": "#CC79A7",
-    "queue": "#E69F00",
-    "kv_capacity": "#D55E00",
-}
+REGIME_COLOURS = REGIME  # inferx.palette: these five colours mean these limits on every figure
 
 
 @_json_ready

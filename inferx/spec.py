@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
+from . import palette as P
 from .figures import _hline, _json_ready, _layout, _line, _note
 from .models import dense_params, expected_distinct_experts, params_read_per_step
 from .scenario import Scenario, frontier_batches, log_batches
@@ -35,7 +36,7 @@ MEMORIES = {
 }
 # Draft devices: a GPU's HBM (the article's H100 figure) and an SRAM chip.
 DRAFT_DEVICES = {"gpu": MEMORIES["H100 HBM3"][0], "sram": MEMORIES["Corsair SRAM (d-Matrix)"][0]}
-DRAFT_COLOURS = {"gpu": "#0072B2", "sram": "#009E73"}
+DRAFT_COLOURS = {"gpu": P.VIOLET, "sram": P.CRIMSON}  # series colours (inferx.palette): neither is a limit
 DRAFT_LABELS = {"gpu": "GPU draft (3.35 TB/s)", "sram": "SRAM draft (150 TB/s)"}
 
 
@@ -127,9 +128,9 @@ def fig_spec_k(
         return {"data": [], "layout": layout}
     k = np.arange(1, k_max + 1, dtype=float)
     delta = draft_step(bw=DRAFT_DEVICES[draft])
-    colours = ("#56B4E9", "#0072B2", "#D55E00", "#CC79A7", "#E69F00", "#009E73")
     data = []
-    for alpha, colour in zip(alphas, colours, strict=False):
+    for i, alpha in enumerate(alphas):
+        colour = P.SERIES[i % len(P.SERIES)]
         s = speculative(scn, k, alpha, delta, B, verify)
         hover = "k = %{x}<br>ITL_eff = %{y:.3g} ms<br>speed-up %{customdata}×"
         speed = [f"{x:.3g}" for x in s["speedup"]]
@@ -213,7 +214,8 @@ def fig_moe(scn: Scenario, b_end: int = 4096) -> dict:
     custom = [f"{d:.1f} of {model.n_routed_experts}" for d in c["distinct_experts"]]
     hover = "B = %{x:,.0f}<br>%{y:,.0f} GB read<br>experts per layer: %{customdata}"
     data = [_line("weights read (uniform routing)", B, c["bytes_read"] / 1e9, "#000000", hover=hover, custom=custom)]
-    _hline(layout, c["active_bytes"] / 1e9, "#0072B2", f"P_active·b_w = {c['active_bytes'] / 1e9:,.0f} GB", "left")
-    _hline(layout, c["total_bytes"] / 1e9, "#D55E00", f"P_total·b_w = {c['total_bytes'] / 1e9:,.0f} GB", "left")
+    # Labelled at the right: at the left the curve starts on this line and struck the label through.
+    _hline(layout, c["active_bytes"] / 1e9, P.VIOLET, f"P_active·b_w = {c['active_bytes'] / 1e9:,.0f} GB")
+    _hline(layout, c["total_bytes"] / 1e9, P.CRIMSON, f"P_total·b_w = {c['total_bytes'] / 1e9:,.0f} GB", "left")
     layout["yaxis"]["rangemode"] = "tozero"
     return {"data": data, "layout": layout}

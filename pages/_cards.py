@@ -218,7 +218,9 @@ def figure_card(
     entry = registry.FIGURES[fig]
     body = [graph(fig, figure, entry.height), export_tools(fig)]
     if entry.reads_batch:
-        body += [readouts(), beyond_readouts(), explorer_controls(batch)]
+        # One grid for the six readouts (style.css: .explorer-readouts): two grids left two empty cells beside cost
+        # and energy.
+        body += [html.Div([readouts(), beyond_readouts()], className="explorer-readouts"), explorer_controls(batch)]
     if caption:
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
         body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))

@@ -90,7 +90,15 @@ def layout(name=None, **query):
     # readouts and batch slider: the flex column of .embed in style.css.
     body = [html.Div(graph(fig, figure, "100%"), className="embed-figure")]
     if entry.reads_batch:
-        cells = html.Div([readouts(), beyond_readouts()], className="embed-readouts")
+        # In a short frame the readouts are one strip that scrolls sideways (style.css): focusable, so a keyboard
+        # can scroll it too.
+        cells = html.Div(
+            [readouts(), beyond_readouts()],
+            className="embed-readouts",
+            tabIndex="0",
+            role="region",
+            **{"aria-label": "Readouts at the operating point"},
+        )
         body.append(html.Div([cells, explorer_controls(batch)], className="embed-extra"))
     settings = html.Div(
         [drawer_head("Settings", "embed-settings"), export_tools(fig), pin_bar(pinned), controls_panel(values)],

@@ -63,6 +63,21 @@ def filter_row() -> dbc.Row:
     return dbc.Row(cols, className="g-2 mb-2")
 
 
+FILTERS_ID = "ix-filters"
+
+
+def filters_panel() -> html.Div:
+    """The filters above the figure; below 768 px a bottom sheet behind the Filters button (as the controls are),
+    so a phone shows the figure first."""
+    return html.Div(
+        [drawer_head("Filters", FILTERS_ID), filter_row()],
+        id=FILTERS_ID,
+        className="ix-filters drawer-md",
+        role="region",
+        **{"aria-label": "Filters"},
+    )
+
+
 TITLE = "Throughput per GPU against interactivity, measured and modelled"
 
 
@@ -74,8 +89,16 @@ def layout(**query):
     card = dbc.Card(
         dbc.CardBody(
             [
-                html.H2(TITLE, className="card-title"),
-                filter_row(),
+                html.Div(
+                    [
+                        html.H2(TITLE, className="card-title"),
+                        drawer_toggle(
+                            "Filters", FILTERS_ID, className="drawer-toggle-inline btn btn-outline-secondary btn-sm"
+                        ),
+                    ],
+                    className="card-head",
+                ),
+                filters_panel(),
                 graph,
                 html.Div(
                     [

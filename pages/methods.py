@@ -122,7 +122,7 @@ def check_table():
                 f"{r.article:,.4g}",
                 f"{r.engine:,.4g}",
                 r.unit,
-                f"{100 * r.rel_diff:+.1f} %",
+                f"{100 * r.rel_diff:+.1f}\u00a0%",  # a no-break space keeps the number and its unit on one line
                 r.status,
                 r.note,
             ]

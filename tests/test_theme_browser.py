@@ -277,12 +277,32 @@ def test_phone_shows_the_inferencex_figure_before_its_controls(browser, server):
     with viewport(browser, 420, 850):
         browser.get(server.url + "inferencex")
         wait_js(browser, "return document.querySelector('#fig-ix .main-svg')", what="the InferenceX figure")
-        assert rect(browser, "#fig-ix")["top"] < 850
+        figure = rect(browser, "#fig-ix")
+        assert figure["top"] < 850
         assert not visible(browser, "#ctl-bw")
+        # The filters wait in a bottom sheet too: nothing stands between the card's title and the figure.
+        assert not visible(browser, "#ix-filters") and not visible(browser, "#ix-hardware")
+        title = rect(browser, "#card-ix .card-title")
+        assert figure["top"] - title["bottom"] < 40, (title, figure)
+        toggle = element(browser, "[aria-controls='ix-filters']")
+        click(browser, toggle)
+        wait_js(browser, "return getComputedStyle(document.getElementById('ix-filters')).visibility === 'visible'")
+        sheet = wait_settled(browser, "#ix-filters")
+        assert toggle.get_attribute("aria-expanded") == "true" and visible(browser, "#ix-hardware")
+        assert sheet["top"] > figure["top"] + 100 and sheet["bottom"] <= 851  # the figure stays in view above it
+        browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+        wait_js(browser, "return getComputedStyle(document.getElementById('ix-filters')).visibility === 'hidden'")
+        assert browser.execute_script("return document.activeElement.getAttribute('aria-controls')") == "ix-filters"
+
         click(browser, element(browser, ".drawer-toggle-md"))
         wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")
         wait_settled(browser, "#controls-drawer")
         assert visible(browser, "#controls-drawer .ctl-label")
+    # On a desktop the filters sit above the figure, with no button.
+    browser.get(server.url + "inferencex")
+    wait_js(browser, "return document.querySelector('#fig-ix .main-svg')", what="the InferenceX figure")
+    assert visible(browser, "#ix-hardware") and not visible(browser, "[aria-controls='ix-filters']")
+    assert rect(browser, "#ix-filters")["bottom"] <= rect(browser, "#fig-ix")["top"]
     assert severe_console_errors(browser) == []
 
 
@@ -331,4 +351,45 @@ def test_embed_fits_its_frame_with_title_and_scenario_first(browser, server, fig
         press_slider(browser, "ctl-bw", Keys.HOME)
         wait_figure_change(browser, fig, before)
         wait_js(browser, "return !document.getElementById('embed-scenario').textContent.includes('64.0 TB/s');")
+    assert severe_console_errors(browser) == []
+
+
+@pytest.mark.parametrize("size", [(420, 500), (800, 500)])
+def test_explorer_embed_gives_its_graph_over_half_a_short_frame(browser, server, size):
+    """Readouts and the batch slider share the frame with the graph: in a 500 px frame the readouts are one strip
+    (scrolled sideways where narrow) and the graph keeps at least 55 % of the height, with no page scroll."""
+    width, height = size
+    with viewport(browser, width, height):
+        browser.get(server.url + "embed/explorer")
+        figure_data(browser, 6)
+        wait_js(browser, "return document.getElementById('readout-energy').textContent.includes('tok/J')")
+        graph = wait_settled(browser, "#fig-6 .main-svg")
+        assert graph["height"] >= 0.55 * height, f"graph {graph['height']:.0f} px of a {height} px frame"
+        scroll = browser.execute_script(
+            "const d = document.documentElement; return [d.scrollWidth, d.scrollHeight, d.clientWidth, innerHeight];"
+        )
+        assert scroll[0] <= scroll[2] and scroll[1] <= scroll[3], f"the page scrolls at {width}×{height}: {scroll}"
+        strip = rect(browser, ".embed-readouts")
+        assert graph["bottom"] <= strip["top"] and rect(browser, "#btn-animate")["bottom"] <= height
+        # Every readout is in the strip's one row, its whole value shown (none cut off with an ellipsis).
+        cells = browser.execute_script(
+            "return [...document.querySelectorAll('.embed-readouts .readout')].map((c) => {"
+            " const r = c.getBoundingClientRect(), v = c.querySelector('.readout-value');"
+            " return [Math.round(r.top), v.scrollWidth <= v.clientWidth + 1]; });"
+        )
+        assert len(cells) == 6 and len({top for top, _ in cells}) == 1 and all(whole for _, whole in cells), cells
+        # The last readout can be scrolled into view from the keyboard: the strip takes focus.
+        strip_el = element(browser, ".embed-readouts")
+        browser.execute_script("arguments[0].focus()", strip_el)
+        assert browser.execute_script("return document.activeElement.classList.contains('embed-readouts')")
+        shown = (
+            "const s = document.querySelector('.embed-readouts').getBoundingClientRect(),"
+            " e = document.getElementById('readout-energy').getBoundingClientRect();"
+            "return e.right <= s.right + 1 && e.left >= s.left - 1;"
+        )
+        for _ in range(30):  # an arrow key scrolls the focused strip by about 40 px
+            if browser.execute_script(shown):
+                break
+            strip_el.send_keys(Keys.ARROW_RIGHT)
+        assert browser.execute_script(shown), "the energy readout stays out of the strip's view"
     assert severe_console_errors(browser) == []

@@ -1,0 +1,118 @@
+"""A colour keeps one meaning across figures: the five limit colours (inferx.palette.REGIME) mark only their limit,
+and every other series (machines, reference curves, frameworks) takes a series colour."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from inferx import figure_registry as registry
+from inferx import palette as P
+from inferx import regimes
+from inferx.measured import load_measured
+from inferx.measured_figures import divergence_figure, inferencex_figure, overlay_traces
+from inferx.presets import HARDWARE
+from inferx.scenario import Scenario
+
+REGIME_OF = {colour.upper(): key for key, colour in P.REGIME.items()}
+REGIME_OF[P.QUEUE_TEXT.upper()] = "queue"  # the queue's orange darkened for text
+# The traces that draw a limit, by figure and name: Figure 3's prefill floor (compute) and queueing wait, Figure
+# 10's runs of the frontier (named by their limit), and the explorer's dot (the limit binding at its batch).
+REGIME_TRACES = {
+    ("fig3", "Prefill t_prefill(S_in)"): "compute",
+    ("fig3", "Queueing wait"): "queue",
+    **{("fig10", label): key for key, label in regimes.LABELS.items()},
+}
+# What a mark in a limit's colour may say: B* and the ITL floor are the bandwidth limit's, B_max the KV cache's,
+# ρ > 0.85 the queue's.
+MARK_TEXT = {"bandwidth": r"B\* =|ITL floor", "kv_capacity": r"B_max", "queue": r"ρ > 0\.85"}
+
+SCENARIOS = [
+    {},
+    {"preset": "mi300x4"},
+    {"preset": "b200x8", "ctx": 8192},
+    {"ctx": 32768, "kvdtype": "fp16"},
+    {"model": "llama-3.3-70b", "wdtype": "fp16", "kvdtype": "fp16"},
+    {"wdtype": "fp4", "kvdtype": "fp8", "tp": 4, "pp": 4, "ic": "infiniband"},
+    {"mode": "calibrated"},
+    {"model": "llama-3.3-70b"},
+]
+
+
+def colours(trace: dict) -> set[str]:
+    found = {(trace.get(part) or {}).get("color") for part in ("line", "marker")}
+    return {c.upper() for c in found if isinstance(c, str)}
+
+
+def check_traces(key: str, fig: dict, scn: Scenario | None = None) -> list[str]:
+    wrong = []
+    for trace in fig["data"]:
+        for colour in colours(trace) & set(REGIME_OF):
+            name = trace.get("name", "")
+            if key == "fig6" and name == "Operating point" and scn is not None:
+                expected = str(regimes.binding(scn, [trace["customdata"][0][0]])[0])
+            else:
+                expected = REGIME_TRACES.get((key, name))
+            if REGIME_OF[colour] != expected:
+                wrong.append(f"{key}: trace {name!r} is {colour}, the colour of {REGIME_OF[colour]}")
+    return wrong
+
+
+def check_marks(key: str, fig: dict) -> list[str]:
+    """A line or label in a limit's colour marks that limit (dashed lines are placed with their labels)."""
+    wrong = []
+    for a in fig["layout"].get("annotations", []):
+        colour = str((a.get("font") or {}).get("color", "")).upper()
+        limit = REGIME_OF.get(colour)
+        if limit and not re.search(MARK_TEXT.get(limit, "(?!)"), a["text"]):
+            wrong.append(f"{key}: label {a['text']!r} is {colour}, the colour of {limit}")
+    return wrong
+
+
+@pytest.mark.parametrize("params", SCENARIOS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "default")
+def test_no_figure_draws_a_series_in_a_limits_colour(params):
+    scn = Scenario.from_params(**params)
+    figs = registry.build(scn)
+    wrong = [w for key, fig in figs.items() for w in check_traces(key, fig, scn) + check_marks(key, fig)]
+    assert wrong == []
+    # The check sees the limits' own traces (it would pass vacuously on figures without any).
+    drawn = {(k, t.get("name")) for k, f in figs.items() for t in f["data"] if colours(t) & set(REGIME_OF)}
+    assert ("fig6", "Operating point") in drawn and any(k == "fig10" for k, _ in drawn)
+
+
+def test_measured_points_and_model_curves_take_series_colours(measured_paths):
+    df = load_measured(measured_paths.csv)
+    scn = Scenario.from_params()
+    figs = {
+        "inferencex": inferencex_figure(scn, df, {"isl": "all", "osl": "all"}),
+        "divergence": divergence_figure(df),
+        "overlay": {"data": overlay_traces(df, "fig4") + overlay_traces(df, "fig5"), "layout": {}},
+    }
+    assert all(f["data"] for f in figs.values())
+    assert [w for key, fig in figs.items() for w in check_traces(key, fig)] == []
+
+
+def test_the_palettes_are_disjoint_and_legible():
+    regime = {c.upper() for c in P.REGIME.values()}
+    series = {c.upper() for c in P.SERIES}
+    assert not regime & series and P.CURRENT.upper() not in regime | series
+    assert {hw.colour.upper() for hw in HARDWARE.values()} <= series
+    assert len({hw.colour for hw in HARDWARE.values()}) == len(HARDWARE)
+
+    def luminance(hex_colour: str) -> float:
+        def channel(v: int) -> float:
+            c = v / 255
+            return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (channel(int(hex_colour[i : i + 2], 16)) for i in (1, 3, 5))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    def contrast(a: str, b: str) -> float:
+        hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    dark_card = "#1C2026"  # style.css --ix-surface in the dark theme
+    for colour in P.SERIES:
+        assert contrast(colour, "#FFFFFF") >= (2.2 if colour == P.SKY else 4.5), colour
+        assert contrast(colour, dark_card) >= 3.0, colour
