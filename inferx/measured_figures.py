@@ -12,7 +12,7 @@ import pandas as pd
 
 from . import calibrated as C
 from . import palette as P
-from .figures import _decade_ticks, round_sig
+from .figures import decade_ticks, round_sig
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
 from .scenario import log_batches
@@ -201,7 +201,7 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
             {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.95, "showarrow": False}
         )
     fig = {"data": data, "layout": layout}
-    _decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
+    decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
     return fig
 
 
@@ -275,5 +275,5 @@ def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
                 }
             )
     fig = {"data": data, "layout": layout}
-    _decade_ticks(fig)
+    decade_ticks(fig)
     return fig
