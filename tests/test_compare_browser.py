@@ -211,3 +211,4 @@ def test_a_s_dot_and_the_differences_follow_a_drag_and_the_animation(browser, se
     assert final_b == min(last, edge)
     assert final_text.startswith("A stops at") == (last > edge)
     assert severe_console_errors(browser) == []
+    browser.get("about:blank")  # the session's next test must not find A pinned on `/`
