@@ -31,7 +31,7 @@ def wait_figure_change(driver, fig: int, before: str, timeout: float = TIMEOUT) 
 
 SETTLED_IN_VIEW_JS = """
 const el = arguments[0];
-el.scrollIntoView({block: 'center'});
+el.scrollIntoView({block: 'center', behavior: 'instant'});
 const r = el.getBoundingClientRect(), key = [r.left, r.top, r.width, r.height].join();
 const settled = key === el.dataset.inferxLastRect && r.top >= 0 && r.bottom <= window.innerHeight;
 el.dataset.inferxLastRect = key;
