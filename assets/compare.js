@@ -3,7 +3,6 @@
 (function () {
   "use strict";
   const KEYS = ["throughput", "ttft", "itl", "rho", "cost", "energy"];
-  const toBatch = (pos) => Math.max(1, Math.round(Math.pow(2, pos)));
 
   /* "+23.4 % vs A (9,876 tok/s)": how far the current value is from A's, in per cent of A's. */
   function against(now, theirs, text) {
@@ -76,14 +75,7 @@
     differences: function (dragPos, pos, figure) {
       const mine = pinnedTraces(figure);
       if (!mine) return KEYS.map(() => "");
-      // The dot's batch: the slider's while it moves; after a redraw or the dot's move (a change of the
-      // figure), the dot's own, which a drag leaves away from the slider's value.
-      const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-      const dot = figure.data[1] && figure.data[1].customdata && figure.data[1].customdata[0];
-      const cd = mine.mine.customdata;
-      if (trigger.some((id) => id.endsWith(".figure")) && dot) return textsAt(dot[0], figure);
-      const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
-      return textsAt(Math.min(toBatch(usePos ?? 3), cd[cd.length - 1][0]), figure);
+      return textsAt(window.inferx.dotBatch(dragPos, pos, figure), figure);
     },
   };
 })();

@@ -427,6 +427,19 @@
   }
 
   /* The explorer's thirteen outputs, in the order its callback declares them (pages/_callbacks.py). */
+  /* The batch the explorer's dot stands for, capped at the frontier's last. After a redraw or the dot's own
+     move (a new figure, which set_props feeds back as an input) it is the dot's: the slider's value lags a
+     drag, and reading it would pull the dot back. Otherwise the slider's, its drag value while it moves. */
+  function dotBatch(dragPos, pos, figure) {
+    const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
+    const cd = figure.data[0].customdata;
+    const maxB = cd[cd.length - 1][0];
+    const dot = figure.data[1] && figure.data[1].customdata && figure.data[1].customdata[0];
+    if (trigger.some((id) => id.endsWith(".figure")) && dot && dot[0]) return Math.min(dot[0], maxB);
+    const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
+    return Math.min(toBatch(usePos ?? 3), maxB);
+  }
+
   function explorerValues(dragPos, pos, figure, maxNow) {
     const none = Array(13).fill(NO());
     const trace = figure && figure.data && figure.data[0];
@@ -434,16 +447,9 @@
       return ["—", "—", "—", "—", NO(), NO(), NO(), NO(), "—", "—", "", "", ""];
     }
     const meta = (figure.layout && figure.layout.meta) || {};
-    const trigger = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
-    const usePos = trigger.some((id) => id.endsWith(".drag_value")) ? dragPos ?? pos : pos;
-    const maxB = trace.customdata[trace.customdata.length - 1][0];
-    const maxPos = Math.log2(maxB);
-    // A new figure (a redraw, or this callback's own move of the dot, which set_props feeds back as an input)
-    // keeps its dot where it is: the slider's value lags a drag, and reading it would pull the dot back.
+    const maxPos = Math.log2(trace.customdata[trace.customdata.length - 1][0]);
     const dot = figure.data[1];
-    const dotB = dot && dot.customdata && dot.customdata[0] && dot.customdata[0][0];
-    const byFigure = trigger.some((id) => id.endsWith(".figure")) && dotB;
-    const b = Math.min(byFigure ? dotB : toBatch(usePos ?? 3), maxB);
+    const b = dotBatch(dragPos, pos, figure);
     const p = pointAt(trace, b);
     // The regime sentence is the server's, for the batch it drew: it waits for the redraw while a drag runs.
     const server = [meta.priceNote || "", meta.regime || "", meta.goodput || ""];
@@ -512,6 +518,7 @@
 
     // Read by assets/compare.js: A's point at the dot's batch, in the readouts' own words.
     pointAt: pointAt,
+    dotBatch: dotBatch,
     formats: { ...fmt, money: money },
 
     /* The redraw's figures (by name) to the graphs of the page (by pattern id): those in view now, the others
