@@ -340,7 +340,11 @@
     const sent = narrowed(request);
     if (request.figures && !sent.figures.length) return null; // drawn meanwhile: nothing to refresh
     redraws.inFlight = true;
-    redraws.since = performance.now();
+    const since = (redraws.since = performance.now());
+    // An answer that never comes would otherwise hold the newest state until the next change.
+    window.setTimeout(() => {
+      if (redraws.inFlight && redraws.since === since) redrawAnswered({});
+    }, redraws.giveUpMs);
     return sent;
   }
 

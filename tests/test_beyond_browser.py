@@ -69,7 +69,9 @@ def test_the_beyond_section_renders_and_fits(browser, server, width):
         wait_js(browser, "return !!document.getElementById('beyond')", what="the Beyond section")
         for fig in BEYOND:
             # Graphs off screen are painted lazily: bring each into view.
-            browser.execute_script(f"document.getElementById('card-{fig}').scrollIntoView({{block: 'start', behavior: 'instant'}})")
+            browser.execute_script(
+                f"document.getElementById('card-{fig}').scrollIntoView({{block: 'start', behavior: 'instant'}})"
+            )
             wait_js(browser, f"return document.querySelectorAll('#fig-{fig[3:]} .main-svg').length > 0", what=fig)
         assert severe_console_errors(browser) == []
         assert browser.execute_script("return document.documentElement.scrollWidth") <= width

@@ -53,7 +53,9 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
     as_js = json.dumps(before, separators=(",", ":"))  # JSON.stringify's spelling
     wait_until(browser, f"return JSON.stringify({traces('fig4')}[0].x) !== {json.dumps(as_js)}", "the redraw")
     for fig in FIGS:  # every figure of / draws A (the off-screen ones once scrolled to)
-        browser.execute_script(f"document.getElementById('card-{fig}').scrollIntoView({{block: 'center', behavior: 'instant'}})")
+        browser.execute_script(
+            f"document.getElementById('card-{fig}').scrollIntoView({{block: 'center', behavior: 'instant'}})"
+        )
         wait_until(browser, f"return {a_traces(fig)}.length > 0", f"A's traces on {fig}")
         # The legend, with A's entries and title, wraps inside the figure.
         inside = browser.execute_script(
@@ -75,7 +77,9 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
     )
     assert f"A (dashed): {compare.machine_label(Scenario.from_params())}" in legend and f"A: {mine['name']}" in legend
     # The explorer's readouts show the difference from A, with units and a signed per cent.
-    browser.execute_script("document.getElementById('card-fig6').scrollIntoView({block: 'center', behavior: 'instant'})")
+    browser.execute_script(
+        "document.getElementById('card-fig6').scrollIntoView({block: 'center', behavior: 'instant'})"
+    )
     diff = r"^[+−±][\d.,]+ % vs A \(.+\)$"
     wait_until(browser, "return document.getElementById('readout-throughput-a').textContent.includes('vs A')", "diff")
     texts = {

@@ -237,6 +237,25 @@ def test_a_refused_state_shows_a_notice_and_the_next_change_still_redraws(browse
     assert not browser.execute_script("return window.inferxRedraws.inFlight")
 
 
+def test_a_lost_answer_does_not_hold_back_the_newest_state(browser, server):
+    open_page(browser, server, "/embed/fig1", ["fig1"])
+    browser.execute_script("window.inferxRedraws.giveUpMs = 1500")
+    # The first change's request fails on the way; the second waits behind it for an answer that never comes.
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*_dash-update-component*"]})
+    try:
+        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 30})")
+        wait_js(browser, "return window.inferxRedraws.inFlight", what="the first redraw sent")
+        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 55})")
+        assert browser.execute_script("return window.inferxRedraws.next.values") is not None
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    # No further input: the waiting state goes out once the lost one is given up.
+    wait_js(browser, f"return Math.abs({traces('fig1')}[0].y[0] - 55e12 / 37e9) < 1", what="Figure 1 at 55 TB/s")
+    assert browser.execute_script("return window.inferxRedraws.next") is None
+    browser.get_log("browser")  # the blocked request's console error is this test's own doing
+
+
 def test_animate_moves_dot_without_server_requests(home):
     browser = home
     wait_js(browser, "return document.getElementById('readout-rho').textContent !== '—'")
