@@ -5,6 +5,7 @@
     python -m benchmarks --out DIR  # write RESULTS.md to DIR instead
     python -m benchmarks --skip-browser  # engine, server and cold start only (no Chromium needed)
     python -m benchmarks --load-only     # only the many-users load test; replaces its section of RESULTS.md
+    python -m benchmarks --drag-only     # only the slider-drag rows, printed; RESULTS.md is left alone
 
 Every figure is compared with a baseline measured in the same run, so a ratio holds on a noisy machine even
 when the absolute times do not. The targets come from issue 5; they are reported, never asserted.
@@ -546,8 +547,23 @@ window.__bench = (function () {
     };
     setTimeout(check, 10);
   }
+  /* Dash components in a layout subtree (window.store holds the page's layout as Dash renders it), and the
+     subtree whose id is `id`. */
+  function walk(node, visit) {
+    if (Array.isArray(node)) return node.forEach((n) => walk(n, visit));
+    if (!node || typeof node !== "object") return;
+    if (typeof node.type === "string" && typeof node.namespace === "string") visit(node);
+    Object.values(node.props || node).forEach((v) => walk(v, visit));
+  }
+  const count = (root) => { let n = 0; walk(root, () => { n += 1; }); return n; };
   return {
     ready: () => gds.every((gd) => gd && gd.data && gd.data.length > 0 && gd.on),
+    components() {
+      const layout = window.store.getState().layout;
+      let card = null;
+      walk(layout, (c) => { if (c.props && c.props.id === "card-fig1") card = c; });
+      return { all: count(layout), card: card ? count(card) : null };
+    },
     /* Done once no graph has repainted for `ms` (a page just loaded still typesets and resizes). */
     quiet(ms, done) {
       begin();
@@ -713,41 +729,63 @@ def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
     ], in_view
 
 
+def open_dashboard(driver, srv: Gunicorn) -> None:
+    """`/` with every graph drawn and the benchmark's script in place."""
+    driver.get(srv.url)
+    n_figs = len(FIGS)
+    wait_js(driver, f"return document.querySelectorAll('.js-plotly-plot').length >= {n_figs} && !!window.Plotly")
+    wait_js(
+        driver,
+        "return [...document.querySelectorAll('[id^=fig-] .js-plotly-plot')]"
+        f".filter(g => g.data && g.data.length).length >= {n_figs}",
+    )
+    time.sleep(1.0)
+    numbers = [int(f[3:]) for f in FIGS]
+    explorer = next(i for i, f in enumerate(FIGS) if registry.FIGURES[f].reads_batch)
+    script = BROWSER_JS.replace("__FIGNUMS__", json.dumps(numbers)).replace("__EXPLORER__", str(explorer))
+    driver.execute_script(script)
+    assert driver.execute_script("return window.__bench.ready()")
+
+
+def drag_section(driver, quick: bool) -> tuple[list[Row], list[str]]:
+    """The Drag rows, on `/` opened at 1280×900 by `open_dashboard`; leaves the window as tall as the page."""
+    components = driver.execute_script("return window.__bench.components();")
+    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    counts = driver.execute_async_script("window.__bench.storeUpdates(arguments[0]);")
+    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    rows, in_view = drag_rows(driver, quick)
+    rows += [
+        Row(
+            "Drag",
+            "Dash store updates per drag step while a redraw is in flight (mean of 20)",
+            counts["step"],
+            "",
+            f"per control change with its redraw and repaint {counts['change']:.0f}",
+            None,
+            "—",
+            None,
+        ),
+        Row(
+            "Drag",
+            "Dash components on / (each re-checks its props on every store update)",
+            float(components["all"]),
+            "",
+            f"in one figure card {components['card']}",
+            None,
+            "—",
+            None,
+        ),
+    ]
+    return rows, in_view
+
+
 def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> tuple[list[Row], list[str]]:
     driver = make_driver(1280, 900)
     try:
-        driver.get(srv.url)
-        n_figs = len(FIGS)
-        wait_js(driver, f"return document.querySelectorAll('.js-plotly-plot').length >= {n_figs} && !!window.Plotly")
-        wait_js(
-            driver,
-            "return [...document.querySelectorAll('[id^=fig-] .js-plotly-plot')]"
-            f".filter(g => g.data && g.data.length).length >= {n_figs}",
-        )
-        time.sleep(1.0)
-        numbers = [int(f[3:]) for f in FIGS]
-        explorer = next(i for i, f in enumerate(FIGS) if registry.FIGURES[f].reads_batch)
-        script = BROWSER_JS.replace("__FIGNUMS__", json.dumps(numbers)).replace("__EXPLORER__", str(explorer))
-        driver.execute_script(script)
-        assert driver.execute_script("return window.__bench.ready()")
+        open_dashboard(driver, srv)
         # The drag, then everything else with every graph in view (the window is left tall), so that
         # every change repaints every graph, as the floor does.
-        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
-        counts = driver.execute_async_script("window.__bench.storeUpdates(arguments[0]);")
-        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
-        rows, in_view = drag_rows(driver, quick)
-        rows.append(
-            Row(
-                "Drag",
-                "Dash store updates per drag step while a redraw is in flight (mean of 20)",
-                counts["step"],
-                "",
-                f"per control change with its redraw and repaint {counts['change']:.0f}",
-                None,
-                "—",
-                None,
-            )
-        )
+        rows, in_view = drag_section(driver, quick)
         # Figure data for the floor: what the server returns for two states, replayed with no server.
         floor_figs = []
         for bw in (5.0, 9.0):
@@ -979,9 +1017,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="directory for RESULTS.md")
     ap.add_argument("--skip-browser", action="store_true", help="leave out the Chromium sections")
     ap.add_argument("--load-only", action="store_true", help="only the load test; replace its section of RESULTS.md")
+    ap.add_argument("--drag-only", action="store_true", help="only the Drag rows, printed (RESULTS.md untouched)")
     args = ap.parse_args(argv)
     if args.load_only:
         return main_load_only(args)
+    if args.drag_only:
+        return main_drag_only(args)
     started = time.perf_counter()
     load0 = os.getloadavg()
     notes: list[str] = []
@@ -1021,6 +1062,25 @@ def main(argv=None) -> int:
     (args.out / "RESULTS.md").write_text(text)
     print(plain_table(rows))
     print(f"\nload average {load0[0]:.1f} → {load1[0]:.1f}; wrote {args.out / 'RESULTS.md'}")
+    return 0
+
+
+def main_drag_only(args) -> int:
+    """The Drag rows alone, printed: for comparing a change to the page before and after, run beside each other."""
+    load0 = os.getloadavg()
+    srv = Gunicorn()
+    try:
+        driver = make_driver(1280, 900)
+        try:
+            open_dashboard(driver, srv)
+            rows, _ = drag_section(driver, args.quick)
+        finally:
+            driver.quit()
+    finally:
+        srv.stop()
+    load1 = os.getloadavg()
+    print(plain_table(rows))
+    print(f"\nload average {load0[0]:.1f} → {load1[0]:.1f}")
     return 0
 
 
