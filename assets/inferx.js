@@ -570,10 +570,5 @@
       writeAddress(); // a change of the last moment is in the link too
       return window.location.href;
     },
-
-    embedCode: function (n, path) {
-      const src = `${window.location.origin}${path}${window.location.search}`;
-      return `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure"></iframe>`;
-    },
   };
 })();

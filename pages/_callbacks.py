@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 
-from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
+from dash import ALL, Input, Output, State, callback, clientside_callback
 
 from inferx import figure_registry as registry
 from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario, check_batch, shown_value
@@ -186,12 +186,4 @@ clientside_callback(
 
 clientside_callback(
     "window.inferx.copyLink", Output("copy-link", "content"), Input("copy-link", "n_clicks"), prevent_initial_call=True
-)
-
-clientside_callback(
-    "window.inferx.embedCode",
-    Output({"role": "embed-copy", "fig": MATCH}, "content"),
-    Input({"role": "embed-copy", "fig": MATCH}, "n_clicks"),
-    State({"role": "embed-path", "fig": MATCH}, "children"),
-    prevent_initial_call=True,
 )
