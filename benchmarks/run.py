@@ -616,47 +616,58 @@ window.__bench = (function () {
       step();
     },
     /* Dash store updates (each one re-checked by every component of the page) per drag step while a redraw
-       is held in flight, and per control change with its redraw and Figure 1's repaint: counts of work, not
-       times, so they hold on a loaded machine. window.store is the renderer's store, as dash.testing reads it. */
-    storeUpdates(done) {
-      const s = window.store, redraws = window.inferxRedraws, lazy = window.inferxLazy, gd = gds[0];
+       is held in flight (`steps`), and per control change with its redraw and Figure 1's repaint (`changes`):
+       counts of work, not times, so they hold on a loaded machine. window.store is the renderer's store, as
+       dash.testing reads it. */
+    counting() {
+      const s = window.store;
       let n = 0, prev = s.getState();
       const unsubscribe = s.subscribe(() => { const now = s.getState(); if (now !== prev) n += 1; prev = now; });
-      const idle = lazy.idleMs, out = {};
-      const set = (bw) => window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
-      const shows = (bw) => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && !redraws.inFlight;
+      return { count: () => n, stop: unsubscribe };
+    },
+    steps(done) {
+      const redraws = window.inferxRedraws, lazy = window.inferxLazy, c = this.counting();
+      const idle = lazy.idleMs;
       lazy.idleMs = 600000; // no drawing of the graphs out of view while counting
       redraws.inFlight = true;
       redraws.since = performance.now() + 1e9; // held: the steps have nothing to send
       let i = 0;
       const step = () => {
-        set(20 + 0.5 * i);
+        window.dash_clientside.set_props("ctl-bw", { value: 20 + 0.5 * i, drag_value: 20 + 0.5 * i });
         if (++i < 20) return setTimeout(step, 100);
         setTimeout(() => {
-          out.step = n / 20;
+          c.stop();
           redraws.inFlight = false;
           redraws.next = null;
-          n = 0;
-          i = 0;
-          change();
+          lazy.idleMs = idle;
+          done({ n: c.count() / 20 });
         }, 500);
       };
+      step();
+    },
+    changes(done) {
+      const redraws = window.inferxRedraws, lazy = window.inferxLazy, gd = gds[0], c = this.counting();
+      const idle = lazy.idleMs;
+      const set = (bw) => window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
+      const shows = (bw) => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && !redraws.inFlight;
+      lazy.idleMs = 600000;
+      let i = 0;
       const change = () => {
         const bw = 30 + i;
         set(bw);
         const wait = () => {
           if (!shows(bw)) return setTimeout(wait, 10);
           if (++i < 10) return setTimeout(change, 100);
-          out.change = n / 10;
-          unsubscribe();
+          c.stop();
+          const n = c.count() / 10;
           lazy.idleMs = idle;
           set(40.5); // once more with the page's idle drawing, so that no graph is left stale
-          const settled = () => (lazy.stale.size || lazy.waiting.size ? setTimeout(settled, 50) : done(out));
+          const settled = () => (lazy.stale.size || lazy.waiting.size ? setTimeout(settled, 50) : done({ n }));
           settled();
         };
         wait();
       };
-      step();
+      change();
     },
     animate(seconds, done) {
       const anim = window.inferxAnimation;
@@ -689,9 +700,6 @@ def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
     with every graph in view (every redraw builds and paints all of them). Also returns the figures the
     desktop drag's redraws asked for most often."""
     seconds = 1.0 if quick else 3.0
-    # The renderer's main-thread CPU time (Performance.getMetrics' ThreadTime) over each drag: unlike the
-    # repaint rate it hardly depends on what else the machine runs.
-    driver.execute_cdp_cmd("Performance.enable", {"timeDomain": "threadTicks"})
 
     def drag() -> dict:
         cpu0 = thread_time(driver)
@@ -775,17 +783,35 @@ def open_dashboard(driver, srv: Gunicorn) -> None:
 def drag_section(driver, quick: bool) -> tuple[list[Row], list[str]]:
     """The Drag rows, on `/` opened at 1280×900 by `open_dashboard`; leaves the window as tall as the page."""
     components = driver.execute_script("return window.__bench.components();")
-    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
-    counts = driver.execute_async_script("window.__bench.storeUpdates(arguments[0]);")
+    # The renderer's main-thread CPU time (Performance.getMetrics' ThreadTime): unlike the repaint rate it
+    # hardly depends on what else the machine runs.
+    driver.execute_cdp_cmd("Performance.enable", {"timeDomain": "threadTicks"})
+    counts = {}
+    for part, n in (("steps", 20), ("changes", 10)):
+        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+        cpu0 = thread_time(driver)
+        counts[part] = driver.execute_async_script(f"window.__bench.{part}(arguments[0]);")
+        counts[part]["cpu_ms"] = 1e3 * (thread_time(driver) - cpu0) / n
     driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
     rows, in_view = drag_rows(driver, quick)
+    steps, changes = counts["steps"], counts["changes"]
     rows += [
         Row(
             "Drag",
             "Dash store updates per drag step while a redraw is in flight (mean of 20)",
-            counts["step"],
+            steps["n"],
             "",
-            f"per control change with its redraw and repaint {counts['change']:.0f}",
+            f"per control change with its redraw and repaint {changes['n']:.0f}",
+            None,
+            "—",
+            None,
+        ),
+        Row(
+            "Drag",
+            "renderer main-thread CPU time per drag step while a redraw is in flight (mean of 20)",
+            steps["cpu_ms"],
+            "ms",
+            f"per control change with its redraw and repaint {changes['cpu_ms']:,.0f} ms",
             None,
             "—",
             None,
