@@ -413,6 +413,14 @@
      (the unset word for a slider given back to the model). Written into the element itself, not through
      Dash: no callback reads it, and a set_props is two updates of Dash's store (the prop, then the page's
      paths), each re-checked by every component of the page, on every step of a drag. */
+  const numberFormats = new Map(); // by decimals: toLocaleString would build a new formatter per step
+  function numberFormat(d) {
+    if (!numberFormats.has(d)) {
+      numberFormats.set(d, new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }));
+    }
+    return numberFormats.get(d);
+  }
+
   function sliderLabels(values, fired, cfg) {
     cfg.controls.forEach((name, k) => {
       const spec = cfg.sliders[name];
@@ -422,7 +430,7 @@
       const [unit, d, unset] = spec;
       if (!el || (v === null && !unset)) return; // a page without this slider's label
       if (v !== null && cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
-      const text = v === null ? unset : v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+      const text = v === null ? unset : numberFormat(d).format(v);
       const shown = v !== null && unit ? `${text} ${unit}` : text;
       if (el.textContent !== shown) el.textContent = shown;
     });
