@@ -1048,7 +1048,11 @@ def report(
         "and every redraw builds and paints all of them. Store updates: Dash's store, counted by a subscriber, "
         "over 20 `set_props` steps 100 ms apart with a redraw held in flight, then over 10 changes each "
         "waited for until Figure 1 shows it (a count of the renderer's work, which a loaded machine does "
-        "not change).",
+        "not change). CPU time: the renderer's main-thread `ThreadTime` (CDP `Performance.getMetrics`, thread "
+        "ticks) over the same drags and counts, per repaint (the release's last one included) and per step or "
+        "change; it varies less with the machine's load than the rate does, but does vary. Components: the "
+        "Dash components in the renderer's layout store, on `/` and in Figure 1's card. "
+        "`python -m benchmarks --drag-only` prints these rows alone.",
         "- Browser: the same page, every graph in view; `dash_clientside.set_props('ctl-bw', …)` to the "
         "last `plotly_afterplot`/`plotly_react` of all the graphs of `/`, after 300 ms of quiet. The floor, "
         "interleaved change by change on the same page and graphs, is `Plotly.react` of server-made figure "
