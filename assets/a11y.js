@@ -10,10 +10,16 @@
   // Each slider sits in a .a11y-slider box whose data-* attributes come from PARAMS (pages/_controls.py).
   const boxOf = (thumb) => thumb.closest(".a11y-slider");
 
+  // One formatter per number of decimals: toLocaleString builds a new one per call, and every thumb's text is
+  // checked on each repair, which a slider drag asks for on every step.
+  const formats = new Map();
   function valueText(d, pos) {
     const decimals = Number(d.decimals);
     const v = d.log2 === "1" ? Math.round(Math.pow(2, pos)) : pos; // a log2 slider says the tokens, not the exponent
-    const text = v.toLocaleString("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    if (!formats.has(decimals)) {
+      formats.set(decimals, new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }));
+    }
+    const text = formats.get(decimals).format(v);
     return d.unit ? `${text} ${d.unit}` : text;
   }
 

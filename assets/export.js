@@ -1,26 +1,171 @@
-/* A figure card's PNG and SVG downloads (pages/_export.py): the server names the file after the scenario,
-   and Plotly draws the graph again at the size chosen beside the buttons. */
+/* The figure cards' downloads and copy-embed-code buttons, as plain elements with one listener for them all.
+
+   pages/_export.py renders each download row as one empty element whose data-export spec says what to build:
+   Dash's renderer has every component of the page re-check its props on each update of its store, many times
+   per step of a slider drag, so rows of buttons, a size menu and status lines as Dash components cost every
+   drag. CSV and JSON come from the app's export route, named after the scenario; for PNG and SVG the route
+   answers the name only, and Plotly draws the graph again at the size chosen beside the buttons. */
 (function () {
   "use strict";
   const DEFAULT = [1200, 675];
+  const COPIED_MS = 1500;
 
-  function chosenSize(fig) {
-    const select = document.getElementById(`image-size-${fig}`);
+  function element(tag, attrs, text) {
+    const el = document.createElement(tag);
+    Object.entries(attrs).forEach(([name, value]) => el.setAttribute(name, value));
+    if (text) el.textContent = text;
+    return el;
+  }
+
+  /* A row's buttons, size menu and status line, from its spec. React rendered the row empty and never touches
+     its children, so they stay until the page is replaced (and the new page's rows are built again). */
+  function build(row) {
+    let spec;
+    try {
+      spec = JSON.parse(row.dataset.export);
+    } catch (err) {
+      return;
+    }
+    const parts = [element("span", { class: "export-label" }, "Download")];
+    spec.buttons.forEach((b) => {
+      const attrs = { type: "button", class: "btn btn-outline-secondary btn-sm", title: b.label, "aria-label": b.label };
+      parts.push(element("button", { ...attrs, "data-export-kind": b.kind }, b.text));
+    });
+    const select = element("select", { id: spec.sizes.id, "aria-label": spec.sizes.label });
+    spec.sizes.options.forEach((o, i) => {
+      const option = element("option", { value: o.value }, o.text);
+      option.selected = i === 0;
+      select.appendChild(option);
+    });
+    parts.push(select, element("span", { class: "export-status", role: "status" }));
+    row.replaceChildren(...parts);
+  }
+
+  function buildRows() {
+    document.querySelectorAll(".export-tools[data-export]:empty").forEach(build);
+  }
+
+  // Dash renders the page after this script has run, and renders a new one on each navigation.
+  let pending = false;
+  new MutationObserver(() => {
+    if (pending) return;
+    pending = true;
+    window.requestAnimationFrame(() => {
+      pending = false;
+      buildRows();
+    });
+  }).observe(document.documentElement, { childList: true, subtree: true });
+
+  /* The page's state as the redraw reads it: the controls' values (null where the page has none), the
+     explorer's batch, the pinned scenario A, and the address (on /methods, its model). */
+  function pageState(spec) {
+    const api = window.dash_component_api;
+    const props = (id) => {
+      try {
+        const c = api.getLayout(id);
+        return (c && c.props) || {};
+      } catch (err) {
+        return {}; // Dash's getLayout throws for an id the page lacks (the batch slider outside the explorer)
+      }
+    };
+    const value = (id) => (props(id).value === undefined ? null : props(id).value);
+    const cfg = props("ui-config").data || {};
+    return {
+      values: (cfg.controls || []).map((name) => value(`${cfg.prefix}${name}`)),
+      batch: cfg.batchId ? value(cfg.batchId) : null,
+      pinned: props(spec.pinned).data ?? null,
+      search: window.location.search,
+    };
+  }
+
+  function chosenSize(row) {
+    const select = row.querySelector("select");
     const [w, h] = ((select && select.value) || "").split("x").map(Number);
     return Number.isInteger(w) && Number.isInteger(h) && w > 0 && h > 0 ? [w, h] : DEFAULT;
   }
 
-  window.inferxExport = {
-    image: function (request, id) {
-      if (!request || !request.name) return window.dash_clientside.no_update;
-      const gd = document.querySelector(`#fig-${id.fig.slice(3)} .js-plotly-plot`);
-      if (!gd) return "The figure is not drawn yet.";
-      const [width, height] = chosenSize(id.fig);
-      const file = `${request.name}.${request.kind}`;
-      window.Plotly.downloadImage(gd, { format: request.kind, width: width, height: height, filename: request.name })
-        .then(() => window.dash_clientside.set_props({ role: "image-status", fig: id.fig }, { children: `Downloading ${file} (${width}×${height} px)` }))
-        .catch((err) => window.dash_clientside.set_props({ role: "image-status", fig: id.fig }, { children: `Could not draw the image: ${err}` }));
-      return `Drawing ${file} at ${width}×${height} px…`;
-    },
-  };
+  function save(blob, name) {
+    const a = element("a", { href: URL.createObjectURL(blob), download: name });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    window.setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+  }
+
+  async function download(row, kind) {
+    const spec = JSON.parse(row.dataset.export);
+    const status = row.querySelector(".export-status");
+    const say = (text) => {
+      if (status) status.textContent = text;
+    };
+    try {
+      const response = await window.fetch(spec.url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ fig: spec.fig, kind: kind, ...pageState(spec) }),
+      });
+      if (!response.ok) return say(await response.text());
+      if (kind === "png" || kind === "svg") return say(await drawImage(row, spec.fig, kind, (await response.json()).filename));
+      const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+      const file = name ? name[1] : `${spec.fig}.${kind}`;
+      save(await response.blob(), file);
+      say(`Downloading ${file}`);
+    } catch (err) {
+      say(`Could not export: ${err}`);
+    }
+  }
+
+  async function drawImage(row, fig, kind, file) {
+    const gd = document.querySelector(`#fig-${fig.slice(3)} .js-plotly-plot`);
+    if (!gd) return "The figure is not drawn yet.";
+    const [width, height] = chosenSize(row);
+    const status = row.querySelector(".export-status");
+    if (status) status.textContent = `Drawing ${file} at ${width}×${height} px…`;
+    try {
+      const name = file.replace(/\.[^.]+$/, "");
+      await window.Plotly.downloadImage(gd, { format: kind, width: width, height: height, filename: name });
+      return `Downloading ${file} (${width}×${height} px)`;
+    } catch (err) {
+      return `Could not draw the image: ${err}`;
+    }
+  }
+
+  /* Copy text: the clipboard API where the page is a secure context, else a selected text area and the
+     browser's copy command (a page served over plain http on a LAN). */
+  async function copy(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    const area = element("textarea", { readonly: "", style: "position:fixed;top:0;left:0;opacity:0" });
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    const ok = document.execCommand("copy");
+    area.remove();
+    if (!ok) throw new Error("the browser refused to copy");
+  }
+
+  async function copyEmbed(button) {
+    // inferx.copyLink first writes an address change of the last moment, so the code has the current settings.
+    const href = window.inferx && window.inferx.copyLink ? window.inferx.copyLink() : window.location.href;
+    const src = `${window.location.origin}${button.dataset.embedPath}${new URL(href).search}`;
+    const code = `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure"></iframe>`;
+    try {
+      await copy(code);
+      button.classList.add("copied");
+      window.setTimeout(() => button.classList.remove("copied"), COPIED_MS);
+    } catch (err) {
+      button.title = `Could not copy: ${err}`;
+    }
+  }
+
+  // Buttons are native, so Enter and Space reach this listener as clicks.
+  document.addEventListener("click", (e) => {
+    const target = e.target instanceof Element ? e.target : null;
+    const kind = target && target.closest("[data-export-kind]");
+    const row = kind && kind.closest(".export-tools[data-export]");
+    if (row) return void download(row, kind.dataset.exportKind);
+    const embed = target && target.closest("button[data-embed-path]");
+    if (embed) copyEmbed(embed);
+  });
+
+  window.inferxExport = { buildRows: buildRows }; // read by the browser tests
 })();

@@ -413,20 +413,30 @@
     address.next = null;
   }
 
-  /* The "value unit" text beside each moved slider's label, as format_slider_value writes it on the server.
-     Set here, by set_props for the sliders that moved, rather than by a callback with every label as an
-     output: each output is a store update the whole page re-checks, on every step of a drag. */
+  /* The "value unit" text beside each moved slider's label, as format_slider_value writes it on the server
+     (the unset word for a slider given back to the model). Written into the element itself, not through
+     Dash: no callback reads it, and a set_props is two updates of Dash's store (the prop, then the page's
+     paths), each re-checked by every component of the page, on every step of a drag. */
+  const numberFormats = new Map(); // by decimals: toLocaleString would build a new formatter per step
+  function numberFormat(d) {
+    if (!numberFormats.has(d)) {
+      numberFormats.set(d, new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }));
+    }
+    return numberFormats.get(d);
+  }
+
   function sliderLabels(values, fired, cfg) {
     cfg.controls.forEach((name, k) => {
       const spec = cfg.sliders[name];
-      const id = `${cfg.prefix}${name}-value`; // pages/_ids.value_id
       let v = values[k];
-      if (!spec || v === null || v === undefined || !fired.includes(`${cfg.prefix}${name}.value`)) return;
-      if (!document.getElementById(id)) return; // a page without this slider's label
-      if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
-      const [unit, d] = spec;
-      const text = v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
-      window.dash_clientside.set_props(id, { children: unit ? `${text} ${unit}` : text });
+      if (!spec || v === undefined || !fired.includes(`${cfg.prefix}${name}.value`)) return;
+      const el = document.getElementById(`${cfg.prefix}${name}-value`); // pages/_ids.value_id
+      const [unit, d, unset] = spec;
+      if (!el || (v === null && !unset)) return; // a page without this slider's label
+      if (v !== null && cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
+      const text = v === null ? unset : numberFormat(d).format(v);
+      const shown = v !== null && unit ? `${text} ${unit}` : text;
+      if (el.textContent !== shown) el.textContent = shown;
     });
   }
 
@@ -580,11 +590,6 @@
     copyLink: function () {
       writeAddress(); // a change of the last moment is in the link too
       return window.location.href;
-    },
-
-    embedCode: function (n, path) {
-      const src = `${window.location.origin}${path}${window.location.search}`;
-      return `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure"></iframe>`;
     },
   };
 })();

@@ -5,6 +5,7 @@
     python -m benchmarks --out DIR  # write RESULTS.md to DIR instead
     python -m benchmarks --skip-browser  # engine, server and cold start only (no Chromium needed)
     python -m benchmarks --load-only     # only the many-users load test; replaces its section of RESULTS.md
+    python -m benchmarks --drag-only     # only the slider-drag rows, printed; RESULTS.md is left alone
 
 Every figure is compared with a baseline measured in the same run, so a ratio holds on a noisy machine even
 when the absolute times do not. The targets come from issue 5; they are reported, never asserted.
@@ -546,8 +547,23 @@ window.__bench = (function () {
     };
     setTimeout(check, 10);
   }
+  /* Dash components in a layout subtree (window.store holds the page's layout as Dash renders it), and the
+     subtree whose id is `id`. */
+  function walk(node, visit) {
+    if (Array.isArray(node)) return node.forEach((n) => walk(n, visit));
+    if (!node || typeof node !== "object") return;
+    if (typeof node.type === "string" && typeof node.namespace === "string") visit(node);
+    Object.values(node.props || node).forEach((v) => walk(v, visit));
+  }
+  const count = (root) => { let n = 0; walk(root, () => { n += 1; }); return n; };
   return {
     ready: () => gds.every((gd) => gd && gd.data && gd.data.length > 0 && gd.on),
+    components() {
+      const layout = window.store.getState().layout;
+      let card = null;
+      walk(layout, (c) => { if (c.props && c.props.id === "card-fig1") card = c; });
+      return { all: count(layout), card: card ? count(card) : null };
+    },
     /* Done once no graph has repainted for `ms` (a page just loaded still typesets and resizes). */
     quiet(ms, done) {
       begin();
@@ -600,47 +616,58 @@ window.__bench = (function () {
       step();
     },
     /* Dash store updates (each one re-checked by every component of the page) per drag step while a redraw
-       is held in flight, and per control change with its redraw and Figure 1's repaint: counts of work, not
-       times, so they hold on a loaded machine. window.store is the renderer's store, as dash.testing reads it. */
-    storeUpdates(done) {
-      const s = window.store, redraws = window.inferxRedraws, lazy = window.inferxLazy, gd = gds[0];
+       is held in flight (`steps`), and per control change with its redraw and Figure 1's repaint (`changes`):
+       counts of work, not times, so they hold on a loaded machine. window.store is the renderer's store, as
+       dash.testing reads it. */
+    counting() {
+      const s = window.store;
       let n = 0, prev = s.getState();
       const unsubscribe = s.subscribe(() => { const now = s.getState(); if (now !== prev) n += 1; prev = now; });
-      const idle = lazy.idleMs, out = {};
-      const set = (bw) => window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
-      const shows = (bw) => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && !redraws.inFlight;
+      return { count: () => n, stop: unsubscribe };
+    },
+    steps(done) {
+      const redraws = window.inferxRedraws, lazy = window.inferxLazy, c = this.counting();
+      const idle = lazy.idleMs;
       lazy.idleMs = 600000; // no drawing of the graphs out of view while counting
       redraws.inFlight = true;
       redraws.since = performance.now() + 1e9; // held: the steps have nothing to send
       let i = 0;
       const step = () => {
-        set(20 + 0.5 * i);
+        window.dash_clientside.set_props("ctl-bw", { value: 20 + 0.5 * i, drag_value: 20 + 0.5 * i });
         if (++i < 20) return setTimeout(step, 100);
         setTimeout(() => {
-          out.step = n / 20;
+          c.stop();
           redraws.inFlight = false;
           redraws.next = null;
-          n = 0;
-          i = 0;
-          change();
+          lazy.idleMs = idle;
+          done({ n: c.count() / 20 });
         }, 500);
       };
+      step();
+    },
+    changes(done) {
+      const redraws = window.inferxRedraws, lazy = window.inferxLazy, gd = gds[0], c = this.counting();
+      const idle = lazy.idleMs;
+      const set = (bw) => window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
+      const shows = (bw) => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && !redraws.inFlight;
+      lazy.idleMs = 600000;
+      let i = 0;
       const change = () => {
         const bw = 30 + i;
         set(bw);
         const wait = () => {
           if (!shows(bw)) return setTimeout(wait, 10);
           if (++i < 10) return setTimeout(change, 100);
-          out.change = n / 10;
-          unsubscribe();
+          c.stop();
+          const n = c.count() / 10;
           lazy.idleMs = idle;
           set(40.5); // once more with the page's idle drawing, so that no graph is left stale
-          const settled = () => (lazy.stale.size || lazy.waiting.size ? setTimeout(settled, 50) : done(out));
+          const settled = () => (lazy.stale.size || lazy.waiting.size ? setTimeout(settled, 50) : done({ n }));
           settled();
         };
         wait();
       };
-      step();
+      change();
     },
     animate(seconds, done) {
       const anim = window.inferxAnimation;
@@ -662,20 +689,32 @@ return true;
 """
 
 
+def thread_time(driver) -> float:
+    """The page's main-thread CPU time so far (s); needs Performance.enable."""
+    metrics = driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "ThreadTime")
+
+
 def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
     """A dragged slider at desktop size, where the redraws ask for the graphs in view only, beside the same drag
     with every graph in view (every redraw builds and paints all of them). Also returns the figures the
     desktop drag's redraws asked for most often."""
     seconds = 1.0 if quick else 3.0
-    run = "window.__bench.drag(arguments[0], arguments[1]);"
-    lazy = driver.execute_async_script(run, seconds)
+
+    def drag() -> dict:
+        cpu0 = thread_time(driver)
+        result = driver.execute_async_script("window.__bench.drag(arguments[0], arguments[1]);", seconds)
+        # Per repaint: the drag's, and the one after the release that the drag's CPU time also holds.
+        return {**result, "cpu_ms": 1e3 * (thread_time(driver) - cpu0) / (result.get("paints", 0) + 1)}
+
+    lazy = drag()
     asked = [tuple(a) for a in lazy["asked"] if a is not None]
     in_view = list(max(set(asked), key=asked.count)) if asked else list(FIGS)
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(1280, height + 200)
     time.sleep(1.0)  # plotly resizes every graph to the new window
     driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
-    eager = driver.execute_async_script(run, seconds)
+    eager = drag()
     if lazy["lag"] is None or eager["lag"] is None:
         raise RuntimeError(f"a drag never settled: {lazy}, {eager}")
     rate = lambda r: r["paints"] / r["seconds"]  # noqa: E731
@@ -689,6 +728,16 @@ def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
             rate(lazy) / rate(eager),
             "≥ 12/s (issue 20)",
             rate(lazy) >= 12,
+        ),
+        Row(
+            "Drag",
+            "renderer main-thread CPU time per Figure 1 repaint during that drag",
+            lazy["cpu_ms"],
+            "ms",
+            f"every graph in view {eager['cpu_ms']:,.0f} ms",
+            lazy["cpu_ms"] / eager["cpu_ms"],
+            "≤ 83 ms (12/s)",
+            lazy["cpu_ms"] <= 1000 / 12,
         ),
         Row(
             "Drag",
@@ -713,41 +762,81 @@ def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
     ], in_view
 
 
+def open_dashboard(driver, srv: Gunicorn) -> None:
+    """`/` with every graph drawn and the benchmark's script in place."""
+    driver.get(srv.url)
+    n_figs = len(FIGS)
+    wait_js(driver, f"return document.querySelectorAll('.js-plotly-plot').length >= {n_figs} && !!window.Plotly")
+    wait_js(
+        driver,
+        "return [...document.querySelectorAll('[id^=fig-] .js-plotly-plot')]"
+        f".filter(g => g.data && g.data.length).length >= {n_figs}",
+    )
+    time.sleep(1.0)
+    numbers = [int(f[3:]) for f in FIGS]
+    explorer = next(i for i, f in enumerate(FIGS) if registry.FIGURES[f].reads_batch)
+    script = BROWSER_JS.replace("__FIGNUMS__", json.dumps(numbers)).replace("__EXPLORER__", str(explorer))
+    driver.execute_script(script)
+    assert driver.execute_script("return window.__bench.ready()")
+
+
+def drag_section(driver, quick: bool) -> tuple[list[Row], list[str]]:
+    """The Drag rows, on `/` opened at 1280×900 by `open_dashboard`; leaves the window as tall as the page."""
+    components = driver.execute_script("return window.__bench.components();")
+    # The renderer's main-thread CPU time (Performance.getMetrics' ThreadTime): unlike the repaint rate it
+    # hardly depends on what else the machine runs.
+    driver.execute_cdp_cmd("Performance.enable", {"timeDomain": "threadTicks"})
+    counts = {}
+    for part, n in (("steps", 20), ("changes", 10)):
+        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+        cpu0 = thread_time(driver)
+        counts[part] = driver.execute_async_script(f"window.__bench.{part}(arguments[0]);")
+        counts[part]["cpu_ms"] = 1e3 * (thread_time(driver) - cpu0) / n
+    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    rows, in_view = drag_rows(driver, quick)
+    steps, changes = counts["steps"], counts["changes"]
+    rows += [
+        Row(
+            "Drag",
+            "Dash store updates per drag step while a redraw is in flight (mean of 20)",
+            steps["n"],
+            "",
+            f"per control change with its redraw and repaint {changes['n']:.0f}",
+            None,
+            "—",
+            None,
+        ),
+        Row(
+            "Drag",
+            "renderer main-thread CPU time per drag step while a redraw is in flight (mean of 20)",
+            steps["cpu_ms"],
+            "ms",
+            f"per control change with its redraw and repaint {changes['cpu_ms']:,.0f} ms",
+            None,
+            "—",
+            None,
+        ),
+        Row(
+            "Drag",
+            "Dash components on / (each re-checks its props on every store update)",
+            float(components["all"]),
+            "",
+            f"in one figure card {components['card']}",
+            None,
+            "—",
+            None,
+        ),
+    ]
+    return rows, in_view
+
+
 def bench_browser(srv: Gunicorn, redraw: Redraw, quick: bool) -> tuple[list[Row], list[str]]:
     driver = make_driver(1280, 900)
     try:
-        driver.get(srv.url)
-        n_figs = len(FIGS)
-        wait_js(driver, f"return document.querySelectorAll('.js-plotly-plot').length >= {n_figs} && !!window.Plotly")
-        wait_js(
-            driver,
-            "return [...document.querySelectorAll('[id^=fig-] .js-plotly-plot')]"
-            f".filter(g => g.data && g.data.length).length >= {n_figs}",
-        )
-        time.sleep(1.0)
-        numbers = [int(f[3:]) for f in FIGS]
-        explorer = next(i for i, f in enumerate(FIGS) if registry.FIGURES[f].reads_batch)
-        script = BROWSER_JS.replace("__FIGNUMS__", json.dumps(numbers)).replace("__EXPLORER__", str(explorer))
-        driver.execute_script(script)
-        assert driver.execute_script("return window.__bench.ready()")
+        open_dashboard(driver, srv)
         # The drag, then everything else with every graph in view (the window is left tall), so that
         # every change repaints every graph, as the floor does.
-        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
-        counts = driver.execute_async_script("window.__bench.storeUpdates(arguments[0]);")
-        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
-        rows, in_view = drag_rows(driver, quick)
-        rows.append(
-            Row(
-                "Drag",
-                "Dash store updates per drag step while a redraw is in flight (mean of 20)",
-                counts["step"],
-                "",
-                f"per control change with its redraw and repaint {counts['change']:.0f}",
-                None,
-                "—",
-                None,
-            )
-        )
+        rows, in_view = drag_section(driver, quick)
         # Figure data for the floor: what the server returns for two states, replayed with no server.
         floor_figs = []
         for bw in (5.0, 9.0):
@@ -959,7 +1048,11 @@ def report(
         "and every redraw builds and paints all of them. Store updates: Dash's store, counted by a subscriber, "
         "over 20 `set_props` steps 100 ms apart with a redraw held in flight, then over 10 changes each "
         "waited for until Figure 1 shows it (a count of the renderer's work, which a loaded machine does "
-        "not change).",
+        "not change). CPU time: the renderer's main-thread `ThreadTime` (CDP `Performance.getMetrics`, thread "
+        "ticks) over the same drags and counts, per repaint (the release's last one included) and per step or "
+        "change; it varies less with the machine's load than the rate does, but does vary. Components: the "
+        "Dash components in the renderer's layout store, on `/` and in Figure 1's card. "
+        "`python -m benchmarks --drag-only` prints these rows alone.",
         "- Browser: the same page, every graph in view; `dash_clientside.set_props('ctl-bw', …)` to the "
         "last `plotly_afterplot`/`plotly_react` of all the graphs of `/`, after 300 ms of quiet. The floor, "
         "interleaved change by change on the same page and graphs, is `Plotly.react` of server-made figure "
@@ -979,9 +1072,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks", help="directory for RESULTS.md")
     ap.add_argument("--skip-browser", action="store_true", help="leave out the Chromium sections")
     ap.add_argument("--load-only", action="store_true", help="only the load test; replace its section of RESULTS.md")
+    ap.add_argument("--drag-only", action="store_true", help="only the Drag rows, printed (RESULTS.md untouched)")
     args = ap.parse_args(argv)
     if args.load_only:
         return main_load_only(args)
+    if args.drag_only:
+        return main_drag_only(args)
     started = time.perf_counter()
     load0 = os.getloadavg()
     notes: list[str] = []
@@ -1021,6 +1117,25 @@ def main(argv=None) -> int:
     (args.out / "RESULTS.md").write_text(text)
     print(plain_table(rows))
     print(f"\nload average {load0[0]:.1f} → {load1[0]:.1f}; wrote {args.out / 'RESULTS.md'}")
+    return 0
+
+
+def main_drag_only(args) -> int:
+    """The Drag rows alone, printed: for comparing a change to the page before and after, run beside each other."""
+    load0 = os.getloadavg()
+    srv = Gunicorn()
+    try:
+        driver = make_driver(1280, 900)
+        try:
+            open_dashboard(driver, srv)
+            rows, _ = drag_section(driver, args.quick)
+        finally:
+            driver.quit()
+    finally:
+        srv.stop()
+    load1 = os.getloadavg()
+    print(plain_table(rows))
+    print(f"\nload average {load0[0]:.1f} → {load1[0]:.1f}")
     return 0
 
 

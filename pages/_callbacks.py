@@ -6,13 +6,12 @@ declarations, so a new parameter is an input of every one that reads the control
 
 from __future__ import annotations
 
-import json
 import logging
 
-from dash import ALL, MATCH, Input, Output, State, callback, clientside_callback
+from dash import ALL, Input, Output, State, callback, clientside_callback
 
 from inferx import figure_registry as registry
-from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario, check_batch, shown_value
+from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
 from pages._cards import INTERNAL_ERROR
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
@@ -24,7 +23,7 @@ from pages._controls import (
     reset_id,
     resettable,
 )
-from pages._ids import BATCH_ID, control_id, value_id
+from pages._ids import BATCH_ID, control_id
 from pages._url import control_values_to_params, controls, tokens_from_position
 
 log = logging.getLogger(__name__)
@@ -144,12 +143,12 @@ clientside_callback(
 )
 
 # The button beside a slider that may stay unset (MTP acceptance) gives the value back to the model: the slider
-# goes empty (the redraw then sends no value, so the address drops it) and its label reads the unset word.
+# goes empty (the redraw then sends no value, so the address drops it) and controlsChanged writes the unset word
+# in its label.
 for _name in resettable():
     clientside_callback(
-        f"function () {{ return [null, {json.dumps(PARAMS[_name].unset)}]; }}",
+        "function () { return null; }",
         Output(control_id(_name), "value", allow_duplicate=True),
-        Output(value_id(_name), "children", allow_duplicate=True),
         Input(reset_id(_name), "n_clicks"),
         prevent_initial_call=True,
     )
@@ -186,12 +185,4 @@ clientside_callback(
 
 clientside_callback(
     "window.inferx.copyLink", Output("copy-link", "content"), Input("copy-link", "n_clicks"), prevent_initial_call=True
-)
-
-clientside_callback(
-    "window.inferx.embedCode",
-    Output({"role": "embed-copy", "fig": MATCH}, "content"),
-    Input({"role": "embed-copy", "fig": MATCH}, "n_clicks"),
-    State({"role": "embed-path", "fig": MATCH}, "children"),
-    prevent_initial_call=True,
 )

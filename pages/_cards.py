@@ -106,22 +106,21 @@ def share_buttons(fig: str | None) -> html.Div:
     """Copy-link and copy-embed-code buttons: inside a wiki iframe the address bar never changes."""
     items = [html.Span([dcc.Clipboard(id="copy-link", className="clip"), " Copy link"], className="share-btn")]
     if fig:
-        items.append(embed_button(fig, " Copy embed code"))
+        items.append(embed_button(fig, "Copy embed code"))
     return html.Div(items, className="share")
 
 
-def embed_button(fig: str, text: str = "") -> html.Span:
-    return html.Span(
-        [
-            dcc.Clipboard(
-                id={"role": "embed-copy", "fig": fig},
-                className="clip",
-                title="Copy an <iframe> of this figure with the current settings",
-            ),
-            text,
-            html.Span(get_relative_path(f"/embed/{fig}"), id={"role": "embed-path", "fig": fig}, hidden=True),
-        ],
-        className="share-btn",
+def embed_button(fig: str, text: str = "") -> html.Button:
+    """Copies an <iframe> of the figure with the page's current settings. A plain button, one Dash component
+    with no callback: assets/export.js's listener writes the clipboard, from the path (prefix included) here."""
+    title = registry.FIGURES[fig].title.split(" · ")[0]
+    return html.Button(
+        text,
+        type="button",
+        id=f"embed-copy-{fig}",
+        className="share-btn copy-btn",
+        title="Copy an <iframe> of this figure with the current settings",
+        **{"data-embed-path": get_relative_path(f"/embed/{fig}"), "aria-label": f"Copy embed code of {title}"},
     )
 
 

@@ -220,13 +220,13 @@ def explorer_controls(batch: int) -> html.Div:
 
 def ui_config() -> dcc.Store:
     """What the browser-side callbacks need, from the same declarations: the controls in callback order, which
-    are log2 sliders, the sliders' units and decimals, which controls a preset sets, the presets' values (user
-    units), the controls a GPU and count set and each GPU's values, the id prefix, the explorer's graph and its
-    default batch."""
+    are log2 sliders, the sliders' units, decimals and unset words, which controls a preset sets, the presets'
+    values (user units), the controls a GPU and count set and each GPU's values, the id prefix, the explorer's
+    graph and its default batch."""
     data = {
         "controls": list(PARAMS),
         "log2": [name for name, p in PARAMS.items() if p.log2],
-        "sliders": {name: [PARAMS[name].unit, _decimals(name)] for name in sliders()},
+        "sliders": {name: [PARAMS[name].unit, _decimals(name), PARAMS[name].unset] for name in sliders()},
         "presetControls": list(preset_controls()),
         "presets": {key: default_params(key) for key in HARDWARE},
         "machineControls": list(machine_controls()),

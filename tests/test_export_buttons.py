@@ -1,23 +1,25 @@
-"""The figure cards' downloads: file names from the scenario, the same CSV as the CLI, and every card has its
-buttons, each named for a screen reader."""
+"""The figure cards' downloads: file names from the scenario, the same CSV as the CLI through the export route,
+bad requests refused with a reason, and every card has its buttons, each named for a screen reader."""
 
 from __future__ import annotations
 
-import base64
 import json
+import math
 import subprocess
 import sys
 
 import pytest
 from conftest import ROOT
+from dash.development.base_component import Component
 
-import app  # noqa: F401 (the pages register with the app)
+import app  # the pages register with the app
 from inferx import export
 from inferx import figure_registry as registry
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.scenario import PARAMS, InvalidParameter, Scenario
 from pages import embed, home, methods
-from pages._export import download, export_tools, page_state
-from pages._url import controls
+from pages._cards import figure_card
+from pages._export import page_state
+from pages._url import controls, parse_query
 
 
 @pytest.mark.parametrize(
@@ -41,53 +43,109 @@ def test_a_file_kind_outside_the_four_is_refused():
         export.file_name(Scenario.from_params(), "fig1", "exe")
 
 
+@pytest.fixture
+def client():
+    return app.server.test_client()
+
+
+def page_values(**params) -> list:
+    """The controls' values as the page holds them (log2 sliders at their positions), for `params`."""
+    values, _, notices = parse_query({k: str(v) for k, v in params.items()})
+    assert notices == []
+    return [math.log2(values[n]) if PARAMS[n].log2 else values[n] for n in controls()]
+
+
+def ask(client, fig, kind, values=None, batch=None, pinned=None, search=""):
+    """The POST assets/export.js sends for a button press."""
+    values = [None] * len(controls()) if values is None else values
+    body = {"fig": fig, "kind": kind, "values": values, "batch": batch, "pinned": pinned, "search": search}
+    return client.post("/_export", json=body)
+
+
 @pytest.mark.parametrize("fig", ["fig3", "fig6", "fig11", "fig15"])
-def test_the_csv_button_writes_what_the_cli_writes(fig):
-    scn = Scenario.from_params(preset="b200x8", ctx=8192)
-    sent = download(fig, "csv", scn, 8, None)
-    text = base64.b64decode(sent["content"]).decode() if sent.get("base64") else sent["content"]
+def test_the_csv_button_writes_what_the_cli_writes(client, fig):
+    sent = ask(client, fig, "csv", page_values(preset="b200x8", ctx=8192), batch=3.0)
     cli = subprocess.run(
         [sys.executable, "-m", "inferx", "frontier", "--figure", fig[3:], "--format", "csv",
          "--preset", "b200x8", "--ctx", "8192"],
         cwd=ROOT, capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
-    assert text == cli.stdout and text.count("\n") > 3
-    assert sent["filename"] == f"inferx_{fig}_b200x8_tp8_ctx8192.csv"
+    assert sent.status_code == 200 and sent.mimetype == "text/csv"
+    assert sent.get_data(as_text=True) == cli.stdout and cli.stdout.count("\n") > 3
+    disposition = f'attachment; filename="inferx_{fig}_b200x8_tp8_ctx8192.csv"'
+    assert sent.headers["Content-Disposition"] == disposition
 
 
-def test_the_json_button_holds_the_figure_record_with_a():
+def test_the_json_button_holds_the_figure_record_with_a(client):
     a = Scenario.from_params(preset="mi300x4")
-    sent = download("fig4", "json", Scenario.from_params(), 8, a)
-    record = json.loads(sent["content"])
+    sent = ask(client, "fig4", "json", page_values(), pinned={"preset": "mi300x4"})
+    record = json.loads(sent.get_data(as_text=True))
     names = [t["name"] for t in record["traces"]]
+    name = "inferx_fig4_h200x8_tp8_ctx1024_vs_mi300xx4_tp4_ctx1024.json"
+    assert sent.headers["Content-Disposition"] == f'attachment; filename="{name}"'
     assert record["figure"] == "fig4"
     assert (record["x_title"], record["y_title"]) == export.axis_titles(registry.build(a, ["fig4"])["fig4"])
     assert any(n.startswith("A: ") for n in names) and any(not n.startswith("A: ") for n in names)
+
+
+def test_an_image_button_gets_its_file_name_and_the_address_gives_the_model_where_there_are_no_controls(client):
+    sent = ask(client, "fig15", "svg", search="?model=llama-3.3-70b&ctx=9999")
+    assert sent.get_json() == {"filename": "inferx_fig15_llama-3.3-70b_h200x8_tp8_ctx1024.svg"}
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("not json", "the request must be a JSON object"),
+        ({"fig": "fig99", "kind": "csv"}, "fig must be one of fig1, "),
+        ({"fig": "fig1", "kind": "exe"}, "kind must be one of csv, json, png, svg"),
+        ({"fig": "fig1", "kind": "csv", "values": "abc"}, "values=abc: must be a list of control values"),
+        ({"fig": "fig1", "kind": "csv", "values": [1, 2]}, "values=[1, 2]: must be a list of "),
+        ({"fig": "fig1", "kind": "csv", "values": [None], "batch": 99}, "batch=99: slider position must be"),
+        ({"fig": "fig1", "kind": "png", "values": [None], "pinned": {"preset": "tpu"}}, "preset=tpu"),
+    ],
+)  # fmt: skip
+def test_a_bad_request_is_refused_with_its_reason(client, body, reason):
+    sent = client.post("/_export", json=body) if isinstance(body, dict) else client.post("/_export", data=body)
+    assert sent.status_code == 400 and sent.mimetype == "text/plain"
+    assert sent.get_data(as_text=True).startswith(f"Could not export: {reason}"), sent.get_data(as_text=True)
 
 
 def test_the_page_state_comes_from_the_controls_or_else_the_address():
     values = [None] * len(controls())
     scn, batch, a = page_state(values, None, None, "?model=llama-3.3-70b&ctx=9999")
     assert scn.params["model"] == "llama-3.3-70b" and scn.params["ctx"] == 1024 and batch == 8 and a is None
+    scn, batch, _ = page_state(page_values(preset="mi300x4", ctx=4096), 5.0, None, "?model=llama-3.3-70b")
+    assert scn.params["preset"] == "mi300x4" and scn.params["ctx"] == 4096 and batch == 32
     with pytest.raises(InvalidParameter):
         page_state(values, 99, None, "")  # a batch slider position past 2^30
     with pytest.raises(InvalidParameter):
         page_state(values, None, {"preset": "tpu"}, "")
 
 
-def buttons(layout) -> list:
-    return [c for c in layout._traverse() if isinstance(getattr(c, "id", None), dict) and c.id["role"] == "export"]
+def rows(layout) -> list[dict]:
+    """The specs of the download rows a layout holds (assets/export.js builds each row from its spec)."""
+    return [json.loads(getattr(c, "data-export")) for c in layout._traverse() if hasattr(c, "data-export")]
 
 
 def test_every_card_on_every_page_has_its_named_download_buttons():
     pages = {"home": home.layout(), "methods": methods.layout(), "embed": embed.layout(name="fig6")}
     shown = {"home": registry.DASHBOARD, "methods": ["fig15"], "embed": ["fig6"]}
     for page, layout in pages.items():
-        found = buttons(layout)
-        assert sorted({b.id["fig"] for b in found}) == sorted(shown[page]), page
-        for b in found:
-            label = getattr(b, "aria-label")
-            assert label.startswith("Download Figure ") and b.id["kind"].upper() in label.upper()
-    tools = export_tools("fig4")
-    select = next(c for c in tools._traverse() if getattr(c, "id", None) == "image-size-fig4")
-    assert getattr(select, "aria-label") == "Image size of Figure 4"
+        found = rows(layout)
+        assert sorted(r["fig"] for r in found) == sorted(shown[page]), page
+        for r in found:
+            title = registry.FIGURES[r["fig"]].title.split(" · ")[0]
+            assert [b["kind"] for b in r["buttons"]] == list(export.FILE_KINDS)
+            for b in r["buttons"]:
+                assert b["label"].startswith(f"Download {title} ") and b["text"] in b["label"]
+            assert r["sizes"]["label"] == f"Image size of {title}" and r["sizes"]["id"] == f"image-size-{r['fig']}"
+            assert r["url"] == "/_export"
+
+
+def test_a_card_is_a_handful_of_dash_components():
+    """Every Dash component re-checks its props on each store update, many per step of a slider drag: a card's
+    downloads and copy button are plain elements (assets/export.js), not a row of components each."""
+    card = figure_card("fig4", {})
+    components = [c for c in card._traverse() if isinstance(c, Component)]
+    assert len(components) + 1 <= 12, sorted(type(c).__name__ for c in components)

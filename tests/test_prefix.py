@@ -46,13 +46,17 @@ def test_dashboard_under_prefix_renders_and_responds(browser, prefixed):
     assert all(urlsplit(url).path.startswith(PREFIX) for url, _ in own), own
     assert all(status < 400 for _, status in own), own
 
-    # Links the app generates: navbar, the embed code's path, and the page's own URL state.
+    # Links the app generates: navbar, the embed code's path, the downloads' route, and the page's URL state.
     hrefs = browser.execute_script("return Array.from(document.querySelectorAll('nav a')).map(a => a.pathname);")
     assert hrefs and all(h.startswith(PREFIX) for h in hrefs), hrefs
     embed_paths = browser.execute_script(
-        "return Array.from(document.querySelectorAll('[id*=\"embed-path\"]')).map(e => e.textContent);"
+        "return Array.from(document.querySelectorAll('[data-embed-path]')).map(e => e.dataset.embedPath);"
     )
     assert embed_paths and all(p.startswith(PREFIX + "embed/fig") for p in embed_paths), embed_paths
+    routes = browser.execute_script(
+        "return Array.from(document.querySelectorAll('[data-export]')).map(e => JSON.parse(e.dataset.export).url);"
+    )
+    assert routes and set(routes) == {PREFIX + "_export"}, routes
     assert wait_js(browser, f"return location.pathname.startsWith('{PREFIX}') && location.search.includes('bw=');")
     assert severe_console_errors(browser) == []
 
