@@ -320,7 +320,8 @@ def _frontier_grid(scn: Scenario, points: int, batch: int | None) -> np.ndarray 
     B = frontier_batches(max(1, int(RHO_CURVE_END * scn.b_max)), points)
     if batch is not None:
         B = np.union1d(B, np.append(np.arange(1, 65), int(batch)))
-    B = B[(B >= 1) & (B < scn.b_max)]
+    if B.size and (B[0] < 1 or B[-1] >= scn.b_max):  # sorted: only its ends can fall outside 1 ≤ B < B_max
+        B = B[(B >= 1) & (B < scn.b_max)]
     return B if B.size else None
 
 
