@@ -53,7 +53,7 @@ def _points(trace: dict) -> tuple:
     if isinstance(xs, list) and isinstance(ys, list):
         # Most traces are lists of finite floats: then their sums are finite (None or text raises, and an
         # infinite or NaN value makes the sum so), and the lists serve as they are, with no array built.
-        xs, ys = xs[:n], ys[:n]
+        xs, ys = (xs, ys) if len(xs) == len(ys) else (xs[:n], ys[:n])
         try:
             if math.isfinite(sum(xs)) and math.isfinite(sum(ys)):
                 return xs, ys

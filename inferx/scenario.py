@@ -582,6 +582,11 @@ class Scenario:
         return E.kv_headroom(self.hbm, self.model, self.b_w)
 
     @functools.cached_property
+    def prefill_time(self) -> float:
+        """The article's t_prefill(S_in), s (the calibrated model has its own)."""
+        return E.t_prefill(self.isl, self.model, self.compute)
+
+    @functools.cached_property
     def b_max(self) -> int:
         return int(E.b_max(self.headroom, self.ctx, self.kappa, self.eta))
 
@@ -679,9 +684,10 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
     columns aligned with all the grids end to end, and every formula runs once.
     """
     sizes = [len(g) for g in grids]
-    B = np.concatenate(grids).astype(float)
+    one = len(scenarios) == 1  # a point or a search (slo, spec) asks for one scenario, many times a redraw
+    B = np.array(grids[0], dtype=float) if one else np.concatenate(grids).astype(float)
     # One scenario's parameters stay scalars: numpy broadcasts them without reading a column per formula.
-    cols = scenarios[0] if len(scenarios) == 1 else _columns(scenarios, _COLUMNS, sizes)
+    cols = scenarios[0] if one else _columns(scenarios, _COLUMNS, sizes)
     ends = np.cumsum(sizes).tolist()
     spans = list(zip([0, *ends[:-1]], ends, strict=True))
     step = _step(cols, B)
@@ -699,13 +705,15 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
         "t_comm": comm,
         "itl": itl,
         "throughput": E.throughput(B, itl),
-        "ttft": E.ttft(E.t_prefill(cols.isl, cols.model, cols.compute), rho, itl, cols.cv),
+        "ttft": E.ttft(
+            scenarios[0].prefill_time if one else E.t_prefill(cols.isl, cols.model, cols.compute), rho, itl, cols.cv
+        ),
         "rho": rho,
         "stable": rho < 1.0,
     }
     for (a, b), point in calibrated.items():  # the calibrated TTFT: its own prefill and closed-loop queue
         out["ttft"][a:b] = np.where(out["stable"][a:b], point["ttft"], np.inf)
-    return [{key: values[a:b] for key, values in out.items()} for a, b in spans]
+    return [out] if one else [{key: values[a:b] for key, values in out.items()} for a, b in spans]
 
 
 def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
