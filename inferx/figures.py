@@ -62,7 +62,7 @@ def round_sig(values, digits: int = 4) -> list:
     a = np.asarray(values, dtype=float)
     # |a| + (a == 0) is 1 where a is 0, so log10 never sees a zero (and needs no errstate, which costs more).
     scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a) + (a == 0))))
-    return (np.round(a * scale) / scale).tolist()
+    return (np.rint(a * scale) / scale).tolist()  # np.round to 0 decimals is rint, behind two wrappers
 
 
 def si(value: float, digits: int = 3, unit: str = "") -> str:
@@ -102,14 +102,17 @@ def decade_ticks(fig: dict, redo: bool = False) -> None:
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
         values = np.concatenate(parts) if parts else np.zeros(0)
         values = values[np.isfinite(values) & (values > 0)]
-        if not values.size or values.max() < 10 * values.min():
+        if not values.size:
+            continue
+        low, high = values.min(), values.max()
+        if high < 10 * low:
             continue
         spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
-        if values.max() >= 100 * values.min():
+        if high >= 100 * low:
             spec["dtick"] = 1
         else:
             spec["minor"]["dtick"] = "D1"
-            spec.update(tickmode="array", tickvals=one_two_five(values.min() / 2, values.max() * 2))
+            spec.update(tickmode="array", tickvals=one_two_five(low / 2, high * 2))
 
 
 def one_two_five(low: float, high: float) -> list[float]:
@@ -160,7 +163,7 @@ def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict
 def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, digits=None, **extra) -> dict:
     """A line trace. Its x and y stay arrays, for `_json_ready` to round with the figure's other traces,
     unless `digits` asks for them rounded now."""
-    x, y = np.ravel(x).astype(float), np.ravel(y).astype(float)
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()  # _json_ready copies them out
     if digits is not None:
         xy = round_sig(np.concatenate([x, y]), digits)
         x, y = xy[: x.size], xy[x.size :]
