@@ -18,7 +18,7 @@ from . import palette as P
 from .calibrated import band_label, residual_band, scenario_calibration
 from .hardware import GPUS
 from .presets import HARDWARE
-from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
+from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches, sample_grids
 
 CURRENT = P.CURRENT
 AMBER = P.REGIME["queue"]  # the explorer's dot before its binding limit colours it (beyond.explorer)
@@ -163,7 +163,8 @@ def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict
 def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, digits=None, **extra) -> dict:
     """A line trace. Its x and y stay arrays, for `_json_ready` to round with the figure's other traces,
     unless `digits` asks for them rounded now."""
-    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()  # _json_ready copies them out
+    # No copy: _json_ready rounds them into lists.
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if digits is not None:
         xy = round_sig(np.concatenate([x, y]), digits)
         x, y = xy[: x.size], xy[x.size :]
@@ -317,10 +318,14 @@ def frontier(scn: Scenario, points: int = CURVE_POINTS, batch: int | None = None
     return evaluate_frontiers([key])[key] if r is _MISSING else r
 
 
+def _grid_end(scn: Scenario) -> int:
+    return max(1, int(RHO_CURVE_END * scn.b_max))
+
+
 def _frontier_grid(scn: Scenario, points: int, batch: int | None) -> np.ndarray | None:
     if scn.unfit_reason():
         return None
-    B = frontier_batches(max(1, int(RHO_CURVE_END * scn.b_max)), points)
+    B = frontier_batches(_grid_end(scn), points)
     if batch is not None:
         B = np.union1d(B, np.append(np.arange(1, 65), int(batch)))
     if B.size and (B[0] < 1 or B[-1] >= scn.b_max):  # sorted: only its ends can fall outside 1 ≤ B < B_max
@@ -339,6 +344,8 @@ def evaluate_frontiers(keys: list[tuple]) -> dict:
     and kept. Returns every key's frontier (None where none exists)."""
     found = {k: _FRONTIERS.get(k, _MISSING) for k in keys}
     todo = [k for k, r in found.items() if r is _MISSING]
+    ends = [(_grid_end(s), points) for s, points, _ in todo if not s.unfit_reason()]
+    sample_grids([(end, points) for end, points in ends if points is not None and points < end])  # in one pass
     grids = [_frontier_grid(*k) for k in todo]
     found.update(dict.fromkeys(todo))
     fits = [(k, g) for k, g in zip(todo, grids, strict=True) if g is not None]

@@ -731,19 +731,56 @@ def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
     return _sampled_batches(int(b_max), int(points))
 
 
-@functools.lru_cache(maxsize=256)
+_GRIDS: dict[tuple[int, int], np.ndarray] = {}  # frontier_batches' samples by (b_max, points), read-only
+_SPAN = 2**40  # sample_grids sorts every grid at once, each in its own span of whole numbers (B_max is far below)
+
+
 def _sampled_batches(b_max: int, points: int) -> np.ndarray:
-    """frontier_batches' samples, read-only and cached: one redraw asks for the same grid several times."""
-    powers = _powers_of_two(b_max.bit_length())  # 1, 2, 4, … ≤ b_max
-    budget = max(4, points - len(powers) - 1)  # the powers and b_max come out of the requested count
-    low = log_spaced(b_max, max(2, budget * 2 // 3))
-    high = b_max - log_spaced(b_max, max(2, budget - len(low)))
-    grid = np.rint(np.concatenate([low, high, powers, [b_max]]))
-    grid = np.minimum(np.maximum(grid, 1), b_max).astype(int)
-    grid.sort()  # np.unique's result, without its overhead (a tenth of a redraw's grids)
-    grid = grid[np.concatenate(([True], grid[1:] != grid[:-1]))]
-    grid.setflags(write=False)
-    return grid
+    grid = _GRIDS.get((b_max, points))
+    return sample_grids([(b_max, points)])[b_max, points] if grid is None else grid
+
+
+def sample_grids(pairs) -> dict[tuple[int, int], np.ndarray]:
+    """frontier_batches' samples for (b_max, points) pairs with points < b_max, read-only and kept; those not
+    kept yet are computed together in one numpy pass (a redraw asks for about ten, each for its own B_max,
+    and one grid took about fifteen numpy calls)."""
+    found = {pair: _GRIDS.get(pair) for pair in pairs}
+    todo = [pair for pair, grid in found.items() if grid is None]
+    if not todo:
+        return found
+    steps, counts, logs, offsets, sizes, powers = [], [], [], [], [], []
+    for b_max, points in todo:
+        twos = _powers_of_two(b_max.bit_length())  # 1, 2, 4, … ≤ b_max
+        budget = max(4, points - len(twos) - 1)  # the powers and b_max come out of the requested count
+        n_low = max(2, budget * 2 // 3)
+        n_high = max(2, budget - n_low)
+        # Geometric in B (low) and in b_max − B (high): log_spaced(b_max, n) and b_max − log_spaced(b_max, n),
+        # written 0 + 1·e and b_max + (−1)·e, which round the same.
+        steps += [_unit_steps(n_low), _unit_steps(n_high)]
+        counts += [n_low, n_high]
+        logs += [math.log(b_max)] * 2
+        offsets += [0.0, float(b_max)]
+        sizes.append(n_low + n_high)
+        powers.append(twos)
+    logs, offsets = np.repeat(logs, counts), np.repeat(offsets, counts)
+    signs = np.repeat(np.tile([1.0, -1.0], len(todo)), counts)
+    spaced = offsets + signs * np.exp(np.concatenate(steps) * logs)
+    ends = np.array([b_max for b_max, _ in todo], dtype=float)
+    which = np.arange(len(todo))
+    owner = np.concatenate([np.repeat(which, sizes), np.repeat(which, [len(p) for p in powers]), which])
+    grid = np.rint(np.concatenate([spaced, *powers, ends]))
+    grid = np.minimum(np.maximum(grid, 1), ends[owner]).astype(np.int64)
+    keyed = owner * _SPAN + grid
+    keyed.sort()  # by grid, then value: np.unique of each, without its overhead
+    keyed = keyed[np.concatenate(([True], keyed[1:] != keyed[:-1]))]
+    bounds = np.searchsorted(keyed, np.arange(len(todo) + 1) * _SPAN).tolist()
+    if len(_GRIDS) > 512:  # a long session visits many B_max; a redraw needs only its own
+        _GRIDS.clear()
+    for k, pair in enumerate(todo):
+        g = keyed[bounds[k] : bounds[k + 1]] - k * _SPAN
+        g.setflags(write=False)
+        found[pair] = _GRIDS[pair] = g
+    return found
 
 
 @functools.lru_cache(maxsize=64)
