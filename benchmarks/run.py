@@ -6,6 +6,7 @@
     python -m benchmarks --skip-browser  # engine, server and cold start only (no Chromium needed)
     python -m benchmarks --load-only     # only the many-users load test; replaces its section of RESULTS.md
     python -m benchmarks --drag-only     # only the slider-drag rows, printed; RESULTS.md is left alone
+    python -m benchmarks --only engine server  # just those sections, printed; RESULTS.md is left alone
 
 Every figure is compared with a baseline measured in the same run, so a ratio holds on a noisy machine even
 when the absolute times do not. The targets come from issue 5; they are reported, never asserted.
@@ -1073,11 +1074,19 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-browser", action="store_true", help="leave out the Chromium sections")
     ap.add_argument("--load-only", action="store_true", help="only the load test; replace its section of RESULTS.md")
     ap.add_argument("--drag-only", action="store_true", help="only the Drag rows, printed (RESULTS.md untouched)")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        choices=("engine", "server"),
+        help="run only these sections and print them (for comparing code changes); RESULTS.md is not written",
+    )
     args = ap.parse_args(argv)
     if args.load_only:
         return main_load_only(args)
     if args.drag_only:
         return main_drag_only(args)
+    if args.only:
+        return main_only(args)
     started = time.perf_counter()
     load0 = os.getloadavg()
     notes: list[str] = []
@@ -1120,6 +1129,13 @@ def main(argv=None) -> int:
     return 0
 
 
+def print_rows(rows: list[Row], load0) -> int:
+    """A partial run's rows as a plain table, with the load average it ran under."""
+    print(plain_table(rows))
+    print(f"\nload average {load0[0]:.1f} → {os.getloadavg()[0]:.1f}")
+    return 0
+
+
 def main_drag_only(args) -> int:
     """The Drag rows alone, printed: for comparing a change to the page before and after, run beside each other."""
     load0 = os.getloadavg()
@@ -1133,10 +1149,24 @@ def main_drag_only(args) -> int:
             driver.quit()
     finally:
         srv.stop()
-    load1 = os.getloadavg()
-    print(plain_table(rows))
-    print(f"\nload average {load0[0]:.1f} → {load1[0]:.1f}")
-    return 0
+    return print_rows(rows, load0)
+
+
+def main_only(args) -> int:
+    load0 = os.getloadavg()
+    rows: list[Row] = []
+    if "engine" in args.only:
+        log("engine")
+        rows += bench_engine(args.quick)
+    if "server" in args.only:
+        log("starting gunicorn")
+        srv = Gunicorn()
+        try:
+            log("server")
+            rows += bench_server(srv, args.quick)[0]
+        finally:
+            srv.stop()
+    return print_rows(rows, load0)
 
 
 def main_load_only(args) -> int:

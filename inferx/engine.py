@@ -90,6 +90,8 @@ def t_prefill(S_in, model: ModelSpec, compute):
 def utilisation(B, B_max):
     """ρ = B / B_max (infinite when nothing fits)."""
     B = np.asarray(B, dtype=float)
+    if np.ndim(B_max) == 0:  # one machine (the usual case): a plain division, no masks
+        return B / B_max if B_max > 0 else np.full(B.shape, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(B_max > 0, B / np.maximum(B_max, 1), np.inf)
 
@@ -115,8 +117,10 @@ def ttft(prefill, rho, step_time, cv):
 def t_allreduce(B, tp, model: ModelSpec, b_act, ic_bw, ic_alpha):
     """t_AR(B, k) = L·2·(α + (k−1)/k · B·d_model·b / BW_IC); zero when k = 1."""
     B = np.asarray(B, dtype=float)
+    if np.ndim(tp) == 0 and tp <= 1:  # one GPU per stage: no all-reduce, and nothing to compute
+        return np.zeros(B.shape)
     cost = model.n_layers * 2 * (ic_alpha + (tp - 1) / tp * B * model.d_model * b_act / ic_bw)
-    return np.where(np.asarray(tp) > 1, cost, 0.0)
+    return cost if np.ndim(tp) == 0 else np.where(np.asarray(tp) > 1, cost, 0.0)
 
 
 def t_pipeline(B, pp, model: ModelSpec, b_act, ic_bw, ic_alpha):
@@ -159,14 +163,16 @@ def tokens_per_joule(tokens_per_s, watts):
 def expected_accepted(k, alpha):
     """E[accept] = (1 − α^(k+1)) / (1 − α) tokens per verify step (k + 1 when α = 1)."""
     alpha = np.asarray(alpha, dtype=float)
+    if alpha.ndim == 0 and alpha != 1.0:  # one rate below 1 (the usual case): no division by zero to mask
+        return np.asarray((1.0 - alpha ** (k + 1)) / (1.0 - alpha))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = (1.0 - alpha ** (k + 1)) / (1.0 - alpha)
     return np.where(alpha == 1.0, k + 1.0, value)
 
 
-def itl_speculative(k, alpha, draft_step, verify_time):
-    """ITL_eff = (k·δ + t_verify) / E[accept], s."""
-    return (k * draft_step + verify_time) / expected_accepted(k, alpha)
+def itl_speculative(k, alpha, draft_step, verify_time, accepted=None):
+    """ITL_eff = (k·δ + t_verify) / E[accept], s (`accepted`: E[accept] when the caller has it already)."""
+    return (k * draft_step + verify_time) / (expected_accepted(k, alpha) if accepted is None else accepted)
 
 
 def bandwidth_density(bw, capacity):

@@ -4,6 +4,7 @@ browser (assets/a11y.js) copies it beside the graph after every redraw."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -28,22 +29,36 @@ def number(v: float) -> str:
 def _axis(layout: dict, name: str) -> tuple[str, str]:
     """(quantity, unit) of an axis title such as "Decode throughput (tok/s)"."""
     title = (layout.get(name) or {}).get("title") or {}
-    text = title.get("text", "") if isinstance(title, dict) else str(title)
+    return _quantity_unit(title.get("text", "") if isinstance(title, dict) else str(title))
+
+
+@functools.lru_cache(maxsize=256)  # a few dozen axis titles, parsed on every redraw
+def _quantity_unit(text: str) -> tuple[str, str]:
     text = re.sub(r"<[^>]+>", "", text).strip()
     match = _UNIT.match(text)
     return (match[1], match[2]) if match else (text, "")
 
 
+@functools.lru_cache(maxsize=4096)  # a redraw states the same few points in several figures' texts
 def _with_unit(v: float, unit: str) -> str:
     return f"{number(v)} {unit}".strip() if unit != "%" else f"{number(v)} %"
 
 
-def _points(trace: dict) -> tuple[np.ndarray, np.ndarray]:
+def _points(trace: dict) -> tuple:
     """The trace's (x, y) pairs where both are finite numbers (a gap is None, a label is text)."""
     xs, ys = trace.get("x"), trace.get("y")
     if not isinstance(xs, (list, tuple, np.ndarray)) or not isinstance(ys, (list, tuple, np.ndarray)):
         return np.empty(0), np.empty(0)
     n = min(len(xs), len(ys))
+    if isinstance(xs, list) and isinstance(ys, list):
+        # Most traces are lists of finite floats: then their sums are finite (None or text raises, and an
+        # infinite or NaN value makes the sum so), and the lists serve as they are, with no array built.
+        xs, ys = (xs, ys) if len(xs) == len(ys) else (xs[:n], ys[:n])
+        try:
+            if math.isfinite(sum(xs)) and math.isfinite(sum(ys)):
+                return xs, ys
+        except TypeError:
+            pass
     try:
         x, y = np.asarray(xs[:n], dtype=float), np.asarray(ys[:n], dtype=float)
     except (TypeError, ValueError):  # categories or text: no numbers to state
@@ -53,7 +68,8 @@ def _points(trace: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
-    name = re.sub(r"<[^>]+>", "", str(trace.get("name") or "")).strip()
+    name = str(trace.get("name") or "")
+    name = (re.sub(r"<[^>]+>", "", name) if "<" in name else name).strip()
     if not name or trace.get("visible") in (False, "legendonly"):
         return None
     x, y = _points(trace)
@@ -63,7 +79,7 @@ def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
     if len(x) == 1:
         return f"{name}: {at(0)}"
     text = f"{name}: from {at(0)} to {at(-1)}"
-    peak = int(np.argmax(y))
+    peak = y.index(max(y)) if isinstance(y, list) else int(np.argmax(y))  # the first of equal highs, either way
     if 0 < peak < len(x) - 1 and y[peak] > max(y[0], y[-1]):
         text += f", highest {at(peak)}"
     return text

@@ -18,7 +18,7 @@ from . import palette as P
 from .calibrated import band_label, residual_band, scenario_calibration
 from .hardware import GPUS
 from .presets import HARDWARE
-from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches
+from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches, sample_grids
 
 CURRENT = P.CURRENT
 AMBER = P.REGIME["queue"]  # the explorer's dot before its binding limit colours it (beyond.explorer)
@@ -62,7 +62,7 @@ def round_sig(values, digits: int = 4) -> list:
     a = np.asarray(values, dtype=float)
     # |a| + (a == 0) is 1 where a is 0, so log10 never sees a zero (and needs no errstate, which costs more).
     scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a) + (a == 0))))
-    return (np.round(a * scale) / scale).tolist()
+    return (np.rint(a * scale) / scale).tolist()  # np.round to 0 decimals is rint, behind two wrappers
 
 
 def si(value: float, digits: int = 3, unit: str = "") -> str:
@@ -102,14 +102,17 @@ def decade_ticks(fig: dict, redo: bool = False) -> None:
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
         values = np.concatenate(parts) if parts else np.zeros(0)
         values = values[np.isfinite(values) & (values > 0)]
-        if not values.size or values.max() < 10 * values.min():
+        if not values.size:
+            continue
+        low, high = values.min(), values.max()
+        if high < 10 * low:
             continue
         spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
-        if values.max() >= 100 * values.min():
+        if high >= 100 * low:
             spec["dtick"] = 1
         else:
             spec["minor"]["dtick"] = "D1"
-            spec.update(tickmode="array", tickvals=one_two_five(values.min() / 2, values.max() * 2))
+            spec.update(tickmode="array", tickvals=one_two_five(low / 2, high * 2))
 
 
 def one_two_five(low: float, high: float) -> list[float]:
@@ -160,7 +163,8 @@ def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict
 def _line(name, x, y, colour, dash="solid", width=2.0, hover="", custom=None, digits=None, **extra) -> dict:
     """A line trace. Its x and y stay arrays, for `_json_ready` to round with the figure's other traces,
     unless `digits` asks for them rounded now."""
-    x, y = np.ravel(x).astype(float), np.ravel(y).astype(float)
+    # No copy: _json_ready rounds them into lists.
+    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if digits is not None:
         xy = round_sig(np.concatenate([x, y]), digits)
         x, y = xy[: x.size], xy[x.size :]
@@ -314,13 +318,18 @@ def frontier(scn: Scenario, points: int = CURVE_POINTS, batch: int | None = None
     return evaluate_frontiers([key])[key] if r is _MISSING else r
 
 
+def _grid_end(scn: Scenario) -> int:
+    return max(1, int(RHO_CURVE_END * scn.b_max))
+
+
 def _frontier_grid(scn: Scenario, points: int, batch: int | None) -> np.ndarray | None:
     if scn.unfit_reason():
         return None
-    B = frontier_batches(max(1, int(RHO_CURVE_END * scn.b_max)), points)
+    B = frontier_batches(_grid_end(scn), points)
     if batch is not None:
         B = np.union1d(B, np.append(np.arange(1, 65), int(batch)))
-    B = B[(B >= 1) & (B < scn.b_max)]
+    if B.size and (B[0] < 1 or B[-1] >= scn.b_max):  # sorted: only its ends can fall outside 1 ≤ B < B_max
+        B = B[(B >= 1) & (B < scn.b_max)]
     return B if B.size else None
 
 
@@ -335,6 +344,8 @@ def evaluate_frontiers(keys: list[tuple]) -> dict:
     and kept. Returns every key's frontier (None where none exists)."""
     found = {k: _FRONTIERS.get(k, _MISSING) for k in keys}
     todo = [k for k, r in found.items() if r is _MISSING]
+    ends = [(_grid_end(s), points) for s, points, _ in todo if not s.unfit_reason()]
+    sample_grids([(end, points) for end, points in ends if points is not None and points < end])  # in one pass
     grids = [_frontier_grid(*k) for k in todo]
     found.update(dict.fromkeys(todo))
     fits = [(k, g) for k, g in zip(todo, grids, strict=True) if g is not None]

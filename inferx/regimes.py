@@ -42,45 +42,66 @@ COMPUTE_GAIN = 1.0  # "doubling compute"
 
 def regime_masks(scn: Scenario, B) -> dict[str, np.ndarray]:
     """One boolean array per limit (keys of `LABELS`), aligned with the batch sizes `B`."""
+    return _masks(scn, B)[0]
+
+
+def _masks(scn: Scenario, B) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """`regime_masks` and t_comm at `B`, which the sensitivity readout reuses."""
     B = np.atleast_1d(np.asarray(B, dtype=float))
     memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa) / scn.bw
     compute = 2.0 * scn.model.p_active * B / scn.compute
     step, comm = scn.step_and_comm(B)
     rho = E.utilisation(B, scn.b_max)
-    return {
+    masks = {
         "bandwidth": memory >= compute,
         "compute": compute > memory,
         "communication": comm > COMM_SHARE * (step + comm),
         "queue": rho > RHO_QUEUE,
         "kv_capacity": rho >= RHO_KV,
     }
+    return masks, comm
 
 
 def binding(scn: Scenario, B) -> np.ndarray:
     """The binding limit's key at each batch size (an array of strings), by `PRIORITY`."""
-    masks = regime_masks(scn, B)
-    return np.select([masks[k] for k in PRIORITY], PRIORITY, default="bandwidth")
+    return _KEYS[binding_index(scn, B)]
+
+
+_KEYS = np.array(PRIORITY)
+_BANDWIDTH = PRIORITY.index("bandwidth")
+
+
+def binding_index(scn: Scenario, B) -> np.ndarray:
+    """`binding` as indices into `PRIORITY` (whole numbers select faster than strings)."""
+    return _first_holding(regime_masks(scn, B))
+
+
+def _first_holding(masks: dict[str, np.ndarray]) -> np.ndarray:
+    index = np.full(np.shape(masks["bandwidth"]), _BANDWIDTH)
+    for k in range(len(PRIORITY) - 1, -1, -1):  # the first of PRIORITY that holds is written last (np.select's rule)
+        index[masks[PRIORITY[k]]] = k
+    return index
 
 
 def segments(scn: Scenario, B) -> list[dict]:
     """Runs of consecutive batch sizes with the same binding limit, for colouring a frontier:
     [{"regime": key, "label": words, "first": index, "last": index, "b_first": B, "b_last": B}, …]."""
     B = np.atleast_1d(np.asarray(B))
-    keys = binding(scn, B)
+    keys = binding_index(scn, B)
     if keys.size == 0:
         return []
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
     ends = np.r_[starts[1:] - 1, keys.size - 1]
     return [
         {
-            "regime": str(keys[a]),
-            "label": LABELS[str(keys[a])],
+            "regime": PRIORITY[keys[a]],
+            "label": LABELS[PRIORITY[keys[a]]],
             "first": int(a),
             "last": int(b),
             "b_first": int(B[a]),
             "b_last": int(B[b]),
         }
-        for a, b in zip(starts, ends, strict=True)
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
     ]
 
 
@@ -89,16 +110,16 @@ def _scaled(scn: Scenario, bw: float = 1.0, compute: float = 1.0) -> Scenario:
     return replace(scn, bw=scn.bw * bw, compute=scn.compute * compute)
 
 
-def _scaled_throughputs(scn: Scenario, B, factors) -> np.ndarray:
+def _scaled_throughputs(scn: Scenario, B, factors, comm=None) -> np.ndarray:
     """T(B) with bandwidth and compute multiplied by each (bw, compute) pair of `factors`, one row each. In the
     article's model every row comes from one numpy pass (the explorer's readout asks for seven at one batch
-    size on every redraw); the calibrated model's step is evaluated per row."""
+    size on every redraw); the calibrated model's step is evaluated per row. `comm`: t_comm at B, if known."""
     B = np.atleast_1d(np.asarray(B, dtype=float))
     f = np.asarray(factors, dtype=float)
     if scn.mode == "calibrated":
         return np.array([E.throughput(B, np.add(*_scaled(scn, b, c).step_and_comm(B))) for b, c in f])
     step = E.t_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw * f[:, :1], scn.compute * f[:, 1:])
-    return E.throughput(B, step + scn.step_and_comm(B)[1])
+    return E.throughput(B, step + (scn.step_and_comm(B)[1] if comm is None else comm))
 
 
 def throughput_gain(scn: Scenario, B, bw: float = 0.0, compute: float = 0.0) -> np.ndarray:
@@ -127,10 +148,16 @@ def elasticities(scn: Scenario, B, h: float = 1e-3) -> dict[str, np.ndarray]:
 
 def sensitivity(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: float = COMPUTE_GAIN) -> dict:
     """What binds at one batch size and what more bandwidth or compute would give there (fractions)."""
-    regime = str(binding(scn, [batch])[0])
+    return _sensitivity(scn, batch, bw_gain, compute_gain)[0]
+
+
+def _sensitivity(scn: Scenario, batch: int, bw_gain: float, compute_gain: float) -> tuple[dict, dict]:
+    """`sensitivity` and the limits' masks at `batch`, which the sentence reads too."""
+    masks, comm = _masks(scn, [batch])
+    regime = PRIORITY[_first_holding(masks)[0]]
     h = 1e-3  # as `elasticities` and `throughput_gain` take them, in one pass
     factors = [(1, 1), (1 + bw_gain, 1), (1, 1 + compute_gain), (1 + h, 1), (1 - h, 1), (1, 1 + h), (1, 1 - h)]
-    t, bw_more, compute_more, bw_up, bw_down, c_up, c_down = _scaled_throughputs(scn, [batch], factors)[:, 0]
+    t, bw_more, compute_more, bw_up, bw_down, c_up, c_down = _scaled_throughputs(scn, [batch], factors, comm)[:, 0]
     step = np.log((1 + h) / (1 - h))
     return {
         "batch": int(batch),
@@ -142,7 +169,7 @@ def sensitivity(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gai
         "throughput_gain_compute": float(compute_more / t - 1.0),
         "elasticity_bw": float(np.log(bw_up / bw_down) / step),
         "elasticity_compute": float(np.log(c_up / c_down) / step),
-    }
+    }, masks
 
 
 def _percent(x: float) -> str:
@@ -152,14 +179,14 @@ def _percent(x: float) -> str:
 def sentence(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: float = COMPUTE_GAIN) -> str:
     """The readout: "at B = 64 this machine is bandwidth-bound; doubling compute changes nothing,
     +43 % bandwidth gives +31 % throughput"."""
-    s = sensitivity(scn, batch, bw_gain, compute_gain)
+    s, masks = _sensitivity(scn, batch, bw_gain, compute_gain)
     what = "doubling compute" if compute_gain == 1.0 else f"{compute_gain * 100:+.0f} % compute"
     c, b = s["throughput_gain_compute"], s["throughput_gain_bw"]
     c_text = "changes nothing" if _percent(c) == "nothing" else f"gives {_percent(c)} throughput"
     b_text = "changes nothing" if _percent(b) == "nothing" else f"gives {_percent(b)} throughput"
     label = s["label"]
     if s["regime"] not in ("bandwidth", "compute"):  # say which roofline term sets the step beneath it
-        step = "bandwidth" if regime_masks(scn, [batch])["bandwidth"][0] else "compute"
+        step = "bandwidth" if masks["bandwidth"][0] else "compute"
         label += f" (its step {step}-bound)"
     return f"at B = {batch:,} this machine is {label}; {what} {c_text}, {bw_gain * 100:+.0f} % bandwidth {b_text}"
 

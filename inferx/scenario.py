@@ -573,20 +573,29 @@ class Scenario:
         windowed = self.model.sliding_window and self.ctx > 0
         return float(M.kv_bytes_per_token(self.model, self.b_kv, self.ctx if windowed else None))
 
-    @property
+    @functools.cached_property  # these three are asked for dozens of times a redraw; the fields are frozen
     def weight_bytes(self) -> float:
         return M.weight_bytes(self.model, self.b_w)
 
-    @property
+    @functools.cached_property
     def headroom(self) -> float:
         return E.kv_headroom(self.hbm, self.model, self.b_w)
 
-    @functools.cached_property  # a redraw asks for it dozens of times; the fields are frozen
+    @functools.cached_property
+    def prefill_time(self) -> float:
+        """The article's t_prefill(S_in), s (the calibrated model has its own)."""
+        return E.t_prefill(self.isl, self.model, self.compute)
+
+    @functools.cached_property
     def b_max(self) -> int:
         return int(E.b_max(self.headroom, self.ctx, self.kappa, self.eta))
 
     def unfit_reason(self) -> str | None:
         """Why no frontier exists, in words a page can show, or None if one does."""
+        return self._unfit
+
+    @functools.cached_property
+    def _unfit(self) -> str | None:
         if self.headroom <= 0:
             return memory_fit_message(self.weight_bytes, self.hbm)
         if self.b_max < 1:
@@ -675,9 +684,10 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
     columns aligned with all the grids end to end, and every formula runs once.
     """
     sizes = [len(g) for g in grids]
-    B = np.concatenate(grids).astype(float)
+    one = len(scenarios) == 1  # a point or a search (slo, spec) asks for one scenario, many times a redraw
+    B = np.array(grids[0], dtype=float) if one else np.concatenate(grids).astype(float)
     # One scenario's parameters stay scalars: numpy broadcasts them without reading a column per formula.
-    cols = scenarios[0] if len(scenarios) == 1 else _columns(scenarios, _COLUMNS, sizes)
+    cols = scenarios[0] if one else _columns(scenarios, _COLUMNS, sizes)
     ends = np.cumsum(sizes).tolist()
     spans = list(zip([0, *ends[:-1]], ends, strict=True))
     step = _step(cols, B)
@@ -695,13 +705,15 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
         "t_comm": comm,
         "itl": itl,
         "throughput": E.throughput(B, itl),
-        "ttft": E.ttft(E.t_prefill(cols.isl, cols.model, cols.compute), rho, itl, cols.cv),
+        "ttft": E.ttft(
+            scenarios[0].prefill_time if one else E.t_prefill(cols.isl, cols.model, cols.compute), rho, itl, cols.cv
+        ),
         "rho": rho,
         "stable": rho < 1.0,
     }
     for (a, b), point in calibrated.items():  # the calibrated TTFT: its own prefill and closed-loop queue
         out["ttft"][a:b] = np.where(out["stable"][a:b], point["ttft"], np.inf)
-    return [{key: values[a:b] for key, values in out.items()} for a, b in spans]
+    return [out] if one else [{key: values[a:b] for key, values in out.items()} for a, b in spans]
 
 
 def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
@@ -719,16 +731,63 @@ def frontier_batches(b_max: int, points: int | None = None) -> np.ndarray:
     return _sampled_batches(int(b_max), int(points))
 
 
-@functools.lru_cache(maxsize=256)
+_GRIDS: dict[tuple[int, int], np.ndarray] = {}  # frontier_batches' samples by (b_max, points), read-only
+_SPAN = 2**40  # sample_grids sorts every grid at once, each in its own span of whole numbers (B_max is far below)
+
+
 def _sampled_batches(b_max: int, points: int) -> np.ndarray:
-    """frontier_batches' samples, read-only and cached: one redraw asks for the same grid several times."""
-    powers = 2 ** np.arange(int(np.log2(b_max)) + 1)
-    budget = max(4, points - len(powers) - 1)  # the powers and b_max come out of the requested count
-    low = log_spaced(b_max, max(2, budget * 2 // 3))
-    high = b_max - log_spaced(b_max, max(2, budget - len(low)))
-    grid = np.unique(np.clip(np.rint(np.concatenate([low, high, powers, [b_max]])), 1, b_max).astype(int))
-    grid.setflags(write=False)
-    return grid
+    grid = _GRIDS.get((b_max, points))
+    return sample_grids([(b_max, points)])[b_max, points] if grid is None else grid
+
+
+def sample_grids(pairs) -> dict[tuple[int, int], np.ndarray]:
+    """frontier_batches' samples for (b_max, points) pairs with points < b_max, read-only and kept; those not
+    kept yet are computed together in one numpy pass (a redraw asks for about ten, each for its own B_max,
+    and one grid took about fifteen numpy calls)."""
+    found = {pair: _GRIDS.get(pair) for pair in pairs}
+    todo = [pair for pair, grid in found.items() if grid is None]
+    if not todo:
+        return found
+    steps, counts, logs, offsets, sizes, powers = [], [], [], [], [], []
+    for b_max, points in todo:
+        twos = _powers_of_two(b_max.bit_length())  # 1, 2, 4, … ≤ b_max
+        budget = max(4, points - len(twos) - 1)  # the powers and b_max come out of the requested count
+        n_low = max(2, budget * 2 // 3)
+        n_high = max(2, budget - n_low)
+        # Geometric in B (low) and in b_max − B (high): log_spaced(b_max, n) and b_max − log_spaced(b_max, n),
+        # written 0 + 1·e and b_max + (−1)·e, which round the same.
+        steps += [_unit_steps(n_low), _unit_steps(n_high)]
+        counts += [n_low, n_high]
+        logs += [math.log(b_max)] * 2
+        offsets += [0.0, float(b_max)]
+        sizes.append(n_low + n_high)
+        powers.append(twos)
+    logs, offsets = np.repeat(logs, counts), np.repeat(offsets, counts)
+    signs = np.repeat(np.tile([1.0, -1.0], len(todo)), counts)
+    spaced = offsets + signs * np.exp(np.concatenate(steps) * logs)
+    ends = np.array([b_max for b_max, _ in todo], dtype=float)
+    which = np.arange(len(todo))
+    owner = np.concatenate([np.repeat(which, sizes), np.repeat(which, [len(p) for p in powers]), which])
+    grid = np.rint(np.concatenate([spaced, *powers, ends]))
+    grid = np.minimum(np.maximum(grid, 1), ends[owner]).astype(np.int64)
+    keyed = owner * _SPAN + grid
+    keyed.sort()  # by grid, then value: np.unique of each, without its overhead
+    keyed = keyed[np.concatenate(([True], keyed[1:] != keyed[:-1]))]
+    bounds = np.searchsorted(keyed, np.arange(len(todo) + 1) * _SPAN).tolist()
+    if len(_GRIDS) > 512:  # a long session visits many B_max; a redraw needs only its own
+        _GRIDS.clear()
+    for k, pair in enumerate(todo):
+        g = keyed[bounds[k] : bounds[k + 1]] - k * _SPAN
+        g.setflags(write=False)
+        found[pair] = _GRIDS[pair] = g
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _powers_of_two(n: int) -> np.ndarray:
+    powers = 2.0 ** np.arange(n)
+    powers.setflags(write=False)
+    return powers
 
 
 def geometric_batches(b_max: int, n: int) -> np.ndarray:

@@ -15,6 +15,8 @@ The baseline is the engine's ITL at the same batch size; the speed-up is baselin
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import engine as E
@@ -76,30 +78,47 @@ def verify_time(scn: Scenario, k, B, mode: str = "article") -> np.ndarray:
     return np.maximum(memory, compute) + comm
 
 
-def speculative(scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, B=1, verify: str = "article") -> dict:
+def speculative(
+    scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, B=1, verify: str = "article", baseline=None
+) -> dict:
     """Effective ITL and speed-up, broadcast over k, α and B (arrays): baseline_itl, verify, accepted,
-    itl_eff (s) and speedup (×). `delta` defaults to the article's draft model on a GPU."""
+    itl_eff (s) and speedup (×). `delta` defaults to the article's draft model on a GPU; `baseline` is the
+    plain ITL at B when the caller has it already (a figure compares four drafts on one grid)."""
     delta = draft_step() if delta is None else float(delta)
     B = np.asarray(B, dtype=float)
-    base = E.itl(*scn.step_and_comm(np.atleast_1d(B).ravel()))
-    base = base.reshape(B.shape) if B.ndim else base[0]
+    if baseline is None:
+        base = E.itl(*scn.step_and_comm(np.atleast_1d(B).ravel()))
+        base = base.reshape(B.shape) if B.ndim else base[0]
+    else:
+        base = baseline
     t_v = verify_time(scn, k, B, verify)
-    eff = E.itl_speculative(np.asarray(k, dtype=float), alpha, delta, t_v)
+    k = np.asarray(k, dtype=float)
+    accepted = E.expected_accepted(k, alpha)
+    eff = E.itl_speculative(k, alpha, delta, t_v, accepted)
     return {
         "baseline_itl": base,
         "verify": t_v,
-        "accepted": E.expected_accepted(np.asarray(k, dtype=float), alpha),
+        "accepted": accepted,
         "itl_eff": eff,
         "speedup": base / eff,
     }
+
+
+@functools.lru_cache(maxsize=8)
+def _vanishing_grid(scn: Scenario) -> tuple[np.ndarray, np.ndarray]:
+    """`vanishing_batch`'s first grid and the plain ITL on it, shared by the four curves of Figure 14."""
+    grid = frontier_batches(scn.b_max, 200)
+    base = E.itl(*scn.step_and_comm(grid))
+    base.setflags(write=False)
+    return grid, base
 
 
 def vanishing_batch(scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, verify: str = "article") -> int | None:
     """The smallest batch size at which speculation stops paying (speed-up ≤ 1) before B_max, or None."""
     if scn.unfit_reason():
         return None
-    grid = frontier_batches(scn.b_max, 200)
-    slow = speculative(scn, k, alpha, delta, grid, verify)["speedup"] <= 1.0
+    grid, base = _vanishing_grid(scn)
+    slow = speculative(scn, k, alpha, delta, grid, verify, base)["speedup"] <= 1.0
     if not slow.any():
         return None
     i = int(np.argmax(slow))
@@ -129,15 +148,16 @@ def fig_spec_k(
     k = np.arange(1, k_max + 1, dtype=float)
     delta = draft_step(bw=DRAFT_DEVICES[draft])
     data = []
+    plain = speculative(scn, 1, 0.0, delta, B, verify)["baseline_itl"]  # the same for every α: computed once
     for i, alpha in enumerate(alphas):
         colour = P.SERIES[i % len(P.SERIES)]
-        s = speculative(scn, k, alpha, delta, B, verify)
+        s = speculative(scn, k, alpha, delta, B, verify, plain)
         hover = "k = %{x}<br>ITL_eff = %{y:.3g} ms<br>speed-up %{customdata}×"
         speed = [f"{x:.3g}" for x in s["speedup"]]
         data.append(
             _line(f"α = {alpha:g}", k, 1e3 * s["itl_eff"], colour, hover=hover, custom=speed, mode="lines+markers")
         )
-    base = float(speculative(scn, 1, 0.0, delta, B, verify)["baseline_itl"])
+    base = float(plain)
     _hline(layout, 1e3 * base, "#000000", f"no speculation: {1e3 * base:.3g} ms at B = {B:,}", "left")
     return {"data": data, "layout": layout}
 
@@ -151,11 +171,12 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
     B = frontier_batches(max(2, scn.b_max - 1), 90)
+    base = E.itl(*scn.step_and_comm(B))  # the plain ITL every curve divides
     data = []
     for draft, bw in DRAFT_DEVICES.items():
         delta = draft_step(bw=bw)
         for mode, dash in (("roofline", "solid"), ("article", "dot")):
-            s = speculative(scn, k, alpha, delta, B, mode)
+            s = speculative(scn, k, alpha, delta, B, mode, base)
             b0 = vanishing_batch(scn, k, alpha, delta, mode)
             name = f"{DRAFT_LABELS[draft]}, {mode} verify"
             hover = "B = %{x:,.0f}<br>speed-up %{y:.3g}×"
