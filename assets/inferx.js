@@ -432,7 +432,7 @@
       if (!spec || v === undefined || !fired.includes(`${cfg.prefix}${name}.value`)) return;
       const el = document.getElementById(`${cfg.prefix}${name}-value`); // pages/_ids.value_id
       const [unit, d, unset] = spec;
-      if (!el || (v === null && !unset)) return; // a page without this slider's label
+      if (!el || (v === null && !unset)) return; // no label on this page, or no word for an empty slider
       if (v !== null && cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
       const text = v === null ? unset : numberFormat(d).format(v);
       const shown = v !== null && unit ? `${text} ${unit}` : text;

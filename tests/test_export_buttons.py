@@ -9,16 +9,18 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from browser_checks import click, element
+from conftest import ROOT, severe_console_errors
 from dash.development.base_component import Component
 
 import app  # the pages register with the app
+from benchmarks.chromium import wait_js
 from inferx import export
 from inferx import figure_registry as registry
 from inferx.scenario import PARAMS, InvalidParameter, Scenario
 from pages import embed, home, methods
 from pages._cards import figure_card
-from pages._export import page_state
+from pages._export import export_spec, page_state
 from pages._url import controls, parse_query
 
 
@@ -149,3 +151,18 @@ def test_a_card_is_a_handful_of_dash_components():
     card = figure_card("fig4", {})
     components = [c for c in card._traverse() if isinstance(c, Component)]
     assert len(components) + 1 <= 12, sorted(type(c).__name__ for c in components)
+
+
+@pytest.mark.browser
+def test_every_card_builds_its_row_in_the_browser_and_again_after_a_page_change(browser, server):
+    """assets/export.js fills each empty row from its spec as Dash renders a page, the router's next page too."""
+    browser.get(server.url)
+    count = "document.querySelectorAll(arguments[0] + ' .export-tools button').length"
+    wait_js(browser, f"return {count} === {4 * len(registry.DASHBOARD)};", what="the rows of /", args=("#figures",))
+    named = "return [...document.querySelectorAll('#card-fig4 .export-tools [aria-label]')].map(e => e.ariaLabel);"
+    spec = export_spec("fig4")
+    assert browser.execute_script(named) == [b["label"] for b in spec["buttons"]] + [spec["sizes"]["label"]]
+    click(browser, element(browser, "#nav-methods"))
+    wait_js(browser, f"return {count} === 4;", what="the row on /methods", args=("#card-fig15",))
+    assert browser.execute_script("return location.pathname").endswith("/methods")
+    assert severe_console_errors(browser) == []
