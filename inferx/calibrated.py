@@ -32,7 +32,8 @@ of it, so this wait grows with the batch and the prompt):
 
 A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
 for the iterations between its chunks; with attention data parallelism a new request waits
-until every rank has one, at most w_dp iterations (`dp_balance_wait`).
+until every rank has one, at most w_dp iterations (`dp_balance_wait`), and its attention runs on
+its rank alone (`rank_attention_time`).
 
 A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
 (Little's law), at most the requests the KV cache holds (the others wait for a slot), solved
@@ -242,6 +243,34 @@ def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK
     )
 
 
+Q_LORA_RANK = 1536  # DeepSeek-V3-architecture query compression (config.json q_lora_rank)
+
+
+def attention_projection_params(model: ModelSpec = DEEPSEEK_R1) -> float:
+    """Parameters of the attention projections of all layers (q, k, v, o; MLA's low-rank down and up matrices)."""
+    d, H, dh = model.d_model, model.n_q_heads, model.d_head
+    if model.attention == "mla":
+        per = (d * Q_LORA_RANK + Q_LORA_RANK * H * (dh + model.d_rope) + d * (model.kv_lora_rank + model.d_rope)
+               + model.kv_lora_rank * H * 2 * dh + H * dh * d)  # fmt: skip
+    else:
+        per = 2 * d * H * dh + 2 * d * model.n_kv_heads * dh
+    return float(model.n_layers * per)
+
+
+def rank_attention_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
+    """Extra prefill time (s) of a prompt whose attention runs on one data-parallel rank instead of all n GPUs.
+
+    With attention data parallelism a request lives on one of the n ranks: its attention projections and the
+    quadratic attention of its prompt run on that GPU alone (n − 1 times longer than spread over n), while its
+    MoE layers are spread over all n by expert parallelism. 0 without attention DP.
+    """
+    n = np.asarray(m.gpus, dtype=float)
+    work = 2.0 * attention_projection_params(model) * np.asarray(isl, dtype=float) + prefill_attention_flops(
+        model, isl
+    ) / np.asarray(m.attention_speed, dtype=float)
+    return np.where(m.dp_attention, work / (cal.prefill_fraction * m.compute) * (n - 1.0), 0.0)
+
+
 def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False):
     """Seconds per output token of the decode phase alone (no prefills), comms included.
 
@@ -323,7 +352,10 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     # A prompt longer than one chunk waits for the decode iterations between its chunks.
     wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
+    # With attention data parallelism the request's own prompt has its attention done by one rank alone; the
+    # engine's stall (u, TPOT) is unchanged, as the balanced ranks prefill one prompt each at the same time.
+    own = t_pf + rank_attention_time(cal, m, isl, model)
+    ttft = cal.request_overhead_s + cal.admission_s * B + own + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
     return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
 
 

@@ -523,3 +523,23 @@ def test_the_page_and_point_wait_for_the_recipes_scheduler(monkeypatch):
     # B200 SGLang looks every 10 iterations below 16 users and every 30 from there; a lone request is taken at once.
     assert polled["ttft"] - every["ttft"] == pytest.approx(np.array([0.0, 4.5, 14.5]) * every["step"], rel=1e-9)
     assert np.array_equal(polled["step"], every["step"])
+
+
+def test_with_attention_data_parallelism_a_prompts_attention_runs_on_its_rank_alone():
+    # MLA projections per layer: q down 7168·1536, q up 1536·128·(128+64), kv down 7168·(512+64), kv up
+    # 512·128·(128+128), out 128·128·7168; 61 layers.
+    per_layer = 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168
+    assert C.attention_projection_params() == 61 * per_layer
+    ranks = C.instance("b200", 8, "fp4", dp_attention=True)
+    spread = C.Instance(**{**ranks.__dict__, "dp_attention": False})  # the same KV copies, attention over 8
+    isl = 8192.0
+    work = 2 * 61 * per_layer * isl + 4 * 61 * 128 * 128 * isl**2 * 9000e12 / 2250e12  # attention at BF16
+    alone = 7 * work / (CAL.prefill_fraction * 8 * 9000e12)  # on 1 GPU instead of 8
+    assert float(C.rank_attention_time(CAL, ranks, isl)) == pytest.approx(alone, rel=1e-9)
+    assert float(C.rank_attention_time(CAL, spread, isl)) == 0.0
+    # CAL has no balancing wait (w_dp 0): only the prompt's own prefill grows; the engine's stall does not.
+    a, b = C.at_batch(CAL, spread, 64.0, isl, 1024.0), C.at_batch(CAL, ranks, 64.0, isl, 1024.0)
+    assert float(b["ttft"] - a["ttft"]) == pytest.approx(alone, rel=1e-6)
+    assert float(b["tpot"]) == pytest.approx(float(a["tpot"]), rel=1e-9) and float(b["t_prefill"]) == float(
+        a["t_prefill"]
+    )

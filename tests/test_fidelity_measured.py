@@ -67,11 +67,12 @@ def test_single_node_targets_on_tpot_throughput_and_e2e(tables):
 
 
 def test_single_node_ttft_target_where_met(tables):
-    # FP4 without MTP misses it (docs/calibration.md says why); the other three slices meet it since the
-    # recipes' scheduler polling is modelled.
+    # FP4 without MTP misses the median (docs/calibration.md says why) and meets the p90; the other three slices
+    # meet both since the recipes' scheduler polling is modelled.
     for group in ("fp8 no MTP", "fp8 MTP", "fp4 MTP"):
         row = tables["calibrated"].loc[group]
         assert row["ttft_median"] <= 0.15 and row["ttft_p90"] <= 0.40, group
+    assert tables["calibrated"].loc["fp4 no MTP", "ttft_p90"] <= 0.40
 
 
 def test_newest_run_of_each_configuration_meets_the_median_target(measured, tables):
