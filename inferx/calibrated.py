@@ -20,18 +20,20 @@ requests that replace the finished ones, so a user's time per output token is
     t_dec = (k · t_step / L + t_step(B·(k+1) tokens)) / E[accepted]
 
 and the share of the engine's time spent in prefill is u = (B/OSL)·t_pf / TPOT < 1. A
-request's time to first token is a fixed cost, an admission cost per request in flight (on
-some stacks TTFT grows linearly with the batch at equal prefill load), its own prefill, half
-a decode iteration t_it in flight (t_dec · E[accepted] with MTP, plus m whole iterations before the first
-token is streamed, about one), an M/D/1 wait behind the prefills queued before it, and a share f_q of the prefills of
-the other B − 1 requests in flight (a stack that runs arriving prompts one after another rather than in one
-batch makes a new prompt wait behind those ahead of it, so this wait grows with the batch and the prompt):
+request's time to first token is a fixed cost, an admission cost per request in flight, its own
+prefill, the wait for the scheduler to take it (w_N decode iterations t_it: half the one in flight, or
+N/2 when the recipe looks for new requests every N iterations, `poll_interval`; t_it is t_dec · E[accepted]
+with MTP, plus m whole iterations before the first token is streamed, about one), an M/D/1 wait behind the
+prefills queued before it, and a share f_q of the prefills of the other B − 1 requests in flight (a stack that
+runs arriving prompts one after another rather than in one batch makes a new prompt wait behind those ahead
+of it, so this wait grows with the batch and the prompt):
 
-    TTFT = t_req + t_adm · B + t_pf + t_it / 2 [+ m · t_it with MTP] + u · t_pf / (2 (1 − u)) + f_q · (B − 1) · t_pf
+    TTFT = t_req + t_adm · B + t_pf + w_N · t_it [+ m · t_it with MTP] + u · t_pf / (2 (1 − u)) + f_q · (B − 1) · t_pf
 
 A prompt longer than one prefill chunk (PREFILL_CHUNK_TOKENS) also waits (ISL/chunk − 1) · t_it
 for the iterations between its chunks; with attention data parallelism a new request waits
-until every rank has one, at most w_dp iterations (`dp_balance_wait`).
+until every rank has one, at most w_dp iterations (`dp_balance_wait`), and its attention runs on
+its rank alone (`rank_attention_time`).
 
 A closed-loop benchmark fixes the concurrency C, not B: B = C · OSL·TPOT / (TTFT + OSL·TPOT)
 (Little's law), at most the requests the KV cache holds (the others wait for a slot), solved
@@ -194,6 +196,7 @@ class Instance:
     hbm: object = np.inf  # HBM bytes, all GPUs (bounds the KV cache, hence the batch)
     b_kv: float = FP8_BYTES  # KV-cache bytes per element (every measured run keeps it in FP8)
     attention_speed: object = 1.0  # prefill attention FLOP/s as a share of `compute` (BF16 / weights' rate)
+    poll_iterations: object = 1.0  # engine iterations between the scheduler's looks for new requests (`poll_interval`)
 
 
 def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Instance:
@@ -240,6 +243,34 @@ def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK
     )
 
 
+Q_LORA_RANK = 1536  # DeepSeek-V3-architecture query compression (config.json q_lora_rank)
+
+
+def attention_projection_params(model: ModelSpec = DEEPSEEK_R1) -> float:
+    """Parameters of the attention projections of all layers (q, k, v, o; MLA's low-rank down and up matrices)."""
+    d, H, dh = model.d_model, model.n_q_heads, model.d_head
+    if model.attention == "mla":
+        per = (d * Q_LORA_RANK + Q_LORA_RANK * H * (dh + model.d_rope) + d * (model.kv_lora_rank + model.d_rope)
+               + model.kv_lora_rank * H * 2 * dh + H * dh * d)  # fmt: skip
+    else:
+        per = 2 * d * H * dh + 2 * d * model.n_kv_heads * dh
+    return float(model.n_layers * per)
+
+
+def rank_attention_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
+    """Extra prefill time (s) of a prompt whose attention runs on one data-parallel rank instead of all n GPUs.
+
+    With attention data parallelism a request lives on one of the n ranks: its attention projections and the
+    quadratic attention of its prompt run on that GPU alone (n − 1 times longer than spread over n), while its
+    MoE layers are spread over all n by expert parallelism. 0 without attention DP.
+    """
+    n = np.asarray(m.gpus, dtype=float)
+    work = 2.0 * attention_projection_params(model) * np.asarray(isl, dtype=float) + prefill_attention_flops(
+        model, isl
+    ) / np.asarray(m.attention_speed, dtype=float)
+    return np.where(m.dp_attention, work / (cal.prefill_fraction * m.compute) * (n - 1.0), 0.0)
+
+
 def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False):
     """Seconds per output token of the decode phase alone (no prefills), comms included.
 
@@ -279,6 +310,29 @@ def dp_balance_wait(cal: Calibration, m: Instance, arrivals, iteration):
     return collect * timeout / (collect + timeout + 1e-30)
 
 
+# How often the server looks for new requests, from InferenceX's launch scripts (benchmarks/dsr1_*.sh): SGLang on
+# B200 polls its request queue every `--scheduler-recv-interval` iterations (10, or 30 from 16 users up; FP8 on 4
+# GPUs always 10), SGLang on MI300X and MI355X runs `--num-continuous-decode-steps 4` decode steps between looks.
+# Every other recipe (H200 SGLang, TRT, ATOM) looks at every iteration. A server setting, not a fitted number.
+def poll_interval(gpu: str, framework: str, precision: str, concurrency, gpus) -> np.ndarray:
+    """Engine iterations between two looks of the scheduler at its queue of new requests, per InferenceX's recipe."""
+    concurrency, gpus = np.asarray(concurrency, dtype=float), np.asarray(gpus, dtype=float)
+    stack = base_framework(framework)
+    if (gpu, stack) == ("b200", "sglang"):
+        every_ten = (concurrency < 16) | ((precision == "fp8") & (gpus == 4))
+        return np.where(every_ten, 10.0, 30.0)
+    if stack == "sglang" and gpu in ("mi300x", "mi355x"):
+        return np.full(concurrency.shape, 4.0)
+    return np.ones(concurrency.shape)
+
+
+def poll_wait(poll_iterations, B):
+    """Iterations a new request waits before the scheduler takes it: N/2 behind N decode iterations between looks,
+    1/2 (the iteration in flight) when no other request is decoding; the busy share min(B − 1, 1) joins the two."""
+    busy = np.clip(np.asarray(B, dtype=float) - 1.0, 0.0, 1.0)
+    return 0.5 + busy * (np.asarray(poll_iterations, dtype=float) - 1.0) / 2.0
+
+
 def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False) -> dict:
     """Every calibrated quantity at decode batch B (s, tokens/s): TPOT, TTFT, prefill, decode share."""
     B = np.asarray(B, dtype=float)
@@ -291,12 +345,17 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
-    wait = iteration * (0.5 + (cal.first_token_steps if mtp else 0.0))  # half an iteration in flight
+    # A new request waits for the scheduler's next look at its queue: every N iterations while others decode
+    # (N/2 on average), half an iteration on an idle server (`poll_interval`).
+    wait = iteration * (poll_wait(m.poll_iterations, B) + (cal.first_token_steps if mtp else 0.0))
     wait = wait + np.where(m.dp_attention, dp_balance_wait(cal, m, B / (osl * tpot), iteration), 0.0)
     # A prompt longer than one chunk waits for the decode iterations between its chunks.
     wait = wait + np.maximum(isl / PREFILL_CHUNK_TOKENS - 1.0, 0.0) * iteration
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
+    # With attention data parallelism the request's own prompt has its attention done by one rank alone; the
+    # engine's stall (u, TPOT) is unchanged, as the balanced ranks prefill one prompt each at the same time.
+    own = t_pf + rank_attention_time(cal, m, isl, model)
+    ttft = cal.request_overhead_s + cal.admission_s * B + own + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
     return {"tpot": tpot, "ttft": ttft, "t_prefill": t_pf, "t_decode": t_dec, "prefill_share": u}
 
 
@@ -485,23 +544,8 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
     for basis, rule in rules:
         found = [cal for key, cal in fits.items() if rule(*_parts(key))]
         if found:
-            return (found[0] if len(found) == 1 else transferred(found)), basis
+            return (found[0] if len(found) == 1 else typical(found)), basis
     raise ValueError("no calibration to predict from")
-
-
-# How a stack admits arriving prompts (t_adm, f_q): one recipe's scheduling, not a property of the software on
-# every GPU. Only B200 SGLang queues its prompts (t_adm 3–5 ms, f_q 0.04–0.06; every other fit ≤ 0.2 ms and
-# ≤ 0.02), and a geometric mean would charge that to every GPU the stack was never measured on.
-QUEUE_TERMS = ("admission_s", "prefill_queue")
-
-
-def transferred(calibrations) -> Calibration:
-    """What several fits say about a GPU, stack or precision none of them is: their `typical` parameters, with
-    the prompt-admission terms (QUEUE_TERMS) of the fit that queues least."""
-    t = typical(calibrations)
-    # As in `typical`, 0 means a calibration without the term and is skipped.
-    smallest = {f: min((v for c in calibrations if (v := getattr(c, f)) > 0), default=0.0) for f in QUEUE_TERMS}
-    return Calibration(**{**t.__dict__, **smallest})
 
 
 # --- A Scenario in calibrated mode ------------------------------------------------------
@@ -550,7 +594,7 @@ def basis_text(info: dict) -> str:
 
 
 def _scenario_inputs(scn):
-    """(Calibration, Instance, isl, osl, mtp) of a Scenario.
+    """(Calibration, Instance, isl, osl, mtp, `scenario_calibration`) of a Scenario.
 
     On the preset's own machine the compute slider is the article's table figure, rescaled here to dense FP8
     by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor cores; any other
@@ -568,7 +612,7 @@ def _scenario_inputs(scn):
             dense *= spec.fp4 / spec.fp8
     speed = attention_speed(gpu, precision) if gpu in GPUS else 1.0
     m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm, scn.b_kv, speed)
-    return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False))
+    return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False)), info
 
 
 def scenario_point(scn, B) -> dict:
@@ -577,7 +621,7 @@ def scenario_point(scn, B) -> dict:
     The decode step uses the scenario's context S = ctx (its KV length) instead of ISL + OSL/2, so the
     context slider still acts; the prefill share uses its ISL and OSL.
     """
-    cal, m, isl, osl, mtp = _scenario_inputs(scn)
+    cal, m, isl, osl, mtp, info = _scenario_inputs(scn)
     B = np.asarray(B, dtype=float)
     t_dec = decode_time(cal, m, B, scn.ctx, scn.model, mtp) - comm_time(B, m.tp, scn.model)
     t_pf = prefill_time(cal, m, isl, scn.model)
@@ -586,7 +630,10 @@ def scenario_point(scn, B) -> dict:
     u = stall / (tpot + comm_time(B, m.tp, scn.model))
     first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * cal.first_token_steps if mtp else 0.0
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + tpot / 2.0 + first + u * t_pf / (2.0 * (1.0 - u))
+    # The recipe's scheduler polling (`poll_interval`), with the batch standing for the users in the loop.
+    poll = poll_interval(info["gpu"], info["framework"], info["precision"], B, scn.tp) if info["gpu"] in GPUS else 1.0
+    wait = poll_wait(poll, B) * tpot
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + first + u * t_pf / (2.0 * (1.0 - u))
     return {"step": tpot, "ttft": ttft + queue, "t_prefill": t_pf}
 
 

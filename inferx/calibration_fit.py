@@ -93,7 +93,12 @@ def row_machine(rows: pd.DataFrame) -> C.Instance:
     b_w = rows["precision"].map(DTYPE_BYTES).to_numpy(float)
     hbm = rows["hardware"].map(lambda g: C.GPUS[g].hbm).to_numpy(float) * gpus
     speed = np.array([C.attention_speed(g, p) for g, p in zip(rows["hardware"], rows["precision"], strict=True)])
-    return C.Instance(bw * gpus, peak * gpus, gpus, gpus, np.where(dp, 1.0, gpus), b_w, dp, hbm, attention_speed=speed)
+    poll = np.ones(len(rows))
+    for (gpu, framework, precision), part in rows.groupby(["hardware", "framework", "precision"]).groups.items():
+        sel = rows.index.get_indexer(part)
+        poll[sel] = C.poll_interval(gpu, framework, precision, rows["concurrency"].to_numpy(float)[sel], gpus[sel])
+    return C.Instance(bw * gpus, peak * gpus, gpus, gpus, np.where(dp, 1.0, gpus), b_w, dp, hbm, attention_speed=speed,
+                      poll_iterations=poll)  # fmt: skip
 
 
 def lengths(rows: pd.DataFrame):

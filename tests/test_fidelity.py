@@ -104,18 +104,16 @@ def test_typical_is_the_geometric_mean():
     assert t.compute_fraction == pytest.approx(0.2)
 
 
-def test_a_transferred_calibration_queues_prompts_like_the_fit_that_queues_least():
-    # One GPU's recipe queues its prompts (t_adm 4 ms, f_q 0.05), the other's batches them (0.1 ms, 0.01): a GPU
-    # neither is gets the geometric mean of the rest (f_bw √(0.4·0.9) = 0.6) and the admission of the second.
+def test_a_gpu_without_rows_gets_the_geometric_mean_of_the_stacks_fits_queue_terms_included():
+    # Prompt admission is no longer one recipe's exception once the scheduler's polling is modelled: the queue
+    # terms transfer like every other parameter (f_q √(0.05·0.01), t_adm √(4e-3·1e-4)).
     queues = C.Calibration(0.4, 0.1, 0.1, 0.004, 0.1, 4e-3, 0.5, prefill_queue=0.05)
     batches = C.Calibration(0.9, 0.4, 0.4, 0.016, 0.1, 1e-4, 0.5, prefill_queue=0.01)
-    t = C.transferred([queues, batches])
-    assert t.bw_fraction == pytest.approx(0.6) and t.step_overhead_s == pytest.approx(0.008)
-    assert t.admission_s == 1e-4 and t.prefill_queue == 0.01
     fits = {"b200/sglang/fp8": queues, "h200/sglang/fp8": batches}
-    assert C.calibration_for("mi355x", "sglang", fits) == (t, "stack typical")
-    # A calibration without the term (0) is skipped, as in `typical`.
-    assert C.transferred([queues, C.Calibration(0.9, 0.4, 0.4, 0.016, 0.1)]).prefill_queue == 0.05
+    t, basis = C.calibration_for("mi355x", "sglang", fits)
+    assert basis == "stack typical" and t == C.typical([queues, batches])
+    assert t.bw_fraction == pytest.approx(0.6) and t.prefill_queue == pytest.approx(np.sqrt(0.05 * 0.01))
+    assert t.admission_s == pytest.approx(np.sqrt(4e-3 * 1e-4))
 
 
 def test_calibration_for_says_where_numbers_come_from():
@@ -125,7 +123,7 @@ def test_calibration_for_says_where_numbers_come_from():
     assert C.calibration_for("b200", "trt", fits, "fp4") == (other, "fitted")
     assert C.calibration_for("h200", "sglang", fits, "fp4") == (CAL, "fitted at other precision")
     # trt on B200 at both precisions, on H200's datasheet
-    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (C.transferred([CAL, other]), "stack typical")
+    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (C.typical([CAL, other]), "stack typical")
     assert C.calibration_for("h200", "dynamo-trt", fits)[1] == "stack typical"  # trt on B200, H200's datasheet
     assert C.calibration_for("b200", "vllm", fits)[1] == "GPU typical"
     assert C.calibration_for("mi355x", "vllm", fits)[1] == "datasheet"
@@ -482,3 +480,66 @@ def test_a_stalled_run_moves_the_predicted_throughput_not_the_latencies(rows):
     split_run = predict_disaggregated(cal, stalled.assign(**layout))
     np.testing.assert_allclose(split_run["ttft"], split["ttft"])
     assert (split_run["throughput_per_gpu"] < 0.9 * split["throughput_per_gpu"]).all()
+
+
+def test_a_new_request_waits_for_the_schedulers_next_look_at_its_queue():
+    # One look every N iterations while others decode: N/2 iterations on average instead of the half in flight.
+    every = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8)
+    tenth = C.Instance(**{**every.__dict__, "poll_iterations": 10.0})
+    for B in (2.0, 8.0, 64.0):
+        one, ten = C.at_batch(CAL, every, B, 1024.0, 1024.0), C.at_batch(CAL, tenth, B, 1024.0, 1024.0)
+        assert float(ten["ttft"] - one["ttft"]) == pytest.approx(4.5 * float(one["t_decode"]), rel=1e-9)
+        assert float(ten["tpot"]) == float(one["tpot"])
+    # A lone request finds the server idle: it is taken at once, and the wait grows continuously from there.
+    assert float(C.at_batch(CAL, tenth, 1.0, 1024.0, 1024.0)["ttft"]) == float(
+        C.at_batch(CAL, every, 1.0, 1024.0, 1024.0)["ttft"]
+    )
+    near = [float(C.at_batch(CAL, tenth, b, 1024.0, 1024.0)["ttft"]) for b in (1.0, 1.001)]
+    assert near[1] / near[0] - 1 < 0.01
+
+
+def test_poll_intervals_are_the_recipes():
+    conc = np.array([4.0, 8.0, 16.0, 64.0])
+    eight = np.full(4, 8.0)
+    assert list(C.poll_interval("b200", "sglang", "fp4", conc, eight)) == [10, 10, 30, 30]  # --scheduler-recv-interval
+    assert list(C.poll_interval("b200", "sglang", "fp8", conc, np.full(4, 4.0))) == [10, 10, 10, 10]  # TP4 recipe
+    assert list(C.poll_interval("mi355x", "sglang", "fp8", conc, eight)) == [4] * 4  # --num-continuous-decode-steps
+    assert list(C.poll_interval("mi300x", "sglang", "fp8", conc, eight)) == [4] * 4
+    for gpu, stack in (("h200", "sglang"), ("b200", "trt"), ("mi355x", "atom"), ("b300", "sglang")):
+        assert list(C.poll_interval(gpu, stack, "fp8", conc, eight)) == [1] * 4
+    # The fit's instances carry them per row.
+    rows = pd.DataFrame({"hardware": ["b200", "b200", "h200"], "framework": ["sglang", "sglang", "sglang"],
+                         "precision": ["fp4", "fp4", "fp8"], "n_gpus": [8, 8, 8], "concurrency": [8, 32, 32],
+                         "decode_dp_attention": [False] * 3})  # fmt: skip
+    assert list(F.row_machine(rows).poll_iterations) == [10, 30, 1]
+
+
+def test_the_page_and_point_wait_for_the_recipes_scheduler(monkeypatch):
+    scn = Scenario.from_params(preset="b200x8", mode="calibrated", framework="sglang", isl=1024, osl=1024)
+    B = np.array([1.0, 8.0, 32.0])
+    polled = C.scenario_point(scn, B)
+    monkeypatch.setattr(C, "poll_interval", lambda *a, **k: 1.0)
+    every = C.scenario_point(scn, B)
+    # B200 SGLang looks every 10 iterations below 16 users and every 30 from there; a lone request is taken at once.
+    assert polled["ttft"] - every["ttft"] == pytest.approx(np.array([0.0, 4.5, 14.5]) * every["step"], rel=1e-9)
+    assert np.array_equal(polled["step"], every["step"])
+
+
+def test_with_attention_data_parallelism_a_prompts_attention_runs_on_its_rank_alone():
+    # MLA projections per layer: q down 7168·1536, q up 1536·128·(128+64), kv down 7168·(512+64), kv up
+    # 512·128·(128+128), out 128·128·7168; 61 layers.
+    per_layer = 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168
+    assert C.attention_projection_params() == 61 * per_layer
+    ranks = C.instance("b200", 8, "fp4", dp_attention=True)
+    spread = C.Instance(**{**ranks.__dict__, "dp_attention": False})  # the same KV copies, attention over 8
+    isl = 8192.0
+    work = 2 * 61 * per_layer * isl + 4 * 61 * 128 * 128 * isl**2 * 9000e12 / 2250e12  # attention at BF16
+    alone = 7 * work / (CAL.prefill_fraction * 8 * 9000e12)  # on 1 GPU instead of 8
+    assert float(C.rank_attention_time(CAL, ranks, isl)) == pytest.approx(alone, rel=1e-9)
+    assert float(C.rank_attention_time(CAL, spread, isl)) == 0.0
+    # CAL has no balancing wait (w_dp 0): only the prompt's own prefill grows; the engine's stall does not.
+    a, b = C.at_batch(CAL, spread, 64.0, isl, 1024.0), C.at_batch(CAL, ranks, 64.0, isl, 1024.0)
+    assert float(b["ttft"] - a["ttft"]) == pytest.approx(alone, rel=1e-6)
+    assert float(b["tpot"]) == pytest.approx(float(a["tpot"]), rel=1e-9) and float(b["t_prefill"]) == float(
+        a["t_prefill"]
+    )

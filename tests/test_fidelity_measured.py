@@ -66,9 +66,13 @@ def test_single_node_targets_on_tpot_throughput_and_e2e(tables):
             assert table.loc[group, f"{metric}_p90"] <= 0.40, (group, metric)
 
 
-def test_single_node_fp8_ttft_target(tables):
-    row = tables["calibrated"].loc["fp8 no MTP"]
-    assert row["ttft_median"] <= 0.15 and row["ttft_p90"] <= 0.40
+def test_single_node_ttft_target_where_met(tables):
+    # FP4 without MTP misses the median (docs/calibration.md says why) and meets the p90; the other three slices
+    # meet both since the recipes' scheduler polling is modelled.
+    for group in ("fp8 no MTP", "fp8 MTP", "fp4 MTP"):
+        row = tables["calibrated"].loc[group]
+        assert row["ttft_median"] <= 0.15 and row["ttft_p90"] <= 0.40, group
+    assert tables["calibrated"].loc["fp4 no MTP", "ttft_p90"] <= 0.40
 
 
 def test_newest_run_of_each_configuration_meets_the_median_target(measured, tables):
@@ -87,13 +91,15 @@ def test_an_unseen_mi355x_is_predicted_within_twenty_percent(tables):
         assert held[f"{metric}_median"] <= 0.20, metric
 
 
-def test_an_unseen_gpu_is_predicted_within_twenty_percent_but_its_ttft(tables):
+def test_an_unseen_gpu_is_predicted_within_twenty_percent(tables):
     held = tables["leave-one-GPU-out"].loc["single-node"]
-    for metric in ("tpot", "throughput_per_gpu", "e2e"):
+    for metric in ("tpot", "ttft", "throughput_per_gpu", "e2e"):
         assert held[f"{metric}_median"] <= 0.20, metric
+    # B200's TTFT held out: its SGLang recipe polls for requests every 10–30 iterations, an input, not a fit.
+    assert tables["leave-one-GPU-out"].loc["GPU b200", "ttft_median"] <= 0.20
 
 
 def test_anchored_hold_out_meets_the_cross_validation_target(tables):
     anchored = tables["anchored"].loc["single-node"]
-    for metric in ("tpot", "throughput_per_gpu", "e2e", "interactivity"):
+    for metric in ("tpot", "ttft", "throughput_per_gpu", "e2e", "interactivity"):
         assert anchored[f"{metric}_median"] <= 0.20, metric
