@@ -799,32 +799,27 @@ def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, li
     each numpy call together: side by side, curve k shifted by 2k, in one interpolation per direction."""
     n = len(curves)
     owner = np.repeat(np.arange(n), [len(x) for x, _ in curves])
-    xy = np.column_stack([np.concatenate([np.asarray(c[k], dtype=float) for c in curves]) for k in (0, 1)])
+    axes = [np.concatenate([np.asarray(c[k], dtype=float) for c in curves]) for k in (0, 1)]
     with np.errstate(divide="ignore", invalid="ignore"):
-        for k, log in enumerate((xlog, ylog)):
-            if log:
-                xy[:, k] = np.log10(xy[:, k])
-    ok = np.isfinite(xy).all(axis=1)
-    xy, owner = xy[ok], owner[ok]
-    if not len(xy):
-        return np.zeros((n, n)), [xy] * n
-    lo, hi = xy.min(axis=0), xy.max(axis=0)
-    xy = (xy - lo) / np.where(hi > lo, hi - lo, 1.0)
-    first = np.searchsorted(owner, np.arange(n))
-    last = np.searchsorted(owner, np.arange(n), side="right") - 1
-    drawn = last > first  # a curve of two points or more
-    shift = 2.0 * np.arange(n)[:, None]
-    at = (_GRID + shift).ravel()
-    gaps = []
-    for k in (0, 1):  # y read at each x, then x at each y
-        read = np.interp(at, xy[:, k] + 2.0 * owner, xy[:, 1 - k]).reshape(n, -1)
-        ends = xy[first.clip(max=len(xy) - 1), k][:, None], xy[last, k][:, None]
-        read[~((_GRID >= ends[0]) & (_GRID <= ends[1]) & drawn[:, None])] = np.nan
-        gaps.append(read)
-    with np.errstate(invalid="ignore"):
-        near = sum((np.abs(g[:, None] - g[None]) < COINCIDE_TOL).sum(axis=2) for g in gaps)
-    length = sum(np.isfinite(g).sum(axis=1) for g in gaps)  # in grid steps, across plus up
-    return near / np.maximum(length, 1)[:, None], [xy[owner == i] for i in range(n)]
+        axes = [np.log10(v) if log else v for v, log in zip(axes, (xlog, ylog), strict=True)]
+        ok = np.isfinite(axes[0] + axes[1])
+        if not ok.all():
+            axes, owner = [v[ok] for v in axes], owner[ok]
+        if not owner.size:
+            return np.zeros((n, n)), [np.zeros((0, 2))] * n
+        axes = [(v - v.min()) / ((v.max() - v.min()) or 1.0) for v in axes]
+        starts = np.searchsorted(owner, np.arange(n + 1))  # curve i is [starts[i], starts[i + 1])
+        first, last = starts[:-1].clip(max=owner.size - 1), starts[1:] - 1
+        drawn = (last > first)[:, None]  # curves of two points or more
+        at = (_GRID + 2.0 * np.arange(n)[:, None]).ravel()
+        near, length = 0, 0
+        for k in (0, 1):  # y read at each x, then x at each y
+            v = axes[k]
+            read = np.interp(at, v + 2.0 * owner, axes[1 - k]).reshape(n, -1)
+            read[~((_GRID >= v[first][:, None]) & (_GRID <= v[last][:, None]) & drawn)] = np.nan
+            near = near + (np.abs(read[:, None] - read[None]) < COINCIDE_TOL).sum(axis=2)
+            length = length + np.isfinite(read).sum(axis=1)  # in grid steps, across plus up
+    return near / np.maximum(length, 1)[:, None], np.split(np.column_stack(axes), starts[1:-1])
 
 
 def _arc_length(p: np.ndarray) -> np.ndarray:
