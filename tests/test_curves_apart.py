@@ -144,7 +144,7 @@ def test_the_references_that_meet_the_current_settings_show_as_markers_on_it():
     f9 = {t["name"]: t for t in figs["fig9"]["data"]}
     assert f9["Ideal (CV 0, utilisation 100 %) ≈ current settings"]["mode"] == "markers"
     assert f9["Realistic (CV 1, utilisation 87 %)"]["mode"] == "lines"
-    assert f9["Gap: length variance, KV fragmentation"]["fill"] == "toself"
+    assert f9["Ideal-to-realistic gap"]["fill"] == "toself"
     # Away from the defaults the NVLink and ideal references are lines again; what meets the current settings
     # there is drawn on them instead.
     moved = registry.build(Scenario.from_params(tp=4, pp=2, ic="infiniband", cv=1), ["fig8", "fig9"])

@@ -245,7 +245,7 @@ def test_fig2_ceiling_labels_sit_under_their_lines_and_step_aside_when_close():
 def test_fig9_shades_the_gap_between_ideal_and_realistic():
     scn = Scenario.from_params()
     f9 = figures.workload_reality(scn)
-    gap = named(f9, "Gap: length variance, KV fragmentation")
+    gap = named(f9, "Ideal-to-realistic gap")
     # At the defaults (CV 0) the ideal curve runs on the current one and is drawn as markers along its own path.
     ideal, realistic = named(f9, "Ideal (CV 0, utilisation 100 %)"), named(f9, "Realistic (CV 1, utilisation 87 %)")
     ideal_frontier = figures.frontier(figures.workload_refs(scn)[0])
