@@ -504,9 +504,9 @@ def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover, **end))
         ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
         _hline(layout, ceiling, colour, f"T∞({S:,})<br>≈ {si(ceiling, unit='tok/s')}", xanchor="left")
-        # In two short lines under the line's left end, where every curve is still far below its ceiling: in one
-        # line the lowest label reached the rising curves on a phone.
-        # The veil keeps it readable where a close lower ceiling's line runs through it.
+        # In two short lines under the line's left end, where every curve is still far below its ceiling (in one
+        # line the lowest label reached the rising curves on a phone), veiled where a close lower ceiling's
+        # line runs through it.
         layout["annotations"][-1].update(yanchor="top", align="left", bgcolor="rgba(255,255,255,0.8)")
     if notes:
         _note(layout, "<br>".join(notes))
@@ -850,7 +850,7 @@ def _on_curve(trace: dict, points: np.ndarray, said: str, k: int = 0, of: int = 
             "symbol": ON_CURVE_SYMBOLS[k % len(ON_CURVE_SYMBOLS)],
             "size": 10,
             "color": trace["line"]["color"],
-            "line": {"color": "#ffffff", "width": 1},  # apart from the line it sits on
+            "line": {"color": "#ffffff", "width": 1},  # a rim sets it off the line it sits on
         },
         "hovertemplate": trace["hovertemplate"].rsplit("<extra>", 1)[0] + f"<extra>{name}</extra>",
     }
