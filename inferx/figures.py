@@ -790,9 +790,9 @@ ON_CURVE_MARKERS = 12
 _GRID = np.linspace(0.0, 1.0, 65)  # where _shares reads every curve, across the plot and up it
 
 
-def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, list[tuple]]:
     """share[i, j]: how much of curve i's length on the plot lies within COINCIDE_TOL of curve j; and each
-    curve's points in the plot's unit square (the axes spanning every curve, as autorange does).
+    curve's (x, y) in the plot's unit square (the axes spanning every curve, as autorange does).
 
     Every curve compared here rises in both x and y, so each is read off a common grid twice, as y at each x and
     as x at each y; a stretch is near where the vertical gap (flat stretches) or the horizontal one (steep ones,
@@ -807,7 +807,7 @@ def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, li
         if not ok.all():
             axes, owner = [v[ok] for v in axes], owner[ok]
         if not owner.size:
-            return np.zeros((n, n)), [np.zeros((0, 2))] * n
+            return np.zeros((n, n)), [(owner, owner)] * n
         axes = [(v - v.min()) / ((v.max() - v.min()) or 1.0) for v in axes]
         starts = np.searchsorted(owner, np.arange(n + 1))  # curve i is [starts[i], starts[i + 1])
         first, last = starts[:-1].clip(max=owner.size - 1), starts[1:] - 1
@@ -820,22 +820,22 @@ def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, li
             read[~((_GRID >= v[first][:, None]) & (_GRID <= v[last][:, None]) & drawn)] = np.nan
             near = near + (np.abs(read[:, None] - read[None]) < COINCIDE_TOL).sum(axis=2)
             length = length + np.isfinite(read).sum(axis=1)  # in grid steps, across plus up
-    return near / np.maximum(length, 1)[:, None], np.split(np.column_stack(axes), starts[1:-1])
+    cuts = starts[1:-1]
+    return near / np.maximum(length, 1)[:, None], list(zip(*(np.split(v, cuts) for v in axes), strict=True))
 
 
-def _arc_length(p: np.ndarray) -> np.ndarray:
-    d = p[1:] - p[:-1]
-    return np.concatenate([[0.0], np.cumsum(np.sqrt(d[:, 0] ** 2 + d[:, 1] ** 2))])
+def _arc_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
 
 
 ON_CURVE_SYMBOLS = ("diamond", "square", "triangle-up", "circle")
 
 
-def _on_curve(trace: dict, points: np.ndarray, said: str, k: int = 0, of: int = 1) -> dict:
+def _on_curve(trace: dict, points: tuple, said: str, k: int = 0, of: int = 1) -> dict:
     """A reference that would hide under another curve, drawn instead as markers along its own path (evenly
     spaced on the plot) and named with what it coincides with, so that every legend entry shows. The k-th of
     `of` references on the same curve takes its own symbol and sits between the others' markers."""
-    s = _arc_length(points)
+    s = _arc_length(*points)
     spacing = s[-1] / (ON_CURVE_MARKERS - 1)
     at = (np.arange(ON_CURVE_MARKERS) + k / of) * spacing
     # Its last point too: where a reference ends (the ideal workload's wall) is part of what it says.
