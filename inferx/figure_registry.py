@@ -73,7 +73,8 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 2 · The KV-cache tax",
         "Each request in the batch also reads its own KV cache every step, so bytes per step grow with $B\\cdot S$. "
         "Longer contexts bend the curve over sooner and cap it at $T_\\infty(S)$ (dashed), a ceiling that no "
-        "weight format moves. Curves end at $B_\\text{max}$, where the KV headroom is full.",
+        "weight format moves. One curve per context length $S$ (tokens); each ends with a dot at $B_\\text{max}$, "
+        "where the KV headroom is full, its value in the legend.",
         r"T_\infty(S)=\frac{\text{BW}}{S\,\kappa},\qquad \kappa=L\,(d_c+d_r)\,b_{kv}",
         F.kv_cache_tax,
         current=True,
@@ -154,7 +155,9 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 8 · Collective communication",
         "Tensor parallelism adds two all-reduces per layer to every step; pipeline parallelism adds a hop per stage "
         "boundary. On NVLink the fixed launch latency $\\alpha$ dominates, so the cost barely moves with $B$; "
-        "over InfiniBand the bytes dominate and the cost grows linearly with the batch.",
+        "over InfiniBand the bytes dominate and the cost grows linearly with the batch. A configuration whose curve "
+        "runs on another's (the current settings', or TP 4 + PP 4 on TP 4: a few hops beside $2L$ all-reduces) is "
+        "drawn as markers on it.",
         _stacked(
             r"t_\text{AR}=2L\left(\alpha+\tfrac{k-1}{k}\cdot\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
             r"t_\text{PP}=(m-1)\left(\alpha+\tfrac{B\,d_\text{model}\,b_w}{\text{BW}_\text{IC}}\right)",
@@ -168,7 +171,8 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 9 · Workload reality check",
         "Two workload effects that no hardware removes: variable output lengths (CV) inflate the queueing term, and "
         "KV fragmentation (utilisation $\\eta$) shrinks $B_\\text{max}$ so the wall arrives sooner. The gap between "
-        "the ideal and realistic curves is TTFT a production SLA must budget for.",
+        "the ideal and realistic curves (shaded) is TTFT a production SLA must budget for. A reference that "
+        "coincides with the current curve is drawn as markers on it.",
         r"W_q\propto\frac{1+\text{CV}^2}{2},\qquad B_\text{max}^\text{eff}=\lfloor\eta\,B_\text{max}\rfloor",
         F.workload_reality,
         current=True,

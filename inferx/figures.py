@@ -491,51 +491,48 @@ def _corner_label(layout: dict, text: str, x: float, xanchor: str, y: float) -> 
 
 @_json_ready
 def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Throughput vs batch at the current context and two reference contexts; KV ceilings dashed."""
+    """Throughput vs batch at the current context and two reference contexts; KV ceilings dashed, each curve
+    ending in a dot at B_max, which its legend entry names."""
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
     if scn.headroom <= 0:
         _note(layout, f"No curves: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
     data, notes = [], []
-    hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
     for s in [scn, *context_refs(scn)]:
         S, current = s.ctx, s is scn
         colour = CURRENT if current else CONTEXT_REFS[S]
-        name = f"S = {S:,} tokens" + (" (current)" if current else "")
+        name = f"S = {S:,}" + (" (current)" if current else "")
+        hover = f"S = {S:,} tokens<br>B = %{{x:,.0f}}<br>T = %{{y:,.0f}} tok/s"
         # The stable frontier's batches: it stops at ρ = 0.99, 1 % short of B_max, the same on a log axis.
         r = frontier(s)
         if r is None:
-            notes.append(f"{name}: {s.unfit_reason() or 'B_max < 2'}")
+            notes.append(f"S = {S:,} tokens: {s.unfit_reason() or 'B_max < 2'}")
             continue
-        data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover))
+        # B_max goes in the legend and the curve's end gets a dot: labels at the curves' ends ran into each other
+        # and into the ceilings' labels on a phone. The entry is short enough to end before the tool bar there.
+        end = {"mode": "lines+markers", "marker": {"size": [0] * (r["batch"].size - 1) + [7], "color": colour}}
+        name = f"{name}, B_max = {si(s.b_max)}"
+        data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover, **end))
         ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
-        _hline(layout, ceiling, colour, f"T∞({S:,}) ≈ {si(ceiling, unit='tok/s')}", xanchor="left")
-        _end_marker(layout, float(r["batch"][-1]), float(r["throughput"][-1]), f"B_max = {si(s.b_max)}", colour)
+        _hline(layout, ceiling, colour, f"T∞({S:,})<br>≈ {si(ceiling, unit='tok/s')}", xanchor="left")
+        # In two short lines under the line's left end, where every curve is still far below its ceiling (in one
+        # line the lowest label reached the rising curves on a phone), veiled where a close lower ceiling's
+        # line runs through it.
+        layout["annotations"][-1].update(yanchor="top", align="left", bgcolor="rgba(255,255,255,0.8)")
     if notes:
         _note(layout, "<br>".join(notes))
+    # A ceiling less than a label's height (about half a decade) under the one above it has its label moved
+    # right, beside the other's rather than on it.
+    labels = sorted((a for a in layout["annotations"] if a["text"].startswith("T∞")), key=lambda a: -a["y"])
+    for above, below in zip(labels, labels[1:], strict=False):
+        if above["y"] - below["y"] < 0.5 and not above.get("xshift"):
+            below["xshift"] = 100
+    if data:
+        # Room above the highest ceiling for the graph's tool bar, which a phone keeps shown.
+        low = min(float(np.min(t["y"])) for t in data)
+        high = max(line["y0"] for line in layout["shapes"])
+        layout["yaxis"]["range"] = [float(np.log10(low)) - 0.1, float(np.log10(high)) + 0.35]
     return {"data": data, "layout": layout}
-
-
-def _end_marker(layout: dict, x: float, y: float, text: str, colour: str) -> None:
-    """Mark where a curve stops (the KV cache is full) with a short labelled arrow."""
-    layout["annotations"].append(
-        {
-            "text": text,
-            "x": _at(layout, "xaxis", x),
-            "y": _at(layout, "yaxis", y),
-            "xref": "x",
-            "yref": "y",
-            "showarrow": True,
-            "arrowhead": 0,
-            "arrowwidth": 1,
-            "arrowcolor": colour,
-            "ax": -18,
-            "ay": 22,
-            "xanchor": "right",
-            "font": {"size": 10, "color": colour},
-            "bgcolor": "rgba(255,255,255,0.85)",  # readable where it crosses another curve's ceiling
-        }
-    )
 
 
 @_json_ready
@@ -771,31 +768,139 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict) -> None:
 
 @_json_ready
 def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Quantization: the current frontier beside FP16+FP16 and FP8+FP8 on the same hardware."""
+    """Quantization: the current frontier beside FP16+FP16 and FP8+FP8 on the same hardware; a reference whose
+    frontier runs on the current one (where communication, not the bytes read, sets the step) drawn as markers."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
-    data, notes = [], []
+    refs, notes = [], []
     for ((w, kv), colour), ref in zip(_quant_refs(scn).items(), quant_refs(scn), strict=True):
         name = f"{w.upper()} weights + {kv.upper()} KV"
         r = frontier(ref)
         if r is None:
             notes.append(f"{name}: {ref.unfit_reason()}")
         else:
-            data.append(_frontier_trace(name, r, colour, "dash", 1.8))
+            refs.append(_frontier_trace(name, r, colour, "dash", 1.8))
     r = frontier(scn)
     p = scn.params
     name = f"{machine_label(scn)} (current): {p['wdtype'].upper()} weights + {p['kvdtype'].upper()} KV"
     if r is None:
         notes.insert(0, f"{name}: {scn.unfit_reason()}")
-    else:
-        data.append(_frontier_trace(name, r, CURRENT, "solid", 2.8))
+    data = _apart(refs, None if r is None else _frontier_trace(name, r, CURRENT, "solid", 2.8), False, True)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
     return {"data": data, "layout": layout}
 
 
+# Two curves closer than this (a share of an axis's span: about 4 px on a phone's plot) read as one line there.
+# Where that is so over two fifths of a reference's length (measured across plus up), it is drawn as markers: a
+# line hidden that far shows only as a sliver where it parts (TP 4 beside TP 8 over NVLink, 0.49 at defaults).
+COINCIDE_TOL = 0.0125
+COINCIDE_SHARE = 0.4
+ON_CURVE_MARKERS = 12
+
+
+_GRID = np.linspace(0.0, 1.0, 65)  # where _shares reads every curve, across the plot and up it
+
+
+def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, list[tuple]]:
+    """share[i, j]: how much of curve i's length on the plot lies within COINCIDE_TOL of curve j; and each
+    curve's (x, y) in the plot's unit square (the axes spanning every curve, as autorange does).
+
+    Every curve compared here rises in both x and y, so each is read off a common grid twice, as y at each x and
+    as x at each y; a stretch is near where the vertical gap (flat stretches) or the horizontal one (steep ones,
+    Figure 9's wall) is under the tolerance. This runs on every redraw of these figures, so all curves go through
+    each numpy call together: side by side, curve k shifted by 2k, in one interpolation per direction."""
+    n = len(curves)
+    owner = np.repeat(np.arange(n), [len(x) for x, _ in curves])
+    axes = [np.concatenate([np.asarray(c[k], dtype=float) for c in curves]) for k in (0, 1)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        axes = [np.log10(v) if log else v for v, log in zip(axes, (xlog, ylog), strict=True)]
+        ok = np.isfinite(axes[0] + axes[1])
+        if not ok.all():
+            axes, owner = [v[ok] for v in axes], owner[ok]
+        if not owner.size:
+            return np.zeros((n, n)), [(owner, owner)] * n
+        axes = [(v - v.min()) / ((v.max() - v.min()) or 1.0) for v in axes]
+        starts = np.searchsorted(owner, np.arange(n + 1))  # curve i is [starts[i], starts[i + 1])
+        first, last = starts[:-1].clip(max=owner.size - 1), starts[1:] - 1
+        drawn = (last > first)[:, None]  # curves of two points or more
+        at = (_GRID + 2.0 * np.arange(n)[:, None]).ravel()
+        near, length = 0, 0
+        for k in (0, 1):  # y read at each x, then x at each y
+            v = axes[k]
+            read = np.interp(at, v + 2.0 * owner, axes[1 - k]).reshape(n, -1)
+            read[~((_GRID >= v[first][:, None]) & (_GRID <= v[last][:, None]) & drawn)] = np.nan
+            near = near + (np.abs(read[:, None] - read[None]) < COINCIDE_TOL).sum(axis=2)
+            length = length + np.isfinite(read).sum(axis=1)  # in grid steps, across plus up
+    cuts = starts[1:-1]
+    return near / np.maximum(length, 1)[:, None], list(zip(*(np.split(v, cuts) for v in axes), strict=True))
+
+
+def _arc_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
+
+
+ON_CURVE_SYMBOLS = ("diamond", "square", "triangle-up", "circle")
+
+
+def _on_curve(trace: dict, points: tuple, said: str, k: int = 0, of: int = 1) -> dict:
+    """A reference that would hide under another curve, drawn instead as markers along its own path (evenly
+    spaced on the plot) and named with what it coincides with, so that every legend entry shows. The k-th of
+    `of` references on the same curve takes its own symbol and sits between the others' markers."""
+    s = _arc_length(*points)
+    spacing = s[-1] / (ON_CURVE_MARKERS - 1)
+    at = (np.arange(ON_CURVE_MARKERS) + k / of) * spacing
+    # Its last point too: where a reference ends (the ideal workload's wall) is part of what it says.
+    keep = np.unique(np.append(np.searchsorted(s, at[at <= s[-1]]), len(s) - 1).clip(0, len(s) - 1))
+    name = f"{trace['name']} {said}"
+    out = {key: v for key, v in trace.items() if key != "line"} | {
+        "name": name,
+        "mode": "markers",
+        "x": trace["x"][keep],
+        "y": trace["y"][keep],
+        "marker": {
+            "symbol": ON_CURVE_SYMBOLS[k % len(ON_CURVE_SYMBOLS)],
+            "size": 10,
+            "color": trace["line"]["color"],
+            "line": {"color": "#ffffff", "width": 1},  # a rim sets it off the line it sits on
+        },
+        "hovertemplate": trace["hovertemplate"].rsplit("<extra>", 1)[0] + f"<extra>{name}</extra>",
+    }
+    if "customdata" in trace:
+        out["customdata"] = [trace["customdata"][i] for i in keep]
+    return out
+
+
+def _apart(refs: list[dict], current: dict | None, xlog: bool, ylog: bool) -> list[dict]:
+    """The reference traces, then the current one, with every reference that would hide under the current
+    line or an earlier reference's turned into markers on it ("= current settings" where it is the same curve,
+    "≈ …" where it only runs within a few pixels of it). The current line stays last: the page and tests read
+    the current settings there."""
+    traces = [*refs, *([current] if current else [])]
+    if len(traces) < 2:
+        return traces
+    share, pts = _shares([(t["x"], t["y"]) for t in traces], xlog, ylog)
+    lines = [len(refs)] if current else []  # the curves drawn as lines so far, by index into traces
+    hosts = []
+    for i in range(len(refs)):
+        host = next((j for j in lines if share[i, j] >= COINCIDE_SHARE), None)
+        hosts.append(host)
+        if host is None:
+            lines.append(i)
+    out = []
+    for i, (t, host) in enumerate(zip(refs, hosts, strict=True)):
+        if host is None:
+            out.append(t)
+            continue
+        said = "= " if np.array_equal(t["y"], traces[host]["y"]) else "≈ "
+        said += "current settings" if host == len(refs) else traces[host]["name"]
+        out.append(_on_curve(t, pts[i], said, hosts[:i].count(host), hosts.count(host)))
+    return out + ([current] if current else [])
+
+
 @_json_ready
 def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Collective overhead t_AR + t_PP vs batch for four configurations and the current one."""
+    """Collective overhead t_AR + t_PP vs batch for four configurations and the current one; a configuration
+    whose curve coincides with another's is drawn as markers on it."""
     # Log-log: NVLink's flat launch-latency floor and InfiniBand's linear growth both stay readable.
     if scn.headroom <= 0:
         return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per step (ms)")
@@ -804,51 +909,57 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
     configs = [scn.with_params(**cfg) for _, cfg, _ in COMM_REFS.values()]
     comms = 1e3 * comm_times([*configs, scn], B)
-    data = [
+    refs = [
         _line(name, B, comm, colour, dash, 1.8, hover)
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
     name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {p['ic']}"
-    data.append(_line(name, B, comms[-1], CURRENT, "solid", 2.8, hover))
+    current = _line(name, B, comms[-1], CURRENT, "solid", 2.8, hover)
+    data = _apart(refs, current if comms[-1].any() else None, True, True)
     if not comms[-1].any():
+        data.append(current)
         _note(layout, f"{machine_label(scn)} (current): no communication (TP {p['tp']}, PP {p['pp']})", y=0.1)
     return {"data": data, "layout": layout}
 
 
 @_json_ready
 def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %)."""
+    """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %); the gap between ideal
+    and realistic shaded, and a reference that coincides with the current curve drawn as markers on it."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     data, notes, current = [], [], f"{machine_label(scn)} (current)"
     ideal, realistic = (frontier(ref) for ref in workload_refs(scn))
     if ideal is not None and realistic is not None:
         # The gap between ideal and realistic is the TTFT a real workload costs on this hardware.
         gap = _line(
-            "Gap: output-length variance and KV fragmentation",
+            # Short enough to end before the tool bar a phone shows beside the legend's first row.
+            "Ideal-to-realistic gap",
             np.concatenate([ideal["throughput"], realistic["throughput"][::-1]]),
             1e3 * np.concatenate([ideal["ttft"], realistic["ttft"][::-1]]),
             "rgba(0,0,0,0)",
             hover="T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms",
             fill="toself",
-            fillcolor=P.tint(WORKLOAD_REFS["realistic"][0], 0.10),  # the realistic curve's tint
+            # The realistic curve's tint; at 0.1 it all but vanished on the dark card.
+            fillcolor=P.tint(WORKLOAD_REFS["realistic"][0], 0.16),
             hoverinfo="skip",
         )
         data.append(gap)
+    refs = []
     for (name, (colour, cv, util)), ref in zip(WORKLOAD_REFS.items(), workload_refs(scn), strict=True):
         r = frontier(ref)
         label = f"{name.capitalize()} (CV {cv:g}, utilisation {util:g} %)"
         if r is None:
             notes.append(f"{label}: {ref.unfit_reason()}")
         else:
-            data.append(_frontier_trace(label, r, colour, "dash", 1.8))
+            refs.append(_frontier_trace(label, r, colour, "dash", 1.8))
     r = frontier(scn)
     if r is None:
         notes.insert(0, f"{current}: {scn.unfit_reason()}")
+        line = None
     else:
-        data.append(
-            _frontier_trace(f"{current}: CV {scn.cv:g}, utilisation {100 * scn.eta:g} %", r, CURRENT, "solid", 2.8)
-        )
+        line = _frontier_trace(f"{current}: CV {scn.cv:g}, utilisation {100 * scn.eta:g} %", r, CURRENT, "solid", 2.8)
+    data += _apart(refs, line, False, True)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
     return {"data": data, "layout": layout}
