@@ -104,6 +104,8 @@ def queue_wait(rho, step_time, cv):
     this form (non-zero residual wait at ρ → 0), so we do too.
     """
     rho = np.asarray(rho, dtype=float)
+    if rho.size and rho.max() < 1.0:  # every batch is stable (a frontier's grid): nothing to mask
+        return (1.0 + cv**2) / 2.0 * step_time / (1.0 - rho)
     with np.errstate(divide="ignore", invalid="ignore"):
         wait = (1.0 + cv**2) / 2.0 * step_time / (1.0 - rho)
     return np.where(rho < 1.0, wait, np.inf)
@@ -126,6 +128,8 @@ def t_allreduce(B, tp, model: ModelSpec, b_act, ic_bw, ic_alpha):
 def t_pipeline(B, pp, model: ModelSpec, b_act, ic_bw, ic_alpha):
     """t_PP(B, m) = (m − 1)·(α + B·d_model·b / BW_IC); zero when m = 1."""
     B = np.asarray(B, dtype=float)
+    if np.ndim(pp) == 0 and pp == 1:  # one stage: (m − 1) = 0, with nothing to compute
+        return np.zeros(B.shape)
     return (pp - 1) * (ic_alpha + B * model.d_model * b_act / ic_bw)  # (m − 1) is already 0 at m = 1
 
 

@@ -50,7 +50,10 @@ def _masks(scn: Scenario, B) -> tuple[dict[str, np.ndarray], np.ndarray]:
     B = np.atleast_1d(np.asarray(B, dtype=float))
     memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa) / scn.bw
     compute = 2.0 * scn.model.p_active * B / scn.compute
-    step, comm = scn.step_and_comm(B)
+    if scn.mode == "calibrated":
+        step, comm = scn.step_and_comm(B)
+    else:  # the article's step is the larger of the two terms just computed
+        step, comm = np.maximum(memory, compute), scn.comm_time(B)
     rho = E.utilisation(B, scn.b_max)
     masks = {
         "bandwidth": memory >= compute,

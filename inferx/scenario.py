@@ -613,6 +613,10 @@ class Scenario:
         B = np.asarray(B, dtype=float)
         return _calibrated_point(self, B)["step"] if self.mode == "calibrated" else _step(self, B), _comm(self, B)
 
+    def comm_time(self, B):
+        """t_comm (s) for batch sizes B: the all-reduces and pipeline hand-offs of one step."""
+        return _comm(self, np.asarray(B, dtype=float))
+
     def evaluate(self, B) -> dict:
         """Every per-batch quantity, as arrays aligned with B (TTFT is ∞ where ρ ≥ 1)."""
         return evaluate_all([self], [np.atleast_1d(B)])[0]
@@ -688,7 +692,7 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
     B = np.array(grids[0], dtype=float) if one else np.concatenate(grids).astype(float)
     # One scenario's parameters stay scalars: numpy broadcasts them without reading a column per formula.
     cols = scenarios[0] if one else _columns(scenarios, _COLUMNS, sizes)
-    ends = np.cumsum(sizes).tolist()
+    ends = sizes if one else np.cumsum(sizes).tolist()
     spans = list(zip([0, *ends[:-1]], ends, strict=True))
     step = _step(cols, B)
     calibrated = {}
