@@ -334,10 +334,11 @@
     return Array.from(document.querySelectorAll(".js-plotly-plot"));
   }
 
-  /* Every drawn graph again, in the current colours and width (theme, print or size changed). */
-  function recolour() {
+  /* Every drawn graph again (or those `which` picks), in the current colours and width (theme, print or size
+     changed). */
+  function recolour(which = () => true) {
     if (!react) return;
-    graphs().forEach((gd) => {
+    graphs().filter(which).forEach((gd) => {
       const fig = originals.get(gd);
       if (!fig || !gd._fullLayout) return;
       // On paper the legend goes above the plot too (no tool bar there): at the page's width a legend of two
@@ -351,13 +352,20 @@
     });
   }
 
-  // A graph that crosses the narrow width (a rotated phone, a resized frame) is dressed again.
+  /* A graph whose dress no longer fits its size: it crossed the narrow width (a rotated phone, a resized
+     frame), or its legend under the plot would sit at another distance in plot heights (a taller frame). */
+  function misfit(gd) {
+    if (String(narrow(gd) && !state.printing) !== gd.dataset.compact) return true;
+    const fig = originals.get(gd);
+    if (!fig || gd.dataset.compact === "true" || state.printing || !gd.layout || !gd.layout.legend) return false;
+    const near = legendNear(fig.layout, gd).legend;
+    return !!near && near.y !== gd.layout.legend.y;
+  }
+
   let resizeTimer = 0;
   window.addEventListener("resize", () => {
     window.clearTimeout(resizeTimer);
-    resizeTimer = window.setTimeout(() => {
-      if (graphs().some((gd) => String(narrow(gd) && !state.printing) !== gd.dataset.compact)) recolour();
-    }, 250);
+    resizeTimer = window.setTimeout(() => recolour(misfit), 250);
   });
 
   /* --- The navbar's Light / Dark / Auto buttons (event delegation: the router replaces the navbar). --- */

@@ -396,3 +396,24 @@ def test_explorer_embed_gives_its_graph_over_half_a_short_frame(browser, server,
             strip_el.send_keys(Keys.ARROW_RIGHT)
         assert browser.execute_script(shown), "the energy readout stays out of the strip's view"
     assert severe_console_errors(browser) == []
+
+
+def test_a_legend_under_the_plot_keeps_its_distance_when_the_frame_grows(browser, server):
+    """A legend placed in plot heights would drift away from a plot that grows: it is placed again on resize."""
+    gap = (
+        "const gd = document.querySelector('#fig-8 .js-plotly-plot'), s = gd._fullLayout._size;"
+        "const g = gd.querySelector('.legend').getBoundingClientRect().top - gd.getBoundingClientRect().top"
+        " - (s.t + s.h);"
+    )
+    with viewport(browser, 800, 500):
+        browser.get(server.url + "embed/fig8")
+        figure_data(browser, 8)
+        wait_settled(browser, "#fig-8 .legend")
+        small = browser.execute_script(gap + "return g;")
+    with viewport(browser, 800, 1000):
+        height = "return document.querySelector('#fig-8 .js-plotly-plot')._fullLayout._size.h > 600"
+        wait_js(browser, height, what="the plot grown with its frame")
+        wait_settled(browser, "#fig-8 .legend")
+        near = gap + "return Math.abs(g - arguments[0]) < 20;"
+        wait_js(browser, near, args=(small,), timeout=10, what=f"the legend {small:.0f} px under the plot again")
+    assert severe_console_errors(browser) == []
