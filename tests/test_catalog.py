@@ -3,13 +3,11 @@
 import json
 import math
 import re
-import subprocess
-import sys
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_checks import run_inferx
 
 from inferx import calibrated
 from inferx import engine as E
@@ -18,12 +16,7 @@ from inferx.hardware import GPUS, MAX_GPUS, Machine, fit_message, memory_fit_mes
 from inferx.presets import DEEPSEEK_R1, HARDWARE
 from inferx.scenario import Scenario
 
-ROOT = Path(__file__).resolve().parents[1]
 WEIGHTS_SENTENCE = re.compile(r"^needs [\d,]+ GB of weights; the machine has [\d,]+ GB$")
-
-
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "inferx", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
 # --- DeepSeek-R1 is the article's model --------------------------------------------------
@@ -241,11 +234,11 @@ def test_fit_message_sentences():
 
 
 def test_models_listing_table_and_json():
-    table = run("models")
+    table = run_inferx("models")
     assert table.returncode == 0, table.stderr
     for key in M.MODELS:
         assert key in table.stdout
-    records = json.loads(run("models", "--format", "json").stdout)
+    records = json.loads(run_inferx("models", "--format", "json").stdout)
     assert [r["key"] for r in records] == list(M.MODELS)
     r1 = records[0]
     assert r1["kv_bytes_per_token_fp8"] == 35_136 and r1["weights_gb_fp8"] == 671
@@ -255,25 +248,25 @@ def test_models_listing_table_and_json():
 
 
 def test_hardware_listing_table_json_and_gpu_count():
-    table = run("hardware")
+    table = run_inferx("hardware")
     assert table.returncode == 0, table.stderr
     assert "dense" in table.stdout
     for key in GPUS:
         assert key in table.stdout
-    records = {r["key"]: r for r in json.loads(run("hardware", "--gpus", "8", "--format", "json").stdout)}
+    records = {r["key"]: r for r in json.loads(run_inferx("hardware", "--gpus", "8", "--format", "json").stdout)}
     assert list(records) == list(GPUS)
     h200 = records["h200"]
     assert (h200["gpus"], h200["hbm_gb"], h200["hbm_tb_s"]) == (8, 1128, 38.4)
     assert h200["dense_fp8_tflops"] == 8 * 1_979 and h200["sparse_fp8_tflops"] == 8 * 3_958
     assert records["a100"]["dense_fp8_tflops"] is None
-    bad = run("hardware", "--gpus", "73")
+    bad = run_inferx("hardware", "--gpus", "73")
     assert bad.returncode == 2 and "gpus: must be a whole number in 1…72" in bad.stderr
     assert "Traceback" not in bad.stderr
 
 
 @pytest.mark.parametrize("command", ["models", "hardware"])
 def test_listing_help(command):
-    out = run(command, "--help")
+    out = run_inferx(command, "--help")
     assert out.returncode == 0 and f"usage: inferx {command}" in out.stdout
 
 

@@ -11,18 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_checks import run_inferx
 
 from inferx import check, cli
 from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS
 from inferx.scenario import Scenario
 
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "inferx", *args], capture_output=True, text=True, timeout=60)
-
-
 def test_point_json_contract_matches_engine():
-    out = run("point", "--preset", "mi300x4", "--ctx", "8192", "--batch", "64")
+    out = run_inferx("point", "--preset", "mi300x4", "--ctx", "8192", "--batch", "64")
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
     assert tuple(rec) == POINT_FIELDS
@@ -36,7 +33,7 @@ def test_point_json_contract_matches_engine():
 
 
 def test_unstable_point_has_null_ttft():
-    rec = json.loads(run("point", "--batch", "100000").stdout)
+    rec = json.loads(run_inferx("point", "--batch", "100000").stdout)
     assert rec["stable"] is False and rec["ttft_ms"] is None and rec["rho"] > 1
 
 
@@ -44,7 +41,7 @@ NO_FIT = ["--preset", "mi300x4", "--hbm", "680", "--ctx", "131072", "--kvdtype",
 
 
 def test_batch_defaults_to_eight_as_on_the_page():
-    assert json.loads(run("point").stdout)["batch"] == 8
+    assert json.loads(run_inferx("point").stdout)["batch"] == 8
 
 
 @pytest.mark.parametrize(
@@ -65,14 +62,14 @@ def test_batch_defaults_to_eight_as_on_the_page():
     ],
 )
 def test_bad_input_exits_2_with_message(args, message):
-    out = run(*args)
+    out = run_inferx(*args)
     assert out.returncode == 2
     assert message in out.stderr
     assert "Traceback" not in out.stderr
 
 
 def test_frontier_csv_every_batch_and_json_samples():
-    out = run("frontier", "--preset", "mi300x4", "--ctx", "8192", "--util", "50")
+    out = run_inferx("frontier", "--preset", "mi300x4", "--ctx", "8192", "--util", "50")
     rows = list(csv.DictReader(io.StringIO(out.stdout)))
     b_max = Scenario.from_params(preset="mi300x4", ctx=8192, util=50).b_max
     assert tuple(rows[0]) == FRONTIER_FIELDS
@@ -82,7 +79,7 @@ def test_frontier_csv_every_batch_and_json_samples():
 
 @pytest.mark.parametrize("points", [2, 5, 30, 1000])
 def test_frontier_points_gives_that_many_geometric_samples(points):
-    sampled = json.loads(run("frontier", "--points", str(points), "--format", "json").stdout)
+    sampled = json.loads(run_inferx("frontier", "--points", str(points), "--format", "json").stdout)
     batches = np.array([r["batch"] for r in sampled])
     assert len(batches) == points
     assert batches[0] == 1 and batches[-1] == Scenario.from_params().b_max
@@ -97,16 +94,16 @@ def test_frontier_points_gives_that_many_geometric_samples(points):
 
 def test_every_batch_output_is_refused_past_its_cap_with_the_way_out():
     biggest = ["--hbm", "4096", "--ctx", "128", "--wdtype", "fp4", "--kvdtype", "fp4", "--util", "100"]  # 1.7 M
-    out = run("frontier", *biggest)
+    out = run_inferx("frontier", *biggest)
     assert out.returncode == 2 and "pass --points N" in out.stderr and "Traceback" not in out.stderr
     assert "usage: inferx frontier" in out.stderr  # the subcommand's usage, not the top level's
-    sampled = run("frontier", *biggest, "--points", "50", "--format", "json")
+    sampled = run_inferx("frontier", *biggest, "--points", "50", "--format", "json")
     assert len(json.loads(sampled.stdout)) == 50
 
 
 @pytest.mark.parametrize("command", ["point", "frontier", "check", "calibrate", "validate"])
 def test_help_of_every_subcommand(command):
-    out = run(command, "--help")
+    out = run_inferx(command, "--help")
     assert out.returncode == 0 and "usage: inferx " + command in out.stdout, out.stderr
 
 
@@ -120,7 +117,7 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
 
 
 def test_check_exits_zero_and_prints_table():
-    out = run("check")
+    out = run_inferx("check")
     assert out.returncode == 0, out.stdout
     assert "0 mismatch" in out.stdout
 
@@ -138,4 +135,4 @@ def test_installed_inferx_command_runs_the_cli():
     assert script, "the inferx console script is not installed: pip install -e .[test]"
     out = subprocess.run([script, "point", "--batch", "8"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == json.loads(run("point", "--batch", "8").stdout)
+    assert json.loads(out.stdout) == json.loads(run_inferx("point", "--batch", "8").stdout)

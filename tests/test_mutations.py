@@ -38,12 +38,11 @@ not the validation helpers behind them, so they hold whichever function does the
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import plotly
 import pytest
+from cli_checks import run_inferx
 from conftest import figure_ids, post_redraw
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -62,11 +61,6 @@ CALIBRATION = json.loads((ROOT / "inferx" / "calibration.json").read_text())["pa
 
 def as_json(component) -> str:
     return json.dumps(component, cls=plotly.utils.PlotlyJSONEncoder)
-
-
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "inferx", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60)  # fmt: skip
 
 
 # --- (2) and (9): the calibrated model reads the weight dtype and each preset's own calibration ---------
@@ -212,7 +206,7 @@ def test_a_bad_batch_in_the_url_is_reported_and_the_default_kept(batch):
 
 @pytest.mark.parametrize("command", ["point"])
 def test_batch_zero_is_refused_by_the_cli(command):
-    out = run_cli(command, "--batch", "0")
+    out = run_inferx(command, "--batch", "0")
     assert out.returncode == 2 and "batch" in out.stderr and "Traceback" not in out.stderr
     assert out.stdout == ""
 

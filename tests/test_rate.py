@@ -2,22 +2,19 @@
 
 import numpy as np
 import pytest
+from reference import Reference
 
 from inferx import rate
 from inferx.scenario import Scenario
 
-# DeepSeek R1, 8×H200 preset at FP8, S = S_in = 1024, TP = 1, CV = 0: TTFT and ITL by hand (see test_slo).
-KV_PER_REQUEST = 61 * 576 * 1024
-BW, COMPUTE, P_ACTIVE, B_MAX = 38.4e12, 31.664e15, 37e9, 11050
+# DeepSeek R1, 8×H200 preset at FP8, S = S_in = 1024, TP = 1, CV = 0: end-to-end latency of a request with
+# `osl` output tokens at batch B, from the plain-Python reference model (tests/reference.py).
+HAND = Reference(tp=1)
 
 
-def hand_itl(B):
-    return max((P_ACTIVE + B * KV_PER_REQUEST) / BW, 2 * P_ACTIVE * B / COMPUTE)
-
-
-def hand_ttft(B):
-    prefill = (2 * P_ACTIVE * 1024 + 4 * 61 * 128 * 128 * 1024**2) / COMPUTE
-    return prefill + 0.5 * hand_itl(B) / (1 - B / B_MAX)
+def hand_e2e(B, osl=1024):
+    point = HAND.point(B)
+    return point["ttft"] + osl * point["itl"]
 
 
 def test_littles_law_by_hand():
@@ -34,13 +31,13 @@ def tp1():
 
 def test_rate_at_a_fixed_concurrency_by_hand(tp1):
     # C = 64: ITL = 1.0235 ms (memory-bound), E2E = TTFT + 1,024·ITL ≈ 1.05 s → λ ≈ 61 req/s.
-    e2e = hand_ttft(64) + 1024 * hand_itl(64)
+    e2e = hand_e2e(64)
     c = rate.rate_curve(tp1, 1024, [1, 8, 64])
     assert c["rate"][-1] == pytest.approx(64 / e2e, rel=1e-9)
     assert c["e2e"][-1] == pytest.approx(e2e, rel=1e-9)
     assert 60 < 64 / e2e < 62
     # Fewer output tokens, shorter requests, more of them per second.
-    assert rate.rate_curve(tp1, 128, [64])["rate"][0] == pytest.approx(64 / (hand_ttft(64) + 128 * hand_itl(64)))
+    assert rate.rate_curve(tp1, 128, [64])["rate"][0] == pytest.approx(64 / hand_e2e(64, osl=128))
 
 
 def test_curve_stops_at_the_peak_rate(tp1):
@@ -55,7 +52,7 @@ def test_curve_stops_at_the_peak_rate(tp1):
 
 
 def test_concurrency_at_rate_inverts_littles_law(tp1):
-    e2e = hand_ttft(64) + 1024 * hand_itl(64)
+    e2e = hand_e2e(64)
     assert rate.concurrency_at_rate(tp1, 64 / e2e) == pytest.approx(64, rel=1e-6)
     assert np.isnan(rate.concurrency_at_rate(tp1, 1e9))  # beyond what the machine sustains
 
@@ -67,7 +64,7 @@ def test_rate_figure_marks_the_benchmark_concurrencies(tp1):
     marks = fig["data"][2]
     assert marks["text"][:3] == ["4", "8", "16"]
     i = marks["text"].index("64")
-    e2e = hand_ttft(64) + 1024 * hand_itl(64)
+    e2e = hand_e2e(64)
     assert marks["x"][i] == pytest.approx(64 / e2e, rel=1e-3) and marks["y"][i] == pytest.approx(1e3 * e2e, rel=1e-3)
     assert "peak" in fig["layout"]["annotations"][0]["text"]
 

@@ -1,11 +1,10 @@
 """Goodput under TTFT/TPOT targets: the boundary batch against hand-found ones, and `inferx slo`."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_checks import run_inferx
 
 from inferx import slo
 from inferx.scenario import InvalidParameter, Scenario
@@ -110,12 +109,8 @@ def test_search_covers_every_split_and_sorts_by_cost():
     assert slo.goodput(scn, tpot_ms=20)["batch"] == first["batch"]
 
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "inferx", *args], capture_output=True, text=True, timeout=120)
-
-
 def test_cli_slo_matches_the_library():
-    out = run("slo", "--ttft-ms", "100", "--tpot-ms", "1.5", "--tp", "1")
+    out = run_inferx("slo", "--ttft-ms", "100", "--tpot-ms", "1.5", "--tp", "1")
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
     assert rec["batch"] == 572 and rec["limited_by"] == "tpot"
@@ -123,11 +118,11 @@ def test_cli_slo_matches_the_library():
 
 
 def test_cli_slo_search_and_failures():
-    rec = json.loads(run("slo", "--search", "--tpot-ms", "20").stdout)
+    rec = json.loads(run_inferx("slo", "--search", "--tpot-ms", "20").stdout)
     assert rec["best"] == rec["candidates"][0] and rec["best"]["batch"] > 0
-    miss = run("slo", "--ttft-ms", "0.1")
+    miss = run_inferx("slo", "--ttft-ms", "0.1")
     assert miss.returncode == 1 and json.loads(miss.stdout)["batch"] == 0
-    bad = run("slo", "--tpot-ms", "-1")
+    bad = run_inferx("slo", "--tpot-ms", "-1")
     assert bad.returncode == 2 and "tpot_ms=-1: must be a positive number of milliseconds" in bad.stderr
-    bad = run("slo", "--usd-per-gpu-hour", "free")
+    bad = run_inferx("slo", "--usd-per-gpu-hour", "free")
     assert bad.returncode == 2 and "usd_per_gpu_hour=free: must be a positive number" in bad.stderr

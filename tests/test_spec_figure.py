@@ -4,11 +4,10 @@ CLI's figure export."""
 import csv
 import io
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_checks import run_inferx
 
 from inferx import cli, spec
 from inferx import figure_registry as registry
@@ -105,12 +104,8 @@ def test_moe_figure_and_a_dense_model(h200):
     assert dense["data"] == [] and "is dense" in dense["layout"]["annotations"][0]["text"]
 
 
-def run(*args):
-    return subprocess.run([sys.executable, "-m", "inferx", *args], capture_output=True, text=True, timeout=120)
-
-
 def test_cli_exports_a_figure_as_csv_and_json():
-    out = run("frontier", "--figure", "4", "--preset", "mi300x4")
+    out = run_inferx("frontier", "--figure", "4", "--preset", "mi300x4")
     assert out.returncode == 0, out.stderr
     rows = list(csv.reader(io.StringIO(out.stdout)))
     assert rows[0] == ["trace", "Output throughput (tok/s)", "Inter-token latency (ms)"]
@@ -119,7 +114,7 @@ def test_cli_exports_a_figure_as_csv_and_json():
     r = scn.evaluate([1])
     assert float(first[1]) == pytest.approx(r["throughput"][0], rel=1e-3)
     assert float(first[2]) == pytest.approx(1e3 * r["itl"][0], rel=1e-3)
-    rec = json.loads(run("frontier", "--figure", "spec-k", "--format", "json").stdout)
+    rec = json.loads(run_inferx("frontier", "--figure", "spec-k", "--format", "json").stdout)
     assert rec["figure"] == "spec-k" and rec["x_title"] == "Draft length k (tokens)"
     assert sum(len(t["x"]) for t in rec["traces"]) == 4 * 16
 
@@ -128,7 +123,7 @@ def test_cli_figure_export_covers_every_figure_and_refuses_unknown_names(capsys)
     for name in FIGURE_NAMES:  # in process: one interpreter start per figure would take seconds
         assert cli.main(["frontier", "--figure", name, "--format", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["traces"], name
-    bad = run("frontier", "--figure", "99")
+    bad = run_inferx("frontier", "--figure", "99")
     assert bad.returncode == 2 and f"figure=99: must be 1–{len(registry.FIGURES)} or one of" in bad.stderr
-    bad = run("frontier", "--figure", "5", "--points", "4")
+    bad = run_inferx("frontier", "--figure", "5", "--points", "4")
     assert bad.returncode == 2 and "a figure has its own samples" in bad.stderr
