@@ -13,6 +13,7 @@ import pandas as pd
 from . import calibrated as C
 from . import palette as P
 from .figures import decade_ticks, round_sig
+from .hardware import GPUS
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
 from .scenario import log_batches
@@ -105,33 +106,35 @@ def workload(scn, filters: dict | None) -> tuple[int, int]:
 
 
 def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
-    """Both models over concurrency for the scenario's hardware on `gpus` GPUs.
+    """Both models over concurrency for the scenario's GPU on `gpus` GPUs.
 
-    Per-GPU bandwidth and compute come from the scenario (its sliders), divided by
-    the preset's GPU count, so the curve follows the controls and matches the GPU
-    count of the measured points. Returns interactivity (tok/s/user) and output
+    Per-GPU bandwidth and compute come from the scenario (its sliders) divided by its GPU count, so the curve
+    follows the controls and matches the GPU count of the measured points. The calibration is the one the
+    dashboard's calibrated mode uses for the scenario (`calibrated.scenario_calibration`: its GPU, stack and
+    precision), unless `calibrations` replaces the stored fit. Returns interactivity (tok/s/user) and output
     tokens/s per GPU for each model, with the concurrency grid.
     """
-    family = C.PRESET_FAMILY.get(scn.hardware)
-    preset = HARDWARE[scn.hardware]
-    bw_gpu = scn.bw / preset.n_gpus
-    article_gpu = scn.compute / preset.n_gpus
-    dense_gpu = article_gpu * preset.dense_fp8_per_gpu / (preset.compute / preset.n_gpus)
+    _, machine, _, _, mtp, info = C._scenario_inputs(scn)
+    gpu, precision = info["gpu"], info["precision"]
+    count = scn.params.get("gpus") or HARDWARE[scn.hardware].n_gpus
+    bw_gpu, article_gpu, dense_gpu = scn.bw / count, scn.compute / count, machine.compute / count
     # Concurrency stops where the KV cache of the batch no longer fits beside the weights.
-    hbm = scn.hbm / preset.n_gpus * gpus
+    hbm = scn.hbm / count * gpus
     kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
     fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
     batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)
-    precision = "fp4" if scn.b_w < 1 else "fp8"
-    cal, _ = C.calibration_for(family, getattr(scn, "framework", None), calibrations, precision)
-    if getattr(scn, "acceptance", None) is not None:
-        cal = C.Calibration(**{**cal.__dict__, "acceptance": scn.acceptance})
-    mtp = bool(getattr(scn, "mtp", False))
-    calib = C.predict_closed_loop(cal, family, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu, mtp=mtp)
-    art = C.predict_article(family, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
+    cal = info["calibration"]
+    if calibrations is not None:
+        cal, _ = C.calibration_for(gpu, info["framework"], calibrations, precision)
+        if getattr(scn, "acceptance", None) is not None:
+            cal = C.Calibration(**{**cal.__dict__, "acceptance": scn.acceptance})
+    calib = C.predict_closed_loop(cal, gpu, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu,
+                                  precision=precision, mtp=mtp)  # fmt: skip
+    art = C.predict_article(gpu, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
     return {
         "batch": batch,
-        "spread_key": C.spread_key(family, getattr(scn, "framework", None), precision),
+        "gpu": gpu,
+        "spread_key": info["spread_key"],
         "calibrated": {"interactivity": 1.0 / calib["tpot"], "throughput_per_gpu": calib["throughput_per_gpu"]},
         "article": {"interactivity": 1.0 / art["tpot"], "throughput_per_gpu": art["throughput_per_gpu"]},
     }
@@ -144,18 +147,19 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     describes: the scenario's hardware family and weight dtype, no speculative
     decoding, single node (pass "all" to lift a default).
     """
-    family = C.PRESET_FAMILY.get(scn.hardware)
+    gpu = C.scenario_calibration(scn)["gpu"]  # the GPU control's choice, else the preset's GPU
     spec = "mtp" if getattr(scn, "mtp", False) else "none"
-    defaults = {"hardware": family, "precision": scn.params.get("wdtype"), "spec_method": spec, "topology": "single"}
+    defaults = {"hardware": gpu, "precision": scn.params.get("wdtype"), "spec_method": spec, "topology": "single"}
     filters = {**defaults, **(filters or {})}
     isl, osl = workload(scn, filters)
     filters.setdefault("isl", isl)
     filters.setdefault("osl", osl)
     rows = apply_filters(df, filters) if df is not None and not df.empty else pd.DataFrame()
     rows = rows[rows["output_tput_per_gpu_tok_s"].notna()] if not rows.empty else rows
-    gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else HARDWARE[scn.hardware].n_gpus
+    own = scn.params.get("gpus") or HARDWARE[scn.hardware].n_gpus
+    gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else own
     curves = model_curves(scn, gpus, isl, osl, calibrations)
-    label = f"{HARDWARE[scn.hardware].gpu} ×{gpus}, {isl}/{osl}"
+    label = f"{GPUS[gpu].name} ×{gpus}, {isl}/{osl}"
     data = []
     for mode in ("article", "calibrated"):
         selected = mode == scn.mode

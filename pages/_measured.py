@@ -37,6 +37,7 @@ from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, 
 
 from inferx.calibrated import PRESET_FAMILY
 from inferx.deploy import Settings, secret_key
+from inferx.hardware import GPUS
 from inferx.measured import (
     INT_RANGES,
     MeasuredDataError,
@@ -271,7 +272,7 @@ def upload_panel(switch: bool = False) -> html.Div:
         items.append(
             html.Div(
                 [
-                    "Points match the preset's GPU; filter them on the ",
+                    "Points match the chosen GPU; filter them on the ",
                     dcc.Link("InferenceX page", href=get_relative_path("/inferencex")),
                     ".",
                 ],
@@ -332,25 +333,26 @@ def show_status(data):
     Input(control_id("measured"), "value"),
     Input("measured-data", "data"),
     Input(control_id("preset"), "value"),
+    Input(control_id("gpu"), "value"),
 )
-def overlay(switch, data, preset):
-    """Marker traces for Figures 4 and 5: the measured points on the preset's GPU. Runs on the
-    switch, new data or a new preset only, never on a slider move."""
+def overlay(switch, data, preset, gpu):
+    """Marker traces for Figures 4 and 5: the measured points on the GPU control's GPU (else the preset's).
+    Runs on the switch, new data or a new machine only, never on a slider move."""
     if not switch:
         return None
     try:
         df, _ = measured_frame(data)
     except StoreError:  # the status line says what is wrong
         df = None
-    family = PRESET_FAMILY.get(preset) if isinstance(preset, str) else None
-    if df is None or family is None:
+    chosen = gpu if gpu in GPUS else PRESET_FAMILY.get(preset) if isinstance(preset, str) else None
+    if df is None or chosen is None:
         return {"fig4": [], "fig5": []}
-    rows = df[df["hardware"] == family]
+    rows = df[df["hardware"] == chosen]
     out = {}
     for kind in ("fig4", "fig5"):
         traces = overlay_traces(rows, kind)
         for t in traces:
-            t["name"] = f"measured {family} · {t['meta']['framework']}"
+            t["name"] = f"measured {chosen} · {t['meta']['framework']}"
         out[kind] = traces
     return out
 

@@ -37,7 +37,7 @@ lines are the two models over concurrency for the selected hardware and ISL/OSL:
 roofline and the calibrated model, which also pays for every expert a batch routes to, a fixed cost
 per step and the prefills that interrupt decoding (see [Methods]({methods})). Both axes are logarithmic,
 because the article's curve lies about ten times above and to the right of the measured runs. Cleared filters follow
-the model: the preset's GPU, its weight format, no speculative decoding, single node. Hover a point for
+the model: the chosen GPU, its weight format, no speculative decoding, single node. Hover a point for
 its concurrency, date and framework; click it for the link to its run.
 """
 

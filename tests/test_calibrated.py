@@ -11,6 +11,7 @@ from conftest import ROOT
 
 from inferx import calibrated as C
 from inferx import engine as E
+from inferx.hardware import GPUS
 from inferx.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
 from inferx.measured_figures import divergence_figure, inferencex_figure, overlay_traces
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
@@ -154,6 +155,22 @@ def test_inferencex_figure_curves_and_points(measured):
     xs = np.concatenate([t["x"] for t in points])
     assert sorted(xs) == pytest.approx(sorted(expected["interactivity_tok_s_user"]))
     assert "tok/s" in fig["layout"]["xaxis"]["title"]["text"] and "GPU" in fig["layout"]["yaxis"]["title"]["text"]
+
+
+def test_inferencex_figure_follows_the_gpu_control(measured):
+    # 8 × MI355X chosen on the H200 preset: its rows, its calibration and its name, as `/` in calibrated mode.
+    scn = Scenario.from_params(preset="h200x8", gpu="mi355x", gpus=8, mode="calibrated")
+    fig = inferencex_figure(scn, measured, {"isl": "all", "osl": "all"})
+    points = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
+    expected = filter_measured(measured, hardware="mi355x", precision="fp8", spec_method="none", topology="single")
+    assert sum(len(t["x"]) for t in points) == len(expected) > 0
+    calibrated = next(t for t in fig["data"] if t.get("meta", {}).get("model") == "calibrated")
+    assert calibrated["name"].startswith(f"calibrated model ({GPUS['mi355x'].name} ×8")
+    B = np.array(calibrated["customdata"], dtype=float)
+    cal = C.scenario_calibration(scn)["calibration"]
+    spec = GPUS["mi355x"]
+    own = C.predict_closed_loop(cal, "mi355x", B, 1024, 1024, 8, False, scn.model, spec.bw, spec.fp8)
+    assert calibrated["y"] == pytest.approx(own["throughput_per_gpu"], rel=1e-3)
 
 
 def test_inferencex_figure_without_data_still_draws_the_model():

@@ -341,7 +341,7 @@ def test_fuzz_store_values_never_raise(client, data):
     from pages.inferencex import FILTERS, fill_filters
 
     assert isinstance(show_status(data), str)
-    out = overlay(["on"], data, "h200x8")
+    out = overlay(["on"], data, "h200x8", "h200")
     assert out is None or set(out) == {"fig4", "fig5"}
     assert len(fill_filters(data)) == len(FILTERS)
 

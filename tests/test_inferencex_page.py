@@ -167,13 +167,14 @@ def test_inferencex_figure_callback(dash_app, csv_store):
     assert "inferx fetch -o results.json" in summary  # and how to get some
 
 
-def test_overlay_traces_follow_the_preset(dash_app, csv_store):
+def test_overlay_traces_follow_the_gpu_else_the_preset(dash_app, csv_store):
     from pages._measured import from_store, overlay
 
-    assert overlay([], csv_store, "h200x8") is None
+    assert overlay([], csv_store, "h200x8", "h200") is None
     df = from_store(csv_store)
-    for preset, family in (("h200x8", "h200"), ("mi300x4", "mi300x")):
-        out = overlay(["on"], csv_store, preset)
+    machines = (("h200x8", None, "h200"), ("mi300x4", None, "mi300x"), ("h200x8", "b200", "b200"))
+    for preset, gpu, family in machines:
+        out = overlay(["on"], csv_store, preset, gpu)
         rows = df[(df["hardware"] == family) & df["median_tpot_ms"].gt(0)]
         assert sum(len(t["x"]) for t in out["fig4"]) == len(rows)
         assert all(t["name"].startswith(f"measured {family}") and t["meta"]["measured"] for t in out["fig5"])
