@@ -344,7 +344,9 @@ def overlay(switch, data, preset, gpu):
         df, _ = measured_frame(data)
     except StoreError:  # the status line says what is wrong
         df = None
-    chosen = gpu if gpu in GPUS else PRESET_FAMILY.get(preset) if isinstance(preset, str) else None
+    # Either value can be anything a request sends (a list, an object): only a known key selects rows.
+    chosen = next((v for v in (gpu, PRESET_FAMILY.get(preset) if isinstance(preset, str) else None)
+                   if isinstance(v, str) and v in GPUS), None)  # fmt: skip
     if df is None or chosen is None:
         return {"fig4": [], "fig5": []}
     rows = df[df["hardware"] == chosen]
