@@ -514,15 +514,56 @@ def test_poll_intervals_are_the_recipes():
     assert list(F.row_machine(rows).poll_iterations) == [10, 30, 1]
 
 
-def test_the_page_and_point_wait_for_the_recipes_scheduler(monkeypatch):
+def test_the_page_and_point_wait_for_the_stacks_scheduler_at_one_interval(monkeypatch):
     scn = Scenario.from_params(preset="b200x8", mode="calibrated", framework="sglang", isl=1024, osl=1024)
-    B = np.array([1.0, 8.0, 32.0])
+    B = np.array([1.0, 8.0, 15.0, 16.0, 32.0])
     polled = C.scenario_point(scn, B)
+    assert C.scenario_calibration(scn)["poll_iterations"] == 30.0
+    # The four-GPU FP8 recipe keeps 10; stacks that look at every iteration wait half of one.
+    four = Scenario.from_params(gpu="b200", gpus=4, tp=4, mode="calibrated", framework="sglang", wdtype="fp8")
+    assert C.scenario_calibration(four)["poll_iterations"] == 10.0
+    for gpu, stack in (("h200", "sglang"), ("b200", "trt"), ("mi355x", "atom")):
+        other = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=stack)
+        assert C.scenario_calibration(other)["poll_iterations"] == 1.0
     monkeypatch.setattr(C, "poll_interval", lambda *a, **k: 1.0)
     every = C.scenario_point(scn, B)
-    # B200 SGLang looks every 10 iterations below 16 users and every 30 from there; a lone request is taken at once.
-    assert polled["ttft"] - every["ttft"] == pytest.approx(np.array([0.0, 4.5, 14.5]) * every["step"], rel=1e-9)
+    # B200 SGLang's recipe looks every 30 iterations from 16 users up; a scenario keeps that at every batch (a
+    # recipe's concurrency is not the scenario's batch), so 14.5 iterations more once others decode, none for a
+    # lone request.
+    waits = np.array([0.0, 14.5, 14.5, 14.5, 14.5])
+    assert polled["ttft"] - every["ttft"] == pytest.approx(waits * every["step"], rel=1e-9)
     assert np.array_equal(polled["step"], every["step"])
+
+
+def test_point_and_the_page_line_name_the_scheduler_interval(capsys):
+    from inferx import cli
+    from pages._controls import calibration_line
+    from pages._url import parse_query
+
+    assert cli.main(["point", "--mode", "calibrated", "--preset", "b200x8", "--framework", "sglang"]) == 0
+    assert json.loads(capsys.readouterr().out)["calibration"]["poll_iterations"] == 30.0
+    values, _, _ = parse_query({"mode": "calibrated", "preset": "b200x8", "framework": "sglang"})
+    assert "scheduler looks for new requests every 30 iterations" in str(calibration_line(values))
+    values, _, _ = parse_query({"mode": "calibrated", "framework": "trt"})
+    assert "scheduler looks for new requests every iteration" in str(calibration_line(values))
+
+
+SCENARIO_BATCHES = np.unique(np.concatenate([np.arange(1.0, 65.0), np.geomspace(1.0, 1024.0, 120)]))
+
+
+@pytest.mark.parametrize("wdtype", ["fp8", "fp4"])
+@pytest.mark.parametrize("framework", ["sglang", "trt", "vllm", "atom"])
+def test_page_and_point_are_continuous_in_the_batch_for_every_gpu_and_stack(framework, wdtype):
+    """What the page and `inferx point` draw never steps in B: 0.1 % less batch moves no output by 1 %, at every
+    whole batch up to 64 (where recipes change a setting with the users) and across the slider's range, on every
+    catalog GPU with every stack and weight precision (the recipes' settings included)."""
+    for gpu in sorted(C.GPUS):
+        scn = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=framework, wdtype=wdtype)
+        here = C.scenario_point(scn, SCENARIO_BATCHES)
+        below = C.scenario_point(scn, SCENARIO_BATCHES * (1 - 1e-3))
+        for k in ("step", "ttft"):
+            jump = np.abs(below[k] / here[k] - 1)
+            assert np.all(np.isfinite(here[k])) and jump.max() < 0.01, (gpu, k, SCENARIO_BATCHES[jump.argmax()])
 
 
 def test_with_attention_data_parallelism_a_prompts_attention_runs_on_its_rank_alone():
