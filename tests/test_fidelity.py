@@ -337,6 +337,20 @@ def test_disaggregated_decode_has_no_prefill_stall(rows):
     assert split["e2e"] == pytest.approx(split["ttft"] + F.LENGTH_FRACTION * single["osl"].to_numpy() * split["tpot"])
 
 
+def test_a_disaggregated_request_pays_the_fixed_cost_in_both_engines(rows):
+    from inferx.calibration_disagg import ENGINES_PER_REQUEST, predict_disaggregated
+
+    single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(1)
+    disagg = single.assign(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=8.0,
+                           prefill_tp=8.0, prefill_ep=1.0, decode_tp=8.0, decode_ep=1.0, concurrency=1)  # fmt: skip
+    cal = C.Calibration(**{**GEN.TRUTH["h200/sglang/fp8"].__dict__, "admission_s": 0.0, "prefill_queue": 0.0})
+    slower = C.Calibration(**{**cal.__dict__, "request_overhead_s": cal.request_overhead_s + 0.05})
+    # The prefill worker's engine and then the decode worker's each take the request in: 50 ms more per engine.
+    assert ENGINES_PER_REQUEST == 2
+    gap = predict_disaggregated(slower, disagg)["ttft"] - predict_disaggregated(cal, disagg)["ttft"]
+    np.testing.assert_allclose(gap, 2 * 0.05, rtol=1e-2)
+
+
 def test_a_prompt_of_two_chunks_waits_one_more_iteration():
     m = C.instance("h200", 8)
     one = C.at_batch(CAL, m, 8.0, C.PREFILL_CHUNK_TOKENS, 1024)
