@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from inferx import calibrated as C
@@ -143,10 +143,22 @@ def test_calibration_for_says_where_numbers_come_from():
     osl=st.integers(1, 32768),
     batch=st.floats(1, 1024),
     gpu=st.sampled_from(sorted(C.GPUS)),
+    framework=st.sampled_from(["sglang", "trt", "vllm", "atom"]),
+    wdtype=st.sampled_from(["fp8", "fp4"]),
 )
-def test_runtime_model_is_continuous_and_monotone(isl, osl, batch, gpu):
-    cal, _ = C.calibration_for(gpu)
-    m = C.instance(gpu, 8)
+# B200 SGLang's recipe changes its scheduler polling at 16 users: the page and the CLI must not step there.
+@example(isl=1024, osl=1024, batch=16.0, gpu="b200", framework="sglang", wdtype="fp4")
+def test_runtime_model_is_continuous_and_monotone(isl, osl, batch, gpu, framework, wdtype):
+    # What the page and `inferx point` draw: continuous in the batch on both sides, with the stack's settings.
+    scn = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=framework, wdtype=wdtype,
+                               isl=max(isl, 128), osl=max(osl, 128))  # fmt: skip
+    here = C.scenario_point(scn, batch)
+    for nudged in (batch * 1.001, batch / 1.001):
+        there = C.scenario_point(scn, nudged)
+        for k in ("step", "ttft"):
+            assert abs(float(there[k]) / float(here[k]) - 1) < 0.01, (k, nudged)
+    cal, _ = C.calibration_for(gpu, framework, None, wdtype)
+    m = C.instance(gpu, 8, wdtype)
     base = C.at_batch(cal, m, batch, isl, osl)
     for changed in ({"isl": isl * 1.001}, {"osl": osl * 1.001}, {"B": batch * 1.001}):  # a 0.1 % nudge
         args = {"B": batch, "isl": isl, "osl": osl, **changed}
