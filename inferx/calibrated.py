@@ -326,14 +326,15 @@ def poll_interval(gpu: str, framework: str, precision: str, concurrency, gpus) -
     return np.ones(concurrency.shape)
 
 
-def scenario_poll_interval(gpu: str, framework: str, precision: str, gpus) -> float:
+def scenario_poll_interval(gpu: str, framework: str, precision: str) -> float:
     """The one polling interval a scenario (the page, `inferx point`) uses at every batch: the recipe's setting
-    from 16 users up, where most of each measured sweep lies. A row's recipe may change it with the concurrency
-    (B200 SGLang: 10 below 16 users, `poll_interval`), but a scenario's batch is not a recipe's concurrency, and
-    one value keeps its TTFT continuous in B. 1 for a GPU outside the catalog."""
+    on 8 GPUs from 16 users up, where most of each measured sweep lies. A row's recipe may change it with the
+    concurrency or the GPU count (B200 SGLang: 10 below 16 users, `poll_interval`), but a scenario's batch is not
+    a recipe's concurrency, and one value per GPU, stack and precision keeps its TTFT continuous in B and the
+    calibration line (which follows those three) true. 1 for a GPU outside the catalog."""
     if gpu not in GPUS:
         return 1.0
-    return float(poll_interval(gpu, framework, precision, np.inf, gpus))
+    return float(poll_interval(gpu, framework, precision, np.inf, 8))
 
 
 def poll_wait(poll_iterations, B):
@@ -595,7 +596,7 @@ def scenario_calibration(scn) -> dict:
         "fitted_on": "DeepSeek-R1",
         "note": note,
         "spread_key": spread_key(gpu, framework, precision),  # its band's rows (`residual_spread`)
-        "poll_iterations": scenario_poll_interval(gpu, framework, precision, scn.tp),
+        "poll_iterations": scenario_poll_interval(gpu, framework, precision),
     }
 
 
