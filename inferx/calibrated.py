@@ -326,6 +326,17 @@ def poll_interval(gpu: str, framework: str, precision: str, concurrency, gpus) -
     return np.ones(concurrency.shape)
 
 
+def scenario_poll_interval(gpu: str, framework: str, precision: str) -> float:
+    """The one polling interval a scenario (the page, `inferx point`) uses at every batch: the recipe's setting
+    on 8 GPUs from 16 users up, where most of each measured sweep lies. A row's recipe may change it with the
+    concurrency or the GPU count (B200 SGLang: 10 below 16 users, `poll_interval`), but a scenario's batch is not
+    a recipe's concurrency, and one value per GPU, stack and precision keeps its TTFT continuous in B and the
+    calibration line (which follows those three) true. 1 for a GPU outside the catalog."""
+    if gpu not in GPUS:
+        return 1.0
+    return float(poll_interval(gpu, framework, precision, np.inf, 8))
+
+
 def poll_wait(poll_iterations, B):
     """Iterations a new request waits before the scheduler takes it: N/2 behind N decode iterations between looks,
     1/2 (the iteration in flight) when no other request is decoding; the busy share min(B − 1, 1) joins the two."""
@@ -585,12 +596,17 @@ def scenario_calibration(scn) -> dict:
         "fitted_on": "DeepSeek-R1",
         "note": note,
         "spread_key": spread_key(gpu, framework, precision),  # its band's rows (`residual_spread`)
+        "poll_iterations": scenario_poll_interval(gpu, framework, precision),
     }
 
 
 def basis_text(info: dict) -> str:
-    """One line for the page and the CLI: "h200 · sglang · fp8: fitted (DeepSeek-R1 runs)"."""
-    return f"Calibration {info['gpu']} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 runs)"
+    """One line for the page and the CLI: "h200 · sglang · fp8: fitted (DeepSeek-R1 runs); scheduler looks for new
+    requests every iteration"."""
+    n = info["poll_iterations"]
+    poll = "every iteration" if n == 1 else f"every {n:g} iterations"
+    return (f"Calibration {info['gpu']} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 "
+            f"runs); scheduler looks for new requests {poll}")  # fmt: skip
 
 
 def _scenario_inputs(scn):
@@ -630,9 +646,8 @@ def scenario_point(scn, B) -> dict:
     u = stall / (tpot + comm_time(B, m.tp, scn.model))
     first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * cal.first_token_steps if mtp else 0.0
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
-    # The recipe's scheduler polling (`poll_interval`), with the batch standing for the users in the loop.
-    poll = poll_interval(info["gpu"], info["framework"], info["precision"], B, scn.tp) if info["gpu"] in GPUS else 1.0
-    wait = poll_wait(poll, B) * tpot
+    # The stack's scheduler polling: one interval at every batch (`scenario_poll_interval`).
+    wait = poll_wait(info["poll_iterations"], B) * tpot
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + first + u * t_pf / (2.0 * (1.0 - u))
     return {"step": tpot, "ttft": ttft + queue, "t_prefill": t_pf}
 

@@ -5,13 +5,14 @@ spread evenly over the decode workers; each decode step pays the calibrated step
 GPU and stack (no prefills in it) plus an expert-parallel all-to-all: every MoE layer
 dispatches each token's hidden state to its k experts and combines the results, over the
 scale-up link when the worker fits one domain and over the network (NETWORK_BW per GPU)
-otherwise. A request's TTFT is the fixed cost, its prefill on one prefill worker, an
-M/D/1 wait behind the prefills queued on that worker, the transfer of its KV cache, and
-its admission into the decode batch (as single node: t_adm and f_q of a prefill per request in
-flight, half an iteration, one more with MTP). Closed loop as in single node: decode batch =
-C · OSL·TPOT / (TTFT + OSL·TPOT), capped by the decode worker's KV cache, the other users
-waiting for a slot; and when the prefill pool cannot keep up, requests complete at its
-capacity and the users wait for it (Little's law again).
+otherwise. A request's TTFT is the fixed cost twice (it is taken in by two engines: the
+prefill worker's, then the decode worker's, which schedules it again after a hand-shake for its
+KV cache), its prefill on one prefill worker, an M/D/1 wait behind the prefills queued on that
+worker, the transfer of its KV cache, and its admission into the decode batch (as single node:
+t_adm and f_q of a prefill per request in flight, half an iteration, one more with MTP).
+Closed loop as in single node: decode batch = C · OSL·TPOT / (TTFT + OSL·TPOT), capped by the
+decode worker's KV cache, the other users waiting for a slot; and when the prefill pool cannot
+keep up, requests complete at its capacity and the users wait for it (Little's law again).
 """
 
 from __future__ import annotations
@@ -26,6 +27,12 @@ from .presets import DEEPSEEK_R1
 
 NETWORK_BW = 50e9  # bytes/s per GPU across nodes: one 400 Gb/s NIC per GPU
 ALL_TO_ALL_LATENCY = 10e-6  # s per collective
+# A request passes through two engines, each paying the stack's per-request fixed cost t_req (receiving and
+# scheduling it, the hop to it): the prefill worker's, then the decode worker's, which takes the request in again
+# and agrees with the prefill worker where its KV cache goes. At concurrency ≤ 16, where queues are short, the
+# measured TTFT exceeds the model with one t_req by 63–201 ms (median per orchestrator and length), the size of
+# one more t_req (55–135 ms on these stacks).
+ENGINES_PER_REQUEST = 2
 
 
 def _worker_size(tp, ep, pool, gpu_keys, b_w):
@@ -86,7 +93,7 @@ def predict_disaggregated(cal: C.Calibration, rows: pd.DataFrame, model=DEEPSEEK
         # prompts queued one after another); both are kept here, the prefill being the prefill worker's.
         joining = cal.admission_s * B + iteration * (0.5 + np.where(mtp, cal.first_token_steps, 0.0))
         queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
-        ttft = cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u)) + joining + queue
+        ttft = ENGINES_PER_REQUEST * cal.request_overhead_s + t_pf + kv + u * t_pf / (2.0 * (1.0 - u)) + joining + queue
         decoding = osl * tpot
         B = 0.5 * B + 0.5 * np.minimum(C_worker * decoding / (ttft + decoding), cap)
     ttft = np.maximum(ttft, C_worker * decoding / B - decoding)  # users waiting for a decode slot

@@ -109,6 +109,7 @@ def calibration_record(scn: Scenario) -> dict:
     record["mtp"] = scn.mtp
     record["acceptance"] = _finite(info["acceptance"], 4)
     record["osl"] = scn.osl
+    record["poll_iterations"] = info["poll_iterations"]  # the scheduler's look at new requests, in engine iterations
     if info["note"]:
         record["note"] = info["note"]
     return record

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from inferx import calibrated as C
@@ -143,10 +143,22 @@ def test_calibration_for_says_where_numbers_come_from():
     osl=st.integers(1, 32768),
     batch=st.floats(1, 1024),
     gpu=st.sampled_from(sorted(C.GPUS)),
+    framework=st.sampled_from(["sglang", "trt", "vllm", "atom"]),
+    wdtype=st.sampled_from(["fp8", "fp4"]),
 )
-def test_runtime_model_is_continuous_and_monotone(isl, osl, batch, gpu):
-    cal, _ = C.calibration_for(gpu)
-    m = C.instance(gpu, 8)
+# B200 SGLang's recipe changes its scheduler polling at 16 users: the page and the CLI must not step there.
+@example(isl=1024, osl=1024, batch=16.0, gpu="b200", framework="sglang", wdtype="fp4")
+def test_runtime_model_is_continuous_and_monotone(isl, osl, batch, gpu, framework, wdtype):
+    # What the page and `inferx point` draw: continuous in the batch on both sides, with the stack's settings.
+    scn = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=framework, wdtype=wdtype,
+                               isl=max(isl, 128), osl=max(osl, 128))  # fmt: skip
+    here = C.scenario_point(scn, batch)
+    for nudged in (batch * 1.001, batch / 1.001):
+        there = C.scenario_point(scn, nudged)
+        for k in ("step", "ttft"):
+            assert abs(float(there[k]) / float(here[k]) - 1) < 0.01, (k, nudged)
+    cal, _ = C.calibration_for(gpu, framework, None, wdtype)
+    m = C.instance(gpu, 8, wdtype)
     base = C.at_batch(cal, m, batch, isl, osl)
     for changed in ({"isl": isl * 1.001}, {"osl": osl * 1.001}, {"B": batch * 1.001}):  # a 0.1 % nudge
         args = {"B": batch, "isl": isl, "osl": osl, **changed}
@@ -337,6 +349,20 @@ def test_disaggregated_decode_has_no_prefill_stall(rows):
     assert split["e2e"] == pytest.approx(split["ttft"] + F.LENGTH_FRACTION * single["osl"].to_numpy() * split["tpot"])
 
 
+def test_a_disaggregated_request_pays_the_fixed_cost_in_both_engines(rows):
+    from inferx.calibration_disagg import ENGINES_PER_REQUEST, predict_disaggregated
+
+    single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(1)
+    disagg = single.assign(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=8.0,
+                           prefill_tp=8.0, prefill_ep=1.0, decode_tp=8.0, decode_ep=1.0, concurrency=1)  # fmt: skip
+    cal = C.Calibration(**{**GEN.TRUTH["h200/sglang/fp8"].__dict__, "admission_s": 0.0, "prefill_queue": 0.0})
+    slower = C.Calibration(**{**cal.__dict__, "request_overhead_s": cal.request_overhead_s + 0.05})
+    # The prefill worker's engine and then the decode worker's each take the request in: 50 ms more per engine.
+    assert ENGINES_PER_REQUEST == 2
+    gap = predict_disaggregated(slower, disagg)["ttft"] - predict_disaggregated(cal, disagg)["ttft"]
+    np.testing.assert_allclose(gap, 2 * 0.05, rtol=1e-2)
+
+
 def test_a_prompt_of_two_chunks_waits_one_more_iteration():
     m = C.instance("h200", 8)
     one = C.at_batch(CAL, m, 8.0, C.PREFILL_CHUNK_TOKENS, 1024)
@@ -514,15 +540,57 @@ def test_poll_intervals_are_the_recipes():
     assert list(F.row_machine(rows).poll_iterations) == [10, 30, 1]
 
 
-def test_the_page_and_point_wait_for_the_recipes_scheduler(monkeypatch):
+def test_the_page_and_point_wait_for_the_stacks_scheduler_at_one_interval(monkeypatch):
     scn = Scenario.from_params(preset="b200x8", mode="calibrated", framework="sglang", isl=1024, osl=1024)
-    B = np.array([1.0, 8.0, 32.0])
+    B = np.array([1.0, 8.0, 15.0, 16.0, 32.0])
     polled = C.scenario_point(scn, B)
+    assert C.scenario_calibration(scn)["poll_iterations"] == 30.0
+    # One value per GPU, stack and precision, whatever the GPU count (the calibration line follows those three);
+    # stacks that look at every iteration wait half of one.
+    four = Scenario.from_params(gpu="b200", gpus=4, tp=4, mode="calibrated", framework="sglang", wdtype="fp8")
+    assert C.scenario_calibration(four)["poll_iterations"] == 30.0
+    for gpu, stack in (("h200", "sglang"), ("b200", "trt"), ("mi355x", "atom")):
+        other = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=stack)
+        assert C.scenario_calibration(other)["poll_iterations"] == 1.0
     monkeypatch.setattr(C, "poll_interval", lambda *a, **k: 1.0)
     every = C.scenario_point(scn, B)
-    # B200 SGLang looks every 10 iterations below 16 users and every 30 from there; a lone request is taken at once.
-    assert polled["ttft"] - every["ttft"] == pytest.approx(np.array([0.0, 4.5, 14.5]) * every["step"], rel=1e-9)
+    # B200 SGLang's recipe looks every 30 iterations from 16 users up; a scenario keeps that at every batch (a
+    # recipe's concurrency is not the scenario's batch), so 14.5 iterations more once others decode, none for a
+    # lone request.
+    waits = np.array([0.0, 14.5, 14.5, 14.5, 14.5])
+    assert polled["ttft"] - every["ttft"] == pytest.approx(waits * every["step"], rel=1e-9)
     assert np.array_equal(polled["step"], every["step"])
+
+
+def test_point_and_the_page_line_name_the_scheduler_interval(capsys):
+    from inferx import cli
+    from pages._controls import calibration_line
+    from pages._url import parse_query
+
+    assert cli.main(["point", "--mode", "calibrated", "--preset", "b200x8", "--framework", "sglang"]) == 0
+    assert json.loads(capsys.readouterr().out)["calibration"]["poll_iterations"] == 30.0
+    values, _, _ = parse_query({"mode": "calibrated", "preset": "b200x8", "framework": "sglang"})
+    assert "scheduler looks for new requests every 30 iterations" in str(calibration_line(values))
+    values, _, _ = parse_query({"mode": "calibrated", "framework": "trt"})
+    assert "scheduler looks for new requests every iteration" in str(calibration_line(values))
+
+
+SCENARIO_BATCHES = np.unique(np.concatenate([np.arange(1.0, 65.0), np.geomspace(1.0, 1024.0, 120)]))
+
+
+@pytest.mark.parametrize("wdtype", ["fp8", "fp4"])
+@pytest.mark.parametrize("framework", ["sglang", "trt", "vllm", "atom"])
+def test_page_and_point_are_continuous_in_the_batch_for_every_gpu_and_stack(framework, wdtype):
+    """What the page and `inferx point` draw never steps in B: 0.1 % less batch moves no output by 1 %, at every
+    whole batch up to 64 (where recipes change a setting with the users) and across the slider's range, on every
+    catalog GPU with every stack and weight precision (the recipes' settings included)."""
+    for gpu in sorted(C.GPUS):
+        scn = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=framework, wdtype=wdtype)
+        here = C.scenario_point(scn, SCENARIO_BATCHES)
+        below = C.scenario_point(scn, SCENARIO_BATCHES * (1 - 1e-3))
+        for k in ("step", "ttft"):
+            jump = np.abs(below[k] / here[k] - 1)
+            assert np.all(np.isfinite(here[k])) and jump.max() < 0.01, (gpu, k, SCENARIO_BATCHES[jump.argmax()])
 
 
 def test_with_attention_data_parallelism_a_prompts_attention_runs_on_its_rank_alone():
