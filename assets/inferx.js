@@ -419,8 +419,12 @@
   function dragRequest(d) {
     const api = window.dash_component_api;
     const prop = (id, key) => {
-      const c = api.getLayout(id);
-      return c && c.props ? c.props[key] : undefined;
+      try {
+        const c = api.getLayout(id);
+        return c && c.props ? c.props[key] : undefined;
+      } catch (err) {
+        return undefined; // not on this page (an embed has no batch slider): Dash's getLayout throws
+      }
     };
     const { controls, prefix } = d.cfg;
     const values = controls.map((name, k) => (k === d.index ? d.value : prop(prefix + name, "value") ?? null));

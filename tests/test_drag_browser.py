@@ -5,7 +5,7 @@ by every component of the page, which is what a drag costs the browser)."""
 from __future__ import annotations
 
 import pytest
-from browser_checks import figure_data, wait_js
+from browser_checks import SETTLED_IN_VIEW_JS, figure_data, wait_js
 from conftest import reset_browser, severe_console_errors
 
 from inferx import figure_registry as registry
@@ -284,4 +284,34 @@ def test_a_drag_let_go_where_it_started_gives_figure_1_its_own_figure_back(top):
     assert figure_data(browser, 1) == before
     assert browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value") == start
     assert label(browser, "bw") == format_slider_value("bw", start)
+    assert severe_console_errors(browser) == []
+
+
+def test_a_drag_in_an_embeds_drawer_moves_its_figure_and_its_scenario_line(browser, server):
+    """An embed has no batch slider and its controls in a drawer over the figure: the drag's state is made
+    without the batch, its figure follows, and let go, the scenario line names the value."""
+    browser.set_window_size(800, 500)
+    browser.get(server.url + "embed/fig1")
+    wait_js(browser, f"return ({FIG1} || {{}}).data && document.getElementById('embed-settings-toggle');")
+    browser.execute_script("document.getElementById('embed-settings-toggle').click()")
+    thumb = f"document.querySelector('#{control_id('bw')} [role=slider]')"
+    wait_js(browser, f"return {thumb};", what="the drawer's bandwidth slider")
+    # Pressed once the drawer has slid in and the thumb stands still.
+    wait_js(browser, SETTLED_IN_VIEW_JS, args=(browser.execute_script(f"return {thumb}"),), what="the thumb still")
+    start = browser.execute_script(THUMB_NOW, control_id("bw"))
+    mouse = Mouse(browser, control_id("bw"))
+    mouse.press()
+    try:
+        for _ in range(3):
+            mouse.move(5)
+            now = browser.execute_script(THUMB_NOW, control_id("bw"))
+            wait_js(browser, f"return {SHOWS};", args=(now,), what=f"the embed's Figure 1 at {now} TB/s")
+        held = browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value")
+    finally:
+        mouse.release()
+    assert now != start and held == start, (start, now, held)  # drawn by the drag's own redraws
+    line = format_slider_value("bw", now)
+    wait_js(
+        browser, "return document.querySelector('.embed-scenario').textContent.includes(arguments[0])", args=(line,)
+    )
     assert severe_console_errors(browser) == []
