@@ -315,3 +315,29 @@ def test_a_drag_in_an_embeds_drawer_moves_its_figure_and_its_scenario_line(brows
         browser, "return document.querySelector('.embed-scenario').textContent.includes(arguments[0])", args=(line,)
     )
     assert severe_console_errors(browser) == []
+
+
+def test_a_drag_with_a_pinned_draws_a_beside_each_step(top):
+    """The drag's state carries the pinned scenario A from Dash's store: every step's figure keeps A's dashed
+    traces beside the moving ones."""
+    browser = top
+    settled(browser)
+    has_a = f"return {FIG1}.data.some((t) => (t.name || '').startsWith('A: '))"
+    browser.execute_script("document.getElementById('pin-a').click()")
+    wait_js(browser, has_a, what="A's traces on Figure 1")
+    settled(browser)
+    mouse = Mouse(browser, control_id("bw"))
+    mouse.press()
+    try:
+        mouse.move(10)
+        now = browser.execute_script(THUMB_NOW, control_id("bw"))
+        wait_js(browser, f"return {SHOWS};", args=(now,), what=f"Figure 1 at {now} TB/s during the drag")
+        during = browser.execute_script(has_a)
+        posts = browser.execute_script("return window.inferxDrag.posts")
+    finally:
+        mouse.release()
+        browser.execute_script("document.getElementById('unpin-a').click()")
+    assert during and posts > 0
+    wait_js(browser, f"return !({has_a[7:]})", what="A gone after Unpin")
+    settled(browser)
+    assert severe_console_errors(browser) == []
