@@ -98,6 +98,8 @@ def _widget(name: str, p: Param, value):
             step=p.step,
             value=math.log2(value),
             marks=_log2_marks(p),
+            # A pointer drag of a control is assets/inferx.js's (Radix never sees it); where it leaves one to
+            # Radix (/inferencex) the value, and so the overlay, follows the drag.
             updatemode="drag",
             allow_direct_input=False,
         )
