@@ -22,6 +22,7 @@ from dash import Dash, html, page_container  # noqa: E402
 from dash.exceptions import DependencyException  # noqa: E402
 
 import pages._callbacks  # noqa: E402, F401 (registers the callbacks the pages share)
+import pages._drag  # noqa: E402, F401 (registers the route a dragged slider asks its redraws from)
 from pages._controls import ui_config  # noqa: E402
 from pages._measured import stores as measured_stores  # noqa: E402
 

@@ -115,28 +115,33 @@
     return Math.round(cd[i][0] * Math.pow(cd[i + 1][0] / cd[i][0], f));
   }
 
-  function sliderParts() {
-    const host = document.getElementById(anim.batchId);
+  /* A slider's parts, from its Dash container (id) or anything inside it; null before Radix has drawn it. */
+  function sliderParts(host) {
     const root = host && (host.querySelector(".dash-slider-root") || host.closest(".dash-slider-root"));
     const thumb = root && root.querySelector('[role="slider"]');
     if (!thumb) return null;
     const range = root.querySelector(".dash-slider-range");
-    return { thumb, holder: thumb.parentElement, range, half: thumb.offsetWidth / 2 };
+    return { root, thumb, holder: thumb.parentElement, range, half: thumb.offsetWidth / 2 };
   }
 
-  /* The slider's thumb at `pos`, where its own render would put it (Radix keeps the thumb inside the track:
-     left = p % + (1 − p/50)·half px). The value itself goes to Dash once, when the sweep ends: set on every
-     frame it would re-render the slider and ask the server for a redraw. */
-  function moveThumb(pos, b) {
-    const s = anim.thumb;
-    if (!s) return;
+  /* A slider's thumb at `pos`, where its own render would put it (Radix keeps the thumb inside the track:
+     left = p % + (1 − p/50)·half px), with its filled range and aria-valuenow (assets/a11y.js says it in its
+     unit). React leaves these alone until the value it holds changes. */
+  function placeThumb(s, pos) {
     const min = Number(s.thumb.getAttribute("aria-valuemin"));
     const max = Number(s.thumb.getAttribute("aria-valuemax"));
     const pct = Math.min(100, Math.max(0, (100 * (pos - min)) / (max - min)));
     s.holder.style.left = `calc(${pct}% + ${s.half * (1 - pct / 50)}px)`;
     if (s.range) s.range.style.right = `${100 - pct}%`;
     s.thumb.setAttribute("aria-valuenow", String(pos));
-    s.thumb.setAttribute("aria-valuetext", `${fmt.batch(b)} requests`);
+  }
+
+  /* The batch slider follows the sweep. The value itself goes to Dash once, when the sweep ends: set on every
+     frame it would re-render the slider and ask the server for a redraw. */
+  function moveThumb(pos, b) {
+    if (!anim.thumb) return;
+    placeThumb(anim.thumb, pos);
+    anim.thumb.thumb.setAttribute("aria-valuetext", `${fmt.batch(b)} requests`);
   }
 
   function setReadouts(p, meta) {
@@ -199,7 +204,7 @@
     anim.running = true;
     anim.frames = 0;
     anim.path = null;
-    anim.thumb = sliderParts();
+    anim.thumb = sliderParts(document.getElementById(anim.batchId));
     staleSentence(true);
     anim.start = performance.now();
     anim.raf = window.requestAnimationFrame(frame);
@@ -368,6 +373,183 @@
 
   window.inferxRedraws = redraws; // read by the browser tests
 
+  /* --- A dragged control slider skips Dash until it is let go. Through Dash a step of a drag cost about eight
+     updates of its store and each repaint about 25, every one re-checked by every component of the page. So
+     while the pointer holds a control's slider, the thumb and the label are moved here, each newest control
+     state goes to the drag route (pages/_drag.py: the redraw's own reading and build; one request in flight,
+     the newest waiting) and its figures go to Plotly.react on the graphs in view. Let go, the value goes to
+     Dash once, and controlsChanged's redraw leaves the address, the stores, the graphs' figure props, the
+     readouts and the text alternatives as any change does. Radix never sees this pointer: its own drag would
+     set the value on every step. Keys still go through Dash (assets/a11y.js), one change a press. --- */
+  // `gen` grows at each press and release: an answer from before belongs to a state Dash has since drawn.
+  const drag = { on: null, gen: 0, inFlight: false, next: null, painted: new Set(), posts: 0, paints: 0 };
+
+  function uiConfig() {
+    const layout = window.dash_component_api && window.dash_component_api.getLayout("ui-config");
+    return layout && layout.props.data;
+  }
+
+  /* The control slider a press lands on, with what a drag of it needs; null for anything else, and on a page
+     with no figure of the registry (/inferencex, whose overlay redraws through Dash). */
+  function pressedSlider(e) {
+    if (e.button !== 0 || !(e.target instanceof Element)) return null;
+    const parts = sliderParts(e.target.closest(".dash-slider-root"));
+    const host = parts && parts.root.closest(".dash-slider-container[id]");
+    const cfg = host && uiConfig();
+    if (!cfg || !cfg.dragUrl || !host.id.startsWith(cfg.prefix) || !pageFigures().length) return null;
+    const name = host.id.slice(cfg.prefix.length);
+    const index = cfg.controls.indexOf(name);
+    const layout = window.dash_component_api.getLayout(host.id);
+    const props = layout && layout.props;
+    if (index < 0 || !cfg.sliders[name] || !props || !(props.step > 0) || props.disabled) return null;
+    const { min, max, step, value } = props;
+    return { id: host.id, name, index, cfg, parts, min, max, step, start: value, value };
+  }
+
+  /* The value under the pointer, as Radix reckons it: the root's width spans min to max, snapped to the step
+     and rounded to the step's decimals. */
+  function valueAt(d, clientX) {
+    const raw = d.min + ((clientX - d.rect.left) / d.rect.width) * (d.max - d.min);
+    const unit = Math.pow(10, (String(d.step).split(".")[1] || "").length);
+    const snapped = Math.round((Math.round((raw - d.min) / d.step) * d.step + d.min) * unit) / unit;
+    return Math.min(d.max, Math.max(d.min, snapped));
+  }
+
+  /* The control state as controlsChanged would send it, with the dragged slider at its new value. */
+  function dragRequest(d) {
+    const api = window.dash_component_api;
+    const prop = (id, key) => {
+      try {
+        const c = api.getLayout(id);
+        return c && c.props ? c.props[key] : undefined;
+      } catch (err) {
+        return undefined; // not on this page (an embed has no batch slider): Dash's getLayout throws
+      }
+    };
+    const { controls, prefix } = d.cfg;
+    const values = controls.map((name, k) => (k === d.index ? d.value : prop(prefix + name, "value") ?? null));
+    const request = { values, batch: prop(d.cfg.batchId, "value") ?? null, figures: [] };
+    const pinned = prop(d.cfg.pinnedId, "data");
+    if (pinned) request.pinned = pinned;
+    pageFigures().forEach(({ fig, el }) => inView(el) && request.figures.push(fig));
+    return request;
+  }
+
+  function postDrag(request) {
+    drag.inFlight = true;
+    drag.posts += 1;
+    const gen = drag.gen;
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      drag.inFlight = false;
+      const next = drag.next;
+      drag.next = null;
+      if (next) postDrag(next);
+    };
+    window.setTimeout(free, redraws.giveUpMs); // an answer that never comes must not stop the drag's redraws
+    const init = { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request) };
+    window
+      .fetch(drag.url, init)
+      .then((r) => (r.ok ? r.json() : null)) // a refused state: the release's redraw says why
+      .then((figs) => {
+        free(); // the newest state goes to the server while this one is painted
+        if (figs && gen === drag.gen) paintDrag(figs);
+      })
+      .catch(free);
+  }
+
+  function paintDrag(figs) {
+    Object.keys(figs).forEach((fig) => {
+      const gd = document.querySelector(`#fig-${fig.slice(3)} .js-plotly-plot`);
+      if (!gd || !gd.data) return;
+      window.Plotly.react(gd, figs[fig].data, figs[fig].layout); // the graph's config stays as dcc.Graph set it
+      drag.painted.add(fig);
+      drag.paints += 1;
+    });
+  }
+
+  function dragTo(clientX) {
+    const d = drag.on;
+    const v = valueAt(d, clientX);
+    if (v === d.value) return;
+    d.value = v;
+    placeThumb(d.parts, v);
+    writeLabel(d.name, v, d.cfg);
+    const request = dragRequest(d);
+    if (!request.figures.length) return;
+    if (drag.inFlight) drag.next = request;
+    else postDrag(request);
+  }
+
+  function dragEnd() {
+    const d = drag.on;
+    drag.on = null;
+    drag.gen += 1;
+    drag.next = null;
+    if (d.parts.root.hasPointerCapture(d.pointerId)) d.parts.root.releasePointerCapture(d.pointerId);
+    const painted = [...drag.painted];
+    drag.painted.clear();
+    if (d.value !== d.start) {
+      window.dash_clientside.set_props(d.id, { value: d.value });
+      return;
+    }
+    // Let go where it was taken: Dash has nothing to redraw, so the graphs get their own figures back.
+    painted.forEach((fig) => {
+      const graph = window.dash_component_api.getLayout({ role: "figure", fig });
+      const gd = document.querySelector(`#fig-${fig.slice(3)} .js-plotly-plot`);
+      const figure = graph && graph.props.figure;
+      if (gd && figure) window.Plotly.react(gd, figure.data, figure.layout);
+    });
+  }
+
+  function hold(e) {
+    e.preventDefault();
+    e.stopPropagation(); // before React's listeners, so Radix's handlers never run
+  }
+
+  document.addEventListener(
+    "pointerdown",
+    (e) => {
+      const d = !drag.on && pressedSlider(e);
+      if (!d) return;
+      hold(e);
+      d.pointerId = e.pointerId;
+      d.rect = d.parts.root.getBoundingClientRect();
+      d.parts.root.setPointerCapture(e.pointerId);
+      d.parts.thumb.focus();
+      drag.on = d;
+      drag.url = d.cfg.dragUrl;
+      drag.gen += 1;
+      // Pressing the thumb moves nothing; pressing the track moves the thumb there, as Radix does.
+      if (!d.parts.thumb.contains(e.target)) dragTo(e.clientX);
+    },
+    true
+  );
+  document.addEventListener(
+    "pointermove",
+    (e) => {
+      if (!drag.on || e.pointerId !== drag.on.pointerId) return;
+      hold(e);
+      dragTo(e.clientX);
+    },
+    true
+  );
+  ["pointerup", "pointercancel", "lostpointercapture"].forEach((type) =>
+    document.addEventListener(
+      type,
+      (e) => {
+        if (!drag.on || e.pointerId !== drag.on.pointerId) return;
+        hold(e);
+        dragEnd();
+      },
+      true
+    )
+  );
+
+  window.inferxDrag = drag; // read by the browser tests and the benchmark
+
   /* --- The address bar follows the controls (the values that differ from the preset's, and the batch). --- */
   const address = { next: null, path: null, model: null, timer: 0 };
 
@@ -425,18 +607,21 @@
     return numberFormats.get(d);
   }
 
+  function writeLabel(name, v, cfg) {
+    const spec = cfg.sliders[name];
+    const el = document.getElementById(`${cfg.prefix}${name}-value`); // pages/_ids.value_id
+    if (!spec || !el || v === undefined) return;
+    const [unit, d, unset] = spec;
+    if (v === null && !unset) return; // no word for an empty slider
+    if (v !== null && cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
+    const text = v === null ? unset : numberFormat(d).format(v);
+    const shown = v !== null && unit ? `${text} ${unit}` : text;
+    if (el.textContent !== shown) el.textContent = shown;
+  }
+
   function sliderLabels(values, fired, cfg) {
     cfg.controls.forEach((name, k) => {
-      const spec = cfg.sliders[name];
-      let v = values[k];
-      if (!spec || v === undefined || !fired.includes(`${cfg.prefix}${name}.value`)) return;
-      const el = document.getElementById(`${cfg.prefix}${name}-value`); // pages/_ids.value_id
-      const [unit, d, unset] = spec;
-      if (!el || (v === null && !unset)) return; // no label on this page, or no word for an empty slider
-      if (v !== null && cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
-      const text = v === null ? unset : numberFormat(d).format(v);
-      const shown = v !== null && unit ? `${text} ${unit}` : text;
-      if (el.textContent !== shown) el.textContent = shown;
+      if (fired.includes(`${cfg.prefix}${name}.value`)) writeLabel(name, values[k], cfg);
     });
   }
 

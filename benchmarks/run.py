@@ -581,43 +581,55 @@ window.__bench = (function () {
       gds.forEach((gd, k) => window.Plotly.react(gd, figs[k].data, figs[k].layout, config));
       settle(done, 300, 30000);
     },
-    /* A slider dragged for `seconds`: a new bandwidth every 16 ms (as fast as the page lets a timer fire),
-       then released. Counts Figure 1's repaints while dragging, and the time from release until Figure 1
-       shows the last value (its memory-bound slope is BW / 37 GB at B = 1). */
-    drag(seconds, done) {
+    /* A real drag of the bandwidth slider's thumb, the pointer moved from Python through CDP (trusted events,
+       each dispatched once the page has taken the one before, as a hand's are coalesced). `press` arms the
+       counters and says where the thumb is; Figure 1's repaints are counted from the press to the release;
+       `released` waits until Figure 1 shows the value the slider was let go at (its memory-bound slope is
+       BW / 37 GB at B = 1) with no redraw in flight. The redraws asked for, through Dash or the drag route,
+       are recorded by the figures they name. */
+    press() {
       const gd = gds[0];
-      let paints = 0, inputs = 0, bw = 20;
-      const count = () => { paints += 1; };
-      gd.on("plotly_afterplot", count);
-      const asked = [], realFetch = window.fetch;
+      const thumb = document.querySelector("#ctl-bw [role=slider]");
+      const d = (st.drag = { paints: 0, dragged: null, t0: null, release: null, asked: [], moves: 0 });
+      d.count = () => { d.paints += 1; };
+      d.down = () => { d.t0 = performance.now(); d.paints = 0; };
+      d.move = () => { d.moves += 1; };
+      d.up = () => { d.release = performance.now(); d.dragged = d.paints; };
+      gd.on("plotly_afterplot", d.count);
+      window.addEventListener("pointerdown", d.down, true);
+      window.addEventListener("pointermove", d.move, true);
+      window.addEventListener("pointerup", d.up, true);
+      d.realFetch = window.fetch;
       window.fetch = function (url, init) {
         const body = init && typeof init.body === "string" ? init.body : "";
-        if (body.includes('"redraw-request.data"')) asked.push(JSON.parse(body).inputs[0].value.figures);
-        return realFetch.apply(this, arguments);
+        if (body.includes('"redraw-request.data"')) d.asked.push(JSON.parse(body).inputs[0].value.figures);
+        else if (String(url).includes("_drag")) d.asked.push(JSON.parse(body).figures);
+        return d.realFetch.apply(this, arguments);
       };
-      const t0 = performance.now();
-      const step = () => {
-        bw = 20 + 0.5 * (inputs % 80);
-        window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
-        inputs += 1;
-        if (performance.now() - t0 < 1000 * seconds) return setTimeout(step, 16);
-        const release = performance.now(), dragged = paints;
-        const settled = () => {
-          if (Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3) {
-            gd.removeListener("plotly_afterplot", count);
-            window.fetch = realFetch;
-            const lag = performance.now() - release;
-            return done({ inputs, paints: dragged, seconds: (release - t0) / 1000, lag, asked });
-          }
-          if (performance.now() - release > 30000) return done({ lag: null });
-          setTimeout(settled, 5);
-        };
-        settled();
-      };
-      step();
+      const r = thumb.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
     },
-    /* Dash store updates (each one re-checked by every component of the page) per drag step while a redraw
-       is held in flight (`steps`), and per control change with its redraw and Figure 1's repaint (`changes`):
+    released(done) {
+      const d = st.drag, gd = gds[0], api = window.dash_component_api;
+      const settled = () => {
+        const bw = api.getLayout("ctl-bw").props.value;
+        const shows = Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3;
+        if (d.release !== null && shows && !window.inferxRedraws.inFlight) {
+          gd.removeListener("plotly_afterplot", d.count);
+          window.removeEventListener("pointerdown", d.down, true);
+          window.removeEventListener("pointermove", d.move, true);
+          window.removeEventListener("pointerup", d.up, true);
+          window.fetch = d.realFetch;
+          const lag = performance.now() - d.release;
+          const seconds = (d.release - d.t0) / 1000;
+          return done({ moves: d.moves, paints: d.dragged, seconds, lag, asked: d.asked, bw });
+        }
+        if (d.release === null || performance.now() - d.release > 30000) return done({ lag: null, moves: d.moves });
+        setTimeout(settled, 5);
+      };
+      settled();
+    },
+    /* Dash store updates (each one re-checked by every component of the page), counted by a subscriber:
        counts of work, not times, so they hold on a loaded machine. window.store is the renderer's store, as
        dash.testing reads it. */
     counting() {
@@ -626,25 +638,15 @@ window.__bench = (function () {
       const unsubscribe = s.subscribe(() => { const now = s.getState(); if (now !== prev) n += 1; prev = now; });
       return { count: () => n, stop: unsubscribe };
     },
-    steps(done) {
-      const redraws = window.inferxRedraws, lazy = window.inferxLazy, c = this.counting();
-      const idle = lazy.idleMs;
-      lazy.idleMs = 600000; // no drawing of the graphs out of view while counting
-      redraws.inFlight = true;
-      redraws.since = performance.now() + 1e9; // held: the steps have nothing to send
-      let i = 0;
-      const step = () => {
-        window.dash_clientside.set_props("ctl-bw", { value: 20 + 0.5 * i, drag_value: 20 + 0.5 * i });
-        if (++i < 20) return setTimeout(step, 100);
-        setTimeout(() => {
-          c.stop();
-          redraws.inFlight = false;
-          redraws.next = null;
-          lazy.idleMs = idle;
-          done({ n: c.count() / 20 });
-        }, 500);
-      };
-      step();
+    countStart() {
+      st.idle = window.inferxLazy.idleMs;
+      window.inferxLazy.idleMs = 600000; // no drawing of the graphs out of view while counting
+      st.counter = this.counting();
+    },
+    countStop() {
+      st.counter.stop();
+      window.inferxLazy.idleMs = st.idle;
+      return st.counter.count();
     },
     changes(done) {
       const redraws = window.inferxRedraws, lazy = window.inferxLazy, gd = gds[0], c = this.counting();
@@ -696,6 +698,33 @@ def thread_time(driver) -> float:
     return next(m["value"] for m in metrics if m["name"] == "ThreadTime")
 
 
+class Pointer:
+    """The mouse on the bandwidth slider's thumb, through CDP: trusted events, as a hand makes them. Each call
+    returns once the page has taken the event, so a busy page slows the hand down, as it coalesces real moves."""
+
+    def __init__(self, driver):
+        self.driver = driver
+        at = driver.execute_script("return window.__bench.press();")
+        self.x0, self.y = at["x"], at["y"]
+        self.x = self.x0
+        self.event("mouseMoved", self.x0, buttons=0)
+        self.event("mousePressed", self.x0)
+
+    def event(self, kind: str, x: float, buttons: int = 1) -> None:
+        self.x = x
+        args = {"type": kind, "x": x, "y": self.y, "button": "left", "buttons": buttons, "clickCount": 1}
+        self.driver.execute_cdp_cmd("Input.dispatchMouseEvent", args)
+
+    def step(self, i: int) -> None:
+        """The i-th move: back and forth over 40 px (about 100 TB/s of the bandwidth slider), a pixel a step."""
+        k = i % 80
+        self.event("mouseMoved", self.x0 + 1 + (k if k < 40 else 80 - k))
+
+    def release(self) -> dict:
+        self.event("mouseReleased", self.x, buttons=0)
+        return self.driver.execute_async_script("window.__bench.released(arguments[0]);")
+
+
 def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
     """A dragged slider at desktop size, where the redraws ask for the graphs in view only, beside the same drag
     with every graph in view (every redraw builds and paints all of them). Also returns the figures the
@@ -704,7 +733,14 @@ def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
 
     def drag() -> dict:
         cpu0 = thread_time(driver)
-        result = driver.execute_async_script("window.__bench.drag(arguments[0], arguments[1]);", seconds)
+        hand = Pointer(driver)
+        t0 = time.perf_counter()
+        i = 0
+        while time.perf_counter() - t0 < seconds:  # a move every 16 ms, or as soon as the page takes it
+            hand.step(i)
+            i += 1
+            time.sleep(max(0.0, t0 + 0.016 * i - time.perf_counter()))
+        result = hand.release()
         # Per repaint: the drag's, and the one after the release that the drag's CPU time also holds.
         return {**result, "cpu_ms": 1e3 * (thread_time(driver) - cpu0) / (result.get("paints", 0) + 1)}
 
@@ -788,18 +824,30 @@ def drag_section(driver, quick: bool) -> tuple[list[Row], list[str]]:
     # hardly depends on what else the machine runs.
     driver.execute_cdp_cmd("Performance.enable", {"timeDomain": "threadTicks"})
     counts = {}
-    for part, n in (("steps", 20), ("changes", 10)):
-        driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
-        cpu0 = thread_time(driver)
-        counts[part] = driver.execute_async_script(f"window.__bench.{part}(arguments[0]);")
-        counts[part]["cpu_ms"] = 1e3 * (thread_time(driver) - cpu0) / n
+    # Twenty steps of a drag, 100 ms apart, and what they cost the page (their redraws and repaints included).
+    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    cpu0 = thread_time(driver)
+    hand = Pointer(driver)
+    driver.execute_script("window.__bench.countStart();")
+    for i in range(20):
+        hand.step(i)
+        time.sleep(0.1)
+    time.sleep(0.4)
+    counts["steps"] = {"n": driver.execute_script("return window.__bench.countStop();") / 20}
+    counts["steps"]["cpu_ms"] = 1e3 * (thread_time(driver) - cpu0) / 20
+    if hand.release()["lag"] is None:
+        raise RuntimeError("the counted drag never settled")
+    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    cpu0 = thread_time(driver)
+    counts["changes"] = driver.execute_async_script("window.__bench.changes(arguments[0]);")
+    counts["changes"]["cpu_ms"] = 1e3 * (thread_time(driver) - cpu0) / 10
     driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
     rows, in_view = drag_rows(driver, quick)
     steps, changes = counts["steps"], counts["changes"]
     rows += [
         Row(
             "Drag",
-            "Dash store updates per drag step while a redraw is in flight (mean of 20)",
+            "Dash store updates per drag step, its redraws and repaints included (mean of 20, 100 ms apart)",
             steps["n"],
             "",
             f"per control change with its redraw and repaint {changes['n']:.0f}",
@@ -809,7 +857,7 @@ def drag_section(driver, quick: bool) -> tuple[list[Row], list[str]]:
         ),
         Row(
             "Drag",
-            "renderer main-thread CPU time per drag step while a redraw is in flight (mean of 20)",
+            "renderer main-thread CPU time per drag step, its redraws and repaints included (mean of 20)",
             steps["cpu_ms"],
             "ms",
             f"per control change with its redraw and repaint {changes['cpu_ms']:,.0f} ms",
@@ -1041,18 +1089,20 @@ def report(
         "requests narrowed to the figures the desktop drag's redraws asked for (`figures` in the request), "
         "as the page sends them.",
         "- Validated figures: `go.Figure(d)` for each figure dict, in-process, plus the build.",
-        "- Drag: headless Chromium on `/` at 1280×900, once no graph has repainted for 1 s, "
-        "`set_props('ctl-bw', …)` every 16 ms for 3 s (as fast as the page lets a timer fire), Figure 1's "
-        "repaints counted; then the time from the last input until "
-        "Figure 1 shows its value. Each redraw asks only for the graphs in the viewport (the next row "
-        "names them). Beside it, the same drag with the window as tall as the page, so every graph is in view "
-        "and every redraw builds and paints all of them. Store updates: Dash's store, counted by a subscriber, "
-        "over 20 `set_props` steps 100 ms apart with a redraw held in flight, then over 10 changes each "
-        "waited for until Figure 1 shows it (a count of the renderer's work, which a loaded machine does "
-        "not change). CPU time: the renderer's main-thread `ThreadTime` (CDP `Performance.getMetrics`, thread "
-        "ticks) over the same drags and counts, per repaint (the release's last one included) and per step or "
-        "change; it varies less with the machine's load than the rate does, but does vary. Components: the "
-        "Dash components in the renderer's layout store, on `/` and in Figure 1's card. "
+        "- Drag: headless Chromium on `/` at 1280×900, once no graph has repainted for 1 s, the bandwidth "
+        "slider's thumb pressed and moved a pixel at a time, back and forth over 40 px, by the mouse through "
+        "CDP (`Input.dispatchMouseEvent`: trusted events, each sent once the page has taken the one before) "
+        "every 16 ms or as soon as the page takes it, for 3 s, then released; Figure 1's repaints from press "
+        "to release counted; then the time from the release until Figure 1 shows the slider's value. Each "
+        "redraw asks only for the graphs in the viewport (the next row names them). Beside it, the same drag "
+        "with the window as tall as the page, so every graph is in view and every redraw builds and paints "
+        "all of them. Store updates: Dash's store, counted by a subscriber, over 20 steps of a drag 100 ms "
+        "apart (their redraws and repaints included), then over 10 `set_props` changes each waited for until "
+        "Figure 1 shows it (a count of the renderer's work, which a loaded machine does not change). CPU "
+        "time: the renderer's main-thread `ThreadTime` (CDP `Performance.getMetrics`, thread ticks) over the "
+        "same drags and counts, per repaint (the release's last one included) and per step or change; it "
+        "varies less with the machine's load than the rate does, but does vary. Components: the Dash "
+        "components in the renderer's layout store, on `/` and in Figure 1's card. "
         "`python -m benchmarks --drag-only` prints these rows alone.",
         "- Browser: the same page, every graph in view; `dash_clientside.set_props('ctl-bw', …)` to the "
         "last `plotly_afterplot`/`plotly_react` of all the graphs of `/`, after 300 ms of quiet. The floor, "

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 
-from dash import dcc, html
+from dash import dcc, get_relative_path, html
 
 from inferx.figure_registry import FIGURES
 from inferx.hardware import GPUS
 from inferx.presets import HARDWARE
 from inferx.scenario import BATCH, GROUPS, PARAMS, Param, Scenario, default_params, keyboard_step, per_gpu_values
+from pages._compare import PINNED_ID
 from pages._ids import BATCH_ID, CONTROL_PREFIX, control_id, graph_wrapper_id, value_id
+
+DRAG_ROUTE = "_drag"  # where a dragged slider asks for its redraws (pages/_drag.py), under the app's prefix
 
 
 def sliders() -> tuple[str, ...]:
@@ -95,6 +98,8 @@ def _widget(name: str, p: Param, value):
             step=p.step,
             value=math.log2(value),
             marks=_log2_marks(p),
+            # A pointer drag of a control is assets/inferx.js's (Radix never sees it); where it leaves one to
+            # Radix (/inferencex) the value, and so the overlay, follows the drag.
             updatemode="drag",
             allow_direct_input=False,
         )
@@ -222,7 +227,7 @@ def ui_config() -> dcc.Store:
     """What the browser-side callbacks need, from the same declarations: the controls in callback order, which
     are log2 sliders, the sliders' units, decimals and unset words, which controls a preset sets, the presets'
     values (user units), the controls a GPU and count set and each GPU's values, the id prefix, the explorer's
-    graph and its default batch."""
+    graph and its default batch, where a drag asks for its redraws and the store that holds the pinned A."""
     data = {
         "controls": list(PARAMS),
         "log2": [name for name, p in PARAMS.items() if p.log2],
@@ -235,5 +240,7 @@ def ui_config() -> dcc.Store:
         "batchId": BATCH_ID,
         "explorerGraph": next(graph_wrapper_id(key) for key, f in FIGURES.items() if f.reads_batch),
         "batchDefault": BATCH.default,
+        "dragUrl": get_relative_path(f"/{DRAG_ROUTE}"),
+        "pinnedId": PINNED_ID,
     }
     return dcc.Store(id="ui-config", data=data)

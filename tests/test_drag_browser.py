@@ -5,7 +5,7 @@ by every component of the page, which is what a drag costs the browser)."""
 from __future__ import annotations
 
 import pytest
-from browser_checks import wait_js
+from browser_checks import SETTLED_IN_VIEW_JS, figure_data, wait_js
 from conftest import reset_browser, severe_console_errors
 
 from inferx import figure_registry as registry
@@ -163,4 +163,181 @@ def test_a_batch_step_sets_only_the_readouts_that_change(top):
     finally:
         browser.execute_script("window.inferxRedraws.inFlight = false; window.inferxRedraws.next = null;")
         browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+    assert severe_console_errors(browser) == []
+
+
+class Mouse:
+    """The mouse through CDP: trusted pointer events, as a hand makes them (Radix and the page see no
+    difference), on the slider's thumb."""
+
+    def __init__(self, browser, slider: str):
+        self.browser = browser
+        box = browser.execute_script(
+            "const r = document.querySelector(`#${arguments[0]} [role=slider]`).getBoundingClientRect();"
+            "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
+            slider,
+        )
+        self.x, self.y = box["x"], box["y"]
+        self.send("mouseMoved", self.x, buttons=0)
+
+    def send(self, kind: str, x: float, buttons: int = 1) -> None:
+        self.x = x
+        event = {"type": kind, "x": x, "y": self.y, "button": "left", "buttons": buttons, "clickCount": 1}
+        self.browser.execute_cdp_cmd("Input.dispatchMouseEvent", event)
+
+    def press(self) -> None:
+        self.send("mousePressed", self.x)
+
+    def move(self, dx: float) -> None:
+        self.send("mouseMoved", self.x + dx)
+
+    def release(self) -> None:
+        self.send("mouseReleased", self.x, buttons=0)
+
+
+# Figure 1 shows bandwidth `v` (TB/s): its memory-bound slope at B = 1 is BW / 37 GB.
+SHOWS = f"Math.abs({FIG1}.data[0].y[0] / (arguments[0] * 1e12 / 37e9) - 1) < 1e-3"
+THUMB_NOW = "return Number(document.querySelector(`#${arguments[0]} [role=slider]`).getAttribute('aria-valuenow'))"
+COUNT_STORE = """
+const s = window.store;
+let prev = s.getState();
+window.__storeUpdates = 0;
+window.__unsubscribe = s.subscribe(() => {
+  if (s.getState() !== prev) window.__storeUpdates += 1;
+  prev = s.getState();
+});
+"""
+
+
+def settled(browser) -> None:
+    wait_js(
+        browser,
+        "return !window.inferxRedraws.inFlight && !(window.inferxDrag || {}).inFlight",
+        what="no redraw pending",
+    )
+
+
+def test_a_pointer_drag_moves_figure_1_without_dash_and_ends_as_a_fresh_load_would(top):
+    """Each step of a real drag reaches Figure 1 (through the drag route and Plotly) while Dash's store is not
+    updated once; let go, the value goes to Dash, and the page, its address included, ends as a new page at
+    that address draws it."""
+    browser = top
+    settled(browser)
+    start = browser.execute_script("return window.dash_component_api.getLayout(arguments[0]).props.value", "ctl-bw")
+    mouse = Mouse(browser, control_id("bw"))
+    mouse.press()
+    browser.execute_script(COUNT_STORE)
+    try:
+        seen = []
+        for _ in range(5):
+            mouse.move(6)  # about 15 TB/s a step
+            now = browser.execute_script(THUMB_NOW, control_id("bw"))
+            wait_js(browser, f"return {SHOWS};", args=(now,), what=f"Figure 1 at {now} TB/s during the drag")
+            assert label(browser, "bw") == format_slider_value("bw", now)
+            seen.append(now)
+        updates = browser.execute_script("return window.__storeUpdates")
+        held = browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value")
+    finally:
+        mouse.release()
+        browser.execute_script("window.__unsubscribe()")
+    assert len(set(seen)) == 5 and start not in seen, seen
+    assert updates == 0 and held == start, (updates, held)
+    # Let go: Dash takes the last value, and the redraw, the address and the label follow it.
+    final = seen[-1]
+    assert browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value") == final
+    wait_js(browser, f"return {SHOWS} && location.search.includes('bw=' + arguments[0]);", args=(final,))
+    settled(browser)
+    assert label(browser, "bw") == format_slider_value("bw", final)
+    thumb = "return document.querySelector('#ctl-bw [role=slider]').getAttribute('aria-valuetext')"
+    assert browser.execute_script(thumb) == format_slider_value("bw", final)
+    dragged = figure_data(browser, 1)
+    browser.get(browser.current_url)
+    assert figure_data(browser, 1) == dragged
+    assert severe_console_errors(browser) == []
+
+
+def test_a_drag_let_go_where_it_started_gives_figure_1_its_own_figure_back(top):
+    """Back where it was taken, the value does not change, so Dash draws nothing: the graph shows its own
+    figure again instead of the drag's last step."""
+    browser = top
+    settled(browser)
+    # A first drag puts the slider on the value under a known pixel, so the second can come back to it.
+    mouse = Mouse(browser, control_id("bw"))
+    mouse.press()
+    mouse.move(8)
+    x1 = mouse.x
+    mouse.release()
+    start = browser.execute_script(THUMB_NOW, control_id("bw"))
+    wait_js(browser, f"return {SHOWS};", args=(start,), what="Figure 1 after the first drag")
+    settled(browser)
+    before = figure_data(browser, 1)
+    mouse = Mouse(browser, control_id("bw"))
+    mouse.press()
+    mouse.send("mouseMoved", x1 + 20)
+    moved = browser.execute_script(THUMB_NOW, control_id("bw"))
+    wait_js(browser, f"return {SHOWS};", args=(moved,), what="Figure 1 following the drag")
+    mouse.send("mouseMoved", x1)
+    assert browser.execute_script(THUMB_NOW, control_id("bw")) == start
+    mouse.release()
+    wait_js(browser, f"return {SHOWS};", args=(start,), what="Figure 1 back at the start")
+    settled(browser)
+    assert figure_data(browser, 1) == before
+    assert browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value") == start
+    assert label(browser, "bw") == format_slider_value("bw", start)
+    assert severe_console_errors(browser) == []
+
+
+def test_a_drag_in_an_embeds_drawer_moves_its_figure_and_its_scenario_line(browser, server):
+    """An embed has no batch slider and its controls in a drawer over the figure: the drag's state is made
+    without the batch, its figure follows, and let go, the scenario line names the value."""
+    browser.set_window_size(800, 500)
+    browser.get(server.url + "embed/fig1")
+    wait_js(browser, f"return ({FIG1} || {{}}).data && document.getElementById('embed-settings-toggle');")
+    browser.execute_script("document.getElementById('embed-settings-toggle').click()")
+    thumb = f"document.querySelector('#{control_id('bw')} [role=slider]')"
+    wait_js(browser, f"return {thumb};", what="the drawer's bandwidth slider")
+    # Pressed once the drawer has slid in and the thumb stands still.
+    wait_js(browser, SETTLED_IN_VIEW_JS, args=(browser.execute_script(f"return {thumb}"),), what="the thumb still")
+    start = browser.execute_script(THUMB_NOW, control_id("bw"))
+    mouse = Mouse(browser, control_id("bw"))
+    mouse.press()
+    try:
+        for _ in range(3):
+            mouse.move(5)
+            now = browser.execute_script(THUMB_NOW, control_id("bw"))
+            wait_js(browser, f"return {SHOWS};", args=(now,), what=f"the embed's Figure 1 at {now} TB/s")
+        held = browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value")
+    finally:
+        mouse.release()
+    assert now != start and held == start, (start, now, held)  # drawn by the drag's own redraws
+    line = format_slider_value("bw", now)
+    wait_js(
+        browser, "return document.querySelector('.embed-scenario').textContent.includes(arguments[0])", args=(line,)
+    )
+    assert severe_console_errors(browser) == []
+
+
+def test_a_drag_with_a_pinned_draws_a_beside_each_step(top):
+    """The drag's state carries the pinned scenario A from Dash's store: every step's figure keeps A's dashed
+    traces beside the moving ones."""
+    browser = top
+    settled(browser)
+    has_a = f"return {FIG1}.data.some((t) => (t.name || '').startsWith('A: '))"
+    browser.execute_script("document.getElementById('pin-a').click()")
+    wait_js(browser, has_a, what="A's traces on Figure 1")
+    settled(browser)
+    mouse = Mouse(browser, control_id("bw"))
+    mouse.press()
+    try:
+        mouse.move(10)
+        now = browser.execute_script(THUMB_NOW, control_id("bw"))
+        wait_js(browser, f"return {SHOWS};", args=(now,), what=f"Figure 1 at {now} TB/s during the drag")
+        during = browser.execute_script(has_a)
+        posts = browser.execute_script("return window.inferxDrag.posts")
+    finally:
+        mouse.release()
+        browser.execute_script("document.getElementById('unpin-a').click()")
+    assert during and posts > 0
+    wait_js(browser, f"return !({has_a[7:]})", what="A gone after Unpin")
+    settled(browser)
     assert severe_console_errors(browser) == []

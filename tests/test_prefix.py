@@ -57,6 +57,8 @@ def test_dashboard_under_prefix_renders_and_responds(browser, prefixed):
         "return Array.from(document.querySelectorAll('[data-export]')).map(e => JSON.parse(e.dataset.export).url);"
     )
     assert routes and set(routes) == {PREFIX + "_export"}, routes
+    drag = browser.execute_script("return window.dash_component_api.getLayout('ui-config').props.data.dragUrl")
+    assert drag == PREFIX + "_drag"  # where a dragged slider asks its redraws (pages/_drag.py)
     assert wait_js(browser, f"return location.pathname.startsWith('{PREFIX}') && location.search.includes('bw=');")
     assert severe_console_errors(browser) == []
 
