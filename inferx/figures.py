@@ -79,14 +79,15 @@ def si(value: float, digits: int = 3, unit: str = "") -> str:
     return f"{number} {prefix} {unit}" if prefix else f"{number} {unit}"
 
 
-def decade_ticks(fig: dict, redo: bool = False) -> None:
+def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> None:
     """Label only whole decades on a log axis that spans two or more: plotly's default labels 2 and 5 between
     them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable. An axis
     that spans one to two decades would show one or two labels that way, so it gets 1, 2, 5, 10, 20, … in
     full instead, with a minor line at every other digit ("D1": plotly would otherwise space an array axis's
     minor lines by its smallest tick gap, thousands of them once the range outgrows the ticks). The span is
     the traces' values and any fixed range. `redo` replaces ticks set before, for a figure whose traces or
-    range have since grown (a comparison merged in)."""
+    range have since grown (a comparison merged in). `arrays` ("x"/"y": the traces' array values already
+    joined, as `_json_ready` has them) spares joining them again; traces whose values are lists still count."""
     for axis, key in (("xaxis", "x"), ("yaxis", "y")):
         spec = fig["layout"].get(axis, {})
         if spec.get("type") != "log":
@@ -97,15 +98,19 @@ def decade_ticks(fig: dict, redo: bool = False) -> None:
         elif "tickvals" in spec:
             continue
         # Each trace's values at once (an array, or a list where None marks a gap), not one float at a time.
-        parts = [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if t.get(key) is not None]
+        if arrays is None:
+            parts = [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if t.get(key) is not None]
+        else:
+            parts = [arrays[key]]
+            parts += [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if isinstance(t.get(key), list)]
         if isinstance(spec.get("range"), list):
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
-        values = np.concatenate(parts) if parts else np.zeros(0)
-        values = values[np.isfinite(values) & (values > 0)]
-        if not values.size:
-            continue
-        low, high = values.min(), values.max()
-        if high < 10 * low:
+        values = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0)
+        shown = (values > 0) & (values < np.inf)  # NaN and ±∞ fail one of the two
+        # Two reductions over a mask, not a copy of the shown values and two calls through numpy's wrappers.
+        low = np.minimum.reduce(values, initial=np.inf, where=shown)
+        high = np.maximum.reduce(values, initial=-np.inf, where=shown)
+        if not high >= 10 * low:  # also no value shown at all: low ∞, high −∞
             continue
         spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
         if high >= 100 * low:
@@ -129,15 +134,19 @@ def _json_ready(builder):
     @functools.wraps(builder)
     def built(*args, **kwargs) -> dict:
         fig = builder(*args, **kwargs)
-        decade_ticks(fig)  # while the traces are still arrays
-        arrays = [(t, k) for t in fig["data"] for k in ("x", "y") if isinstance(t.get(k), np.ndarray)]
-        if arrays:
-            flat = round_sig(np.concatenate([t[k] for t, k in arrays]))
-            start = 0
-            for t, k in arrays:
-                end = start + t[k].size
-                t[k] = flat[start:end]
-                start = end
+        arrays = [(t, k) for k in ("x", "y") for t in fig["data"] if isinstance(t.get(k), np.ndarray)]
+        if not arrays:
+            decade_ticks(fig)
+            return fig
+        joined = np.concatenate([t[k] for t, k in arrays])  # every x, then every y
+        n_x = sum(t[k].size for t, k in arrays if k == "x")
+        decade_ticks(fig, arrays={"x": joined[:n_x], "y": joined[n_x:]})  # while the traces are still arrays
+        flat = round_sig(joined)
+        start = 0
+        for t, k in arrays:
+            end = start + t[k].size
+            t[k] = flat[start:end]
+            start = end
         return fig
 
     return built
