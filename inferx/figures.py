@@ -348,13 +348,15 @@ _FRONTIERS: dict = {}
 _MISSING = object()
 
 
-def evaluate_frontiers(keys: list[tuple]) -> dict:
+def evaluate_frontiers(keys: list[tuple], grids=()) -> dict:
     """The frontiers of several (scenario, points, batch) keys; those not known yet are evaluated together
-    and kept. Returns every key's frontier (None where none exists)."""
+    and kept. Returns every key's frontier (None where none exists). `grids`: other frontier_batches
+    (b_max, points) pairs the figures will ask for, sampled in the same pass as the frontiers' own."""
     found = {k: _FRONTIERS.get(k, _MISSING) for k in keys}
     todo = [k for k, r in found.items() if r is _MISSING]
     ends = [(_grid_end(s), points) for s, points, _ in todo if not s.unfit_reason()]
-    sample_grids([(end, points) for end, points in ends if points is not None and points < end])  # in one pass
+    # In one pass: each grid took about fifteen numpy calls on its own.
+    sample_grids([(end, points) for end, points in [*ends, *grids] if points is not None and 1 <= points < end])
     grids = [_frontier_grid(*k) for k in todo]
     found.update(dict.fromkeys(todo))
     fits = [(k, g) for k, g in zip(todo, grids, strict=True) if g is not None]
@@ -840,8 +842,9 @@ def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, li
             read[~((_GRID >= v[first][:, None]) & (_GRID <= v[last][:, None]) & drawn)] = np.nan
             near = near + (np.abs(read[:, None] - read[None]) < COINCIDE_TOL).sum(axis=2)
             length = length + np.isfinite(read).sum(axis=1)  # in grid steps, across plus up
-    cuts = starts[1:-1]
-    return near / np.maximum(length, 1)[:, None], list(zip(*(np.split(v, cuts) for v in axes), strict=True))
+    bounds = starts.tolist()  # slices, not np.split: its checks cost more than the cut
+    pieces = list(zip(bounds[:-1], bounds[1:], strict=True))
+    return near / np.maximum(length, 1)[:, None], [(axes[0][a:b], axes[1][a:b]) for a, b in pieces]
 
 
 def _arc_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -859,7 +862,9 @@ def _on_curve(trace: dict, points: tuple, said: str, k: int = 0, of: int = 1) ->
     spacing = s[-1] / (ON_CURVE_MARKERS - 1)
     at = (np.arange(ON_CURVE_MARKERS) + k / of) * spacing
     # Its last point too: where a reference ends (the ideal workload's wall) is part of what it says.
-    keep = np.unique(np.append(np.searchsorted(s, at[at <= s[-1]]), len(s) - 1).clip(0, len(s) - 1))
+    # Sorted already (at rises, and the last index is the largest), so only repeats go, as np.unique would.
+    keep = np.append(np.searchsorted(s, at[at <= s[-1]]), len(s) - 1)
+    keep = keep[np.append(keep[1:] != keep[:-1], True)]
     name = f"{trace['name']} {said}"
     out = {key: v for key, v in trace.items() if key != "line"} | {
         "name": name,

@@ -104,10 +104,19 @@ def speculative(
     }
 
 
+VANISHING_POINTS = 200  # vanishing_batch's first grid: where it starts narrowing in
+BATCH_POINTS = 90  # Figure 14's curves
+
+
+def batch_grids(scn: Scenario) -> list[tuple[int, int]]:
+    """The frontier_batches (b_max, points) pairs Figure 14 reads, for the redraw's one pass of sampling."""
+    return [(max(2, scn.b_max - 1), BATCH_POINTS), (scn.b_max, VANISHING_POINTS)]
+
+
 @functools.lru_cache(maxsize=8)
 def _vanishing_grid(scn: Scenario) -> tuple[np.ndarray, np.ndarray]:
     """`vanishing_batch`'s first grid and the plain ITL on it, shared by the four curves of Figure 14."""
-    grid = frontier_batches(scn.b_max, 200)
+    grid = frontier_batches(scn.b_max, VANISHING_POINTS)
     base = E.itl(*scn.step_and_comm(grid))
     base.setflags(write=False)
     return grid, base
@@ -170,7 +179,7 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
     if scn.unfit_reason():
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
-    B = frontier_batches(max(2, scn.b_max - 1), 90)
+    B = frontier_batches(*batch_grids(scn)[0])
     base = E.itl(*scn.step_and_comm(B))  # the plain ITL every curve divides
     data = []
     for draft, bw in DRAFT_DEVICES.items():
