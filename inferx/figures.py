@@ -10,6 +10,7 @@ reference curve keeps its series colour on every figure.
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from . import engine as E
 from . import palette as P
 from .calibrated import band_label, residual_band, scenario_calibration
 from .hardware import GPUS
-from .presets import HARDWARE
+from .presets import HARDWARE, INTERCONNECTS
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches, sample_grids
 
 CURRENT = P.CURRENT
@@ -911,6 +912,23 @@ def _apart(refs: list[dict], current: dict | None, xlog: bool, ylog: bool) -> li
     return out + ([current] if current else [])
 
 
+@functools.lru_cache(maxsize=16)
+def _comm_configs(model, b_w: float) -> list[SimpleNamespace]:
+    """Figure 8's reference configurations, as what comm_times reads of a scenario: the model, the weights'
+    bytes, TP, PP and the interconnect. Not whole scenarios: those took a tenth of the figure each redraw."""
+    return [
+        SimpleNamespace(
+            model=model,
+            b_w=b_w,
+            tp=c["tp"],
+            pp=c["pp"],
+            ic_bw=INTERCONNECTS[c["ic"]].bw,
+            ic_alpha=INTERCONNECTS[c["ic"]].alpha,
+        )
+        for _, c, _ in COMM_REFS.values()
+    ]
+
+
 @_json_ready
 def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one; a configuration
@@ -921,8 +939,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     layout = _layout("Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
-    configs = [scn.with_params(**cfg) for _, cfg, _ in COMM_REFS.values()]
-    comms = 1e3 * comm_times([*configs, scn], B)
+    comms = 1e3 * comm_times([*_comm_configs(scn.model, scn.b_w), scn], B)
     refs = [
         _line(name, B, comm, colour, dash, 1.8, hover)
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
