@@ -58,7 +58,9 @@ def test_largest_batch_is_the_best_throughput_that_meets_both():
     np.testing.assert_array_equal(slo.frontier_mask(scn, B), ok)
 
 
-@pytest.mark.parametrize("params", [{}, {"preset": "mi300x4", "ctx": 8192}, {"tp": 1}, {"preset": "b200x8", "ctx": 131072}])
+@pytest.mark.parametrize(
+    "params", [{}, {"preset": "mi300x4", "ctx": 8192}, {"tp": 1}, {"preset": "b200x8", "ctx": 131072}]
+)
 @pytest.mark.parametrize("ttft_ms, tpot_ms", [(500, 50), (100, 1e6), (1e6, 20), (1e5, 1e5)])
 def test_goodput_states_a_fresh_evaluation_at_its_batch(params, ttft_ms, tpot_ms):
     """goodput takes B_slo's numbers, and B_slo + 1's, from its search's passes: they must be what evaluating
