@@ -122,12 +122,18 @@ def _vanishing_grid(scn: Scenario) -> tuple[np.ndarray, np.ndarray]:
     return grid, base
 
 
-def vanishing_batch(scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, verify: str = "article") -> int | None:
-    """The smallest batch size at which speculation stops paying (speed-up ≤ 1) before B_max, or None."""
+def vanishing_batch(
+    scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, verify: str = "article", first=None
+) -> int | None:
+    """The smallest batch size at which speculation stops paying (speed-up ≤ 1) before B_max, or None.
+    `first`: the speed-up on `_vanishing_grid(scn)`'s grid, where the caller has it (Figure 14 computes its
+    four curves' in one pass)."""
     if scn.unfit_reason():
         return None
     grid, base = _vanishing_grid(scn)
-    slow = speculative(scn, k, alpha, delta, grid, verify, base)["speedup"] <= 1.0
+    if first is None:
+        first = speculative(scn, k, alpha, delta, grid, verify, base)["speedup"]
+    slow = first <= 1.0
     if not slow.any():
         return None
     i = int(np.argmax(slow))
@@ -180,16 +186,23 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
     B = frontier_batches(*batch_grids(scn)[0])
-    base = E.itl(*scn.step_and_comm(B))  # the plain ITL every curve divides
+    grid, grid_base = _vanishing_grid(scn)
+    # The curves' batch sizes and vanishing_batch's first grid, end to end: one verify pass per model serves
+    # all four curves and the first step of the four searches for where each ends (`speculative`, by hand).
+    both = np.concatenate([B, grid])
+    base = np.concatenate([E.itl(*scn.step_and_comm(B)), grid_base])  # the plain ITL every curve divides
+    k = np.asarray(k, dtype=float)
+    accepted = E.expected_accepted(k, alpha)
+    verify = {mode: verify_time(scn, k, both, mode) for mode in ("roofline", "article")}
     data = []
     for draft, bw in DRAFT_DEVICES.items():
         delta = draft_step(bw=bw)
         for mode, dash in (("roofline", "solid"), ("article", "dot")):
-            s = speculative(scn, k, alpha, delta, B, mode, base)
-            b0 = vanishing_batch(scn, k, alpha, delta, mode)
+            speedup = base / E.itl_speculative(k, alpha, delta, verify[mode], accepted)
+            b0 = vanishing_batch(scn, k, alpha, delta, mode, first=speedup[B.size :])
             name = f"{DRAFT_LABELS[draft]}, {mode} verify"
             hover = "B = %{x:,.0f}<br>speed-up %{y:.3g}×"
-            data.append(_line(name, B, s["speedup"], DRAFT_COLOURS[draft], dash, hover=hover))
+            data.append(_line(name, B, speedup[: B.size], DRAFT_COLOURS[draft], dash, hover=hover))
             if b0 is not None:  # a labelled dot where the gain ends; the two drafts' labels sit on opposite sides
                 data.append(
                     _line(
