@@ -163,15 +163,15 @@ def fig_spec_k(
     k = np.arange(1, k_max + 1, dtype=float)
     delta = draft_step(bw=DRAFT_DEVICES[draft])
     data = []
-    plain = speculative(scn, 1, 0.0, delta, B, verify)["baseline_itl"]  # the same for every α: computed once
+    # The plain ITL and the verify time are the same for every α: computed once (`speculative`, by hand).
+    plain = E.itl(*scn.step_and_comm(np.atleast_1d(np.asarray(B, dtype=float))))[0]
+    t_verify = verify_time(scn, k, B, verify)
     for i, alpha in enumerate(alphas):
         colour = P.SERIES[i % len(P.SERIES)]
-        s = speculative(scn, k, alpha, delta, B, verify, plain)
+        itl_eff = E.itl_speculative(k, alpha, delta, t_verify, E.expected_accepted(k, alpha))
         hover = "k = %{x}<br>ITL_eff = %{y:.3g} ms<br>speed-up %{customdata}×"
-        speed = [f"{x:.3g}" for x in s["speedup"]]
-        data.append(
-            _line(f"α = {alpha:g}", k, 1e3 * s["itl_eff"], colour, hover=hover, custom=speed, mode="lines+markers")
-        )
+        speed = [f"{x:.3g}" for x in plain / itl_eff]
+        data.append(_line(f"α = {alpha:g}", k, 1e3 * itl_eff, colour, hover=hover, custom=speed, mode="lines+markers"))
     base = float(plain)
     _hline(layout, 1e3 * base, "#000000", f"no speculation: {1e3 * base:.3g} ms at B = {B:,}", "left")
     return {"data": data, "layout": layout}
