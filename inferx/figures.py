@@ -912,14 +912,14 @@ def _apart(refs: list[dict], current: dict | None, xlog: bool, ylog: bool) -> li
     return out + ([current] if current else [])
 
 
-@functools.lru_cache(maxsize=16)
-def _comm_configs(model, b_w: float) -> list[SimpleNamespace]:
-    """Figure 8's reference configurations, as what comm_times reads of a scenario: the model, the weights'
-    bytes, TP, PP and the interconnect. Not whole scenarios: those took a tenth of the figure each redraw."""
+def _comm_configs(scn: Scenario) -> list[SimpleNamespace]:
+    """Figure 8's reference configurations, as what comm_times reads of a scenario: the model (this one, as
+    comm_times requires), the weights' bytes, TP, PP and the interconnect. Not whole scenarios: checking and
+    resolving four of them took a tenth of the figure each redraw."""
     return [
         SimpleNamespace(
-            model=model,
-            b_w=b_w,
+            model=scn.model,
+            b_w=scn.b_w,
             tp=c["tp"],
             pp=c["pp"],
             ic_bw=INTERCONNECTS[c["ic"]].bw,
@@ -939,7 +939,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     layout = _layout("Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
-    comms = 1e3 * comm_times([*_comm_configs(scn.model, scn.b_w), scn], B)
+    comms = 1e3 * comm_times([*_comm_configs(scn), scn], B)
     refs = [
         _line(name, B, comm, colour, dash, 1.8, hover)
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)

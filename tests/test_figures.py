@@ -198,7 +198,7 @@ def test_fig8_reference_configurations_comm_like_whole_scenarios():
         scn = Scenario.from_params(**params)
         whole = [scn.with_params(**cfg) for _, cfg, _ in figures.COMM_REFS.values()]
         np.testing.assert_array_equal(
-            comm_times(figures._comm_configs(scn.model, scn.b_w), B), comm_times(whole, B), err_msg=str(params)
+            comm_times(figures._comm_configs(scn), B), comm_times(whole, B), err_msg=str(params)
         )
 
 
