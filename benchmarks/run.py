@@ -484,8 +484,36 @@ def bench_server(srv: Gunicorn, quick: bool) -> tuple[list[Row], Redraw]:
             None,
         ),
         Row("Server", "response size (largest, uncompressed)", size, "KB", "", None, "≤ 150 KB", size <= 150),
+        server_parts(todo, quick),
     ]
     return rows, redraw
+
+
+def server_parts(todo: list[dict], quick: bool) -> Row:
+    """Two parts of the full redraw's server time, measured in this process: building the figures of `/` for a
+    new state, and encoding the answer as Dash does (`dash._utils.to_json`, plotly's `to_json_plotly`)."""
+    from dash._utils import to_json  # noqa: PLC0415 (Dash's own encoder; imported only for this row)
+
+    n = 12 if quick else 120
+    build_t, encode_t = [], []
+    for p in states(len(todo) + n)[len(todo) :]:  # states the server was not asked for
+        t0 = time.perf_counter()
+        figs = registry.build(Scenario.from_params(**p), FIGS)
+        t1 = time.perf_counter()
+        to_json({"multi": True, "response": {"figure-updates": {"data": figs}}})
+        encode_t.append(time.perf_counter() - t1)
+        build_t.append(t1 - t0)
+    build, encode = 1e3 * pct(build_t, 50), 1e3 * pct(encode_t, 50)
+    return Row(
+        "Server",
+        f"part of the full redraw: the figures of / built in-process (p50 of {n})",
+        build,
+        "ms",
+        f"their answer encoded as Dash does {encode:,.2f} ms",
+        None,
+        "",
+        None,
+    )
 
 
 def bench_server_in_view(srv: Gunicorn, redraw: Redraw, figures: list[str], quick: bool) -> Row:
@@ -1087,7 +1115,9 @@ def report(
         "the same redraw callback refused by validation (bandwidth -1: no figure work, a small notice back), "
         "interleaved request by request; `GET /health` is shown as well. The in-view row sends the same "
         "requests narrowed to the figures the desktop drag's redraws asked for (`figures` in the request), "
-        "as the page sends them.",
+        "as the page sends them. The parts row builds the figures of `/` for other new states in the "
+        "benchmark's own process, and encodes each answer with Dash's `to_json` (plotly's `to_json_plotly`): "
+        "what the full redraw adds to the trivial round trip, besides sending the answer.",
         "- Validated figures: `go.Figure(d)` for each figure dict, in-process, plus the build.",
         "- Drag: headless Chromium on `/` at 1280×900, once no graph has repainted for 1 s, the bandwidth "
         "slider's thumb pressed and moved a pixel at a time, back and forth over 40 px, by the mouse through "

@@ -9,6 +9,7 @@ import functools
 import threading
 from collections import OrderedDict
 
+import numpy as np
 import orjson
 
 from . import economics, rate, regimes, slo, spec
@@ -137,10 +138,11 @@ def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     if scn.unfit_reason() or not fig["data"]:
         return fig
     line, dot = fig["data"][:2]
-    batches = [c[0] for c in line["customdata"]]
-    limits = regimes.binding_index(scn, batches).tolist()
-    line["customdata"] = [[b, itl, rho, k] for (b, itl, rho), k in zip(line["customdata"], limits, strict=True)]
-    at = limits[batches.index(dot["customdata"][0][0])]  # the dot sits on one of the line's samples
+    r = F.frontier(scn, F.EXPLORER_POINTS, int(batch))  # the line's samples, kept from the redraw's one pass
+    limits = regimes.binding_index(scn, r["batch"]).tolist()
+    for row, k in zip(line["customdata"], limits, strict=True):  # in place: 160-odd new rows cost more
+        row.append(k)
+    at = limits[int(np.searchsorted(r["batch"], dot["customdata"][0][0]))]  # the dot sits on one of the samples
     dot["customdata"] = [[*dot["customdata"][0][:3], at]]
     dot["marker"]["color"] = regimes.REGIME_COLOURS[regimes.PRIORITY[at]]
     meta = readouts(scn, batch)

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import beyond, compare
+from . import beyond, compare, spec
 from . import figures as F
 from .figure_text import with_summary
 from .scenario import Scenario
@@ -34,6 +34,7 @@ class Figure:
     page: str = "dashboard"  # where its card sits: "dashboard" (`/`) or "methods" (`/methods`)
     subtitle: str = ""  # the figure's point in one sentence, shown under its title
     frontiers: Callable[[Scenario], list[tuple]] | None = None  # other figures.frontier keys it reads
+    grids: Callable[[Scenario], list[tuple]] | None = None  # frontier_batches (b_max, points) pairs it reads
 
     @property
     def key(self) -> str:
@@ -252,6 +253,7 @@ FIGURES: dict[str, Figure] = _entries(
         "crosses mark where the gain ends.",
         r"\text{speed-up}(B)=\frac{\text{ITL}(B)}{\text{ITL}_\text{eff}(B)}",
         beyond.spec_batch,
+        grids=spec.batch_grids,
         subtitle="Speculation's gain shrinks as the batch grows and ends where each curve crosses 1×.",
     ),
     Figure(
@@ -293,7 +295,8 @@ def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH, pinned: Scena
     """The requested figures (default: all) for one control state, keyed like FIGURES; with `pinned`, each
     also draws that scenario's curves dashed beside the current ones (compare.merge)."""
     names = list(FIGURES) if names is None else list(names)
-    F.evaluate_frontiers(frontier_keys(scn, names, batch))  # one numpy pass for all of them
+    grids = [g for n in names if FIGURES[n].grids for g in FIGURES[n].grids(scn)]
+    F.evaluate_frontiers(frontier_keys(scn, names, batch), grids)  # one numpy pass for all of them
     figs = {name: with_summary(FIGURES[name].title, FIGURES[name].builder(scn, batch)) for name in names}
     if pinned is None:
         return figs

@@ -68,20 +68,24 @@ def _points(trace: dict) -> tuple:
 
 
 def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
-    name = str(trace.get("name") or "")
-    name = (re.sub(r"<[^>]+>", "", name) if "<" in name else name).strip()
+    name = trace.get("name")
     if not name or trace.get("visible") in (False, "legendonly"):
         return None
-    x, y = _points(trace)
-    if not len(x):
+    name = str(name)
+    name = (re.sub(r"<[^>]+>", "", name) if "<" in name else name).strip()
+    if not name:
         return None
-    at = lambda i: f"{_with_unit(y[i], y_unit)} at {_with_unit(x[i], x_unit)}"  # noqa: E731
-    if len(x) == 1:
-        return f"{name}: {at(0)}"
-    text = f"{name}: from {at(0)} to {at(-1)}"
+    x, y = _points(trace)
+    n = len(x)
+    if not n:
+        return None
+    first = f"{_with_unit(y[0], y_unit)} at {_with_unit(x[0], x_unit)}"
+    if n == 1:
+        return f"{name}: {first}"
+    text = f"{name}: from {first} to {_with_unit(y[-1], y_unit)} at {_with_unit(x[-1], x_unit)}"
     peak = y.index(max(y)) if isinstance(y, list) else int(np.argmax(y))  # the first of equal highs, either way
-    if 0 < peak < len(x) - 1 and y[peak] > max(y[0], y[-1]):
-        text += f", highest {at(peak)}"
+    if 0 < peak < n - 1 and y[peak] > max(y[0], y[-1]):
+        text += f", highest {_with_unit(y[peak], y_unit)} at {_with_unit(x[peak], x_unit)}"
     return text
 
 

@@ -10,6 +10,7 @@ reference curve keeps its series colour on every figure.
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from . import engine as E
 from . import palette as P
 from .calibrated import band_label, residual_band, scenario_calibration
 from .hardware import GPUS
-from .presets import HARDWARE
+from .presets import HARDWARE, INTERCONNECTS
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches, sample_grids
 
 CURRENT = P.CURRENT
@@ -79,14 +80,15 @@ def si(value: float, digits: int = 3, unit: str = "") -> str:
     return f"{number} {prefix} {unit}" if prefix else f"{number} {unit}"
 
 
-def decade_ticks(fig: dict, redo: bool = False) -> None:
+def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> None:
     """Label only whole decades on a log axis that spans two or more: plotly's default labels 2 and 5 between
     them too ("1 2 5 10 2 5 100"), which reads as clutter. Minor grid lines keep the scale readable. An axis
     that spans one to two decades would show one or two labels that way, so it gets 1, 2, 5, 10, 20, … in
     full instead, with a minor line at every other digit ("D1": plotly would otherwise space an array axis's
     minor lines by its smallest tick gap, thousands of them once the range outgrows the ticks). The span is
     the traces' values and any fixed range. `redo` replaces ticks set before, for a figure whose traces or
-    range have since grown (a comparison merged in)."""
+    range have since grown (a comparison merged in). `arrays` ("x"/"y": the traces' array values already
+    joined, as `_json_ready` has them) spares joining them again; traces whose values are lists still count."""
     for axis, key in (("xaxis", "x"), ("yaxis", "y")):
         spec = fig["layout"].get(axis, {})
         if spec.get("type") != "log":
@@ -97,15 +99,19 @@ def decade_ticks(fig: dict, redo: bool = False) -> None:
         elif "tickvals" in spec:
             continue
         # Each trace's values at once (an array, or a list where None marks a gap), not one float at a time.
-        parts = [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if t.get(key) is not None]
+        if arrays is None:
+            parts = [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if t.get(key) is not None]
+        else:
+            parts = [arrays[key]]
+            parts += [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if isinstance(t.get(key), list)]
         if isinstance(spec.get("range"), list):
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
-        values = np.concatenate(parts) if parts else np.zeros(0)
-        values = values[np.isfinite(values) & (values > 0)]
-        if not values.size:
-            continue
-        low, high = values.min(), values.max()
-        if high < 10 * low:
+        values = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0)
+        shown = (values > 0) & (values < np.inf)  # NaN and ±∞ fail one of the two
+        # Two reductions over a mask, not a copy of the shown values and two calls through numpy's wrappers.
+        low = np.minimum.reduce(values, initial=np.inf, where=shown)
+        high = np.maximum.reduce(values, initial=-np.inf, where=shown)
+        if not high >= 10 * low:  # also no value shown at all: low ∞, high −∞
             continue
         spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
         if high >= 100 * low:
@@ -129,15 +135,19 @@ def _json_ready(builder):
     @functools.wraps(builder)
     def built(*args, **kwargs) -> dict:
         fig = builder(*args, **kwargs)
-        decade_ticks(fig)  # while the traces are still arrays
-        arrays = [(t, k) for t in fig["data"] for k in ("x", "y") if isinstance(t.get(k), np.ndarray)]
-        if arrays:
-            flat = round_sig(np.concatenate([t[k] for t, k in arrays]))
-            start = 0
-            for t, k in arrays:
-                end = start + t[k].size
-                t[k] = flat[start:end]
-                start = end
+        arrays = [(t, k) for k in ("x", "y") for t in fig["data"] if isinstance(t.get(k), np.ndarray)]
+        if not arrays:
+            decade_ticks(fig)
+            return fig
+        joined = np.concatenate([t[k] for t, k in arrays])  # every x, then every y
+        n_x = sum(t[k].size for t, k in arrays if k == "x")
+        decade_ticks(fig, arrays={"x": joined[:n_x], "y": joined[n_x:]})  # while the traces are still arrays
+        flat = round_sig(joined)
+        start = 0
+        for t, k in arrays:
+            end = start + t[k].size
+            t[k] = flat[start:end]
+            start = end
         return fig
 
     return built
@@ -339,13 +349,15 @@ _FRONTIERS: dict = {}
 _MISSING = object()
 
 
-def evaluate_frontiers(keys: list[tuple]) -> dict:
+def evaluate_frontiers(keys: list[tuple], grids=()) -> dict:
     """The frontiers of several (scenario, points, batch) keys; those not known yet are evaluated together
-    and kept. Returns every key's frontier (None where none exists)."""
+    and kept. Returns every key's frontier (None where none exists). `grids`: other frontier_batches
+    (b_max, points) pairs the figures will ask for, sampled in the same pass as the frontiers' own."""
     found = {k: _FRONTIERS.get(k, _MISSING) for k in keys}
     todo = [k for k, r in found.items() if r is _MISSING]
     ends = [(_grid_end(s), points) for s, points, _ in todo if not s.unfit_reason()]
-    sample_grids([(end, points) for end, points in ends if points is not None and points < end])  # in one pass
+    # In one pass: each grid took about fifteen numpy calls on its own.
+    sample_grids([(end, points) for end, points in [*ends, *grids] if points is not None and 1 <= points < end])
     grids = [_frontier_grid(*k) for k in todo]
     found.update(dict.fromkeys(todo))
     fits = [(k, g) for k, g in zip(todo, grids, strict=True) if g is not None]
@@ -831,8 +843,9 @@ def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, li
             read[~((_GRID >= v[first][:, None]) & (_GRID <= v[last][:, None]) & drawn)] = np.nan
             near = near + (np.abs(read[:, None] - read[None]) < COINCIDE_TOL).sum(axis=2)
             length = length + np.isfinite(read).sum(axis=1)  # in grid steps, across plus up
-    cuts = starts[1:-1]
-    return near / np.maximum(length, 1)[:, None], list(zip(*(np.split(v, cuts) for v in axes), strict=True))
+    bounds = starts.tolist()  # slices, not np.split: its checks cost more than the cut
+    pieces = list(zip(bounds[:-1], bounds[1:], strict=True))
+    return near / np.maximum(length, 1)[:, None], [(axes[0][a:b], axes[1][a:b]) for a, b in pieces]
 
 
 def _arc_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -850,7 +863,9 @@ def _on_curve(trace: dict, points: tuple, said: str, k: int = 0, of: int = 1) ->
     spacing = s[-1] / (ON_CURVE_MARKERS - 1)
     at = (np.arange(ON_CURVE_MARKERS) + k / of) * spacing
     # Its last point too: where a reference ends (the ideal workload's wall) is part of what it says.
-    keep = np.unique(np.append(np.searchsorted(s, at[at <= s[-1]]), len(s) - 1).clip(0, len(s) - 1))
+    # Sorted already (at rises, and the last index is the largest), so only repeats go, as np.unique would.
+    keep = np.append(np.searchsorted(s, at[at <= s[-1]]), len(s) - 1)
+    keep = keep[np.append(keep[1:] != keep[:-1], True)]
     name = f"{trace['name']} {said}"
     out = {key: v for key, v in trace.items() if key != "line"} | {
         "name": name,
@@ -897,6 +912,23 @@ def _apart(refs: list[dict], current: dict | None, xlog: bool, ylog: bool) -> li
     return out + ([current] if current else [])
 
 
+def _comm_configs(scn: Scenario) -> list[SimpleNamespace]:
+    """Figure 8's reference configurations, as what comm_times reads of a scenario: the model (this one, as
+    comm_times requires), the weights' bytes, TP, PP and the interconnect. Not whole scenarios: checking and
+    resolving four of them took a tenth of the figure each redraw."""
+    return [
+        SimpleNamespace(
+            model=scn.model,
+            b_w=scn.b_w,
+            tp=c["tp"],
+            pp=c["pp"],
+            ic_bw=INTERCONNECTS[c["ic"]].bw,
+            ic_alpha=INTERCONNECTS[c["ic"]].alpha,
+        )
+        for _, c, _ in COMM_REFS.values()
+    ]
+
+
 @_json_ready
 def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one; a configuration
@@ -907,8 +939,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     layout = _layout("Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
-    configs = [scn.with_params(**cfg) for _, cfg, _ in COMM_REFS.values()]
-    comms = 1e3 * comm_times([*configs, scn], B)
+    comms = 1e3 * comm_times([*_comm_configs(scn), scn], B)
     refs = [
         _line(name, B, comm, colour, dash, 1.8, hover)
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)

@@ -669,9 +669,11 @@ def _columns(scenarios: list[Scenario], names, repeats) -> SimpleNamespace:
     model = scenarios[0].model
     if any(s.model is not model for s in scenarios):
         raise ValueError("scenarios evaluated together must share one model")
-    table = np.array([[getattr(s, name) for name in names] for s in scenarios], dtype=float)
-    table = table[:, :, None] if repeats is None else np.repeat(table, repeats, axis=0)
-    return SimpleNamespace(model=model, **dict(zip(names, table.swapaxes(0, 1), strict=True)))
+    # One row per parameter, each contiguous in memory: numpy's fast loops need that (a column of a row-per-
+    # scenario table is strided).
+    table = np.array([[getattr(s, name) for s in scenarios] for name in names], dtype=float)
+    table = table[:, :, None] if repeats is None else np.repeat(table, repeats, axis=1)
+    return SimpleNamespace(model=model, **dict(zip(names, table, strict=True)))
 
 
 def comm_times(scenarios: list[Scenario], B) -> np.ndarray:

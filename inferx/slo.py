@@ -45,9 +45,14 @@ def frontier_mask(scn: Scenario, B, ttft_ms: float = TTFT_MS, tpot_ms: float = T
 
 def largest_batch(scn: Scenario, ttft_ms: float = TTFT_MS, tpot_ms: float = TPOT_MS) -> int:
     """The largest batch size meeting both targets, 0 when even B = 1 misses one (or nothing fits)."""
-    if scn.unfit_reason():
-        return 0
+    return 0 if scn.unfit_reason() else _search(scn, ttft_ms, tpot_ms)[0]
+
+
+def _search(scn: Scenario, ttft_ms: float, tpot_ms: float) -> tuple[int, dict | None, dict | None]:
+    """`largest_batch`, with the engine's values at it and at one above it where a pass evaluated them
+    (None where not: B = 0, or B_max), so that `goodput` need not evaluate them again."""
     lo, hi = 0, scn.b_max  # lo meets (0 trivially); hi misses (ρ = 1: TTFT is ∞)
+    at_lo = at_hi = None
     while hi - lo > 1:
         if hi - lo <= _PASS + 1:
             cand = np.arange(lo + 1, hi)
@@ -56,9 +61,11 @@ def largest_batch(scn: Scenario, ttft_ms: float = TTFT_MS, tpot_ms: float = TPOT
         r = scn.evaluate(cand)
         ok = meets(r["ttft"], r["itl"], ttft_ms / 1e3, tpot_ms / 1e3)
         n = cand.size if ok.all() else int(np.argmin(ok))  # the first miss; all before it meet
-        lo = int(cand[n - 1]) if n else lo
-        hi = int(cand[n]) if n < cand.size else hi
-    return lo
+        if n:
+            lo, at_lo = int(cand[n - 1]), {k: v[n - 1] for k, v in r.items()}
+        if n < cand.size:
+            hi, at_hi = int(cand[n]), {k: v[n] for k, v in r.items()}
+    return lo, at_lo, at_hi
 
 
 def goodput(
@@ -78,11 +85,12 @@ def goodput(
     reason = scn.unfit_reason()
     if reason:
         return out | {"batch": 0, "reason": reason}
-    b = largest_batch(scn, ttft_ms, tpot_ms)
-    nxt = scn.evaluate([b + 1])
+    b, at_b, nxt = _search(scn, ttft_ms, tpot_ms)
+    if nxt is None:  # b + 1 is B_max, which no pass evaluates
+        nxt = {k: v[0] for k, v in scn.evaluate([b + 1]).items()}
     if b + 1 >= scn.b_max:
         limited = "b_max"
-    elif nxt["ttft"][0] > ttft_ms / 1e3:
+    elif nxt["ttft"] > ttft_ms / 1e3:
         limited = "ttft"
     else:
         limited = "tpot"
@@ -90,12 +98,11 @@ def goodput(
     if b == 0 and scn.b_max == 1:
         return out | {"batch": 0, "reason": "B_max is 1: one request fills the KV room, so its queue never drains"}
     if b == 0:
-        r1 = {k: v[0] for k, v in nxt.items()}
         return out | {
             "batch": 0,
-            "reason": f"B = 1 misses: TTFT {1e3 * r1['ttft']:.4g} ms, TPOT {1e3 * r1['itl']:.4g} ms",
+            "reason": f"B = 1 misses: TTFT {1e3 * nxt['ttft']:.4g} ms, TPOT {1e3 * nxt['itl']:.4g} ms",
         }
-    r = {k: float(v[0]) for k, v in scn.evaluate([b]).items()}
+    r = {k: float(v) for k, v in at_b.items()}
     econ = economics.along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
     return out | {
         "batch": b,

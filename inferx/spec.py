@@ -104,21 +104,36 @@ def speculative(
     }
 
 
+VANISHING_POINTS = 200  # vanishing_batch's first grid: where it starts narrowing in
+BATCH_POINTS = 90  # Figure 14's curves
+
+
+def batch_grids(scn: Scenario) -> list[tuple[int, int]]:
+    """The frontier_batches (b_max, points) pairs Figure 14 reads, for the redraw's one pass of sampling."""
+    return [(max(2, scn.b_max - 1), BATCH_POINTS), (scn.b_max, VANISHING_POINTS)]
+
+
 @functools.lru_cache(maxsize=8)
 def _vanishing_grid(scn: Scenario) -> tuple[np.ndarray, np.ndarray]:
     """`vanishing_batch`'s first grid and the plain ITL on it, shared by the four curves of Figure 14."""
-    grid = frontier_batches(scn.b_max, 200)
+    grid = frontier_batches(scn.b_max, VANISHING_POINTS)
     base = E.itl(*scn.step_and_comm(grid))
     base.setflags(write=False)
     return grid, base
 
 
-def vanishing_batch(scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, verify: str = "article") -> int | None:
-    """The smallest batch size at which speculation stops paying (speed-up ≤ 1) before B_max, or None."""
+def vanishing_batch(
+    scn: Scenario, k=K, alpha=ALPHA, delta: float | None = None, verify: str = "article", first=None
+) -> int | None:
+    """The smallest batch size at which speculation stops paying (speed-up ≤ 1) before B_max, or None.
+    `first`: the speed-up on `_vanishing_grid(scn)`'s grid, where the caller has it (Figure 14 computes its
+    four curves' in one pass)."""
     if scn.unfit_reason():
         return None
     grid, base = _vanishing_grid(scn)
-    slow = speculative(scn, k, alpha, delta, grid, verify, base)["speedup"] <= 1.0
+    if first is None:
+        first = speculative(scn, k, alpha, delta, grid, verify, base)["speedup"]
+    slow = first <= 1.0
     if not slow.any():
         return None
     i = int(np.argmax(slow))
@@ -148,15 +163,15 @@ def fig_spec_k(
     k = np.arange(1, k_max + 1, dtype=float)
     delta = draft_step(bw=DRAFT_DEVICES[draft])
     data = []
-    plain = speculative(scn, 1, 0.0, delta, B, verify)["baseline_itl"]  # the same for every α: computed once
+    # The plain ITL and the verify time are the same for every α: computed once (`speculative`, by hand).
+    plain = E.itl(*scn.step_and_comm(np.atleast_1d(np.asarray(B, dtype=float))))[0]
+    t_verify = verify_time(scn, k, B, verify)
     for i, alpha in enumerate(alphas):
         colour = P.SERIES[i % len(P.SERIES)]
-        s = speculative(scn, k, alpha, delta, B, verify, plain)
+        itl_eff = E.itl_speculative(k, alpha, delta, t_verify, E.expected_accepted(k, alpha))
         hover = "k = %{x}<br>ITL_eff = %{y:.3g} ms<br>speed-up %{customdata}×"
-        speed = [f"{x:.3g}" for x in s["speedup"]]
-        data.append(
-            _line(f"α = {alpha:g}", k, 1e3 * s["itl_eff"], colour, hover=hover, custom=speed, mode="lines+markers")
-        )
+        speed = [f"{x:.3g}" for x in plain / itl_eff]
+        data.append(_line(f"α = {alpha:g}", k, 1e3 * itl_eff, colour, hover=hover, custom=speed, mode="lines+markers"))
     base = float(plain)
     _hline(layout, 1e3 * base, "#000000", f"no speculation: {1e3 * base:.3g} ms at B = {B:,}", "left")
     return {"data": data, "layout": layout}
@@ -170,17 +185,24 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
     if scn.unfit_reason():
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
-    B = frontier_batches(max(2, scn.b_max - 1), 90)
-    base = E.itl(*scn.step_and_comm(B))  # the plain ITL every curve divides
+    B = frontier_batches(*batch_grids(scn)[0])
+    grid, grid_base = _vanishing_grid(scn)
+    # The curves' batch sizes and vanishing_batch's first grid, end to end: one verify pass per model serves
+    # all four curves and the first step of the four searches for where each ends (`speculative`, by hand).
+    both = np.concatenate([B, grid])
+    base = np.concatenate([E.itl(*scn.step_and_comm(B)), grid_base])  # the plain ITL every curve divides
+    k = np.asarray(k, dtype=float)
+    accepted = E.expected_accepted(k, alpha)
+    verify = {mode: verify_time(scn, k, both, mode) for mode in ("roofline", "article")}
     data = []
     for draft, bw in DRAFT_DEVICES.items():
         delta = draft_step(bw=bw)
         for mode, dash in (("roofline", "solid"), ("article", "dot")):
-            s = speculative(scn, k, alpha, delta, B, mode, base)
-            b0 = vanishing_batch(scn, k, alpha, delta, mode)
+            speedup = base / E.itl_speculative(k, alpha, delta, verify[mode], accepted)
+            b0 = vanishing_batch(scn, k, alpha, delta, mode, first=speedup[B.size :])
             name = f"{DRAFT_LABELS[draft]}, {mode} verify"
             hover = "B = %{x:,.0f}<br>speed-up %{y:.3g}×"
-            data.append(_line(name, B, s["speedup"], DRAFT_COLOURS[draft], dash, hover=hover))
+            data.append(_line(name, B, speedup[: B.size], DRAFT_COLOURS[draft], dash, hover=hover))
             if b0 is not None:  # a labelled dot where the gain ends; the two drafts' labels sit on opposite sides
                 data.append(
                     _line(

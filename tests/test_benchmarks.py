@@ -15,6 +15,7 @@ ROWS = (
     "all figure data, one state",
     "full redraw over HTTP",
     "response size",
+    "the figures of / built in-process",
     "validated go.Figure",
     f"control change → last of {len(DASHBOARD)} figures repainted",
     "Dash store updates per drag step",

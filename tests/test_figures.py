@@ -7,10 +7,10 @@ import pytest
 from reference import Reference
 
 from inferx import figure_registry as registry
-from inferx import figures
+from inferx import figures, scenario, spec
 from inferx.figure_text import with_summary
 from inferx.presets import HARDWARE
-from inferx.scenario import Scenario
+from inferx.scenario import Scenario, comm_times
 
 
 def by_name(fig):
@@ -170,15 +170,36 @@ def test_every_axis_has_units_and_payload_is_small():
 
 @pytest.mark.parametrize("params", [{}, {"preset": "mi300x4", "ctx": 8192, "tp": 1}, {"hbm": 700, "ctx": 131072}])
 def test_a_redraw_in_one_pass_equals_each_figure_built_alone(params):
-    """build() evaluates every frontier of a state together before the figures ask; each figure built on its
-    own, from an empty memo, must come out the same."""
+    """build() evaluates every frontier of a state together before the figures ask, and samples the batch grids
+    they read (Figure 14's) in the same pass; each figure built on its own, from empty memos, must come out the
+    same."""
     scn = Scenario.from_params(**params)
-    figures._FRONTIERS.clear()
+
+    def forget():
+        figures._FRONTIERS.clear()
+        scenario._GRIDS.clear()
+        spec._vanishing_grid.cache_clear()
+        for entry in registry.FIGURES.values():
+            getattr(entry.builder, "cache_clear", lambda: None)()  # Figures 10-15 keep their last states
+
+    forget()
     together = registry.build(scn, batch=64)
     for name in registry.FIGURES:
-        figures._FRONTIERS.clear()
+        forget()
         alone = registry.FIGURES[name].builder(scn, 64)
         assert with_summary(registry.FIGURES[name].title, alone) == together[name], name
+
+
+def test_fig8_reference_configurations_comm_like_whole_scenarios():
+    """Figure 8 reads its references' TP, PP, interconnect and weight bytes without building whole scenarios;
+    their collective times must be those of the scenarios the controls would make."""
+    B = np.array([1.0, 7.0, 64.0, 900.0, 20_000.0])
+    for params in ({}, {"wdtype": "fp4", "tp": 2}, {"preset": "mi300x4", "model": "llama-3.3-70b"}):
+        scn = Scenario.from_params(**params)
+        whole = [scn.with_params(**cfg) for _, cfg, _ in figures.COMM_REFS.values()]
+        np.testing.assert_array_equal(
+            comm_times(figures._comm_configs(scn), B), comm_times(whole, B), err_msg=str(params)
+        )
 
 
 def test_si_labels_round_to_three_figures():

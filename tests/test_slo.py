@@ -57,6 +57,32 @@ def test_largest_batch_is_the_best_throughput_that_meets_both():
     np.testing.assert_array_equal(slo.frontier_mask(scn, B), ok)
 
 
+@pytest.mark.parametrize(
+    "params", [{}, {"preset": "mi300x4", "ctx": 8192}, {"tp": 1}, {"preset": "b200x8", "ctx": 131072}]
+)
+@pytest.mark.parametrize("ttft_ms, tpot_ms", [(500, 50), (100, 1e6), (1e6, 20), (1e5, 1e5)])
+def test_goodput_states_a_fresh_evaluation_at_its_batch(params, ttft_ms, tpot_ms):
+    """goodput takes B_slo's numbers, and B_slo + 1's, from its search's passes: they must be what evaluating
+    those batch sizes alone gives, and the limit it names must be the one that B_slo + 1 breaks."""
+    scn = Scenario.from_params(**params)
+    g = slo.goodput(scn, ttft_ms, tpot_ms)
+    b = g["batch"]
+    assert b > 0
+    at = {k: float(v[0]) for k, v in scn.evaluate([b]).items()}
+    assert (g["throughput_tok_s"], g["ttft_ms"], g["itl_ms"], g["rho"]) == (
+        at["throughput"],
+        1e3 * at["ttft"],
+        1e3 * at["itl"],
+        at["rho"],
+    )
+    nxt = scn.evaluate([b + 1])
+    if b + 1 == scn.b_max:
+        assert g["limited_by"] == "b_max"
+    else:
+        assert not slo.meets(nxt["ttft"], nxt["itl"], ttft_ms / 1e3, tpot_ms / 1e3)[0]
+        assert g["limited_by"] == ("ttft" if nxt["ttft"][0] > ttft_ms / 1e3 else "tpot")
+
+
 def test_goodput_reports_cost_and_energy_at_the_point():
     g = slo.goodput(Scenario.from_params(), usd_per_gpu_hour=2.0, power_fraction=0.5)
     T = g["throughput_tok_s"]
