@@ -154,17 +154,12 @@
     paintRegime(p, meta);
   }
 
-  function frame(now) {
-    if (!anim.running) return;
-    const gd = graphDiv();
-    const trace = gd && gd.data && gd.data[0];
-    if (!trace || !trace.customdata || !trace.customdata.length) return stopAnimation();
-    // A redraw during the sweep brings a new frontier: its path is built again and the sweep's clock runs on.
-    if (!anim.path || anim.path.trace !== trace) anim.path = sweepPath(gd);
-    // rAF's `now` is when the frame began, which can precede the performance.now() taken at the click: clamp
-    // at 0, or the sweep would start before its first sample.
-    const t = Math.min(1, Math.max(0, (now - anim.start) / (1000 * anim.seconds)));
-    const p = pointAt(trace, batchAt(anim.path, t));
+  /* The explorer at batch b without Dash: its dot (and A's), the readouts beside it and A's. The sweep paints
+     each frame with it, and a drag of the batch slider each step. */
+  function showBatch(gd, b) {
+    const trace = gd.data[0];
+    const cd = trace.customdata;
+    const p = pointAt(trace, Math.min(b, cd[cd.length - 1][0]));
     const meta = gd.layout && gd.layout.meta;
     const regime = meta && meta.regimes && meta.regimes[p.regime];
     const dot = { x: [p.x], y: [p.y], customdata: [[p.b, p.itl, p.rho, p.regime]] };
@@ -185,6 +180,20 @@
         if (el) el.textContent = against[k];
       });
     }
+    return p;
+  }
+
+  function frame(now) {
+    if (!anim.running) return;
+    const gd = graphDiv();
+    const trace = gd && gd.data && gd.data[0];
+    if (!trace || !trace.customdata || !trace.customdata.length) return stopAnimation();
+    // A redraw during the sweep brings a new frontier: its path is built again and the sweep's clock runs on.
+    if (!anim.path || anim.path.trace !== trace) anim.path = sweepPath(gd);
+    // rAF's `now` is when the frame began, which can precede the performance.now() taken at the click: clamp
+    // at 0, or the sweep would start before its first sample.
+    const t = Math.min(1, Math.max(0, (now - anim.start) / (1000 * anim.seconds)));
+    const p = showBatch(gd, batchAt(anim.path, t));
     moveThumb(Math.log2(p.b), p.b);
     anim.last = p.b;
     anim.frames += 1;
@@ -380,7 +389,9 @@
      the newest waiting) and its figures go to Plotly.react on the graphs in view. Let go, the value goes to
      Dash once, and controlsChanged's redraw leaves the address, the stores, the graphs' figure props, the
      readouts and the text alternatives as any change does. Radix never sees this pointer: its own drag would
-     set the value on every step. Keys still go through Dash (assets/a11y.js), one change a press. --- */
+     set the value on every step. The batch slider's drag needs no server: the explorer's dot and readouts
+     are placed here from its frontier, as the sweep places them. Keys still go through Dash
+     (assets/a11y.js), one change a press. --- */
   // `gen` grows at each press and release: an answer from before belongs to a state Dash has since drawn.
   const drag = { on: null, gen: 0, inFlight: false, next: null, painted: new Set(), posts: 0, paints: 0 };
 
@@ -399,11 +410,16 @@
     if (!cfg || !cfg.dragUrl || !host.id.startsWith(cfg.prefix) || !pageFigures().length) return null;
     const name = host.id.slice(cfg.prefix.length);
     const index = cfg.controls.indexOf(name);
+    // The batch slider moves the explorer's dot, which the browser can place itself (as the sweep does).
+    const explorer =
+      host.id === cfg.batchId && !anim.running && document.querySelector(`#${cfg.explorerGraph} .js-plotly-plot`);
     const layout = window.dash_component_api.getLayout(host.id);
     const props = layout && layout.props;
-    if (index < 0 || !cfg.sliders[name] || !props || !(props.step > 0) || props.disabled) return null;
+    if (!explorer && (index < 0 || !cfg.sliders[name])) return null;
+    if (explorer && !(explorer.data && explorer.data[0] && explorer.data[0].customdata)) return null;
+    if (!props || !(props.step > 0) || props.disabled) return null;
     const { min, max, step, value } = props;
-    return { id: host.id, name, index, cfg, parts, min, max, step, start: value, value };
+    return { id: host.id, name, index, cfg, parts, min, max, step, start: value, value, explorer };
   }
 
   /* The value under the pointer, as Radix reckons it: the root's width spans min to max, snapped to the step
@@ -476,6 +492,11 @@
     if (v === d.value) return;
     d.value = v;
     placeThumb(d.parts, v);
+    if (d.explorer) {
+      const p = showBatch(d.explorer, toBatch(v));
+      d.parts.thumb.setAttribute("aria-valuetext", `${fmt.batch(p.b)} requests`);
+      return; // no request: the release's redraw brings the server's regime sentence for the new batch
+    }
     writeLabel(d.name, v, d.cfg);
     const request = dragRequest(d);
     if (!request.figures.length) return;
@@ -491,6 +512,8 @@
     if (d.parts.root.hasPointerCapture(d.pointerId)) d.parts.root.releasePointerCapture(d.pointerId);
     const painted = [...drag.painted];
     drag.painted.clear();
+    if (d.explorer) staleSentence(false);
+    if (d.explorer && d.value === d.start) showBatch(d.explorer, toBatch(d.start));
     if (d.value !== d.start) {
       window.dash_clientside.set_props(d.id, { value: d.value });
       return;
@@ -521,6 +544,7 @@
       d.parts.thumb.focus();
       drag.on = d;
       drag.url = d.cfg.dragUrl;
+      if (d.explorer) staleSentence(true);
       drag.gen += 1;
       // Pressing the thumb moves nothing; pressing the track moves the thumb there, as Radix does.
       if (!d.parts.thumb.contains(e.target)) dragTo(e.clientX);

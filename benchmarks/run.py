@@ -827,6 +827,57 @@ def drag_rows(driver, quick: bool) -> tuple[list[Row], list[str]]:
     ], in_view
 
 
+BATCH_DRAG_JS = """
+const thumb = document.querySelector('#ctl-batch [role=slider]');
+thumb.scrollIntoView({block: 'center', behavior: 'instant'});
+const gd = document.querySelector('#fig-6 .js-plotly-plot'), s = window.store;
+const b = (window.__batchDrag = {moves: 0, updates: 0});
+const move = () => { b.moves += 1; };
+gd.on('plotly_animated', move);
+gd.on('plotly_afterplot', move);
+let prev = s.getState();
+b.stop = s.subscribe(() => { if (s.getState() !== prev) b.updates += 1; prev = s.getState(); });
+b.off = () => { b.stop(); gd.removeListener('plotly_animated', move); gd.removeListener('plotly_afterplot', move); };
+const r = thumb.getBoundingClientRect();
+return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+"""
+
+
+def batch_drag_row(driver, quick: bool) -> Row:
+    """The explorer's dot while the batch slider's thumb is dragged by a real pointer (CDP), a pixel a step as
+    fast as the page takes the moves: how often it moves, and Dash's store updates per step."""
+    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    at = driver.execute_script(BATCH_DRAG_JS)
+
+    def send(kind: str, x: float, buttons: int = 1) -> None:
+        event = {"type": kind, "x": x, "y": at["y"], "button": "left", "buttons": buttons, "clickCount": 1}
+        driver.execute_cdp_cmd("Input.dispatchMouseEvent", event)
+
+    send("mouseMoved", at["x"], buttons=0)
+    send("mousePressed", at["x"])
+    driver.execute_script("window.__batchDrag.moves = 0; window.__batchDrag.updates = 0;")
+    t0, steps = time.perf_counter(), 0
+    while time.perf_counter() - t0 < (1.0 if quick else 3.0):
+        k = steps % 80
+        send("mouseMoved", at["x"] + 1 + (k if k < 40 else 80 - k))
+        steps += 1
+    seconds = time.perf_counter() - t0
+    moves, updates = driver.execute_script("const b = window.__batchDrag; b.off(); return [b.moves, b.updates];")
+    send("mouseReleased", at["x"], buttons=0)
+    driver.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+    driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    return Row(
+        "Drag",
+        "explorer dot moves per second while the batch slider is dragged, 1280×900 window",
+        moves / seconds,
+        "/s",
+        f"{steps} pointer moves; Dash store updates per move {updates / max(steps, 1):.1f}",
+        None,
+        "≥ 12/s (issue 20)",
+        moves / seconds >= 12,
+    )
+
+
 def open_dashboard(driver, srv: Gunicorn) -> None:
     """`/` with every graph drawn and the benchmark's script in place."""
     driver.get(srv.url)
@@ -870,7 +921,9 @@ def drag_section(driver, quick: bool) -> tuple[list[Row], list[str]]:
     counts["changes"] = driver.execute_async_script("window.__bench.changes(arguments[0]);")
     counts["changes"]["cpu_ms"] = 1e3 * (thread_time(driver) - cpu0) / 10
     driver.execute_async_script("window.__bench.quiet(1000, arguments[0]);")
+    batch = batch_drag_row(driver, quick)
     rows, in_view = drag_rows(driver, quick)
+    rows.append(batch)
     steps, changes = counts["steps"], counts["changes"]
     rows += [
         Row(

@@ -341,3 +341,54 @@ def test_a_drag_with_a_pinned_draws_a_beside_each_step(top):
     wait_js(browser, f"return !({has_a[7:]})", what="A gone after Unpin")
     settled(browser)
     assert severe_console_errors(browser) == []
+
+
+EXPLORER = "document.querySelector('#fig-6 .js-plotly-plot')"
+READOUTS = "return ['readout-throughput', 'readout-ttft', 'readout-itl', 'readout-rho', 'batch-value']" \
+    ".map((id) => document.getElementById(id).textContent)"  # fmt: skip
+
+
+def test_a_pointer_drag_of_the_batch_moves_the_explorer_without_dash_and_ends_as_a_fresh_load_would(top):
+    """The batch slider's drag places the explorer's dot and readouts from its frontier in the browser, with no
+    request and no update of Dash's store (through Dash a step cost about 40); let go, the batch goes to Dash
+    once, and the page, its address included, ends as a new page at that address draws it."""
+    browser = top
+    thumb = browser.execute_script("return document.querySelector('#ctl-batch [role=slider]')")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", thumb)
+    wait_js(browser, SETTLED_IN_VIEW_JS, args=(thumb,), what="the batch slider in view")
+    settled(browser)
+    # Graphs left stale by earlier changes are drawn when near the view or idle, through Dash: let them be.
+    lazy = "return window.inferxLazy.waiting.size === 0 && window.inferxLazy.stale.size === 0"
+    wait_js(browser, lazy, what="every graph drawn")
+    start = browser.execute_script("return window.dash_component_api.getLayout(arguments[0]).props.value", "ctl-batch")
+    dot = f"{EXPLORER}.data[1].customdata[0][0]"
+    mouse = Mouse(browser, control_id("batch"))
+    mouse.press()
+    browser.execute_script(COUNT_STORE + "window.__posts = window.inferxDrag.posts;")
+    try:
+        seen = []
+        for _ in range(4):
+            mouse.move(8)
+            now = browser.execute_script(THUMB_NOW, control_id("batch"))
+            batch = round(2**now)
+            wait_js(browser, f"return {dot} === arguments[0];", args=(batch,), what=f"the dot at B = {batch}")
+            assert browser.execute_script(READOUTS)[4] == f"{batch:,}"
+            seen.append(now)
+        updates = browser.execute_script("return window.__storeUpdates")
+        posts = browser.execute_script("return window.inferxDrag.posts - window.__posts")
+        held = browser.execute_script("return window.dash_component_api.getLayout('ctl-batch').props.value")
+    finally:
+        mouse.release()
+        browser.execute_script("window.__unsubscribe()")
+    assert len(set(seen)) == 4 and start not in seen, seen
+    assert (updates, posts, held) == (0, 0, start)
+    final = round(2 ** seen[-1])
+    wait_js(browser, "return location.search.includes('batch=' + arguments[0]);", args=(final,), what="the address")
+    settled(browser)
+    wait_js(browser, f"return {dot} === arguments[0];", args=(final,), what="the dot after the release")
+    shown = browser.execute_script(READOUTS)
+    browser.get(browser.current_url)
+    wait_js(browser, f"return ({EXPLORER} || {{}}).data && {dot} === arguments[0];", args=(final,), what="reloaded")
+    same = f"{READOUTS}.join('|') === arguments[0];"
+    wait_js(browser, same, args=("|".join(shown),), what="the same readouts after a reload")
+    assert severe_console_errors(browser) == []
