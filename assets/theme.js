@@ -270,14 +270,19 @@
     });
   }
 
-  /* A legend under the plot keeps its distance in pixels rather than in plot heights: under a tall graph (an
-     embed filling a large frame) the figures' -0.22 left a gap of a hundred pixels. */
+  /* A legend under the plot sits a fixed distance in pixels below it, under the tick labels and the x-axis
+     title: the figures' y = -0.22 of the plot's height left a gap of a hundred pixels under a tall graph and put
+     the legend on the axis title under a short one (an 800×500 frame). Plotly makes room for the legend by
+     shrinking the plot, so the distance is taken over the plot's height once the legend and the top margin
+     (tool bar, menus) have theirs: as last drawn, else guessed (a first draw is checked after, `settle`). */
+  const LEGEND_GAP = 60;
   function legendNear(layout, el) {
     const legend = layout.legend;
     if (!legend || legend.orientation !== "h" || !(legend.y < 0) || !el || !el.clientHeight) return layout;
-    const m = layout.margin || {};
-    const plot = el.clientHeight - (m.t || 0) - (m.b || 0);
-    const y = -Math.min(-legend.y, 70 / Math.max(plot, 1));
+    const drawn = el._fullLayout;
+    const top = drawn && drawn._size ? drawn._size.t : (layout.margin || {}).t || 0;
+    const rows = (drawn && drawn.legend && drawn.legend._height) || 30;
+    const y = -LEGEND_GAP / Math.max(el.clientHeight - top - LEGEND_GAP - rows, 40);
     return y === legend.y ? layout : Object.assign({}, layout, { legend: Object.assign({}, legend, { y }) });
   }
 
@@ -307,10 +312,10 @@
     react = Plotly.react;
     const newPlot = Plotly.newPlot;
     Plotly.react = function (gd, ...args) {
-      return react.call(this, gd, ...themedArgs(gd, args));
+      return settle(react.call(this, gd, ...themedArgs(gd, args)));
     };
     Plotly.newPlot = function (gd, ...args) {
-      return newPlot.call(this, gd, ...themedArgs(gd, args));
+      return settle(newPlot.call(this, gd, ...themedArgs(gd, args)));
     };
     Plotly.inferxThemed = true;
   }
@@ -327,6 +332,29 @@
         plotly = value;
         patch(value);
       },
+    });
+  }
+
+  /* A legend under the plot more than 2 px from where `legendNear` would put it now (the frame's height, or
+     the legend's own, changed since it was placed). */
+  function legendAstray(gd) {
+    const fig = originals.get(gd);
+    const layout = gd.layout;
+    if (!fig || !layout || !layout.legend || !gd._fullLayout || gd.dataset.compact === "true" || state.printing) {
+      return false;
+    }
+    const near = legendNear(fig.layout, gd).legend;
+    return !!near && Math.abs(near.y - layout.legend.y) * gd._fullLayout._size.h > 2;
+  }
+
+  /* A legend placed from a guess (a first draw) is placed again from what was drawn, once: the second
+     placement reads the heights the first one drew, so it stays. */
+  function settle(drawing) {
+    if (!drawing || typeof drawing.then !== "function") return drawing;
+    return drawing.then((gd) => {
+      if (!gd || !legendAstray(gd)) return gd;
+      const fig = originals.get(gd);
+      return react.call(window.Plotly, gd, ...themedArgs(gd, [fig.data, fig.layout]));
     });
   }
 
@@ -353,13 +381,9 @@
   }
 
   /* A graph whose dress no longer fits its size: it crossed the narrow width (a rotated phone, a resized
-     frame), or its legend under the plot would sit at another distance in plot heights (a taller frame). */
+     frame), or its legend under the plot is no longer at its distance (a taller or shorter frame). */
   function misfit(gd) {
-    if (String(narrow(gd) && !state.printing) !== gd.dataset.compact) return true;
-    const fig = originals.get(gd);
-    if (!fig || gd.dataset.compact === "true" || state.printing || !gd.layout || !gd.layout.legend) return false;
-    const near = legendNear(fig.layout, gd).legend;
-    return !!near && near.y !== gd.layout.legend.y;
+    return String(narrow(gd) && !state.printing) !== gd.dataset.compact || legendAstray(gd);
   }
 
   let resizeTimer = 0;

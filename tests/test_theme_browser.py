@@ -417,3 +417,21 @@ def test_a_legend_under_the_plot_keeps_its_distance_when_the_frame_grows(browser
         near = gap + "return Math.abs(g - arguments[0]) < 20;"
         wait_js(browser, near, args=(small,), timeout=10, what=f"the legend {small:.0f} px under the plot again")
     assert severe_console_errors(browser) == []
+
+
+@pytest.mark.parametrize(("fig", "height"), [(8, 500), (5, 440), (10, 440)])
+def test_a_legend_under_a_short_plot_clears_the_x_axis_title(browser, server, fig, height):
+    """In a wiki's 800×500 frame (or a shorter one) the plot is 150 px tall or less, and a legend 0.22 plot
+    heights under it sat on the x-axis title; it is placed a fixed distance in pixels below the title."""
+    boxes = (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        "const box = (s) => gd.querySelector(s).getBoundingClientRect();"
+        "return [box('.g-xtitle').bottom, box('.legend').top];"
+    )
+    with viewport(browser, 800, height):
+        browser.get(server.url + f"embed/fig{fig}")
+        figure_data(browser, fig)
+        wait_settled(browser, f"#fig-{fig} .legend")
+        title_bottom, legend_top = browser.execute_script(boxes)
+    assert legend_top >= title_bottom, (title_bottom, legend_top)
+    assert severe_console_errors(browser) == []
