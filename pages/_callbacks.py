@@ -60,8 +60,7 @@ def redraw(request, ids):
     """One engine pass per control state: {"fig1": figure, …} for the figures the page shows. Always answers
     (an empty dict after an error), since the browser waits for an answer before it asks again."""
     try:
-        names, batch, scn = read_redraw(request, ids)
-        figs = registry.build(scn, names, batch, pinned=pinned_scenario(request.get("pinned")))
+        figs = redraw_figures(request, ids)
     except InvalidParameter as err:
         return {}, f"Could not redraw: {err}", True
     except Exception:  # the inputs were checked: this is our bug, so the log gets the traceback
@@ -81,6 +80,13 @@ def calibration_basis(*values):
         return calibration_line(dict(zip(CALIBRATION_INPUTS, values, strict=True)))
     except InvalidParameter as err:
         return f"Calibration: {err}"
+
+
+def redraw_figures(request, ids) -> dict:
+    """{"fig1": figure, …} of a redraw request (checked by `read_redraw`): what the redraw callback answers
+    and what the drag route (pages/_drag.py) answers for a drag's step."""
+    names, batch, scn = read_redraw(request, ids)
+    return registry.build(scn, names, batch, pinned=pinned_scenario(request.get("pinned")))
 
 
 def read_redraw(request, ids) -> tuple[list[str], int, Scenario]:

@@ -4,8 +4,8 @@ While a control slider is dragged, assets/inferx.js posts each newest state here
 Plotly itself: through Dash, a step cost about eight updates of its store and a repaint about 25, each
 re-checked by every component of the page. On release the slider's value goes to Dash once, and the usual
 redraw (pages/_callbacks.redraw) leaves the page, its address and its stores as any change does. Both read
-the request with the same `read_redraw` and build with the same `registry.build`, so a figure drawn here
-has the numbers the release's redraw draws.
+the request and build the figures with the same `redraw_figures`, so a figure drawn here has the numbers
+the release's redraw draws.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from plotly.io.json import to_json_plotly
 
 from inferx import figure_registry as registry
 from inferx.scenario import InvalidParameter, shown_value
-from pages._callbacks import read_redraw
+from pages._callbacks import redraw_figures
 from pages._cards import INTERNAL_ERROR
-from pages._compare import pinned_scenario
 from pages._controls import DRAG_ROUTE
 
 log = logging.getLogger(__name__)
@@ -42,8 +41,7 @@ def drag_route() -> Response:
     if "figures" not in body:  # a drag names the graphs in view; it never asks for every figure
         return _refuse("Could not redraw: figures must name the graphs to draw")
     try:
-        names, batch, scn = read_redraw({**body, "batchOnly": False}, EVERY_FIGURE)
-        figs = registry.build(scn, names, batch, pinned=pinned_scenario(body.get("pinned")))
+        figs = redraw_figures({**body, "batchOnly": False}, EVERY_FIGURE)
     except InvalidParameter as err:
         return _refuse(f"Could not redraw: {err}")
     except Exception:  # the inputs were checked: our bug, so the log gets the traceback
