@@ -329,6 +329,7 @@ def test_fig5_legend_names_the_current_machine(params, label):
 
 
 def test_every_figure_states_its_point_in_a_subtitle_on_its_card():
+    import app  # noqa: F401 (a card's links take the app's path prefix)
     from pages._cards import figure_card
 
     for key, entry in registry.FIGURES.items():
