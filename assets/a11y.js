@@ -15,7 +15,9 @@
   const formats = new Map();
   function valueText(d, pos) {
     const decimals = Number(d.decimals);
-    const v = d.log2 === "1" ? Math.round(Math.pow(2, pos)) : pos; // a log2 slider says the tokens, not the exponent
+    // A log2 slider says its value (tokens, TB/s), not the exponent: assets/inferx.js turns one into the other.
+    const log = d.log2 === "1" && window.inferx;
+    const v = log ? window.inferx.fromPosition(pos, Number(d.step), decimals, d.whole === "1") : pos;
     if (!formats.has(decimals)) {
       formats.set(decimals, new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }));
     }
