@@ -18,8 +18,14 @@
     const v = Math.pow(2, pos);
     if (whole) return Math.max(1, Math.round(v));
     const k = pos / step;
-    return Math.abs(k - Math.round(k)) < 1e-6 ? Number(v.toFixed(decimals)) : Number(v.toPrecision(12));
+    if (Math.abs(k - Math.round(k)) < 1e-6) return Number(v.toFixed(shownDecimals(v, decimals)));
+    return Number(v.toPrecision(12));
   }
+
+  /* The decimals a log2 quantity is shown with (inferx.scenario.decimals): its own, or more where those are
+     coarser than 2 % of the value ("1.07 TB/s", not "1.1"). */
+  const shownDecimals = (v, decimals) =>
+    v > 0 ? Math.max(decimals, Math.ceil(-Math.log10(0.02 * v) - 1e-9)) : decimals;
 
   /* A control's value from its widget's (a log2 slider holds the position), and back. */
   function controlValue(name, v, cfg) {
@@ -656,7 +662,8 @@
     const [unit, d, unset] = spec;
     if (v === null && !unset) return; // no word for an empty slider
     v = controlValue(name, v, cfg);
-    const text = v === null ? unset : numberFormat(d).format(v);
+    const log = cfg.log2[name];
+    const text = v === null ? unset : numberFormat(log && !log[1] ? shownDecimals(v, d) : d).format(v);
     const shown = v !== null && unit ? `${text} ${unit}` : text;
     if (el.textContent !== shown) el.textContent = shown;
   }
@@ -740,6 +747,7 @@
     // A log2 slider's position to its value: assets/a11y.js says a thumb's value with it; the benchmark and
     // the browser tests read a control's value (its widget holds the position) with controlValue.
     fromPosition: fromPosition,
+    shownDecimals: shownDecimals,
     controlValue: (name, v) => controlValue(name, v, uiConfig()),
 
     /* A control moved: the address follows, and the whole control state goes to the server now or after
@@ -799,11 +807,12 @@
        values times the count (the same products scenario.machine_values takes). */
     applyMachine: function (gpu, gpus, preset, wdtype, cfg) {
       const p = cfg.presets[preset];
-      if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => positionOf(name, p[name], cfg));
+      const at = (name, v) => positionOf(name, v, cfg);
+      if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => at(name, p[name]));
       const one = cfg.gpus[gpu];
       if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
       const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
-      return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : positionOf(name, per[name] * gpus, cfg)));
+      return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : at(name, per[name] * gpus)));
     },
 
     /* A GPU count chosen by hand lowers TP to the largest power of two within it (scenario.fitted_tp). */

@@ -100,6 +100,7 @@ KEY_PRESSES = 100  # arrow presses that cross any slider's range, at most (PageU
 # moves a doubling per arrow.
 LOG_KEY_STEPS = (0.1, 0.15, 0.2, 0.25, 0.5, 1.0)
 SIGNIFICANT = 12  # digits a log2 slider's position gives back of a value put there (log2, then 2**, lose ~1e-15)
+SHOWN_RESOLUTION = 0.02  # a log2 quantity is shown, and a drag or key rounded, to 2 % of its value or finer
 
 
 def keyboard_step(p: Param) -> float:
@@ -125,12 +126,14 @@ def keyboard_step(p: Param) -> float:
     raise ValueError(f"no keyboard step for {p.label}: range {p.low}-{p.high}, step {p.step}")
 
 
-def decimals(p: Param) -> int:
+def decimals(p: Param, value=None) -> int:
     """Decimals a slider's value is shown with: the declared ones, else the drag step's (none on a log2 slider
-    or a step of 1 or more)."""
-    if p.decimals is not None:
-        return p.decimals
-    return 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
+    or a step of 1 or more). A log2 quantity's `value` gets more where its own are coarser than SHOWN_RESOLUTION
+    of it ("1.07 TB/s", "0.312 PFLOPS"): an arrow key there moves a few per cent, less than 0.1 of 1 TB/s."""
+    places = p.decimals if p.decimals is not None else 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
+    if p.log2 and p.kind == "float" and value is not None and value > 0:
+        places = max(places, math.ceil(-math.log10(SHOWN_RESOLUTION * value) - 1e-9))
+    return places
 
 
 def slider_position(p: Param, value) -> float:
@@ -139,18 +142,18 @@ def slider_position(p: Param, value) -> float:
 
 
 def value_at(p: Param, position: float):
-    """The value a position of `p`'s slider stands for, in the parameter's units (browser's twin:
+    """The value a position of `p`'s slider stands for, in the parameter's units (the browser's twin:
     `fromPosition` in assets/inferx.js). A log2 slider gives 2**position: a count rounded to a whole number;
-    a quantity rounded to its decimals where the position is on the drag step's grid (a drag, an arrow key),
-    else to SIGNIFICANT digits, which gives back exactly the value (a URL's, a preset's) that put the slider
-    there."""
+    a quantity rounded as it is shown (`decimals`) where the position is on the drag step's grid (a drag, an
+    arrow key), else to SIGNIFICANT digits, which gives back exactly the value (an address's, a preset's) that
+    put the slider there."""
     if not p.log2:
         return position
     value = 2.0**position
     if p.kind == "int":
         return max(1, round(value))
     on_grid = abs(position / p.step - round(position / p.step)) < 1e-6
-    return round(value, decimals(p)) if on_grid else float(f"{value:.{SIGNIFICANT}g}")
+    return round(value, decimals(p, value)) if on_grid else float(f"{value:.{SIGNIFICANT}g}")
 
 
 DTYPES = tuple(DTYPE_BYTES)

@@ -73,7 +73,7 @@ def format_slider_value(name: str, value) -> str:
     if value is None:  # a slider left unset (acceptance): the model's own value
         return PARAMS[name].unset
     unit = PARAMS[name].unit
-    return f"{value:,.{_decimals(name)}f}" + (f" {unit}" if unit else "")
+    return f"{value:,.{decimals(PARAMS[name], value)}f}" + (f" {unit}" if unit else "")
 
 
 def _log2_marks(p: Param) -> dict:

@@ -140,7 +140,8 @@ def test_a_slider_is_crossed_in_a_hundred_arrow_presses_and_ten_page_presses(bro
     # The thumb is named, and says its value in its unit: tokens on a log2 slider, not the exponent.
     p = PARAMS[name]
     state = press(browser, control, Keys.ARROW_RIGHT)
-    shown, places = value_at(p, state["now"]), decimals(p)
+    shown = value_at(p, state["now"])
+    places = decimals(p, shown)
     assert state["label"] == p.label
     assert state["text"] == f"{shown:,.{places}f} {p.unit}"
     # …the same words the label beside it shows (written by inferx.js controlsChanged).
