@@ -5,7 +5,7 @@ by every component of the page, which is what a drag costs the browser)."""
 from __future__ import annotations
 
 import pytest
-from browser_checks import SETTLED_IN_VIEW_JS, figure_data, wait_js
+from browser_checks import SETTLED_IN_VIEW_JS, Mouse, figure_data, wait_js
 from conftest import reset_browser, severe_console_errors
 
 from inferx import figure_registry as registry
@@ -164,35 +164,6 @@ def test_a_batch_step_sets_only_the_readouts_that_change(top):
         browser.execute_script("window.inferxRedraws.inFlight = false; window.inferxRedraws.next = null;")
         browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
     assert severe_console_errors(browser) == []
-
-
-class Mouse:
-    """The mouse through CDP: trusted pointer events, as a hand makes them (Radix and the page see no
-    difference), on the slider's thumb."""
-
-    def __init__(self, browser, slider: str):
-        self.browser = browser
-        box = browser.execute_script(
-            "const r = document.querySelector(`#${arguments[0]} [role=slider]`).getBoundingClientRect();"
-            "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
-            slider,
-        )
-        self.x, self.y = box["x"], box["y"]
-        self.send("mouseMoved", self.x, buttons=0)
-
-    def send(self, kind: str, x: float, buttons: int = 1) -> None:
-        self.x = x
-        event = {"type": kind, "x": x, "y": self.y, "button": "left", "buttons": buttons, "clickCount": 1}
-        self.browser.execute_cdp_cmd("Input.dispatchMouseEvent", event)
-
-    def press(self) -> None:
-        self.send("mousePressed", self.x)
-
-    def move(self, dx: float) -> None:
-        self.send("mouseMoved", self.x + dx)
-
-    def release(self) -> None:
-        self.send("mouseReleased", self.x, buttons=0)
 
 
 # Figure 1 shows bandwidth `v` (TB/s): its memory-bound slope at B = 1 is BW / 37 GB.
