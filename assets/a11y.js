@@ -14,8 +14,12 @@
   // checked on each repair, which a slider drag asks for on every step.
   const formats = new Map();
   function valueText(d, pos) {
-    const decimals = Number(d.decimals);
-    const v = d.log2 === "1" ? Math.round(Math.pow(2, pos)) : pos; // a log2 slider says the tokens, not the exponent
+    let decimals = Number(d.decimals);
+    // A log2 slider says its value (tokens, TB/s), not the exponent: assets/inferx.js turns one into the other,
+    // and shows a quantity to 2 % of its value or finer.
+    const log = d.log2 === "1" && window.inferx;
+    const v = log ? window.inferx.fromPosition(pos, Number(d.step), decimals, d.whole === "1") : pos;
+    if (log && d.whole !== "1") decimals = window.inferx.shownDecimals(v, decimals);
     if (!formats.has(decimals)) {
       formats.set(decimals, new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }));
     }

@@ -10,6 +10,31 @@
   };
   const toBatch = (pos) => Math.max(1, Math.round(Math.pow(2, pos)));
 
+  /* A log2 slider's position to its value, as the server reads it (inferx.scenario.value_at): a count rounded
+     to a whole number; a quantity rounded to its decimals where the position is on the drag step's grid (a
+     drag, an arrow key), else to 12 significant digits, which gives back the value (an address's, a preset's)
+     that put the slider there. assets/a11y.js says the thumb's value with it. */
+  function fromPosition(pos, step, decimals, whole) {
+    const v = Math.pow(2, pos);
+    if (whole) return Math.max(1, Math.round(v));
+    const k = pos / step;
+    if (Math.abs(k - Math.round(k)) < 1e-6) return Number(v.toFixed(shownDecimals(v, decimals)));
+    return Number(v.toPrecision(12));
+  }
+
+  /* The decimals a log2 quantity is shown with (inferx.scenario.decimals): its own, or more where those are
+     coarser than 2 % of the value ("1.07 TB/s", not "1.1"). */
+  const shownDecimals = (v, decimals) =>
+    v > 0 ? Math.max(decimals, Math.ceil(-Math.log10(0.02 * v) - 1e-9)) : decimals;
+
+  /* A control's value from its widget's (a log2 slider holds the position), and back. */
+  function controlValue(name, v, cfg) {
+    const log = cfg.log2[name];
+    if (v === null || v === undefined || !log) return v;
+    return fromPosition(v, log[0], cfg.sliders[name][1], log[1]);
+  }
+  const positionOf = (name, v, cfg) => (cfg.log2[name] && typeof v === "number" ? Math.log2(v) : v);
+
   /* The frontier sample at batch b: exact when b is a sample, else linear between neighbours. customdata rows
      are [B, ITL ms, ρ, regime index]; between samples the regime is the lower sample's. */
   function pointAt(trace, b) {
@@ -581,9 +606,8 @@
     const preset = cfg.presets[values[0]] || {};
     const query = new URLSearchParams();
     cfg.controls.forEach((name, k) => {
-      let v = values[k];
+      const v = controlValue(name, values[k], cfg);
       if (v === null || v === undefined) return;
-      if (cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
       if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
     });
     if (batchPos !== null) query.set("batch", toBatch(batchPos));
@@ -637,8 +661,9 @@
     if (!spec || !el || v === undefined) return;
     const [unit, d, unset] = spec;
     if (v === null && !unset) return; // no word for an empty slider
-    if (v !== null && cfg.log2.includes(name)) v = Math.round(Math.pow(2, v));
-    const text = v === null ? unset : numberFormat(d).format(v);
+    v = controlValue(name, v, cfg);
+    const log = cfg.log2[name];
+    const text = v === null ? unset : numberFormat(log && !log[1] ? shownDecimals(v, d) : d).format(v);
     const shown = v !== null && unit ? `${text} ${unit}` : text;
     if (el.textContent !== shown) el.textContent = shown;
   }
@@ -719,6 +744,12 @@
   }
 
   window.inferx = {
+    // A log2 slider's position to its value: assets/a11y.js says a thumb's value with it; the benchmark and
+    // the browser tests read a control's value (its widget holds the position) with controlValue.
+    fromPosition: fromPosition,
+    shownDecimals: shownDecimals,
+    controlValue: (name, v) => controlValue(name, v, uiConfig()),
+
     /* A control moved: the address follows, and the whole control state goes to the server now or after
        the request in flight. */
     controlsChanged: function (...args) {
@@ -769,18 +800,25 @@
     /* The preset's values for the controls it sets (cfg.presetControls, from the parameters' declarations). */
     applyPreset: function (preset, cfg) {
       const p = cfg.presets[preset];
-      return cfg.presetControls.map((name) => (p ? p[name] : NO()));
+      return cfg.presetControls.map((name) => (p ? positionOf(name, p[name], cfg) : NO()));
     },
 
     /* A GPU and count: the preset's own values when the preset is that machine, else the catalog's per-GPU
        values times the count (the same products scenario.machine_values takes). */
     applyMachine: function (gpu, gpus, preset, wdtype, cfg) {
       const p = cfg.presets[preset];
-      if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => p[name]);
+      const at = (name, v) => positionOf(name, v, cfg);
+      if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => at(name, p[name]));
       const one = cfg.gpus[gpu];
       if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
       const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
-      return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : per[name] * gpus));
+      return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : at(name, per[name] * gpus)));
+    },
+
+    /* A GPU count chosen by hand lowers TP to the largest power of two within it (scenario.fitted_tp). */
+    fitTp: function (gpus, tp) {
+      if (!Number.isInteger(gpus) || gpus < 1 || !(tp > gpus)) return NO();
+      return Math.pow(2, Math.floor(Math.log2(gpus)));
     },
 
     explorer: function (dragPos, pos, figure, maxNow) {

@@ -437,7 +437,7 @@ def bench_server(srv: Gunicorn, quick: bool) -> tuple[list[Row], Redraw]:
     redraw = Redraw(json.loads(deps))
     n = 12 if quick else 240
     todo = states(n + 10)
-    bad = {**todo[0], "bw": -1.0}  # refused by validation: the same callback, with no figure work
+    bad = {**todo[0], "bw": 1000.0}  # refused by validation (1 to 600 TB/s): the same callback, no figure work
     status, body = srv.keepalive("POST", "/_dash-update-component", redraw.body(todo[0]))
     assert status == 200 and len(Redraw.figures(body)) == len(FIGS), body[:300]
     status, body = srv.keepalive("POST", "/_dash-update-component", redraw.body(bad))
@@ -520,7 +520,7 @@ def bench_server_in_view(srv: Gunicorn, redraw: Redraw, figures: list[str], quic
     """The redraw a desktop page sends while a slider moves: only the figures in view (as the drag found them)."""
     n = 12 if quick else 240
     todo = states(n + 10)
-    bad = {**todo[0], "bw": -1.0}
+    bad = {**todo[0], "bw": 1000.0}
     view_t, trivial_t = [], []
     for i, p in enumerate(todo):
         view, trivial = redraw.body(p, figures=figures), redraw.body({**bad, "ctx": p["ctx"]})
@@ -601,7 +601,7 @@ window.__bench = (function () {
     },
     server(x, done) {
       begin();
-      window.dash_clientside.set_props("ctl-bw", { value: x });
+      window.dash_clientside.set_props("ctl-bw", { value: Math.log2(x) }); // a log2 slider: its position
       settle(done, 300, 30000);
     },
     floor(figs, config, done) {
@@ -640,7 +640,7 @@ window.__bench = (function () {
     released(done) {
       const d = st.drag, gd = gds[0], api = window.dash_component_api;
       const settled = () => {
-        const bw = api.getLayout("ctl-bw").props.value;
+        const bw = window.inferx.controlValue("bw", api.getLayout("ctl-bw").props.value);
         const shows = Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3;
         if (d.release !== null && shows && !window.inferxRedraws.inFlight) {
           gd.removeListener("plotly_afterplot", d.count);
@@ -679,7 +679,10 @@ window.__bench = (function () {
     changes(done) {
       const redraws = window.inferxRedraws, lazy = window.inferxLazy, gd = gds[0], c = this.counting();
       const idle = lazy.idleMs;
-      const set = (bw) => window.dash_clientside.set_props("ctl-bw", { value: bw, drag_value: bw });
+      const set = (bw) => {
+        const pos = Math.log2(bw); // a log2 slider holds its position
+        window.dash_clientside.set_props("ctl-bw", { value: pos, drag_value: pos });
+      };
       const shows = (bw) => Math.abs(gd.data[0].y[0] / (bw * 1e12 / 37e9) - 1) < 1e-3 && !redraws.inFlight;
       lazy.idleMs = 600000;
       let i = 0;
@@ -744,7 +747,8 @@ class Pointer:
         self.driver.execute_cdp_cmd("Input.dispatchMouseEvent", args)
 
     def step(self, i: int) -> None:
-        """The i-th move: back and forth over 40 px (about 100 TB/s of the bandwidth slider), a pixel a step."""
+        """The i-th move: back and forth over 40 px (38 to about 100 TB/s of the log2 bandwidth slider), a pixel a
+        step."""
         k = i % 80
         self.event("mouseMoved", self.x0 + 1 + (k if k < 40 else 80 - k))
 
@@ -1165,7 +1169,8 @@ def report(
         "`/_dash-update-component` with the payload the browser sends when `ctl-bw` moves (outputs, inputs and "
         "state from `/_dash-dependencies`; every graph of `/`), on a keep-alive connection, a new state "
         "every request. The app has no server-side callback besides the redraw, so the trivial round trip is "
-        "the same redraw callback refused by validation (bandwidth -1: no figure work, a small notice back), "
+        "the same redraw callback refused by validation (bandwidth 1,000 TB/s, past the slider's 600: no figure work, "
+        "a small notice back), "
         "interleaved request by request; `GET /health` is shown as well. The in-view row sends the same "
         "requests narrowed to the figures the desktop drag's redraws asked for (`figures` in the request), "
         "as the page sends them. The parts row builds the figures of `/` for other new states in the "

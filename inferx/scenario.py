@@ -77,6 +77,7 @@ class Param:
     high: float = 0.0
     step: float = 0.0  # a slider's drag step, in slider units (log2 units on a log2 slider); keys: keyboard_step
     log2: bool = False  # the slider's position is log2 of the value
+    decimals: int | None = None  # decimals the value is shown (and a dragged value rounded) with; None: the step's
     options: Collection[str] = ()  # a choice's allowed values; a catalog dict stays live (a new entry is a choice)
     label_of: Callable[[str], str] = str.upper  # what the page shows for each choice
     radio: bool = False  # a choice shown as a row of radio buttons rather than a dropdown
@@ -93,14 +94,29 @@ class Param:
 
 
 KEY_PRESSES = 100  # arrow presses that cross any slider's range, at most (PageUp/PageDown move ten: ten presses)
+# An arrow key on a log2 slider of a physical quantity (bandwidth, compute, HBM): the first of these fractions
+# of a doubling that is whole drag steps and crosses the range in KEY_PRESSES (a tenth, 7 %, for bandwidth and
+# HBM; 0.15, 11 %, for compute's 13.3 doublings); PageUp/PageDown ten of them. A count's log2 slider (tokens)
+# moves a doubling per arrow.
+LOG_KEY_STEPS = (0.1, 0.15, 0.2, 0.25, 0.5, 1.0)
+SIGNIFICANT = 12  # digits a log2 slider's position gives back of a value put there (log2, then 2**, lose ~1e-15)
+SHOWN_RESOLUTION = 0.02  # a log2 quantity is shown, and a drag or key rounded, to 2 % of its value or finer
 
 
 def keyboard_step(p: Param) -> float:
-    """An arrow key's step on `p`'s slider, in slider units: one doubling on a log2 slider; else the drag step
-    where KEY_PRESSES cross the range, or the smallest 1-2-2.5-5 multiple of it that does (0.01 PFLOPS per press
-    took 99,990 presses). The drag step stays as fine as before, so every value the URL accepts keeps its place."""
-    if p.log2:
+    """An arrow key's step on `p`'s slider, in slider units: on a log2 slider one doubling for a count and
+    one of LOG_KEY_STEPS for a quantity; else the drag step where KEY_PRESSES cross the range, or the smallest
+    1-2-2.5-5 multiple of it that does (0.01 PFLOPS per press took 99,990 presses). The drag step stays as
+    fine as before, so every value the URL accepts keeps its place."""
+    if p.log2 and p.kind == "int":
         return 1.0
+    if p.log2:
+        span = math.log2(p.high / p.low)
+        return next(
+            key
+            for key in LOG_KEY_STEPS
+            if span / key <= KEY_PRESSES + 1e-9 and abs(key / p.step - round(key / p.step)) < 1e-9
+        )
     need = max(p.step, (p.high - p.low) / KEY_PRESSES)
     for exponent in range(-3, 7):
         for mantissa in (1, 2, 2.5, 5):
@@ -108,6 +124,36 @@ def keyboard_step(p: Param) -> float:
             if key >= need - 1e-12 and abs(key / p.step - round(key / p.step)) < 1e-9:
                 return key
     raise ValueError(f"no keyboard step for {p.label}: range {p.low}-{p.high}, step {p.step}")
+
+
+def decimals(p: Param, value=None) -> int:
+    """Decimals a slider's value is shown with: the declared ones, else the drag step's (none on a log2 slider
+    or a step of 1 or more). A log2 quantity's `value` gets more where its own are coarser than SHOWN_RESOLUTION
+    of it ("1.07 TB/s", "0.312 PFLOPS"): an arrow key there moves a few per cent, less than 0.1 of 1 TB/s."""
+    places = p.decimals if p.decimals is not None else 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
+    if p.log2 and p.kind == "float" and value is not None and value > 0:
+        places = max(places, math.ceil(-math.log10(SHOWN_RESOLUTION * value) - 1e-9))
+    return places
+
+
+def slider_position(p: Param, value) -> float:
+    """Where `value` sits on `p`'s slider: log2 of it on a log2 slider, else the value itself."""
+    return math.log2(value) if p.log2 else value
+
+
+def value_at(p: Param, position: float):
+    """The value a position of `p`'s slider stands for, in the parameter's units (the browser's twin:
+    `fromPosition` in assets/inferx.js). A log2 slider gives 2**position: a count rounded to a whole number;
+    a quantity rounded as it is shown (`decimals`) where the position is on the drag step's grid (a drag, an
+    arrow key), else to SIGNIFICANT digits, which gives back exactly the value (an address's, a preset's) that
+    put the slider there."""
+    if not p.log2:
+        return position
+    value = 2.0**position
+    if p.kind == "int":
+        return max(1, round(value))
+    on_grid = abs(position / p.step - round(position / p.step)) < 1e-6
+    return round(value, decimals(p, value)) if on_grid else float(f"{value:.{SIGNIFICANT}g}")
 
 
 DTYPES = tuple(DTYPE_BYTES)
@@ -156,7 +202,8 @@ PARAMS: dict[str, Param] = {
         preset="n_gpus",
     ),
     # Wide enough for every catalog machine up to 72 GPUs (72 × 8 TB/s, 72 × 13.5 PFLOPS of FP4, 72 × 288 GB),
-    # and low enough for one A100 at BF16 (0.31 PFLOPS).
+    # and low enough for one A100 at BF16 (0.31 PFLOPS). On log2 sliders (drag step: a hundredth of a doubling,
+    # 0.7 %), so one GPU and 72 GPUs both have room on either side.
     "bw": Param(
         "Memory bandwidth",
         "TB/s",
@@ -164,7 +211,9 @@ PARAMS: dict[str, Param] = {
         None,
         1,
         600,
-        0.1,
+        0.01,
+        log2=True,
+        decimals=1,
         help="aggregate HBM bandwidth",
         group="Hardware",
         preset="bw",
@@ -178,6 +227,8 @@ PARAMS: dict[str, Param] = {
         0.1,
         1000,
         0.01,
+        log2=True,
+        decimals=2,
         help="aggregate peak FLOP/s",
         group="Hardware",
         preset="compute",
@@ -190,7 +241,9 @@ PARAMS: dict[str, Param] = {
         None,
         80,
         21000,
-        1,
+        0.01,
+        log2=True,
+        decimals=0,
         help="aggregate HBM capacity",
         group="Hardware",
         preset="hbm",
@@ -216,7 +269,7 @@ PARAMS: dict[str, Param] = {
     "util": Param(
         "KV utilisation", "%", "float", 87.0, 50, 100, 1, help="η: usable share of KV headroom", overlay=False
     ),
-    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 16, group="Parallelism", preset="tp", overlay=False),
+    "tp": Param("TP degree", "GPUs", "pow2", None, 1, 64, group="Parallelism", preset="tp", overlay=False),
     "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, group="Parallelism", overlay=False),
     "ic": Param(
         "Interconnect",
@@ -349,7 +402,9 @@ PARAMS: dict[str, Param] = {
 }
 # The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`
 # under the same rules. 2^30 is the top of the batch slider's log2 scale.
-BATCH = Param("Batch size", "requests", "int", 8, 1, 2**30, help="decode batch size B (concurrent requests)")
+BATCH = Param(
+    "Batch size", "requests", "int", 8, 1, 2**30, 0.01, log2=True, help="decode batch size B (concurrent requests)"
+)
 
 
 # SI units per user unit, for the controls whose page units differ from the engine's.
@@ -413,7 +468,8 @@ def default_params(preset: str = "h200x8") -> dict:
 
 def resolve_params(checked: dict, base: dict | None = None) -> dict:
     """Every control's value from checked user-unit values: a preset (given, or the base's) sets its
-    controls; a GPU or count sets the machine's (bw, compute, hbm); explicit values win over both."""
+    controls; a GPU or count sets the machine's (bw, compute, hbm) and lowers TP to the count; explicit values
+    win over both."""
     if base is None:
         values = default_params(checked.get("preset", PARAMS["preset"].default))
     elif "preset" in checked:
@@ -424,7 +480,16 @@ def resolve_params(checked: dict, base: dict | None = None) -> dict:
     if "gpu" in checked or "gpus" in checked:
         machine = machine_values(values["preset"], values["gpu"], values["gpus"], values["wdtype"])
         values.update({name: v for name, v in machine.items() if name not in checked})
+        if "tp" not in checked:
+            values["tp"] = fitted_tp(values["tp"], values["gpus"])
     return values
+
+
+def fitted_tp(tp: int, gpus: int) -> int:
+    """TP kept within a GPU count chosen by hand: the largest power of two up to the count where TP exceeds it
+    (the browser's `fitTp` does the same). A TP set explicitly is left alone: the article's model reads TP only
+    as the all-reduce's width, so a wider one is a what-if, not an error."""
+    return tp if tp <= gpus else 1 << (gpus.bit_length() - 1)
 
 
 def domain(p: Param) -> str:

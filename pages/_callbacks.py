@@ -24,7 +24,7 @@ from pages._controls import (
     resettable,
 )
 from pages._ids import BATCH_ID, control_id
-from pages._url import control_values_to_params, controls, tokens_from_position
+from pages._url import control_values_to_params, controls, value_from_position
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ def read_redraw(request, ids) -> tuple[list[str], int, Scenario]:
             raise InvalidParameter("figures", f"must be a list of at most {len(known)} of {', '.join(known)}", wanted)
         names = [n for n in names if n in wanted]
     position = request["batch"]
-    batch = BATCH.default if position is None else check_batch(tokens_from_position("batch", position))
+    batch = BATCH.default if position is None else check_batch(value_from_position("batch", position))
     return names, batch, Scenario.from_params(**control_values_to_params(request["values"]))
 
 
@@ -145,6 +145,15 @@ clientside_callback(
     State(control_id("preset"), "value"),
     State(control_id("wdtype"), "value"),
     State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+# A GPU count chosen by hand lowers a TP that exceeds it (scenario.fitted_tp), as the server's resolve_params.
+clientside_callback(
+    "window.inferx.fitTp",
+    Output(control_id("tp"), "value", allow_duplicate=True),
+    Input(control_id("gpus"), "value"),
+    State(control_id("tp"), "value"),
     prevent_initial_call=True,
 )
 

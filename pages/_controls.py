@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from dash import dcc, get_relative_path, html
 
 from inferx.figure_registry import FIGURES
 from inferx.hardware import GPUS
 from inferx.presets import HARDWARE
-from inferx.scenario import BATCH, GROUPS, PARAMS, Param, Scenario, default_params, keyboard_step, per_gpu_values
+from inferx.scenario import (
+    BATCH,
+    GROUPS,
+    PARAMS,
+    Param,
+    Scenario,
+    decimals,
+    default_params,
+    keyboard_step,
+    per_gpu_values,
+    slider_position,
+)
 from pages._compare import PINNED_ID
 from pages._ids import BATCH_ID, CONTROL_PREFIX, control_id, graph_wrapper_id, value_id
 
@@ -53,8 +65,7 @@ def _value_label(name: str, value) -> html.Label:
 
 
 def _decimals(name: str) -> int:
-    p = PARAMS[name]
-    return 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
+    return decimals(PARAMS[name])
 
 
 def format_slider_value(name: str, value) -> str:
@@ -62,18 +73,32 @@ def format_slider_value(name: str, value) -> str:
     if value is None:  # a slider left unset (acceptance): the model's own value
         return PARAMS[name].unset
     unit = PARAMS[name].unit
-    return f"{value:,.{_decimals(name)}f}" + (f" {unit}" if unit else "")
+    return f"{value:,.{decimals(PARAMS[name], value)}f}" + (f" {unit}" if unit else "")
 
 
 def _log2_marks(p: Param) -> dict:
-    low, high = math.ceil(math.log2(p.low)), math.floor(math.log2(p.high))
-    return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, 2)}
+    """Marks of a log2 slider at readable values: a count's every second power of two (128, 512, 2K, …); a
+    quantity's 1 and 3 of each decade (1, 3, 10, 30, 100 TB/s, …), each at its position (log2 of it)."""
+    if p.kind == "int":
+        low, high = math.ceil(math.log2(p.low)), math.floor(math.log2(p.high))
+        return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, 2)}
+    marks = {}
+    for decade in range(math.floor(math.log10(p.low)), math.ceil(math.log10(p.high)) + 1):
+        for value in (10.0**decade, 3 * 10.0**decade):
+            value = float(f"{value:.12g}")  # 0.30000000000000004 is 0.3
+            if p.low <= value <= p.high:
+                marks[round(math.log2(value), 6)] = f"{value / 1000:g}K" if value >= 1000 else f"{value:g}"
+    return marks
 
 
-def _accessible(slider: dcc.Slider, label: str, unit: str, decimals: int, log2: bool, key_step: float) -> html.Div:
+def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float) -> html.Div:
     """A slider inside what assets/a11y.js needs to name its thumb, say its value in its unit ("1,024 tokens",
-    not the exponent 10) and move it by `key_step` per arrow key: Dash 4's Radix slider takes no aria props."""
-    data = {"label": label, "unit": unit, "decimals": decimals, "log2": int(log2), "key-step": key_step}
+    "38.4 TB/s", not the exponent) and move it by `key_step` per arrow key: Dash 4's Radix slider takes no aria
+    props. A log2 slider's drag step and kind let the browser turn a position into the value as the server does
+    (`scenario.value_at`)."""
+    data = {"label": p.label, "unit": p.unit, "decimals": decimals, "log2": int(p.log2), "key-step": key_step}
+    if p.log2:
+        data |= {"step": p.step, "whole": int(p.kind == "int")}
     return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()})
 
 
@@ -96,7 +121,7 @@ def _widget(name: str, p: Param, value):
             min=math.log2(p.low),
             max=math.log2(p.high),
             step=p.step,
-            value=math.log2(value),
+            value=slider_position(p, value),
             marks=_log2_marks(p),
             # A pointer drag of a control is assets/inferx.js's (Radix never sees it); where it leaves one to
             # Radix (/inferencex) the value, and so the overlay, follows the drag.
@@ -116,7 +141,7 @@ def _widget(name: str, p: Param, value):
             tooltip=None,
             allow_direct_input=False,
         )
-    return _accessible(slider, p.label, p.unit, _decimals(name), p.log2, keyboard_step(p))
+    return _accessible(slider, p, _decimals(name), keyboard_step(p))
 
 
 def control(name: str, value) -> html.Div:
@@ -207,11 +232,9 @@ def explorer_controls(batch: int) -> html.Div:
                                 allow_direct_input=False,
                                 marks={i: f"{2**i:,}" for i in range(0, 17, 2)},
                             ),
-                            "Batch size B",
-                            BATCH.unit,
+                            replace(BATCH, label="Batch size B"),
                             0,
-                            True,
-                            1.0,  # a doubling per arrow key, as on the token sliders
+                            keyboard_step(BATCH),  # a doubling per arrow key, as on the token sliders
                         ),
                         className="grow",
                     ),
@@ -225,12 +248,14 @@ def explorer_controls(batch: int) -> html.Div:
 
 def ui_config() -> dcc.Store:
     """What the browser-side callbacks need, from the same declarations: the controls in callback order, which
-    are log2 sliders, the sliders' units, decimals and unset words, which controls a preset sets, the presets'
-    values (user units), the controls a GPU and count set and each GPU's values, the id prefix, the explorer's
-    graph and its default batch, where a drag asks for its redraws and the store that holds the pinned A."""
+    are log2 sliders (with their drag steps), the sliders' units, decimals and unset words, which controls a
+    preset sets, the presets' values (user units), the controls a GPU and count set and each GPU's values, the
+    id prefix, the explorer's graph and its default batch, where a drag asks for its redraws and the store that
+    holds the pinned A."""
     data = {
         "controls": list(PARAMS),
-        "log2": [name for name, p in PARAMS.items() if p.log2],
+        # A log2 slider's drag step and whether its value is a whole number (assets/inferx.js fromPosition).
+        "log2": {name: [p.step, int(p.kind == "int")] for name, p in PARAMS.items() if p.log2},
         "sliders": {name: [PARAMS[name].unit, _decimals(name), PARAMS[name].unset] for name in sliders()},
         "presetControls": list(preset_controls()),
         "presets": {key: default_params(key) for key in HARDWARE},

@@ -24,7 +24,7 @@ from inferx import export
 from inferx import figure_registry as registry
 from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch
 from pages._compare import PINNED_ID, pinned_scenario
-from pages._url import control_values_to_params, parse_query, tokens_from_position
+from pages._url import control_values_to_params, parse_query, value_from_position
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def page_state(values, batch_pos, pinned, search) -> tuple[Scenario, int, Scenar
         query = parse_qs((search or "").lstrip("?")) if isinstance(search, str) else {}
         checked, _, _ = parse_query({k: v[-1] for k, v in query.items() if k in ("model",)})
         scn = Scenario.from_params(**checked)
-    batch = BATCH.default if batch_pos is None else check_batch(tokens_from_position("batch", batch_pos))
+    batch = BATCH.default if batch_pos is None else check_batch(value_from_position("batch", batch_pos))
     return scn, batch, pinned_scenario(pinned)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from inferx.scenario import (
     BATCH,
     PARAMS,
@@ -11,6 +13,7 @@ from inferx.scenario import (
     check_param,
     resolve_params,
     shown_value,
+    value_at,
 )
 
 MAX_NOTICES = 8  # a hostile address with thousands of bad keys still gets a page of readable length
@@ -66,24 +69,28 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
 
 
 def control_values_to_params(values: list) -> dict:
-    """Control values in `controls()` order (log2 sliders converted back to counts); raises InvalidParameter
-    for anything that is not one value per control."""
+    """Control values in `controls()` order (log2 slider positions converted back to values); raises
+    InvalidParameter for anything that is not one value per control."""
     names = controls()
     if not isinstance(values, list) or len(values) != len(names):
         raise InvalidParameter("values", f"must be a list of {len(names)} control values", values)
     params = dict(zip(names, values, strict=True))
     for name in log2_controls():
         if params[name] is not None:
-            params[name] = tokens_from_position(name, params[name])
+            params[name] = value_from_position(name, params[name])
     return params
 
 
-def tokens_from_position(name: str, position) -> int:
-    """A log2 slider position back to a whole count, refusing positions no slider can reach."""
+def value_from_position(name: str, position):
+    """A log2 slider's position back to its value (`scenario.value_at`), refusing positions no slider can
+    reach (2**position of a hostile number would overflow or take its time)."""
+    p = BATCH if name == "batch" else PARAMS[name]
+    low, high = math.log2(p.low), math.log2(p.high)
     number = as_number(position)
-    if number is None or not 0 <= number <= 30:
-        raise InvalidParameter(name, "slider position must be log₂ of the value, from 0 to 30", position)
-    return max(1, round(2**number))
+    if number is None or not low - 1e-9 <= number <= high + 1e-9:
+        raise InvalidParameter(name, f"slider position must be log₂ of the value, from {low:.4g} to {high:.4g}",
+                               position)  # fmt: skip
+    return value_at(p, number)
 
 
 # --- The pinned scenario A of a comparison: `a=preset:mi300x4,ctx:8192` ---------------------------------------

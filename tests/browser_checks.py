@@ -1,4 +1,4 @@
-"""Browser-side checks shared by the deployment tests (embedding, prefix, Docker)."""
+"""Browser-side checks shared by the browser tests (the deployment tests, the sliders' drags)."""
 
 from __future__ import annotations
 
@@ -92,3 +92,32 @@ def router_request(pathname: str, search: str = "") -> dict:
         "changedPropIds": ["_pages_location.pathname", "_pages_location.search"],
         "state": [],
     }
+
+
+class Mouse:
+    """The mouse through CDP: trusted pointer events, as a hand makes them (Radix and the page see no
+    difference), on the slider's thumb."""
+
+    def __init__(self, browser, slider: str):
+        self.browser = browser
+        box = browser.execute_script(
+            "const r = document.querySelector(`#${arguments[0]} [role=slider]`).getBoundingClientRect();"
+            "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
+            slider,
+        )
+        self.x, self.y = box["x"], box["y"]
+        self.send("mouseMoved", self.x, buttons=0)
+
+    def send(self, kind: str, x: float, buttons: int = 1) -> None:
+        self.x = x
+        event = {"type": kind, "x": x, "y": self.y, "button": "left", "buttons": buttons, "clickCount": 1}
+        self.browser.execute_cdp_cmd("Input.dispatchMouseEvent", event)
+
+    def press(self) -> None:
+        self.send("mousePressed", self.x)
+
+    def move(self, dx: float) -> None:
+        self.send("mouseMoved", self.x + dx)
+
+    def release(self) -> None:
+        self.send("mouseReleased", self.x, buttons=0)

@@ -218,6 +218,13 @@ def figure_ids(figs) -> list[dict]:
     return [{"role": "figure", "fig": f} for f in figs]
 
 
+def slider_positions(values: dict) -> dict:
+    """Control values as the page's widgets hold them: a log2 slider (ctx, bw, …) holds log2 of its value."""
+    from inferx.scenario import PARAMS, slider_position
+
+    return {n: slider_position(PARAMS[n], v) if n in PARAMS and v is not None else v for n, v in values.items()}
+
+
 def post_redraw(client, request, ids):
     """The browser's redraw POST through Flask's test client: `request` as `controlsChanged` sends it, `ids` the
     pattern ids of the page's graphs (any JSON, for the tests that send hostile ones)."""

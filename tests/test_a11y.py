@@ -8,7 +8,7 @@ import pytest
 
 from inferx import figure_registry as registry
 from inferx.figure_text import number, summary
-from inferx.scenario import KEY_PRESSES, PARAMS, Scenario, check_param, keyboard_step
+from inferx.scenario import KEY_PRESSES, PARAMS, Scenario, check_param, keyboard_step, value_at
 from pages._controls import sliders
 
 
@@ -24,13 +24,14 @@ def test_keyboard_steps_cross_each_slider_in_at_most_a_hundred_presses(name):
     # Every position a key lands on (multiples of the key step, clamped to the ends) is a value the URL accepts.
     positions = {low, high} | {k * key for k in range(math.ceil(low / key), math.floor(high / key) + 1)}
     for pos in positions:
-        value = 2**pos if p.log2 else pos
-        check_param(name, round(value) if p.kind == "int" else value)
+        check_param(name, value_at(p, pos))
 
 
 def test_a_finer_drag_step_is_kept():
-    # compute: 0.01 PFLOPS per drag step, but ten PFLOPS per key (not 99,990 presses).
-    assert PARAMS["compute"].step < keyboard_step(PARAMS["compute"])
+    # price: 0.05 $/GPU-h per drag step, but 0.5 per key (not 1,000 presses); compute: a hundredth of a
+    # doubling per drag step, 0.15 of one per key (not 1,329 presses).
+    assert keyboard_step(PARAMS["price"]) == 0.5 and PARAMS["price"].step == 0.05
+    assert keyboard_step(PARAMS["compute"]) == 0.15 and PARAMS["compute"].step == 0.01
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,6 @@ axe-core (MPL-2.0, from the npm registry) is vendored in tests/assets so the sui
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from browser_checks import element
 from conftest import ROOT
@@ -15,7 +13,7 @@ from selenium.webdriver.common.keys import Keys
 
 from benchmarks.chromium import wait_js
 from inferx.figure_text import number
-from inferx.scenario import KEY_PRESSES, PARAMS
+from inferx.scenario import KEY_PRESSES, PARAMS, decimals, value_at
 from pages._ids import control_id, value_id
 
 pytestmark = pytest.mark.browser
@@ -142,10 +140,10 @@ def test_a_slider_is_crossed_in_a_hundred_arrow_presses_and_ten_page_presses(bro
     # The thumb is named, and says its value in its unit: tokens on a log2 slider, not the exponent.
     p = PARAMS[name]
     state = press(browser, control, Keys.ARROW_RIGHT)
-    shown = round(2 ** state["now"]) if p.log2 else state["now"]
-    decimals = 0 if p.log2 or p.step >= 1 else -math.floor(math.log10(p.step))
+    shown = value_at(p, state["now"])
+    places = decimals(p, shown)
     assert state["label"] == p.label
-    assert state["text"] == f"{shown:,.{decimals}f} {p.unit}"
+    assert state["text"] == f"{shown:,.{places}f} {p.unit}"
     # …the same words the label beside it shows (written by inferx.js controlsChanged).
     wait_js(
         browser,

@@ -94,7 +94,7 @@ TOP = "window.scrollTo({top: 0, behavior: 'instant'})"  # Bootstrap scrolls smoo
 def test_moving_a_control_redraws(home):
     browser = home
     browser.execute_script(TOP)  # Figure 1 in view: it is redrawn with the change, not later
-    browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 100})")
+    browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: Math.log2(100)})")
     # The roofline's memory-bound slope is BW / (P_active·b_w): 100 TB/s / 37 GB at B = 1.
     wait_js(
         browser,
@@ -157,7 +157,7 @@ def test_a_redraw_asks_for_the_graphs_in_view_and_the_others_when_scrolled_into_
     current = f"JSON.stringify({traces('fig9')}.at(-1).y)"  # the current settings' curve
     try:
         before = browser.execute_script(f"return {current}")
-        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 55})")
+        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: Math.log2(55)})")
         wait_js(browser, f"return Math.abs({traces('fig1')}[0].y[0] - 55e12 / 37e9) < 1", what="Figure 1 redrawn")
         asked = browser.execute_script("return window.__asked")
         assert asked and "fig1" in asked[0] and "fig9" not in asked[0], asked  # built for the view only
@@ -200,7 +200,7 @@ def test_a_dragged_slider_keeps_one_redraw_in_flight_and_ends_on_its_last_value(
         const t0 = performance.now(); let bw = 0;
         const step = () => {
           bw = 20 + (Math.round((performance.now() - t0) / 10) % 1000) / 10;  // 20 to 120 TB/s and round again
-          window.dash_clientside.set_props('ctl-bw', {value: bw, drag_value: bw});
+          window.dash_clientside.set_props('ctl-bw', {value: Math.log2(bw), drag_value: Math.log2(bw)});
           // At least 2 s (~250 inputs here, past Chrome's limit) and four answered redraws, on a slow machine too.
           const answered = calls.filter(c => c.end).length, t = performance.now() - t0;
           if ((t < 2000 || answered < 4) && t < 300000) return setTimeout(step, 4);
@@ -231,7 +231,7 @@ def test_a_refused_state_shows_a_notice_and_the_next_change_still_redraws(browse
     # The server answered the refused state, so the browser is not left waiting to send the next one.
     browser.execute_script(
         "window.dash_clientside.set_props('ctl-util', {value: 90});"
-        "window.dash_clientside.set_props('ctl-bw', {value: 44})"
+        "window.dash_clientside.set_props('ctl-bw', {value: Math.log2(44)})"
     )
     wait_js(browser, f"return Math.abs({traces('fig1')}[0].y[0] - 44e12 / 37e9) < 1", what="Figure 1 redrawn")
     assert not browser.execute_script("return window.inferxRedraws.inFlight")
@@ -244,9 +244,9 @@ def test_a_lost_answer_does_not_hold_back_the_newest_state(browser, server):
     browser.execute_cdp_cmd("Network.enable", {})
     browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*_dash-update-component*"]})
     try:
-        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 30})")
+        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: Math.log2(30)})")
         wait_js(browser, "return window.inferxRedraws.inFlight", what="the first redraw sent")
-        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 55})")
+        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: Math.log2(55)})")
         assert browser.execute_script("return window.inferxRedraws.next.values") is not None
     finally:
         browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
@@ -294,7 +294,7 @@ def test_a_control_change_while_animating_keeps_the_sweep_on_the_new_frontier(ho
     click(browser, button)
     wait_js(browser, "return window.inferxAnimation.frames >= 3", timeout=120, what="three animation frames")
     before = browser.execute_script(f"return JSON.stringify({traces('fig6')}[0].x)")
-    browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: 20})")
+    browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: Math.log2(20)})")
     wait_js(browser, f"return JSON.stringify({traces('fig6')}[0].x) !== {json.dumps(before)}", what="Figure 6 redrawn")
     frames = browser.execute_script("return window.inferxAnimation.frames")
     wait_js(browser, f"return window.inferxAnimation.frames > {frames} + 3", what="more frames after the redraw")

@@ -5,11 +5,11 @@ by every component of the page, which is what a drag costs the browser)."""
 from __future__ import annotations
 
 import pytest
-from browser_checks import SETTLED_IN_VIEW_JS, figure_data, wait_js
+from browser_checks import SETTLED_IN_VIEW_JS, Mouse, figure_data, wait_js
 from conftest import reset_browser, severe_console_errors
 
 from inferx import figure_registry as registry
-from inferx.scenario import PARAMS
+from inferx.scenario import PARAMS, value_at
 from pages._controls import format_slider_value
 from pages._ids import control_id, value_id
 
@@ -46,7 +46,7 @@ def test_a_fast_drag_ends_on_its_exact_last_value(top):
         const step = () => {
           bw = 30 + ((i * 37) % 900) / 10 + 0.03;  // 30.03 to 120 TB/s, in no order (no rounding ties)
           i += 1;
-          window.dash_clientside.set_props(id, {value: bw, drag_value: bw});
+          window.dash_clientside.set_props(id, {value: Math.log2(bw), drag_value: Math.log2(bw)});
           if (performance.now() - t0 < 1000) return setTimeout(step, 4);
           done(bw);
         };
@@ -82,7 +82,7 @@ def test_steps_during_a_redraw_write_nothing_to_dashs_store(top):
             let k = 0;
             const step = () => {
               const bw = 40 + k;
-              window.dash_clientside.set_props(id, {value: bw, drag_value: bw});
+              window.dash_clientside.set_props(id, {value: Math.log2(bw), drag_value: Math.log2(bw)});
               k += 1;
               if (k < 5) return setTimeout(step, 60);
               setTimeout(() => done({
@@ -101,11 +101,11 @@ def test_steps_during_a_redraw_write_nothing_to_dashs_store(top):
         assert result["sameRequest"] and result["sameFigure"] and result["sameLabel"], result
         assert label(browser, "bw") == format_slider_value("bw", result["last"])
         # The newest state waits for the answer; the others were dropped.
-        assert result["waiting"][list(PARAMS).index("bw")] == result["last"]
+        assert value_at(PARAMS["bw"], result["waiting"][list(PARAMS).index("bw")]) == result["last"]
     finally:
         browser.execute_script("window.inferxRedraws.inFlight = false; window.inferxRedraws.next = null;")
     # Released, the next step is sent and drawn as usual.
-    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 47.5})", control_id("bw"))
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: Math.log2(47.5)})", control_id("bw"))
     wait_js(browser, f"return Math.abs({FIG1}.data[0].y[0] / (47.5e12 / 37e9) - 1) < 1e-3", what="Figure 1 redrawn")
     assert severe_console_errors(browser) == []
 
@@ -118,7 +118,7 @@ def test_an_answer_touches_only_the_graphs_it_draws(top):
     try:
         browser.execute_script(
             "window.__fig9 = window.dash_component_api.getLayout({role: 'figure', fig: 'fig9'}).props;"
-            "window.dash_clientside.set_props(arguments[0], {value: 61.5})",
+            "window.dash_clientside.set_props(arguments[0], {value: Math.log2(61.5)})",
             control_id("bw"),
         )
         wait_js(browser, f"return Math.abs({FIG1}.data[0].y[0] / (61.5e12 / 37e9) - 1) < 1e-3", what="Figure 1")
@@ -129,7 +129,7 @@ def test_an_answer_touches_only_the_graphs_it_draws(top):
     finally:
         browser.execute_script("window.inferxLazy.idleMs = 600")
     # The next change, left alone, ends with every graph drawn.
-    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 62})", control_id("bw"))
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: Math.log2(62)})", control_id("bw"))
     settled = "window.inferxLazy.waiting.size === 0 && window.inferxLazy.stale.size === 0"
     wait_js(browser, f"return {settled} && !({same[7:]})", what="Figure 9 drawn once the page is idle")
     assert severe_console_errors(browser) == []
@@ -166,38 +166,16 @@ def test_a_batch_step_sets_only_the_readouts_that_change(top):
     assert severe_console_errors(browser) == []
 
 
-class Mouse:
-    """The mouse through CDP: trusted pointer events, as a hand makes them (Radix and the page see no
-    difference), on the slider's thumb."""
-
-    def __init__(self, browser, slider: str):
-        self.browser = browser
-        box = browser.execute_script(
-            "const r = document.querySelector(`#${arguments[0]} [role=slider]`).getBoundingClientRect();"
-            "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
-            slider,
-        )
-        self.x, self.y = box["x"], box["y"]
-        self.send("mouseMoved", self.x, buttons=0)
-
-    def send(self, kind: str, x: float, buttons: int = 1) -> None:
-        self.x = x
-        event = {"type": kind, "x": x, "y": self.y, "button": "left", "buttons": buttons, "clickCount": 1}
-        self.browser.execute_cdp_cmd("Input.dispatchMouseEvent", event)
-
-    def press(self) -> None:
-        self.send("mousePressed", self.x)
-
-    def move(self, dx: float) -> None:
-        self.send("mouseMoved", self.x + dx)
-
-    def release(self) -> None:
-        self.send("mouseReleased", self.x, buttons=0)
-
-
 # Figure 1 shows bandwidth `v` (TB/s): its memory-bound slope at B = 1 is BW / 37 GB.
 SHOWS = f"Math.abs({FIG1}.data[0].y[0] / (arguments[0] * 1e12 / 37e9) - 1) < 1e-3"
 THUMB_NOW = "return Number(document.querySelector(`#${arguments[0]} [role=slider]`).getAttribute('aria-valuenow'))"
+
+
+def tbs(position: float) -> float:
+    """The bandwidth (TB/s) at a position of its log2 slider, as the server reads it."""
+    return value_at(PARAMS["bw"], position)
+
+
 COUNT_STORE = """
 const s = window.store;
 let prev = s.getState();
@@ -232,8 +210,8 @@ def test_a_pointer_drag_moves_figure_1_without_dash_and_ends_as_a_fresh_load_wou
         for _ in range(5):
             mouse.move(6)  # about 15 TB/s a step
             now = browser.execute_script(THUMB_NOW, control_id("bw"))
-            wait_js(browser, f"return {SHOWS};", args=(now,), what=f"Figure 1 at {now} TB/s during the drag")
-            assert label(browser, "bw") == format_slider_value("bw", now)
+            wait_js(browser, f"return {SHOWS};", args=(tbs(now),), what=f"Figure 1 at {tbs(now)} TB/s during the drag")
+            assert label(browser, "bw") == format_slider_value("bw", tbs(now))
             seen.append(now)
         updates = browser.execute_script("return window.__storeUpdates")
         held = browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value")
@@ -245,11 +223,11 @@ def test_a_pointer_drag_moves_figure_1_without_dash_and_ends_as_a_fresh_load_wou
     # Let go: Dash takes the last value, and the redraw, the address and the label follow it.
     final = seen[-1]
     assert browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value") == final
-    wait_js(browser, f"return {SHOWS} && location.search.includes('bw=' + arguments[0]);", args=(final,))
+    wait_js(browser, f"return {SHOWS} && location.search.includes('bw=' + arguments[0]);", args=(tbs(final),))
     settled(browser)
-    assert label(browser, "bw") == format_slider_value("bw", final)
+    assert label(browser, "bw") == format_slider_value("bw", tbs(final))
     thumb = "return document.querySelector('#ctl-bw [role=slider]').getAttribute('aria-valuetext')"
-    assert browser.execute_script(thumb) == format_slider_value("bw", final)
+    assert browser.execute_script(thumb) == format_slider_value("bw", tbs(final))
     dragged = figure_data(browser, 1)
     browser.get(browser.current_url)
     assert figure_data(browser, 1) == dragged
@@ -268,22 +246,22 @@ def test_a_drag_let_go_where_it_started_gives_figure_1_its_own_figure_back(top):
     x1 = mouse.x
     mouse.release()
     start = browser.execute_script(THUMB_NOW, control_id("bw"))
-    wait_js(browser, f"return {SHOWS};", args=(start,), what="Figure 1 after the first drag")
+    wait_js(browser, f"return {SHOWS};", args=(tbs(start),), what="Figure 1 after the first drag")
     settled(browser)
     before = figure_data(browser, 1)
     mouse = Mouse(browser, control_id("bw"))
     mouse.press()
     mouse.send("mouseMoved", x1 + 20)
     moved = browser.execute_script(THUMB_NOW, control_id("bw"))
-    wait_js(browser, f"return {SHOWS};", args=(moved,), what="Figure 1 following the drag")
+    wait_js(browser, f"return {SHOWS};", args=(tbs(moved),), what="Figure 1 following the drag")
     mouse.send("mouseMoved", x1)
     assert browser.execute_script(THUMB_NOW, control_id("bw")) == start
     mouse.release()
-    wait_js(browser, f"return {SHOWS};", args=(start,), what="Figure 1 back at the start")
+    wait_js(browser, f"return {SHOWS};", args=(tbs(start),), what="Figure 1 back at the start")
     settled(browser)
     assert figure_data(browser, 1) == before
     assert browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value") == start
-    assert label(browser, "bw") == format_slider_value("bw", start)
+    assert label(browser, "bw") == format_slider_value("bw", tbs(start))
     assert severe_console_errors(browser) == []
 
 
@@ -305,12 +283,12 @@ def test_a_drag_in_an_embeds_drawer_moves_its_figure_and_its_scenario_line(brows
         for _ in range(3):
             mouse.move(5)
             now = browser.execute_script(THUMB_NOW, control_id("bw"))
-            wait_js(browser, f"return {SHOWS};", args=(now,), what=f"the embed's Figure 1 at {now} TB/s")
+            wait_js(browser, f"return {SHOWS};", args=(tbs(now),), what=f"the embed's Figure 1 at {tbs(now)} TB/s")
         held = browser.execute_script("return window.dash_component_api.getLayout('ctl-bw').props.value")
     finally:
         mouse.release()
     assert now != start and held == start, (start, now, held)  # drawn by the drag's own redraws
-    line = format_slider_value("bw", now)
+    line = format_slider_value("bw", tbs(now))
     wait_js(
         browser, "return document.querySelector('.embed-scenario').textContent.includes(arguments[0])", args=(line,)
     )
@@ -331,7 +309,7 @@ def test_a_drag_with_a_pinned_draws_a_beside_each_step(top):
     try:
         mouse.move(10)
         now = browser.execute_script(THUMB_NOW, control_id("bw"))
-        wait_js(browser, f"return {SHOWS};", args=(now,), what=f"Figure 1 at {now} TB/s during the drag")
+        wait_js(browser, f"return {SHOWS};", args=(tbs(now),), what=f"Figure 1 at {tbs(now)} TB/s during the drag")
         during = browser.execute_script(has_a)
         posts = browser.execute_script("return window.inferxDrag.posts")
     finally:

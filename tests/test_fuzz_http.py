@@ -311,7 +311,7 @@ def test_every_page_answers_hostile_addresses(client, outputs):
         ("/", "?batch=1&batch=2", '"children": "2"', "batch was given 2 times; used the last: batch=2."),
         ("/embed/fig1", "?name=fig7", "Figure 1 ", "Ignored name=fig7: the address's path names the figure."),
         ("/embed/fig1", "?name=a&name=b", "Figure 1 ", "Ignored name=['a', 'b']: the address's path names the figure."),
-        ("/", "?tp=3", '"value": 8', "Ignored tp=3: must be a power of two from 1 to 16 GPUs."),
+        ("/", "?tp=3", '"value": 8', "Ignored tp=3: must be a power of two from 1 to 64 GPUs."),
     ],
 )
 def test_repeated_keys_and_a_query_name_are_answered_in_words(client, outputs, path, search, shows, notice):

@@ -43,7 +43,7 @@ from pathlib import Path
 import plotly
 import pytest
 from cli_checks import run_inferx
-from conftest import figure_ids, post_redraw
+from conftest import figure_ids, post_redraw, slider_positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import PRESETS
@@ -157,7 +157,7 @@ def redraw(client, values: dict, figs, batch_pos):
 
 def test_the_batch_slider_rounds_to_the_nearest_batch(client):
     values, _, _ = parse_query({})
-    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0  # log2 of 1,024 tokens
+    values = slider_positions(values)  # log2 of 1,024 tokens, of 38.4 TB/s, …
     out = redraw(client, values, ["fig6"], batch_pos=6.5)  # 2^6.5 = 64·√2 = 90.51 requests
     dot = out["figure-updates"]["data"]["fig6"]["data"][1]
     assert dot["customdata"][0][0] == 91

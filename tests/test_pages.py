@@ -6,7 +6,7 @@ import sys
 
 import plotly
 import pytest
-from conftest import figure_ids, post_redraw
+from conftest import figure_ids, post_redraw, slider_positions
 
 import app as inferx_app
 from inferx import figure_registry as registry
@@ -30,7 +30,7 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
     assert notices == [
         "Ignored bw=999: must be a number from 1 to 600 TB/s.",
         "Ignored util=abc: must be a number from 50 to 100 %.",
-        "Ignored tp=3: must be a power of two from 1 to 16 GPUs.",
+        "Ignored tp=3: must be a power of two from 1 to 64 GPUs.",
         "Ignored batch=-2: must be a whole number from 1 to 1,073,741,824 requests.",
         "Ignored unknown parameter 'x'.",
     ]
@@ -124,7 +124,7 @@ def redraw_request(client, values: dict, figs, batch_pos=None, batch_only=False)
 
 def test_redraw_callback_answers_with_engine_figures(client):
     values, _, _ = parse_query({"preset": "mi300x4", "ctx": "8192"})
-    values["ctx"], values["isl"], values["osl"] = 13.0, 10.0, 10.0  # these sliders hold log2(tokens)
+    values = slider_positions(values)  # log2 sliders hold log2 of the value
     resp = redraw_request(client, values, ["fig5", "fig6"], batch_pos=6.0)
     assert resp.status_code == 200
     figs = resp.get_json()["response"]["figure-updates"]["data"]
@@ -136,7 +136,7 @@ def test_redraw_callback_answers_with_engine_figures(client):
 
 def test_bad_control_value_gives_notice_not_traceback(client):
     values, _, _ = parse_query({})
-    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0
+    values = slider_positions(values)
     values["util"] = 0  # outside (0, 100]
     resp = redraw_request(client, values, ["fig1"])
     assert resp.status_code == 200
@@ -147,7 +147,7 @@ def test_bad_control_value_gives_notice_not_traceback(client):
 
 def test_a_batch_change_redraws_only_the_explorer(client):
     values, _, _ = parse_query({})
-    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0
+    values = slider_positions(values)
     resp = redraw_request(client, values, ["fig1", "fig6"], batch_pos=5.0, batch_only=True)
     figs = resp.get_json()["response"]["figure-updates"]["data"]
     assert list(figs) == ["fig6"] and figs["fig6"]["data"][1]["customdata"][0][0] == 32
@@ -155,7 +155,7 @@ def test_a_batch_change_redraws_only_the_explorer(client):
 
 def test_a_redraw_builds_only_the_figures_the_browser_has_in_view(client):
     values, _, _ = parse_query({})
-    values["ctx"], values["isl"], values["osl"] = 10.0, 10.0, 10.0
+    values = slider_positions(values)
     request = {"values": [values[n] for n in controls()], "batch": None, "batchOnly": False, "figures": ["fig6"]}
     figs = post_redraw(client, request, figure_ids(["fig1", "fig6"])).get_json()["response"]["figure-updates"]
     assert list(figs["data"]) == ["fig6"]
@@ -188,7 +188,7 @@ def test_log2_controls_convert_back_to_tokens():
 
 def default_state(**changes) -> dict:
     values, _, _ = parse_query({})
-    values.update(ctx=10.0, isl=10.0, osl=10.0)  # slider positions, log2(tokens)
+    values = slider_positions(values)  # log2 slider positions
     values.update(changes)
     return {"values": [values[n] for n in controls()], "batch": None, "batchOnly": False}
 
@@ -204,7 +204,7 @@ FIG1 = [{"role": "figure", "fig": "fig1"}]
         ({**default_state(), "batch": 10**400}, FIG1, "batch=100000000000000000"),
         (default_state(cv=1e200), FIG1, "cv=1e+200: must be a number from 0 to 2"),
         (default_state(util=5e-324), FIG1, "util=5e-324: must be a number from 50 to 100 %"),
-        (default_state(tp=3), FIG1, "tp=3: must be a power of two from 1 to 16 GPUs"),
+        (default_state(tp=3), FIG1, "tp=3: must be a power of two from 1 to 64 GPUs"),
         (default_state(preset=["h200x8"]), FIG1, "preset=['h200x8']: must be one of"),
         (default_state(), ["fig1"], "figures=fig1: each id must name one of fig1"),
         (default_state(), [{"role": "figure"}], "figures={'role': 'figure'}: each id must name one of"),

@@ -5,6 +5,7 @@ import json
 
 import plotly
 import pytest
+from conftest import slider_positions
 
 import app  # noqa: F401 (pages register themselves on the app)
 from inferx import cli, figures
@@ -75,9 +76,7 @@ def test_a_new_parameter_is_on_every_page_in_the_url_and_in_the_cli(monkeypatch,
     assert notices == ["Ignored widgets=11: must be a number from 0 to 10 per step."]
     assert Scenario.from_params(widgets="7").params["widgets"] == 7.0  # what the engine would read
     # The browser sends one value per control, the new one included.
-    sent = [Scenario.from_params().params[n] for n in PARAMS]
-    for name in ("ctx", "isl", "osl"):
-        sent[list(PARAMS).index(name)] = 10.0  # log2 slider position
+    sent = list(slider_positions(Scenario.from_params().params).values())  # log2 sliders: their positions
     assert control_values_to_params(sent)["widgets"] == 2.0
     assert cli.main(["point", "--widgets", "5"]) == 0 and json.loads(capsys.readouterr().out)["batch"] == 8
     with pytest.raises(SystemExit) as exit_:
@@ -133,6 +132,7 @@ def test_a_new_preset_is_one_entry(monkeypatch, capsys, fresh_references):
 def test_the_browser_gets_the_preset_controls_from_the_declarations():
     config = ui_config().data
     assert config["presetControls"] == [n for n, p in PARAMS.items() if p.preset]
-    assert config["controls"] == list(PARAMS) and config["log2"] == [n for n, p in PARAMS.items() if p.log2]
+    assert config["controls"] == list(PARAMS) and list(config["log2"]) == [n for n, p in PARAMS.items() if p.log2]
+    assert config["log2"]["bw"] == [PARAMS["bw"].step, 0] and config["log2"]["ctx"] == [PARAMS["ctx"].step, 1]
     for key in HARDWARE:
         assert set(config["presetControls"]) <= set(config["presets"][key])

@@ -54,9 +54,13 @@ def test_embed_scenario_line_follows_the_controls_sent_for_a_redraw():
     assert "context 32,768 tokens" in line and ", 10.0 TB/s" in line and "MI300X" in line
 
 
-@pytest.mark.parametrize(
-    "request_", [None, {}, {"values": [1, 2]}, {"values": browser_values({**default_params(), "bw": -5.0})}]
-)
+def bad_bandwidth() -> list:
+    values = browser_values(default_params())
+    values[controls().index("bw")] = -5.0  # the slider's position: 2^-5 TB/s, below its range
+    return values
+
+
+@pytest.mark.parametrize("request_", [None, {}, {"values": [1, 2]}, {"values": bad_bandwidth()}])
 def test_embed_scenario_line_keeps_its_text_for_a_bad_request(request_):
     from dash import no_update
 
