@@ -6,55 +6,13 @@ registry's signature `builder(scn, batch)`.
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 
 import numpy as np
-import orjson
 
 from . import economics, rate, regimes, slo, spec
 from . import figures as F
+from .figures import memoised
 from .scenario import Scenario
-
-MEMO_SIZE = 16  # figures kept per builder: a few recent states, as a drag of one other control revisits
-
-
-def memoised(reads):
-    """A figure builder kept for the last `MEMO_SIZE` values of `reads(scn)`: the scenario fields and controls
-    it depends on, so a control it does not read (a latency target, a price) does not rebuild it. The figures
-    beyond the article cost about half of a redraw and read fewer controls than the article's.
-
-    Kept as JSON and parsed afresh for each caller, who may change the figure (parsing is several times faster
-    than copying the dicts); a figure that JSON would change (a NaN, a tuple) is not kept."""
-
-    def wrap(builder):
-        memo, lock = OrderedDict(), threading.Lock()  # gunicorn's threads share it
-
-        @functools.wraps(builder)
-        def built(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
-            key = reads(scn)
-            with lock:
-                kept = memo.get(key)
-                if kept is not None:
-                    memo.move_to_end(key)
-            if kept is not None:
-                return orjson.loads(kept)
-            fig = builder(scn, batch)
-            kept = orjson.dumps(fig, option=orjson.OPT_SERIALIZE_NUMPY)
-            # JSON writes NaN and infinity as null: only then can the copy differ (the builders make no tuples,
-            # which the memo's tests would catch), and parsing it back to compare costs more than the dump.
-            if b"null" not in kept or orjson.loads(kept) == fig:
-                with lock:
-                    memo[key] = kept
-                    if len(memo) > MEMO_SIZE:
-                        memo.popitem(last=False)
-            return fig
-
-        built.cache_clear = memo.clear
-        return built
-
-    return wrap
-
 
 BEYOND_CONTROLS = ("ttft", "tpot", "price", "power")  # read by Figures 10 and 11 and the explorer's readouts
 

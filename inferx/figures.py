@@ -10,9 +10,12 @@ reference curve keeps its series colour on every figure.
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from types import SimpleNamespace
 
 import numpy as np
+import orjson
 
 from . import engine as E
 from . import palette as P
@@ -151,6 +154,46 @@ def _json_ready(builder):
         return fig
 
     return built
+
+
+MEMO_SIZE = 16  # figures kept per builder: a few recent states, as a drag of one other control revisits
+
+
+def memoised(reads):
+    """A figure builder kept for the last `MEMO_SIZE` values of `reads(scn)`: the scenario fields and controls
+    it depends on, so a control it does not read (a latency target, a price) does not rebuild it. Figures 8 and
+    10–15 read fewer controls than the others.
+
+    Kept as JSON and parsed afresh for each caller, who may change the figure (parsing is several times faster
+    than copying the dicts); a figure that JSON would change (a NaN, a tuple) is not kept."""
+
+    def wrap(builder):
+        memo, lock = OrderedDict(), threading.Lock()  # gunicorn's threads share it
+
+        @functools.wraps(builder)
+        def built(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
+            key = reads(scn)
+            with lock:
+                kept = memo.get(key)
+                if kept is not None:
+                    memo.move_to_end(key)
+            if kept is not None:
+                return orjson.loads(kept)
+            fig = builder(scn, batch)
+            kept = orjson.dumps(fig, option=orjson.OPT_SERIALIZE_NUMPY)
+            # JSON writes NaN and infinity as null: only then can the copy differ (the builders make no tuples,
+            # which the memo's tests would catch), and parsing it back to compare costs more than the dump.
+            if b"null" not in kept or orjson.loads(kept) == fig:
+                with lock:
+                    memo[key] = kept
+                    if len(memo) > MEMO_SIZE:
+                        memo.popitem(last=False)
+            return fig
+
+        built.cache_clear = memo.clear
+        return built
+
+    return wrap
 
 
 def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict:
@@ -930,6 +973,17 @@ def _comm_configs(scn: Scenario) -> list[SimpleNamespace]:
     ]
 
 
+def _communication_reads(scn: Scenario) -> tuple:
+    """What Figure 8 reads of a scenario (its memo key): the collectives' inputs, the batch axis's end (from
+    B_max, so the context, HBM and utilisation count only through it), the fit and the names in its legend.
+    Bandwidth, compute and the workload's other controls do not enter: a drag of them keeps the figure."""
+    p = scn.params
+    fit = scn.unfit_reason() if scn.headroom <= 0 else None
+    labels = (machine_label(scn), p["tp"], p["pp"], p["ic"])
+    return scn.model, scn.b_w, scn.tp, scn.pp, scn.ic_bw, scn.ic_alpha, fit, max(1024, scn.b_max), labels
+
+
+@memoised(_communication_reads)
 @_json_ready
 def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Collective overhead t_AR + t_PP vs batch for four configurations and the current one; a configuration

@@ -15,7 +15,7 @@ BEYOND |= {"fig13": beyond.spec_k, "fig14": beyond.spec_batch, "fig15": beyond.m
 
 
 def clear_memos() -> None:
-    for builder in BEYOND.values():
+    for builder in [*BEYOND.values(), F.communication]:
         builder.cache_clear()
     F._FRONTIERS.clear()
 
@@ -87,3 +87,21 @@ def test_fp8_and_int8_weights_keep_their_own_quantization_references():
     registry.build(int8, ["fig7"])
     names = [t["name"] for t in registry.build(fp8, ["fig7"])["fig7"]["data"]]
     assert "FP8 weights + FP8 KV" not in names and any(n.endswith("(current): FP8 weights + FP8 KV") for n in names)
+
+
+def test_fig8_is_kept_while_bandwidth_moves_and_rebuilt_when_what_it_reads_moves(monkeypatch):
+    """Figure 8 reads the collectives' inputs and B_max (its axis's end), not bandwidth: a bandwidth drag keeps
+    it; TP, and a context long enough to move B_max past 1,024, build it again, equal to a fresh build."""
+    registry.build(Scenario.from_params(ctx=16384), ["fig8"])
+    calls = []
+    real = F.comm_times
+    monkeypatch.setattr(F, "comm_times", lambda *a: calls.append(a) or real(*a))
+    kept = registry.build(Scenario.from_params(ctx=16384, bw=20.0, compute=2.0), ["fig8"])["fig8"]
+    assert calls == [] and kept == fresh_build(Scenario.from_params(ctx=16384, bw=20.0, compute=2.0), "fig8")
+    calls.clear()
+    for moved in ({"ctx": 16384, "tp": 4}, {"ctx": 1024}):
+        assert Scenario.from_params(**moved).b_max > 1024 or "tp" in moved  # the axis moves, or TP does
+        after = registry.build(Scenario.from_params(**moved), ["fig8"])["fig8"]
+        assert len(calls) == 1  # built again
+        assert after != kept and after == fresh_build(Scenario.from_params(**moved), "fig8")
+        calls.clear()
