@@ -14,7 +14,7 @@ from conftest import ROOT, reset_browser, severe_console_errors
 
 from inferx import figure_registry as registry
 from inferx.models import MODELS
-from inferx.scenario import Scenario
+from inferx.scenario import PARAMS, Scenario, slider_position
 from pages._url import parse_query
 
 pytestmark = pytest.mark.browser
@@ -397,7 +397,8 @@ def test_each_embed_page_renders_its_figure_alone(browser, server, name):
     # Two figures read no collectives: the MoE one reads the model and the weight bytes, and speculative
     # decoding at B = 1 (the article's verify) the compute.
     control, value = EMBED_REDRAW.get(registry.by_name(name).name, ("tp", 8))
-    browser.execute_script(f"window.dash_clientside.set_props('ctl-{control}', {{value: {json.dumps(value)}}})")
+    position = slider_position(PARAMS[control], value)  # compute's slider is log2 of the value
+    browser.execute_script(f"window.dash_clientside.set_props('ctl-{control}', {{value: {json.dumps(position)}}})")
     wait_js(browser, f"return {ys} !== {json.dumps(before)}", what=f"{name} redrawn at {control} {value}")
     assert severe_console_errors(browser) == []
 
