@@ -277,7 +277,8 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
     slo.add_argument(
         "--search",
         action="store_true",
-        help="try every preset and TP × PP split of its GPUs (hardware options are ignored); cheapest first",
+        help="try every catalog GPU (or --gpu) at each power-of-two count its scale-up domain holds (or --gpus), "
+        "split every way into TP × PP, at datasheet numbers (other hardware options are ignored); cheapest first",
     )
 
 
@@ -312,7 +313,10 @@ def _run_beyond(args: argparse.Namespace) -> int:
     if args.command == "slo":
         if args.search:
             base = {name: getattr(args, name) for name in PARAMS}
-            rows = slo.search(base, ttft_ms=ttft, tpot_ms=tpot, usd_per_gpu_hour=price, power_fraction=fraction)
+            try:
+                rows = slo.search(base, ttft_ms=ttft, tpot_ms=tpot, usd_per_gpu_hour=price, power_fraction=fraction)
+            except InvalidParameter as err:
+                command.error(str(err))
             print(json.dumps({"candidates": rows, "best": rows[0] if rows[0]["batch"] else None}))
             return 0
         result = slo.goodput(scn, ttft, tpot, price, fraction)

@@ -12,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import economics, regimes
-from .presets import HARDWARE
-from .scenario import PARAMS, InvalidParameter, Scenario
+from .calibrated import scenario_calibration
+from .hardware import GPUS, MAX_GPUS
+from .scenario import PARAMS, InvalidParameter, Scenario, check_value, per_gpu_values
 
 TTFT_MS = 500.0  # a common interactive target for the first token
 TPOT_MS = 50.0  # 20 tokens/s per user, about reading speed
-HARDWARE_CONTROLS = tuple(["preset", *(name for name, p in PARAMS.items() if p.preset)])  # each candidate sets them
+HARDWARE_CONTROLS = ("preset", *(name for name, p in PARAMS.items() if p.preset), "pp")  # each candidate sets them
 _PASS = 64  # batch sizes evaluated per refinement pass
 
 
@@ -120,18 +121,40 @@ def goodput(
     }
 
 
+def catalog_counts(gpu: str) -> list[int]:
+    """The GPU counts a search tries for one catalog GPU: the powers of two that one scale-up domain (NVLink,
+    Infinity Fabric) holds, since the engine's collectives run over that link: 1–8, or 1–64 in an NVL72 rack."""
+    limit = min(GPUS[gpu].scale_up_gpus, MAX_GPUS)
+    return [1 << k for k in range(limit.bit_length())]
+
+
+def _search_count(value) -> int:
+    """A GPU count given to the search: a power of two, so that TP × PP can split it."""
+    count = check_value("gpus", PARAMS["gpus"], value)
+    if count & (count - 1):
+        raise InvalidParameter("gpus", "must be a power of two to be split into TP × PP for --search", value)
+    return count
+
+
 def candidates(base: dict) -> list[dict]:
-    """The configurations a search tries: each hardware preset, its GPUs split every way into TP × PP = GPU
-    count (powers of two; the engine's aggregate bandwidth and compute assume every GPU serves the one
-    instance), with the other controls from `base` (user units). When the scenario takes a catalog GPU and
-    a GPU count, they become two more loops here."""
-    rest = {k: v for k, v in base.items() if k not in (*HARDWARE_CONTROLS, "pp") and v is not None}
+    """The configurations a search tries: every catalog GPU (or `base`'s `gpu`), at every power-of-two count
+    its scale-up domain holds (or `base`'s `gpus`), split every way into TP × PP = count (powers of two, PP
+    within its control's range), with the other controls from `base` (user units). Each takes its datasheet's
+    HBM, bandwidth and dense compute at the weight dtype times the count, so that GPUs compare on one
+    footing (the article's 8×H200 and 8×B200 presets quote sparse FP8; here they are dense), over the
+    scale-up link, or InfiniBand for a count given past the GPU's scale-up domain."""
+    rest = {k: v for k, v in base.items() if k not in HARDWARE_CONTROLS and v is not None}
+    wdtype = check_value("wdtype", PARAMS["wdtype"], rest.get("wdtype", PARAMS["wdtype"].default))
+    gpus = list(GPUS) if base.get("gpu") is None else [check_value("gpu", PARAMS["gpu"], base["gpu"])]
     out = []
-    for preset, hw in HARDWARE.items():
-        tp = 1
-        while tp <= hw.n_gpus:
-            out.append({**rest, "preset": preset, "tp": tp, "pp": hw.n_gpus // tp})
-            tp *= 2
+    for gpu in gpus:
+        one = per_gpu_values(gpu)
+        for n in catalog_counts(gpu) if base.get("gpus") is None else [_search_count(base["gpus"])]:
+            machine = {"gpu": gpu, "gpus": n, "bw": n * one["bw"], "hbm": n * one["hbm"],
+                       "compute": n * one["compute"][wdtype],
+                       "ic": "nvlink" if n <= GPUS[gpu].scale_up_gpus else "infiniband"}  # fmt: skip
+            splits = [(1 << k, n >> k) for k in range(n.bit_length()) if n >> k <= PARAMS["pp"].high]
+            out += [{**rest, **machine, "tp": tp, "pp": pp} for tp, pp in splits]
     return out
 
 
@@ -142,10 +165,16 @@ def search(
     usd_per_gpu_hour: float | None = None,
     power_fraction: float = economics.POWER_FRACTION,
 ) -> list[dict]:
-    """`goodput` of every candidate, cheapest per million tokens first; those that meet nothing last."""
+    """`goodput` of every candidate (`candidates`), cheapest per million tokens first; those that meet nothing
+    last. Each row names its machine ("8×H200 SXM"), GPU, count, TP and PP, and in calibrated mode where its
+    calibration comes from (`calibration_basis`: "fitted", "stack typical", …); a price given applies to every
+    GPU, else each takes its own assumed price."""
     rows = []
     for params in candidates(base):
         scn = Scenario.from_params(**params)
-        row = goodput(scn, ttft_ms, tpot_ms, usd_per_gpu_hour, power_fraction)
-        rows.append({"preset": params["preset"], "tp": params["tp"], "pp": params["pp"], **row})
+        row = {"machine": f"{params['gpus']}×{GPUS[params['gpu']].name}"}
+        row.update((k, params[k]) for k in ("gpu", "gpus", "tp", "pp"))
+        if scn.mode == "calibrated":
+            row["calibration_basis"] = scenario_calibration(scn)["basis"]
+        rows.append(row | goodput(scn, ttft_ms, tpot_ms, usd_per_gpu_hour, power_fraction))
     return sorted(rows, key=lambda r: (r["batch"] == 0, r.get("cost_per_mtok_usd", 0.0)))

@@ -121,18 +121,51 @@ def test_bad_target_is_refused(value):
         slo.goodput(Scenario.from_params(), ttft_ms=value)
 
 
-def test_search_covers_every_split_and_sorts_by_cost():
+def test_search_covers_the_catalog_at_every_count_and_split():
     rows = slo.search({"ctx": 1024}, tpot_ms=20)
-    assert {(r["preset"], r["tp"], r["pp"]) for r in rows} == {
-        *((p, t, 8 // t) for p in ("h200x8", "b200x8") for t in (1, 2, 4, 8)),
-        *(("mi300x4", t, 4 // t) for t in (1, 2, 4)),
+    found = {(r["gpu"], r["gpus"], r["tp"], r["pp"]) for r in rows}
+    # Eight GPUs in 8-GPU domains: 1 + 2 + 3 + 4 splits of 1, 2, 4 and 8 GPUs. GB200's NVL72 rack holds up to 64:
+    # 1 + 2 + 3 + 4 + 5 more, then 5 each for 32 and 64 GPUs, whose PP would pass 16 at TP 1 (and TP 2 on 64).
+    assert len(rows) == len(found) == 8 * 10 + 25
+    eight = {(2, 4), (4, 2), (8, 1), (1, 8)}
+    assert {(tp, pp) for g, n, tp, pp in found if (g, n) == ("mi355x", 8)} == eight
+    assert ("gb200", 64, 4, 16) in found and ("gb200", 64, 2, 32) not in found and ("h200", 16, 2, 8) not in found
+    met = [r for r in rows if r["batch"]]
+    assert [r["cost_per_mtok_usd"] for r in met] == sorted(r["cost_per_mtok_usd"] for r in met)
+    assert rows[: len(met)] == met  # those that meet nothing come last, each with its reason
+    assert all(r["reason"] for r in rows[len(met) :])
+    one = next(r for r in rows if (r["gpu"], r["gpus"]) == ("h200", 1))
+    assert one["reason"] == "needs 671 GB of weights; the machine has 141 GB" and one["machine"] == "1×H200 SXM"
+
+
+def test_a_candidate_is_its_datasheet_machine():
+    # 8 × H200 from the catalog: 8 × 4.8 TB/s, 8 × 141 GB and 8 × 1,979 TFLOPS of dense FP8, half the sparse
+    # 31,664 TFLOPS the article's preset quotes, so every GPU in a search stands on its dense datasheet.
+    params = next(c for c in slo.candidates({}) if (c["gpu"], c["gpus"], c["tp"]) == ("h200", 8, 8))
+    scn = Scenario.from_params(**params)
+    assert (scn.bw, scn.hbm, scn.compute) == pytest.approx((38.4e12, 1128e9, 15.832e15))
+    assert scn.compute == pytest.approx(Scenario.from_params().compute / 2, rel=1e-3)
+    assert scn.b_max == B_MAX  # the preset's HBM, so the preset's KV room
+    row = next(r for r in slo.search({}) if (r["gpu"], r["gpus"], r["tp"]) == ("h200", 8, 8))
+    assert row["batch"] == slo.goodput(scn)["batch"] and row["usd_per_gpu_hour"] == 3.5
+
+
+def test_search_narrows_to_a_gpu_and_a_count():
+    rows = slo.search({"gpu": "b300", "wdtype": "fp4"}, tpot_ms=20, usd_per_gpu_hour=7)
+    assert {(r["gpus"], r["tp"], r["pp"]) for r in rows} == {
+        (n, tp, n // tp) for n in (1, 2, 4, 8) for tp in (1, 2, 4, 8) if tp <= n
     }
-    costs = [r["cost_per_mtok_usd"] for r in rows if r["batch"]]
-    assert costs == sorted(costs) and len(costs) == len(rows)
-    # Each candidate equals its own scenario's goodput.
-    first = rows[0]
-    scn = Scenario.from_params(preset=first["preset"], tp=first["tp"], pp=first["pp"])
-    assert slo.goodput(scn, tpot_ms=20)["batch"] == first["batch"]
+    assert {r["usd_per_gpu_hour"] for r in rows if r["batch"]} == {7}  # a price given is every GPU's
+    # DeepSeek-R1 at FP4 is 671e9 × 0.5 bytes: one 288 GB B300 cannot hold it.
+    assert rows[-1]["gpus"] == 1 and rows[-1]["reason"] == "needs 336 GB of weights; the machine has 288 GB"
+    counts = slo.search({"gpus": "4", "mode": "calibrated"})
+    assert {r["gpus"] for r in counts} == {4} and {r["gpu"] for r in counts} == set(slo.GPUS)
+    assert {r["calibration_basis"] for r in counts if r["gpu"] == "h200"} == {"fitted"}
+    assert {r["calibration_basis"] for r in counts if r["gpu"] == "mi325x"} == {"stack typical"}
+    across = slo.candidates({"gpu": "h200", "gpus": 16})  # two 8-GPU NVLink domains
+    assert {c["ic"] for c in across} == {"infiniband"} and {c["ic"] for c in slo.candidates({})} == {"nvlink"}
+    with pytest.raises(InvalidParameter, match="gpus=6: must be a power of two to be split into TP × PP"):
+        slo.candidates({"gpus": 6})
 
 
 def test_cli_slo_matches_the_library():
@@ -146,6 +179,12 @@ def test_cli_slo_matches_the_library():
 def test_cli_slo_search_and_failures():
     rec = json.loads(run_inferx("slo", "--search", "--tpot-ms", "20").stdout)
     assert rec["best"] == rec["candidates"][0] and rec["best"]["batch"] > 0
+    assert rec["candidates"] == json.loads(json.dumps(slo.search({}, tpot_ms=20)))
+    narrowed = json.loads(run_inferx("slo", "--search", "--gpu", "gb200", "--gpus", "64").stdout)["candidates"]
+    assert [(r["machine"], r["tp"], r["pp"]) for r in narrowed if r["tp"] == 64] == [("64×GB200", 64, 1)]
+    assert len(narrowed) == 5
+    odd = run_inferx("slo", "--search", "--gpus", "6")
+    assert odd.returncode == 2 and "gpus=6: must be a power of two to be split into TP × PP" in odd.stderr
     miss = run_inferx("slo", "--ttft-ms", "0.1")
     assert miss.returncode == 1 and json.loads(miss.stdout)["batch"] == 0
     bad = run_inferx("slo", "--tpot-ms", "-1")
