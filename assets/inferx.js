@@ -834,6 +834,12 @@
       return "Stop";
     },
 
+    /* A control the catalog search reads moved (pages/_search.py): search again, once the button has run one. */
+    searchAgain: function (...args) {
+      if (!args.pop()) throw window.dash_clientside.PreventUpdate; // not searched yet: no request
+      return Date.now();
+    },
+
     copyLink: function () {
       writeAddress(); // a change of the last moment is in the link too
       return window.location.href;

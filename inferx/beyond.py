@@ -51,7 +51,7 @@ def goodput(scn: Scenario) -> dict:
     return _goodput(scn, (p["gpu"], p["gpus"]), p["ttft"], p["tpot"], price(scn), p["power"])
 
 
-def _money(usd: float) -> str:
+def money(usd: float) -> str:
     return f"${usd:,.3g}" if usd < 100 else f"${usd:,.0f}"
 
 
@@ -64,13 +64,10 @@ def goodput_text(scn: Scenario) -> str:
     return (
         # Three significant figures: the model is not good to the token per second.
         f"Under {targets}: up to B = {g['batch']:,}, {F.si(g['throughput_tok_s'], unit='tok/s')} "
-        f"({F.si(g['throughput_per_gpu_tok_s'], unit='tok/s')} per GPU), {_money(g['cost_per_mtok_usd'])} per "
+        f"({F.si(g['throughput_per_gpu_tok_s'], unit='tok/s')} per GPU), {money(g['cost_per_mtok_usd'])} per "
         "million tokens, "
-        f"{g['tokens_per_joule']:.3g} tok/J; the {_LIMITS[g['limited_by']]} stops a larger batch."
+        f"{g['tokens_per_joule']:.3g} tok/J; the {slo.LIMITED_BY[g['limited_by']]} stops a larger batch."
     )
-
-
-_LIMITS = {"ttft": "TTFT target", "tpot": "TPOT target", "b_max": "KV capacity (B_max)"}
 
 
 def readouts(scn: Scenario, batch: int) -> dict:

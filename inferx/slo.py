@@ -20,6 +20,7 @@ TTFT_MS = 500.0  # a common interactive target for the first token
 TPOT_MS = 50.0  # 20 tokens/s per user, about reading speed
 HARDWARE_CONTROLS = ("preset", *(name for name, p in PARAMS.items() if p.preset), "pp")  # each candidate sets them
 _PASS = 64  # batch sizes evaluated per refinement pass
+LIMITED_BY = {"ttft": "TTFT target", "tpot": "TPOT target", "b_max": "KV capacity (B_max)"}  # `limited_by` in words
 
 
 def check_target(name: str, value) -> float:

@@ -10,6 +10,7 @@ from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._drawer import drawer_head, drawer_toggle
 from pages._measured import overlay_store, upload_panel
+from pages._search import search_card
 from pages._url import PINNED_KEY, parse_pinned, parse_query
 
 dash.register_page(__name__, path="/", title="inferx · LLM serving frontier", order=0)
@@ -56,6 +57,8 @@ def layout(**query):
                 )
             )
         cards.append(figure_card(fig, figs.get(fig, {}), batch))
+        if entry.name == "economics":  # what a token costs, then which machine makes it cheapest
+            cards.append(search_card())
     return html.Div(
         [
             navbar("dashboard", values["model"]),

@@ -225,6 +225,19 @@ def slider_positions(values: dict) -> dict:
     return {n: slider_position(PARAMS[n], v) if n in PARAMS and v is not None else v for n, v in values.items()}
 
 
+def page_values(**params) -> list:
+    """The controls' values as the page holds them (log2 sliders at their positions), in `controls()` order, for
+    `params` in user units (the defaults for the others)."""
+    import math
+
+    from inferx.scenario import PARAMS
+    from pages._url import controls, parse_query
+
+    values, _, notices = parse_query({k: str(v) for k, v in params.items()})
+    assert notices == []
+    return [math.log2(values[n]) if PARAMS[n].log2 else values[n] for n in controls()]
+
+
 def post_redraw(client, request, ids):
     """The browser's redraw POST through Flask's test client: `request` as `controlsChanged` sends it, `ids` the
     pattern ids of the page's graphs (any JSON, for the tests that send hostile ones)."""

@@ -3,16 +3,14 @@ the same control state, byte for byte as the browser reads them, and a bad reque
 
 from __future__ import annotations
 
-import math
-
 import pytest
-from conftest import figure_ids, post_redraw
+from conftest import figure_ids, page_values, post_redraw
 
 import app as inferx_app
 from inferx import compare
-from inferx.scenario import PARAMS, Scenario
+from inferx.scenario import Scenario
 from pages._controls import DRAG_ROUTE
-from pages._url import controls, parse_query
+from pages._url import controls
 
 ROUTE = f"/{DRAG_ROUTE}"
 
@@ -20,13 +18,6 @@ ROUTE = f"/{DRAG_ROUTE}"
 @pytest.fixture(scope="module")
 def client():
     return inferx_app.server.test_client()
-
-
-def page_values(**params) -> list:
-    """The controls' values as the page holds them (log2 sliders at their positions)."""
-    values, _, notices = parse_query({k: str(v) for k, v in params.items()})
-    assert notices == []
-    return [math.log2(values[n]) if PARAMS[n].log2 else values[n] for n in controls()]
 
 
 @pytest.mark.parametrize(

@@ -4,24 +4,23 @@ bad requests refused with a reason, and every card has its buttons, each named f
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 
 import pytest
 from browser_checks import click, element
-from conftest import ROOT, severe_console_errors
+from conftest import ROOT, page_values, severe_console_errors
 from dash.development.base_component import Component
 
 import app  # the pages register with the app
 from benchmarks.chromium import wait_js
 from inferx import export
 from inferx import figure_registry as registry
-from inferx.scenario import PARAMS, InvalidParameter, Scenario
+from inferx.scenario import InvalidParameter, Scenario
 from pages import embed, home, methods
 from pages._cards import figure_card
 from pages._export import export_spec, page_state
-from pages._url import controls, parse_query
+from pages._url import controls
 
 
 @pytest.mark.parametrize(
@@ -48,13 +47,6 @@ def test_a_file_kind_outside_the_four_is_refused():
 @pytest.fixture
 def client():
     return app.server.test_client()
-
-
-def page_values(**params) -> list:
-    """The controls' values as the page holds them (log2 sliders at their positions), for `params`."""
-    values, _, notices = parse_query({k: str(v) for k, v in params.items()})
-    assert notices == []
-    return [math.log2(values[n]) if PARAMS[n].log2 else values[n] for n in controls()]
 
 
 def ask(client, fig, kind, values=None, batch=None, pinned=None, search=""):

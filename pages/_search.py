@@ -1,0 +1,128 @@
+"""The catalog search on `/`: which catalog machine serves the current model and workload within the latency
+targets for the least per token (`inferx.slo.search`, the same rows as `inferx slo --search`).
+
+The search runs on the button, then again whenever a control it reads moves; the hardware controls are not
+among them (the search tries every machine itself), and before the first click no control change asks the
+server for anything.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import dash_bootstrap_components as dbc
+from dash import Input, Output, State, callback, clientside_callback, dcc, html
+
+from inferx import slo
+from inferx.beyond import money
+from inferx.figures import si
+from inferx.models import MODELS
+from inferx.scenario import InvalidParameter
+from pages._cards import INTERNAL_ERROR
+from pages._ids import control_id
+from pages._url import control_values_to_params, controls
+
+log = logging.getLogger(__name__)
+
+BUTTON_ID = "catalog-search"
+RESULT_ID = "catalog-search-result"
+AGAIN_ID = "catalog-search-again"  # written in the browser when a control the search reads moves after a search
+SHOWN = 6  # rows of the table: the cheapest configurations that meet both targets
+# The controls the search reads: all but the machine's, which each candidate sets.
+SEARCH_INPUTS = tuple(name for name in controls() if name not in slo.HARDWARE_CONTROLS)
+TITLE = "Which machine meets the targets for the least?"
+# Output tokens throughout (the sentence above the table says so); "Stopped by": what keeps the batch from growing.
+HEADERS = ("Machine", "TP × PP", "Largest batch", "tok/s per GPU", "$ per M tokens", "tok/J", "Stopped by")
+
+
+def search_card() -> dbc.Card:
+    body = [
+        html.Div(html.H2(TITLE, className="card-title"), className="card-head"),
+        html.P(
+            "Every catalog GPU at each power-of-two count its scale-up domain holds, split every way into TP × PP, "
+            "serving this model and workload under the TTFT and TPOT targets: the cheapest per million output "
+            "tokens first.",
+            className="fig-subtitle",
+        ),
+        html.Button(
+            "Search the catalog",
+            id=BUTTON_ID,
+            className="btn btn-outline-primary btn-sm",
+            **{"aria-label": "Search the catalog for the machines that meet the latency targets for the least"},
+        ),
+        dcc.Store(id=AGAIN_ID),
+        html.Div(id=RESULT_ID, className="search-result mt-2", role="status", **{"aria-live": "polite"}),
+        html.P(
+            "Each machine is its datasheet (dense compute at the weight format, HBM bandwidth and capacity) over its "
+            "scale-up link, so 8×H200 and 8×B200 have half the compute of the article's presets, which quote sparse "
+            "FP8. Prices are the Price control, or each GPU's assumed rental rate. The article's model charges a "
+            "split only its collectives, so it favours wide PP over wide TP.",
+            className="caption small",
+        ),
+    ]
+    return dbc.Card([dbc.CardBody(body)], className="fig-card", id="card-search")
+
+
+def result_table(rows: list[dict], params: dict) -> list:
+    """The sentence on how many configurations meet the targets, and the cheapest SHOWN of them as a table."""
+    targets = f"TTFT ≤ {float(params['ttft']):,.4g} ms and TPOT ≤ {float(params['tpot']):,.4g} ms"
+    model = MODELS[params["model"]].name
+    met = [r for r in rows if r["batch"]]
+    if not met:
+        return [html.P(f"None of the {len(rows)} configurations serves {model} within {targets}.")]
+    shown = met[:SHOWN]
+    said = (
+        f"{len(met)} of {len(rows)} configurations serve {model} within {targets}; the {len(shown)} cheapest per "
+        "million output tokens:"
+    )
+    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in HEADERS]))
+    body = html.Tbody(
+        [
+            html.Tr(
+                [
+                    html.Th(r["machine"], scope="row"),
+                    html.Td(f"{r['tp']} × {r['pp']}"),
+                    html.Td(f"{r['batch']:,}"),
+                    html.Td(si(r["throughput_per_gpu_tok_s"])),
+                    html.Td(money(r["cost_per_mtok_usd"])),
+                    html.Td(f"{r['tokens_per_joule']:.3g}"),
+                    html.Td(slo.LIMITED_BY[r["limited_by"]]),
+                ]
+            )
+            for r in shown
+        ]
+    )
+    # The sentence above the table, not its caption: inside the table's scroll box a phone would cut it off.
+    caption = html.Caption("The cheapest configurations that meet both targets", className="visually-hidden")
+    return [html.P(said), dbc.Table([caption, head, body], size="sm", responsive=True, className="search-table")]
+
+
+# A control the search reads moved after a search: run it again (no request at all before the first click).
+clientside_callback(
+    "window.inferx.searchAgain",
+    Output(AGAIN_ID, "data"),
+    *[Input(control_id(name), "value") for name in SEARCH_INPUTS],
+    State(BUTTON_ID, "n_clicks"),
+    prevent_initial_call=True,
+)
+
+
+@callback(
+    Output(RESULT_ID, "children"),
+    Input(BUTTON_ID, "n_clicks"),
+    Input(AGAIN_ID, "data"),
+    *[State(control_id(name), "value") for name in controls()],
+    prevent_initial_call=True,
+)
+def search(_clicks, _again, *values):
+    try:
+        params = control_values_to_params(list(values))
+        base = {name: params[name] for name in SEARCH_INPUTS}
+        price = params["price"] or None  # 0: each GPU's assumed price
+        rows = slo.search(base, params["ttft"], params["tpot"], price, params["power"])
+        return result_table(rows, params)
+    except InvalidParameter as err:
+        return html.P(f"Could not search: {err}", className="text-danger")
+    except Exception:  # the inputs were checked: this is our bug, so the log gets the traceback
+        log.exception("catalog search failed")
+        return html.P(INTERNAL_ERROR, className="text-danger")

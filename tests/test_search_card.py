@@ -1,0 +1,128 @@
+"""The catalog search card on `/` (pages/_search.py): its answer through Dash against `slo.search`, a bad control
+refused in words, and in real Chromium the button, the re-search when a control it reads moves, no request
+before the first click, and axe on the table."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from browser_checks import click, element, wait_js
+from conftest import page_values, severe_console_errors
+from test_a11y_browser import assert_no_serious_violations
+from test_dashboard_browser import open_page
+
+import app as inferx_app
+from inferx import slo
+from inferx.beyond import money
+from pages._ids import control_id
+from pages._search import BUTTON_ID, RESULT_ID, SHOWN
+from pages._url import controls
+
+RESULT = f"document.getElementById('{RESULT_ID}')"
+
+
+@pytest.fixture(scope="module")
+def client():
+    return inferx_app.server.test_client()
+
+
+def post_search(client, values: list, clicks: int = 1):
+    """The browser's POST for the search callback: the button's clicks, the re-search store, every control."""
+    deps = client.get("/_dash-dependencies").get_json()
+    dep = next(d for d in deps if d["output"] == f"{RESULT_ID}.children")
+    body = {
+        "output": dep["output"],
+        "outputs": {"id": RESULT_ID, "property": "children"},
+        "inputs": [
+            {"id": BUTTON_ID, "property": "n_clicks", "value": clicks},
+            {"id": "catalog-search-again", "property": "data", "value": None},
+        ],
+        "changedPropIds": [f"{BUTTON_ID}.n_clicks"],
+        "state": [
+            {"id": control_id(n), "property": "value", "value": v} for n, v in zip(controls(), values, strict=True)
+        ],
+    }
+    response = client.post("/_dash-update-component", json=body)
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    return response.get_json()["response"][RESULT_ID]["children"]
+
+
+def texts(node) -> list[str]:
+    """Every string in a serialised Dash component tree, in document order."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [t for child in node for t in texts(child)]
+    if isinstance(node, dict):
+        return texts(node.get("props", {}).get("children"))
+    return []
+
+
+def test_the_table_is_the_cheapest_rows_of_the_search(client):
+    shown = texts(post_search(client, page_values(tpot=20, osl=2048)))
+    rows = slo.search({"tpot": 20, "osl": 2048}, tpot_ms=20)
+    met = [r for r in rows if r["batch"]]
+    assert shown[0] == (
+        f"{len(met)} of {len(rows)} configurations serve DeepSeek-R1 within TTFT ≤ 500 ms and TPOT ≤ 20 ms; the "
+        f"{SHOWN} cheapest per million output tokens:"
+    )
+    best = met[0]
+    cells = shown[shown.index(best["machine"]) :][:7]
+    assert cells == [
+        best["machine"],
+        f"{best['tp']} × {best['pp']}",
+        f"{best['batch']:,}",
+        cells[3],  # three significant figures with an SI prefix, checked below
+        money(best["cost_per_mtok_usd"]),
+        f"{best['tokens_per_joule']:.3g}",
+        slo.LIMITED_BY[best["limited_by"]],
+    ]
+    assert float(cells[3].rstrip("k")) * 1e3 == pytest.approx(best["throughput_per_gpu_tok_s"], rel=5e-3)
+    assert [m for m in shown if "×" in m and m in {r["machine"] for r in rows}] == [r["machine"] for r in met[:SHOWN]]
+
+
+def test_a_model_nothing_serves_and_a_bad_control_are_said_in_words(client):
+    # A 32k-token prompt takes longer than 10 ms to prefill on every machine of the catalog.
+    none = texts(post_search(client, page_values(isl=32768, ctx=32768, ttft=10)))
+    assert none == ["None of the 105 configurations serves DeepSeek-R1 within TTFT ≤ 10 ms and TPOT ≤ 50 ms."]
+    values = page_values()
+    values[list(controls()).index("tpot")] = -5
+    assert texts(post_search(client, values)) == ["Could not search: tpot=-5: must be a number from 1 to 500 ms"]
+
+
+def search_requests(driver) -> int:
+    """Requests for the search callback since the last call, from Chromium's performance log."""
+    sent = 0
+    for entry in driver.get_log("performance"):
+        msg = json.loads(entry["message"])["message"]
+        if msg["method"] == "Network.requestWillBeSent":
+            sent += RESULT_ID in (msg["params"]["request"].get("postData") or "")
+    return sent
+
+
+@pytest.mark.browser
+def test_the_button_searches_and_a_control_it_reads_searches_again(browser, server):
+    open_page(browser, server, "/", ["fig11"])
+    search_requests(browser)
+    browser.execute_script("window.dash_clientside.set_props('ctl-ttft', {value: 400})")
+    wait_js(browser, "return location.search.includes('ttft=400')", what="the target in the address")
+    assert search_requests(browser) == 0  # nothing asked of the server before the first click
+    click(browser, element(browser, f"#{BUTTON_ID}"))
+    wait_js(browser, f"return {RESULT}.querySelectorAll('tbody tr').length === {SHOWN}", what="the table")
+    first = browser.execute_script(f"return {RESULT}.querySelector('tbody th').textContent")
+    assert first == slo.search({"ttft": 400}, ttft_ms=400)[0]["machine"]
+    assert "within TTFT ≤ 400 ms and TPOT ≤ 50 ms" in browser.execute_script(f"return {RESULT}.textContent")
+    assert_no_serious_violations(browser, "/ with the search's table")
+    # A control the search reads moves: it runs again. A hardware control does not ask for it.
+    search_requests(browser)
+    browser.execute_script("window.dash_clientside.set_props('ctl-tpot', {value: 20})")
+    wait_js(browser, f"return {RESULT}.textContent.includes('TPOT ≤ 20 ms')", what="the search again")
+    assert search_requests(browser) == 1
+    browser.execute_script("window.dash_clientside.set_props('ctl-util', {value: 70})")
+    wait_js(browser, "return location.search.includes('util=70')", what="util in the address")
+    assert search_requests(browser) == 1
+    browser.execute_script("window.dash_clientside.set_props('ctl-gpus', {value: 4})")
+    wait_js(browser, "return location.search.includes('gpus=4')", what="the GPU count in the address")
+    assert search_requests(browser) == 0
+    assert severe_console_errors(browser) == []
