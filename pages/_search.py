@@ -75,7 +75,10 @@ def result_table(rows: list[dict], params: dict) -> list:
         f"{len(met)} of {len(rows)} configurations serve {model} within {targets}; the {len(shown)} cheapest per "
         "million output tokens:"
     )
-    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in HEADERS]))
+    # In calibrated mode each row says where its calibration comes from (fitted, or predicted for a GPU never
+    # measured: "stack typical", "datasheet", …), since that is how far to trust it.
+    calibrated = params["mode"] == "calibrated"
+    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in (*HEADERS, *(["Calibration"] if calibrated else []))]))
     body = html.Tbody(
         [
             html.Tr(
@@ -87,6 +90,7 @@ def result_table(rows: list[dict], params: dict) -> list:
                     html.Td(money(r["cost_per_mtok_usd"])),
                     html.Td(f"{r['tokens_per_joule']:.3g}"),
                     html.Td(slo.LIMITED_BY[r["limited_by"]]),
+                    *([html.Td(r["calibration_basis"])] if calibrated else []),
                 ]
             )
             for r in shown

@@ -82,6 +82,18 @@ def test_the_table_is_the_cheapest_rows_of_the_search(client):
     assert [m for m in shown if "×" in m and m in {r["machine"] for r in rows}] == [r["machine"] for r in met[:SHOWN]]
 
 
+def test_in_calibrated_mode_each_row_says_where_its_calibration_comes_from(client):
+    shown = texts(post_search(client, page_values(mode="calibrated", framework="trt")))
+    assert shown[shown.index("Stopped by") + 1] == "Calibration"
+    rows = [r for r in slo.search({"mode": "calibrated", "framework": "trt"}) if r["batch"]][:SHOWN]
+    for r in rows:  # each row's last cell
+        row = shown[shown.index(r["machine"]) :]
+        assert row[7] == r["calibration_basis"]
+    # TRT has rows on B200 and H200 only: the other GPUs borrow its fits from there.
+    assert {r["calibration_basis"] for r in rows} <= {"fitted", "fitted at other precision", "stack typical"}
+    assert "Calibration" not in texts(post_search(client, page_values()))
+
+
 def test_a_model_nothing_serves_and_a_bad_control_are_said_in_words(client):
     # A 32k-token prompt takes longer than 10 ms to prefill on every machine of the catalog.
     none = texts(post_search(client, page_values(isl=32768, ctx=32768, ttft=10)))
