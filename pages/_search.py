@@ -17,7 +17,7 @@ from inferx import slo
 from inferx.beyond import money
 from inferx.figures import si
 from inferx.models import MODELS
-from inferx.scenario import InvalidParameter
+from inferx.scenario import InvalidParameter, Scenario
 from pages._cards import INTERNAL_ERROR
 from pages._ids import control_id
 from pages._url import control_values_to_params, controls
@@ -65,7 +65,7 @@ def search_card() -> dbc.Card:
 
 def result_table(rows: list[dict], params: dict) -> list:
     """The sentence on how many configurations meet the targets, and the cheapest SHOWN of them as a table."""
-    targets = f"TTFT ≤ {float(params['ttft']):,.4g} ms and TPOT ≤ {float(params['tpot']):,.4g} ms"
+    targets = f"TTFT ≤ {params['ttft']:,.4g} ms and TPOT ≤ {params['tpot']:,.4g} ms"
     model = MODELS[params["model"]].name
     met = [r for r in rows if r["batch"]]
     if not met:
@@ -120,10 +120,12 @@ clientside_callback(
 )
 def search(_clicks, _again, *values):
     try:
-        params = control_values_to_params(list(values))
-        base = {name: params[name] for name in SEARCH_INPUTS}
+        given = control_values_to_params(list(values))
+        # Every value the search reads, checked once in the CLI's words and in the engine's spelling.
+        params = Scenario.from_params(**{name: given[name] for name in SEARCH_INPUTS}).params
         price = params["price"] or None  # 0: each GPU's assumed price
-        rows = slo.search(base, params["ttft"], params["tpot"], price, params["power"])
+        rows = slo.search({name: params[name] for name in SEARCH_INPUTS}, params["ttft"], params["tpot"], price,
+                          params["power"])  # fmt: skip
         return result_table(rows, params)
     except InvalidParameter as err:
         return html.P(f"Could not search: {err}", className="text-danger")

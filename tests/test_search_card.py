@@ -101,6 +101,15 @@ def test_a_model_nothing_serves_and_a_bad_control_are_said_in_words(client):
     values = page_values()
     values[list(controls()).index("tpot")] = -5
     assert texts(post_search(client, values)) == ["Could not search: tpot=-5: must be a number from 1 to 500 ms"]
+    # Values as a hostile client may spell them: checked and normalised before anything reads them.
+    values = page_values()
+    values[list(controls()).index("model")] = " DeepSeek-R1 "
+    values[list(controls()).index("mode")] = "CALIBRATED"
+    values[list(controls()).index("ttft")] = "500"
+    said = texts(post_search(client, values))
+    met = sum(1 for r in slo.search({"mode": "calibrated"}) if r["batch"])
+    assert said[0].startswith(f"{met} of 105 configurations serve DeepSeek-R1 within TTFT ≤ 500 ms")
+    assert "Calibration" in said
 
 
 def search_requests(driver) -> int:
