@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 BUTTON_ID = "catalog-search"
 RESULT_ID = "catalog-search-result"
 AGAIN_ID = "catalog-search-again"  # written in the browser when a control the search reads moves after a search
-SHOWN = 6  # rows of the table: the cheapest configurations that meet both targets
 # The controls the search reads: all but the machine's, which each candidate sets.
 SEARCH_INPUTS = tuple(name for name in controls() if name not in slo.HARDWARE_CONTROLS)
 TITLE = "Which machine meets the targets for the least?"
@@ -40,8 +39,8 @@ def search_card() -> dbc.Card:
         html.Div(html.H2(TITLE, className="card-title"), className="card-head"),
         html.P(
             "Every catalog GPU at each power-of-two count its scale-up domain holds, split every way into TP × PP, "
-            "serving this model and workload under the TTFT and TPOT targets: the cheapest per million output "
-            "tokens first.",
+            "serving this model and workload under the TTFT and TPOT targets: the cheapest configuration of each "
+            "GPU, cheapest per million output tokens first.",
             className="fig-subtitle",
         ),
         html.Button(
@@ -64,16 +63,21 @@ def search_card() -> dbc.Card:
 
 
 def result_table(rows: list[dict], params: dict) -> list:
-    """The sentence on how many configurations meet the targets, and the cheapest SHOWN of them as a table."""
+    """How many configurations meet the targets, the cheapest of each GPU as a table (cheapest first), and the
+    GPUs none of whose configurations does, each with the reason of its largest."""
     targets = f"TTFT ≤ {params['ttft']:,.4g} ms and TPOT ≤ {params['tpot']:,.4g} ms"
     model = MODELS[params["model"]].name
     met = [r for r in rows if r["batch"]]
     if not met:
         return [html.P(f"None of the {len(rows)} configurations serves {model} within {targets}.")]
-    shown = met[:SHOWN]
+    best, served = [], set()
+    for r in met:  # cheapest first, so each GPU's first row is its cheapest
+        if r["gpu"] not in served:
+            best.append(r)
+            served.add(r["gpu"])
     said = (
-        f"{len(met)} of {len(rows)} configurations serve {model} within {targets}; the {len(shown)} cheapest per "
-        "million output tokens:"
+        f"{len(met)} of {len(rows)} configurations serve {model} within {targets}. The cheapest of each GPU, "
+        "per million output tokens:"
     )
     # In calibrated mode each row says where its calibration comes from (fitted, or predicted for a GPU never
     # measured: "stack typical", "datasheet", …), since that is how far to trust it.
@@ -93,12 +97,20 @@ def result_table(rows: list[dict], params: dict) -> list:
                     *([html.Td(r["calibration_basis"])] if calibrated else []),
                 ]
             )
-            for r in shown
+            for r in best
         ]
     )
     # The sentence above the table, not its caption: inside the table's scroll box a phone would cut it off.
-    caption = html.Caption("The cheapest configurations that meet both targets", className="visually-hidden")
-    return [html.P(said), dbc.Table([caption, head, body], size="sm", responsive=True, className="search-table")]
+    caption = html.Caption("The cheapest configuration of each GPU within the targets", className="visually-hidden")
+    out = [html.P(said), dbc.Table([caption, head, body], size="sm", responsive=True, className="search-table")]
+    missed = {}  # each GPU that serves in no configuration: the first split of its largest count, with its reason
+    for r in rows:
+        if r["gpu"] not in served and r["gpus"] > missed.get(r["gpu"], {"gpus": 0})["gpus"]:
+            missed[r["gpu"]] = r
+    if missed:
+        why = "; ".join(f"{r['machine']} ({r['reason']})" for r in missed.values())
+        out.append(html.P(f"No configuration serves it on {why}."))
+    return out
 
 
 # A control the search reads moved after a search: run it again (no request at all before the first click).
