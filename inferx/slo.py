@@ -147,10 +147,11 @@ def candidates(base: dict) -> list[dict]:
     rest = {k: v for k, v in base.items() if k not in HARDWARE_CONTROLS and v is not None}
     wdtype = check_value("wdtype", PARAMS["wdtype"], rest.get("wdtype", PARAMS["wdtype"].default))
     gpus = list(GPUS) if base.get("gpu") is None else [check_value("gpu", PARAMS["gpu"], base["gpu"])]
+    given = None if base.get("gpus") is None else [_search_count(base["gpus"])]
     out = []
     for gpu in gpus:
         one = per_gpu_values(gpu)
-        for n in catalog_counts(gpu) if base.get("gpus") is None else [_search_count(base["gpus"])]:
+        for n in given or catalog_counts(gpu):
             machine = {"gpu": gpu, "gpus": n, "bw": n * one["bw"], "hbm": n * one["hbm"],
                        "compute": n * one["compute"][wdtype],
                        "ic": "nvlink" if n <= GPUS[gpu].scale_up_gpus else "infiniband"}  # fmt: skip

@@ -70,11 +70,9 @@ def result_table(rows: list[dict], params: dict) -> list:
     met = [r for r in rows if r["batch"]]
     if not met:
         return [html.P(f"None of the {len(rows)} configurations serves {model} within {targets}.")]
-    best, served = [], set()
+    best = {}
     for r in met:  # cheapest first, so each GPU's first row is its cheapest
-        if r["gpu"] not in served:
-            best.append(r)
-            served.add(r["gpu"])
+        best.setdefault(r["gpu"], r)
     said = (
         f"{len(met)} of {len(rows)} configurations serve {model} within {targets}. The cheapest of each GPU, "
         "per million output tokens:"
@@ -97,7 +95,7 @@ def result_table(rows: list[dict], params: dict) -> list:
                     *([html.Td(r["calibration_basis"])] if calibrated else []),
                 ]
             )
-            for r in best
+            for r in best.values()
         ]
     )
     # The sentence above the table, not its caption: inside the table's scroll box a phone would cut it off.
@@ -105,7 +103,7 @@ def result_table(rows: list[dict], params: dict) -> list:
     out = [html.P(said), dbc.Table([caption, head, body], size="sm", responsive=True, className="search-table")]
     missed = {}  # each GPU that serves in no configuration: the first split of its largest count, with its reason
     for r in rows:
-        if r["gpu"] not in served and r["gpus"] > missed.get(r["gpu"], {"gpus": 0})["gpus"]:
+        if r["gpu"] not in best and (r["gpu"] not in missed or r["gpus"] > missed[r["gpu"]]["gpus"]):
             missed[r["gpu"]] = r
     if missed:
         why = "; ".join(f"{r['machine']} ({r['reason']})" for r in missed.values())
