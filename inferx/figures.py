@@ -405,10 +405,8 @@ def evaluate_frontiers(keys: list[tuple], grids=()) -> dict:
     found.update(dict.fromkeys(todo))
     fits = [(k, g) for k, g in zip(todo, grids, strict=True) if g is not None]
     if fits:
-        for (k, _), r in zip(fits, evaluate_all([k[0] for k, _ in fits], [g for _, g in fits]), strict=True):
-            for a in r.values():
-                a.setflags(write=False)
-            found[k] = r
+        frontiers = evaluate_all([k[0] for k, _ in fits], [g for _, g in fits], read_only=True)
+        found.update((k, r) for (k, _), r in zip(fits, frontiers, strict=True))
     if len(_FRONTIERS) > 256:  # a long session visits many states; a redraw needs only its own
         _FRONTIERS.clear()
     _FRONTIERS.update((k, found[k]) for k in todo)
