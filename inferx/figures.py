@@ -110,10 +110,13 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
         if isinstance(spec.get("range"), list):
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
         values = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0)
-        shown = (values > 0) & (values < np.inf)  # NaN and ±∞ fail one of the two
-        # Two reductions over a mask, not a copy of the shown values and two calls through numpy's wrappers.
-        low = np.minimum.reduce(values, initial=np.inf, where=shown)
-        high = np.maximum.reduce(values, initial=-np.inf, where=shown)
+        # Reductions straight from the ufuncs, not through numpy's wrappers; over a mask (not a copy of the
+        # shown values) only where some value is not shown: zero, negative, ±∞ or NaN (which both propagate).
+        low, high = (np.minimum.reduce(values), np.maximum.reduce(values)) if values.size else (np.inf, -np.inf)
+        if not (low > 0 and high < np.inf):
+            shown = (values > 0) & (values < np.inf)  # NaN and ±∞ fail one of the two
+            low = np.minimum.reduce(values, initial=np.inf, where=shown)
+            high = np.maximum.reduce(values, initial=-np.inf, where=shown)
         if not high >= 10 * low:  # also no value shown at all: low ∞, high −∞
             continue
         spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
