@@ -21,8 +21,10 @@ def number(v: float) -> str:
     if v == 0:
         return "0"
     digits = 2 - math.floor(math.log10(abs(v)))
-    if digits <= 0 or v.is_integer():
-        return f"{round(v, min(digits, 0)):,.0f}"
+    if digits < 0:
+        return f"{round(v, digits):,.0f}"
+    if digits == 0 or v.is_integer():  # ".0f" rounds as round(v, 0) would, half to even
+        return f"{v:,.0f}"
     return f"{v:.{digits}f}"
 
 
@@ -47,18 +49,19 @@ def _with_unit(v: float, unit: str) -> str:
 def _points(trace: dict) -> tuple:
     """The trace's (x, y) pairs where both are finite numbers (a gap is None, a label is text)."""
     xs, ys = trace.get("x"), trace.get("y")
-    if not isinstance(xs, (list, tuple, np.ndarray)) or not isinstance(ys, (list, tuple, np.ndarray)):
-        return np.empty(0), np.empty(0)
-    n = min(len(xs), len(ys))
     if isinstance(xs, list) and isinstance(ys, list):
         # Most traces are lists of finite floats: then their sums are finite (None or text raises, and an
         # infinite or NaN value makes the sum so), and the lists serve as they are, with no array built.
+        n = min(len(xs), len(ys))
         xs, ys = (xs, ys) if len(xs) == len(ys) else (xs[:n], ys[:n])
         try:
             if math.isfinite(sum(xs)) and math.isfinite(sum(ys)):
                 return xs, ys
         except TypeError:
             pass
+    elif not isinstance(xs, (list, tuple, np.ndarray)) or not isinstance(ys, (list, tuple, np.ndarray)):
+        return np.empty(0), np.empty(0)
+    n = min(len(xs), len(ys))
     try:
         x, y = np.asarray(xs[:n], dtype=float), np.asarray(ys[:n], dtype=float)
     except (TypeError, ValueError):  # categories or text: no numbers to state

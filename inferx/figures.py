@@ -63,10 +63,14 @@ GRAPH_CONFIG = {"displaylogo": False, "responsive": True}
 
 def round_sig(values, digits: int = 4) -> list:
     """Round to `digits` significant figures for a compact JSON payload."""
-    a = np.asarray(values, dtype=float)
+    return _rounded(np.asarray(values, dtype=float), digits).tolist()
+
+
+def _rounded(a: np.ndarray, digits: int = 4) -> np.ndarray:
+    """`round_sig` as an array of any shape."""
     # |a| + (a == 0) is 1 where a is 0, so log10 never sees a zero (and needs no errstate, which costs more).
     scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(a) + (a == 0))))
-    return (np.rint(a * scale) / scale).tolist()  # np.round to 0 decimals is rint, behind two wrappers
+    return np.rint(a * scale) / scale  # np.round to 0 decimals is rint, behind two wrappers
 
 
 def si(value: float, digits: int = 3, unit: str = "") -> str:
@@ -110,10 +114,13 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
         if isinstance(spec.get("range"), list):
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
         values = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0)
-        shown = (values > 0) & (values < np.inf)  # NaN and ±∞ fail one of the two
-        # Two reductions over a mask, not a copy of the shown values and two calls through numpy's wrappers.
-        low = np.minimum.reduce(values, initial=np.inf, where=shown)
-        high = np.maximum.reduce(values, initial=-np.inf, where=shown)
+        # Reductions straight from the ufuncs, not through numpy's wrappers; over a mask (not a copy of the
+        # shown values) only where some value is not shown: zero, negative, ±∞ or NaN (which both propagate).
+        low, high = (np.minimum.reduce(values), np.maximum.reduce(values)) if values.size else (np.inf, -np.inf)
+        if not (low > 0 and high < np.inf):
+            shown = (values > 0) & (values < np.inf)  # NaN and ±∞ fail one of the two
+            low = np.minimum.reduce(values, initial=np.inf, where=shown)
+            high = np.maximum.reduce(values, initial=-np.inf, where=shown)
         if not high >= 10 * low:  # also no value shown at all: low ∞, high −∞
             continue
         spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
@@ -405,10 +412,8 @@ def evaluate_frontiers(keys: list[tuple], grids=()) -> dict:
     found.update(dict.fromkeys(todo))
     fits = [(k, g) for k, g in zip(todo, grids, strict=True) if g is not None]
     if fits:
-        for (k, _), r in zip(fits, evaluate_all([k[0] for k, _ in fits], [g for _, g in fits]), strict=True):
-            for a in r.values():
-                a.setflags(write=False)
-            found[k] = r
+        frontiers = evaluate_all([k[0] for k, _ in fits], [g for _, g in fits], read_only=True)
+        found.update((k, r) for (k, _), r in zip(fits, frontiers, strict=True))
     if len(_FRONTIERS) > 256:  # a long session visits many states; a redraw needs only its own
         _FRONTIERS.clear()
     _FRONTIERS.update((k, found[k]) for k in todo)
@@ -734,7 +739,7 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 
 def _log_range(values, pad: float = 0.06) -> list[float]:
     """A log axis's range (in decades) around positive `values`, padded by a share of its span."""
-    lo, hi = np.log10(np.min(values)), np.log10(np.max(values))
+    lo, hi = np.log10(np.minimum.reduce(values)), np.log10(np.maximum.reduce(values))
     margin = pad * max(hi - lo, 0.5)
     return [float(lo - margin), float(hi + margin)]
 
@@ -754,14 +759,16 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     if r is None:
         _note(layout, f"No frontier: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
-    # The readouts print these samples, so they keep more digits than a curve needs.
-    custom = np.column_stack(
-        [r["batch"], round_sig(1e3 * r["itl"], READOUT_DIGITS), round_sig(r["rho"], READOUT_DIGITS)]
-    ).tolist()
+    # The readouts print these samples, so they keep more digits than a curve needs: rows [B, ITL ms, ρ].
+    custom = np.empty((3, r["batch"].size))
+    custom[0], custom[1], custom[2] = r["batch"], 1e3 * r["itl"], r["rho"]
+    custom[1:] = _rounded(custom[1:], READOUT_DIGITS)
+    custom = custom.T.tolist()
+    ttft_ms = 1e3 * r["ttft"]
     line = _line(
         "Frontier",
         r["throughput"],
-        1e3 * r["ttft"],
+        ttft_ms,
         CURRENT,
         "solid",
         2.5,
@@ -770,7 +777,7 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         custom=custom,
         digits=READOUT_DIGITS,
     )
-    i = int(np.clip(np.searchsorted(r["batch"], batch), 0, r["batch"].size - 1))
+    i = min(int(np.searchsorted(r["batch"], batch)), r["batch"].size - 1)
     dot = {
         "type": "scatter",
         "mode": "markers",
@@ -782,16 +789,16 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         "hovertemplate": line["hovertemplate"].replace("<extra>Frontier", "<extra>operating point"),
         "cliponaxis": False,  # at either end of the sweep the dot overhangs the plot area rather than be cut
     }
-    layout["xaxis"].update(range=[0.0, 1.04 * float(np.max(r["throughput"]))], autorange=False)
-    layout["yaxis"].update(range=_log_range(1e3 * r["ttft"]), autorange=False)
-    _explorer_marks(layout, scn, r)
+    layout["xaxis"].update(range=[0.0, 1.04 * float(np.maximum.reduce(r["throughput"]))], autorange=False)
+    layout["yaxis"].update(range=_log_range(ttft_ms), autorange=False)
+    _explorer_marks(layout, scn, r, ttft_ms)
     layout["showlegend"] = False
     return {"data": [line, dot], "layout": layout}
 
 
-def _explorer_marks(layout: dict, scn: Scenario, r: dict) -> None:
+def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -> None:
     """The knee at B* (where more batch stops buying throughput for free) and the band past ρ = 0.85 (where
-    the queue, and TTFT with it, runs away), on the explorer's throughput axis."""
+    the queue, and TTFT with it, runs away), on the explorer's throughput axis; `ttft_ms` is r's TTFT in ms."""
     b_unstable = RHO_PRACTICAL * scn.b_max
     if r["batch"][-1] > b_unstable:
         x0 = float(np.interp(b_unstable, r["batch"], r["throughput"]))
@@ -802,7 +809,7 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict) -> None:
     b_star = float(E.ridge_batch(scn.compute, scn.bw, scn.b_w))
     if r["batch"][0] <= b_star <= r["batch"][-1]:
         x = float(np.interp(b_star, r["batch"], r["throughput"]))
-        y = float(np.interp(b_star, r["batch"], 1e3 * r["ttft"]))
+        y = float(np.interp(b_star, r["batch"], ttft_ms))
         layout["annotations"].append(
             {
                 "text": f"knee: B* = {b_star:,.0f}",
@@ -867,7 +874,7 @@ def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, li
     each numpy call together: side by side, curve k shifted by 2k, in one interpolation per direction."""
     n = len(curves)
     owner = np.repeat(np.arange(n), [len(x) for x, _ in curves])
-    axes = [np.concatenate([np.asarray(c[k], dtype=float) for c in curves]) for k in (0, 1)]
+    axes = [np.concatenate([c[k] for c in curves], dtype=float) for k in (0, 1)]
     with np.errstate(divide="ignore", invalid="ignore"):
         axes = [np.log10(v) if log else v for v, log in zip(axes, (xlog, ylog), strict=True)]
         ok = np.isfinite(axes[0] + axes[1])
@@ -875,25 +882,38 @@ def _shares(curves: list[tuple], xlog: bool, ylog: bool) -> tuple[np.ndarray, li
             axes, owner = [v[ok] for v in axes], owner[ok]
         if not owner.size:
             return np.zeros((n, n)), [(owner, owner)] * n
-        axes = [(v - v.min()) / ((v.max() - v.min()) or 1.0) for v in axes]
-        starts = np.searchsorted(owner, np.arange(n + 1))  # curve i is [starts[i], starts[i + 1])
-        first, last = starts[:-1].clip(max=owner.size - 1), starts[1:] - 1
-        drawn = (last > first)[:, None]  # curves of two points or more
-        at = (_GRID + 2.0 * np.arange(n)[:, None]).ravel()
-        near, length = 0, 0
-        for k in (0, 1):  # y read at each x, then x at each y
-            v = axes[k]
-            read = np.interp(at, v + 2.0 * owner, axes[1 - k]).reshape(n, -1)
-            read[~((_GRID >= v[first][:, None]) & (_GRID <= v[last][:, None]) & drawn)] = np.nan
-            near = near + (np.abs(read[:, None] - read[None]) < COINCIDE_TOL).sum(axis=2)
-            length = length + np.isfinite(read).sum(axis=1)  # in grid steps, across plus up
+    # The ufuncs themselves, not the array methods that wrap them: each call here counts.
+    low = [np.minimum.reduce(v) for v in axes]
+    axes = [(v - lo) / ((np.maximum.reduce(v) - lo) or 1.0) for v, lo in zip(axes, low, strict=True)]
+    starts = np.searchsorted(owner, np.arange(n + 1))  # curve i is [starts[i], starts[i + 1])
+    first, last = np.minimum(starts[:-1], owner.size - 1), starts[1:] - 1
+    drawn = (last > first)[:, None]  # curves of two points or more
+    at = _grid_at(n)
+    near, length = 0, 0
+    for k in (0, 1):  # y read at each x, then x at each y
+        v = axes[k]
+        inside = (_GRID >= v[first][:, None]) & (_GRID <= v[last][:, None]) & drawn
+        read = np.where(inside, np.interp(at, v + 2.0 * owner, axes[1 - k]).reshape(n, -1), np.nan)
+        near = near + np.add.reduce(np.abs(read[:, None] - read[None]) < COINCIDE_TOL, axis=2)
+        length = length + np.add.reduce(inside, axis=1)  # in grid steps, across plus up (read is finite there)
     bounds = starts.tolist()  # slices, not np.split: its checks cost more than the cut
     pieces = list(zip(bounds[:-1], bounds[1:], strict=True))
     return near / np.maximum(length, 1)[:, None], [(axes[0][a:b], axes[1][a:b]) for a, b in pieces]
 
 
+@functools.lru_cache(maxsize=8)
+def _grid_at(n: int) -> np.ndarray:
+    """_GRID once for each of n curves, curve k's shifted by 2k as _shares lays the curves side by side."""
+    at = (_GRID + 2.0 * np.arange(n)[:, None]).ravel()
+    at.setflags(write=False)
+    return at
+
+
 def _arc_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
+    """The distance along a curve (of two points or more) from its start to each point."""
+    s = np.zeros(len(x))
+    np.add.accumulate(np.hypot(x[1:] - x[:-1], y[1:] - y[:-1]), out=s[1:])  # np.cumsum of np.diff, unwrapped
+    return s
 
 
 ON_CURVE_SYMBOLS = ("diamond", "square", "triangle-up", "circle")
@@ -908,8 +928,8 @@ def _on_curve(trace: dict, points: tuple, said: str, k: int = 0, of: int = 1) ->
     at = (np.arange(ON_CURVE_MARKERS) + k / of) * spacing
     # Its last point too: where a reference ends (the ideal workload's wall) is part of what it says.
     # Sorted already (at rises, and the last index is the largest), so only repeats go, as np.unique would.
-    keep = np.append(np.searchsorted(s, at[at <= s[-1]]), len(s) - 1)
-    keep = keep[np.append(keep[1:] != keep[:-1], True)]
+    keep = np.concatenate((np.searchsorted(s, at[at <= s[-1]]), [len(s) - 1]))
+    keep = keep[np.concatenate((keep[1:] != keep[:-1], [True]))]
     name = f"{trace['name']} {said}"
     out = {key: v for key, v in trace.items() if key != "line"} | {
         "name": name,

@@ -747,8 +747,9 @@ def comm_times(scenarios: list[Scenario], B) -> np.ndarray:
     return _comm(cols, np.asarray(B, dtype=float)[None, :])
 
 
-def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
-    """`Scenario.evaluate` of several scenarios (one batch grid each) in one numpy pass.
+def evaluate_all(scenarios: list[Scenario], grids: list, read_only: bool = False) -> list[dict]:
+    """`Scenario.evaluate` of several scenarios (one batch grid each) in one numpy pass; with `read_only`,
+    every array returned is read-only.
 
     A redraw evaluates about ten frontiers of ~90 batch sizes; at that size numpy's per-call
     cost, not the arithmetic, sets the time. So each scenario's parameters are repeated into
@@ -784,6 +785,9 @@ def evaluate_all(scenarios: list[Scenario], grids: list) -> list[dict]:
     }
     for (a, b), point in calibrated.items():  # the calibrated TTFT: its own prefill and closed-loop queue
         out["ttft"][a:b] = np.where(out["stable"][a:b], point["ttft"], np.inf)
+    if read_only:  # before the split: each scenario's slices are views, read-only with their whole arrays
+        for values in out.values():
+            values.setflags(write=False)
     return [out] if one else [{key: values[a:b] for key, values in out.items()} for a, b in spans]
 
 
@@ -819,7 +823,7 @@ def sample_grids(pairs) -> dict[tuple[int, int], np.ndarray]:
     todo = [pair for pair, grid in found.items() if grid is None]
     if not todo:
         return found
-    steps, counts, logs, offsets, sizes, powers = [], [], [], [], [], []
+    steps, spans, counts, powers = [], [], [], []
     for b_max, points in todo:
         twos = _powers_of_two(b_max.bit_length())  # 1, 2, 4, … ≤ b_max
         budget = max(4, points - len(twos) - 1)  # the powers and b_max come out of the requested count
@@ -828,29 +832,30 @@ def sample_grids(pairs) -> dict[tuple[int, int], np.ndarray]:
         # Geometric in B (low) and in b_max − B (high): log_spaced(b_max, n) and b_max − log_spaced(b_max, n),
         # written 0 + 1·e and b_max + (−1)·e, which round the same.
         steps += [_unit_steps(n_low), _unit_steps(n_high)]
+        log = math.log(b_max)
+        spans += [(log, 0.0, 1.0), (log, float(b_max), -1.0)]
         counts += [n_low, n_high]
-        logs += [math.log(b_max)] * 2
-        offsets += [0.0, float(b_max)]
-        sizes.append(n_low + n_high)
         powers.append(twos)
-    logs, offsets = np.repeat(logs, counts), np.repeat(offsets, counts)
-    signs = np.repeat(np.tile([1.0, -1.0], len(todo)), counts)
+    # Each stretch's (log b_max, offset, sign) repeated along it, in one call for the three.
+    logs, offsets, signs = np.repeat(np.array(spans).T, counts, axis=1)
     spaced = offsets + signs * np.exp(np.concatenate(steps) * logs)
     ends = np.array([b_max for b_max, _ in todo], dtype=float)
     which = np.arange(len(todo))
-    owner = np.concatenate([np.repeat(which, sizes), np.repeat(which, [len(p) for p in powers]), which])
+    sizes = [a + b for a, b in zip(counts[::2], counts[1::2], strict=True)]
+    # The grid each value belongs to: its stretches, then its powers of two, then its end (np.tile costs more).
+    owner = np.repeat(np.arange(3 * len(todo)) % len(todo), [*sizes, *(len(p) for p in powers), *[1] * len(todo)])
     grid = np.rint(np.concatenate([spaced, *powers, ends]))
     grid = np.minimum(np.maximum(grid, 1), ends[owner]).astype(np.int64)
     keyed = owner * _SPAN + grid
     keyed.sort()  # by grid, then value: np.unique of each, without its overhead
     keyed = keyed[np.concatenate(([True], keyed[1:] != keyed[:-1]))]
-    bounds = np.searchsorted(keyed, np.arange(len(todo) + 1) * _SPAN).tolist()
+    bounds = np.searchsorted(keyed, which * _SPAN).tolist() + [keyed.size]
+    values = keyed & (_SPAN - 1)  # the grids' own values, side by side; made read-only once, as are their slices
+    values.setflags(write=False)
     if len(_GRIDS) > 512:  # a long session visits many B_max; a redraw needs only its own
         _GRIDS.clear()
     for k, pair in enumerate(todo):
-        g = keyed[bounds[k] : bounds[k + 1]] - k * _SPAN
-        g.setflags(write=False)
-        found[pair] = _GRIDS[pair] = g
+        found[pair] = _GRIDS[pair] = values[bounds[k] : bounds[k + 1]]
     return found
 
 
