@@ -187,12 +187,21 @@ window.__unsubscribe = s.subscribe(() => {
 """
 
 
+# A page whose figures are all drawn still updates Dash's store for about a second after it loads (stale graphs
+# given their figures, components added), and a redraw's answer updates it too: a count of a drag's store updates
+# starts once the store has been still for half a second.
+QUIET = """
+if (!window.__storeQuietSince) {
+  window.__storeQuietSince = performance.now();
+  window.store.subscribe(() => { window.__storeQuietSince = performance.now(); });
+}
+return performance.now() - window.__storeQuietSince > 500
+  && !window.inferxRedraws.inFlight && !(window.inferxDrag || {}).inFlight;
+"""
+
+
 def settled(browser) -> None:
-    wait_js(
-        browser,
-        "return !window.inferxRedraws.inFlight && !(window.inferxDrag || {}).inFlight",
-        what="no redraw pending",
-    )
+    wait_js(browser, QUIET, what="no redraw pending and Dash's store still")
 
 
 def test_a_pointer_drag_moves_figure_1_without_dash_and_ends_as_a_fresh_load_would(top):
