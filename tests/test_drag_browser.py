@@ -19,7 +19,7 @@ FIG1 = "document.querySelector('#fig-1 .js-plotly-plot')"
 
 @pytest.fixture
 def top(chromium, server):
-    """`/` with every graph drawn, scrolled to the top (Figure 1 in view)."""
+    """`/` with every graph drawn, scrolled to the top (Figure 1 in view), its store still (`settled`)."""
     if chromium.execute_script("return location.origin + location.pathname") != server.url:
         reset_browser(chromium)
         chromium.get(server.url)
@@ -29,6 +29,7 @@ def top(chromium, server):
         )
         wait_js(chromium, f"return {drawn};", what="every figure of / drawn")
     chromium.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+    settled(chromium)
     return chromium
 
 
