@@ -34,8 +34,8 @@ def dense_frontier(scn: Scenario) -> list[tuple]:
 
 
 def price(scn: Scenario) -> float | None:
-    """The $/GPU-hour control; None (0 on the page) takes the GPU's assumed price."""
-    return scn.params["price"] or None
+    """The $/GPU-hour control; None (the control left 'assumed') takes the GPU's assumed price."""
+    return scn.params["price"]
 
 
 @functools.lru_cache(maxsize=32)

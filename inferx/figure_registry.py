@@ -208,8 +208,8 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 11 · Cost per million output tokens",
         "What the frontier costs: the machine's hourly price spread over the tokens it makes in that hour, "
         "against how fast each user reads. Faster per-user streams mean smaller batches and dearer tokens. "
-        "The price is the Price control, or with it at 0 an assumed rental rate for the GPU, not a measured "
-        "one: set your own.",
+        "The price is the Price control, or while it reads 'assumed' an assumed rental rate for the GPU, "
+        "not a measured one: set your own.",
         _stacked(
             r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T}",
             r"\frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",

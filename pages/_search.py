@@ -133,7 +133,7 @@ def search(_clicks, _again, *values):
         given = control_values_to_params(list(values))
         # Every value the search reads, checked once in the CLI's words and in the engine's spelling.
         params = Scenario.from_params(**{name: given[name] for name in SEARCH_INPUTS}).params
-        price = params["price"] or None  # 0: each GPU's assumed price
+        price = params["price"]  # None: each GPU's assumed price
         rows = slo.search({name: params[name] for name in SEARCH_INPUTS}, params["ttft"], params["tpot"], price,
                           params["power"])  # fmt: skip
         return result_table(rows, params)

@@ -36,6 +36,12 @@ def test_the_price_defaults_to_the_gpus_assumed_rate_and_a_given_one_wins():
     meta = beyond.readouts(scn.with_params(price=2.0, power=0.5), 64)
     assert meta["usdPerHour"] == pytest.approx(16.0) and meta["watts"] == pytest.approx(2800)
     assert "given" in meta["priceNote"]
+    # "assumed" is the price's unset word in the URL and the CLI; a price of 0 is refused, not read as unset.
+    values, _, notices = parse_query({"price": "assumed"})
+    assert values["price"] is None and not notices
+    assert beyond.readouts(Scenario.from_params(price="assumed"), 64)["usdPerHour"] == pytest.approx(8 * 3.50)
+    values, _, notices = parse_query({"price": "0"})
+    assert values["price"] is None and any("price=0" in n and "or assumed" in n for n in notices)
 
 
 def test_goodput_follows_the_targets_and_prices_by_hand():

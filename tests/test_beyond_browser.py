@@ -35,7 +35,7 @@ def test_the_ttft_target_moves_the_goodput_readout(browser, server):
     assert "TTFT ≤ 500 ms and TPOT ≤ 50 ms" in before
     assert text(browser, "readout-regime").startswith("at B = 64 this machine is ")
     assert text(browser, "readout-cost").startswith("$") and text(browser, "readout-energy").endswith("tok/J")
-    assert "(assumed)" in text(browser, "readout-price")
+    assert "(assumed)" in text(browser, "readout-price") and text(browser, "ctl-price-value") == "assumed"
     browser.execute_script("window.dash_clientside.set_props('ctl-ttft', {value: 200})")
     wait_js(browser, "return document.getElementById('readout-goodput').textContent.includes('TTFT ≤ 200 ms')")
     after = text(browser, "readout-goodput")
@@ -46,6 +46,14 @@ def test_the_ttft_target_moves_the_goodput_readout(browser, server):
     browser.execute_script("window.dash_clientside.set_props('ctl-price', {value: 1})")
     wait_js(browser, "return document.getElementById('readout-price').textContent.includes('(given)')")
     wait_js(browser, f"return document.getElementById('readout-cost').textContent !== {cost!r}")
+    assert text(browser, "ctl-price-value") == "1.00 $/GPU-h"
+    wait_js(browser, "return location.search.includes('price=1')", what="the price in the address")
+    # The button beside it gives the price back to the GPU's assumed rate.
+    browser.execute_script("document.getElementById('ctl-price-reset').click()")
+    wait_js(browser, "return document.getElementById('readout-price').textContent.includes('(assumed)')")
+    wait_js(browser, f"return document.getElementById('readout-cost').textContent === {cost!r}", what="cost back")
+    wait_js(browser, "return document.getElementById('ctl-price-value').textContent === 'assumed'", what="label")
+    wait_js(browser, "return !location.search.includes('price')", what="the address without the price")
     assert severe_console_errors(browser) == []
 
 
