@@ -231,7 +231,21 @@
     return Object.assign({}, legend, { y: 1.02, yanchor: "bottom" });
   }
 
-  function compactLayout(layout, data, width) {
+  /* Buttons above the plot (Figures 4 and 5's linear / log x) take the strip a legend moved above it lands in:
+     the legend goes over them, a button row's height in pixels above the plot, as last drawn or guessed (a
+     first draw is checked after, `settle`). */
+  const MENU_ROW = 38; // the buttons are 33 px tall at 10 px type, from 1 % of the plot above it
+  function overMenus(legend, layout, el) {
+    const menus = Array.isArray(layout.updatemenus) && layout.updatemenus.some((m) => !(m.y < 1));
+    if (!menus || !el) return legend;
+    const drawn = el._fullLayout;
+    const margin = layout.margin || {};
+    const plot = drawn && drawn._size ? drawn._size.h : el.clientHeight - (margin.t || 0) - (margin.b || 0) - 60;
+    return Object.assign(legend, { y: 1 + MENU_ROW / Math.max(plot, 80) });
+  }
+
+  function compactLayout(layout, data, el) {
+    const width = el.clientWidth;
     const out = Object.assign({}, layout);
     if (Array.isArray(layout.annotations)) {
       out.annotations = layout.annotations.map((a) => {
@@ -251,7 +265,7 @@
       out[name] = axis;
     });
     const legend = legendAbove(layout.legend);
-    if (legend !== layout.legend) out.legend = Object.assign(legend, { font: small(legend.font, 10) });
+    if (legend !== layout.legend) out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
     // A touch screen shows the tool bar all the time, over the legend now above the plot: keep only the
     // image download and the reset (a finger zooms and pans the plot itself).
     const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
@@ -302,7 +316,7 @@
     if (!dark() && !compact && near === layout) return args;
     let d = compact ? compactData(data, el.clientWidth) : data;
     if (dark()) d = darkData(d);
-    let l = compact ? compactLayout(layout, data, el.clientWidth) : near;
+    let l = compact ? compactLayout(layout, data, el) : near;
     if (dark()) l = darkLayout(l, data);
     return figureForm ? [Object.assign({}, args[0], { data: d, layout: l }), ...args.slice(1)] : [d, l, ...args.slice(2)];
   }
@@ -336,14 +350,14 @@
   }
 
   /* A legend under the plot more than 2 px from where `legendNear` would put it now (the frame's height, or
-     the legend's own, changed since it was placed). */
+     the legend's own, changed since it was placed), or one over a narrow graph's buttons from `overMenus`. */
   function legendAstray(gd) {
     const fig = originals.get(gd);
     const layout = gd.layout;
-    if (!fig || !layout || !layout.legend || !gd._fullLayout || gd.dataset.compact === "true" || state.printing) {
-      return false;
-    }
-    const near = legendNear(fig.layout, gd).legend;
+    if (!fig || !layout || !layout.legend || !gd._fullLayout || state.printing) return false;
+    const compact = gd.dataset.compact === "true";
+    if (compact && !(fig.layout.updatemenus && fig.layout.legend && fig.layout.legend.y < 0)) return false;
+    const near = compact ? overMenus(legendAbove(fig.layout.legend), fig.layout, gd) : legendNear(fig.layout, gd).legend;
     return !!near && Math.abs(near.y - layout.legend.y) * gd._fullLayout._size.h > 2;
   }
 

@@ -435,3 +435,22 @@ def test_a_legend_under_a_short_plot_clears_the_x_axis_title(browser, server, fi
         title_bottom, legend_top = browser.execute_script(boxes)
     assert legend_top >= title_bottom, (title_bottom, legend_top)
     assert severe_console_errors(browser) == []
+
+
+@pytest.mark.parametrize("fig", [4, 5])
+def test_a_phones_legend_sits_above_the_linear_log_buttons(browser, server, fig):
+    """On a narrow graph the legend moves above the plot, into the strip where Figures 4 and 5 keep their
+    linear / log x buttons: it goes over them, and neither hides the other."""
+    boxes = (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        "const box = (s) => gd.querySelector(s).getBoundingClientRect();"
+        "return [box('.legend').bottom, box('.updatemenu-container').top, box('.updatemenu-container').bottom,"
+        " gd.getBoundingClientRect().top + gd._fullLayout._size.t];"
+    )
+    with viewport(browser, 390, 700):
+        browser.get(server.url + f"embed/fig{fig}")
+        figure_data(browser, fig)
+        wait_settled(browser, f"#fig-{fig} .legend")
+        legend_bottom, menu_top, menu_bottom, plot_top = browser.execute_script(boxes)
+    assert legend_bottom <= menu_top and menu_bottom <= plot_top, (legend_bottom, menu_top, menu_bottom, plot_top)
+    assert severe_console_errors(browser) == []
