@@ -18,7 +18,6 @@ from .scenario import (
     InvalidParameter,
     Param,
     Scenario,
-    as_number,
     check_batch,
     check_value,
     domain,
@@ -139,14 +138,16 @@ def build_parser() -> argparse.ArgumentParser:
     point = sub.add_parser("point", help="one operating point as JSON")
     _add_scenario_options(point)
     point.add_argument("--batch", default=str(BATCH.default), metavar="BATCH", help=_option_help(BATCH))
-    frontier = sub.add_parser("frontier", help="the throughput–TTFT frontier, one row per batch size")
+    frontier = sub.add_parser(
+        "frontier", help="the throughput–latency frontier (throughput, TTFT, ITL, ρ), one row per batch size"
+    )
     _add_scenario_options(frontier)
     frontier.add_argument(
         "--points",
         metavar="N",
         help=f"N geometric samples, {domain(POINTS)}, instead of every batch size (needed above {MAX_ROWS:,})",
     )
-    frontier.add_argument("--format", choices=("csv", "json"), default="csv")
+    frontier.add_argument("--format", choices=("csv", "json"), default="csv", help="output format (default csv)")
     _add_beyond_commands(sub, frontier)
     sub.add_parser("check", help="every number the article prints beside the engine's value")
     for name, text in (
@@ -221,7 +222,9 @@ def _add_catalog_commands(sub) -> None:
     hardware = sub.add_parser("hardware", help="the GPU catalog (datasheet numbers; compute is dense)")
     hardware.add_argument("--gpus", type=int, default=1, help="totals for this many GPUs (1–72, default 1)")
     for p in (models, hardware):
-        p.add_argument("--format", choices=("table", "json"), default="table")
+        p.add_argument(
+            "--format", choices=("table", "json"), default="table", help="a table, or JSON with every field"
+        )
 
 
 def _list_catalog(args: argparse.Namespace) -> int:
@@ -255,40 +258,35 @@ def _list_catalog(args: argparse.Namespace) -> int:
 
 def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
     from .export import FIGURE_NAMES
-    from .slo import TPOT_MS, TTFT_MS
 
     frontier.add_argument(
         "--figure",
         metavar="NAME",
-        help=f"write one figure's plotted data instead: a figure's number or one of {', '.join(FIGURE_NAMES)}",
+        help=f"write one figure's plotted data instead, as its card's CSV button does: its number "
+        f"(1-{len(FIGURE_NAMES)}) or name ({', '.join(FIGURE_NAMES)})",
     )
     slo = sub.add_parser(
         "slo",
         help="the best operating point that meets a TTFT and a TPOT target, as JSON (exit 1 if none does)",
     )
     _add_scenario_options(slo)
-    # Each defaults to its scenario option (--ttft, --tpot, --price, --power), which the URL and the page share.
-    slo.add_argument("--ttft-ms", metavar="MS", help=f"TTFT target, ms (default --ttft, {TTFT_MS:g})")
-    slo.add_argument("--tpot-ms", metavar="MS", help=f"TPOT/ITL target, ms (default --tpot, {TPOT_MS:g})")
-    slo.add_argument(
-        "--usd-per-gpu-hour", metavar="USD", help="rental price per GPU-hour (default: an assumed price per GPU)"
-    )
-    slo.add_argument("--power-fraction", metavar="F", help="share of board power drawn (default --power, 1)")
+    # Each defaults to its scenario option (--ttft, --tpot, --price, --power), which the URL and the page share,
+    # and has its range.
+    for option, name, metavar, what in (
+        ("--ttft-ms", "ttft", "MS", "TTFT target"),
+        ("--tpot-ms", "tpot", "MS", "TPOT/ITL target"),
+        ("--usd-per-gpu-hour", "price", "USD", "rental price per GPU-hour"),
+        ("--power-fraction", "power", "F", "share of board power drawn"),
+    ):
+        p = PARAMS[name]
+        default = p.unset if p.default is None else f"{p.default:g}"
+        slo.add_argument(option, metavar=metavar, help=f"{what}: {domain(p)} (default --{name}, {default})")
     slo.add_argument(
         "--search",
         action="store_true",
         help="try every catalog GPU (or --gpu) at each power-of-two count its scale-up domain holds (or --gpus), "
         "split every way into TP × PP, at datasheet numbers (other hardware options are ignored); cheapest first",
     )
-
-
-def _positive_number(name: str, text: str | None) -> float | None:
-    if text is None:
-        return None
-    number = as_number(text)
-    if number is None or not (math.isfinite(number) and number > 0):
-        raise InvalidParameter(name, "must be a positive number", text)
-    return number
 
 
 def _run_beyond(args: argparse.Namespace) -> int:
@@ -300,10 +298,16 @@ def _run_beyond(args: argparse.Namespace) -> int:
         scn = _scenario(args)
         if args.command == "slo":
             given = scn.params
-            ttft = slo.check_target("ttft_ms", given["ttft"] if args.ttft_ms is None else args.ttft_ms)
-            tpot = slo.check_target("tpot_ms", given["tpot"] if args.tpot_ms is None else args.tpot_ms)
-            price = _positive_number("usd_per_gpu_hour", args.usd_per_gpu_hour) or (given["price"] or None)
-            fraction = _positive_number("power_fraction", args.power_fraction) or given["power"]
+            # Each is checked against the range of the scenario option it stands for.
+            ttft, tpot, price, fraction = (
+                given[name] if value is None else check_value(option, PARAMS[name], value)
+                for option, name, value in (
+                    ("ttft_ms", "ttft", args.ttft_ms),
+                    ("tpot_ms", "tpot", args.tpot_ms),
+                    ("usd_per_gpu_hour", "price", args.usd_per_gpu_hour),
+                    ("power_fraction", "power", args.power_fraction),
+                )
+            )
         else:
             name = export.figure_name(args.figure)
             if args.points is not None:

@@ -10,37 +10,32 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
 
-from . import economics, figure_registry, rate, regimes, spec
+from . import figure_registry
 from .scenario import PARAMS, Scenario
 
-# Figures beyond the article's nine, by name: each a builder of one Scenario.
-EXTRA_FIGURES: dict[str, Callable[[Scenario], dict]] = {
-    "regimes": regimes.fig_regimes,
-    "economics": economics.fig_economics,
-    "rate": rate.fig_rate,
-    "spec-k": spec.fig_spec_k,
-    "spec-batch": spec.fig_spec_batch,
-    "moe": spec.fig_moe,
+# What `--figure` takes besides a number or a key ("5", "fig5"): each figure's name, as in `/embed/<name>`
+# ("regimes"), and short names for Figures 13-15.
+FIGURE_NAMES = tuple(f.name for f in figure_registry.FIGURES.values())
+_BY_NAME = {f.name: key for key, f in figure_registry.FIGURES.items()} | {
+    "spec-k": "fig13",
+    "spec-batch": "fig14",
+    "moe": "fig15",
 }
-FIGURE_NAMES = (*figure_registry.FIGURES, *EXTRA_FIGURES)
 
 
 def figure_name(text: str) -> str:
-    """A figure's name from what a user types: "5", "fig5" or an extra figure's name; ValueError otherwise."""
+    """A figure's key ("fig5") from what a user types: "5", "fig5" or its name; ValueError otherwise."""
     name = text.strip().lower()
-    name = f"fig{name}" if name.isdigit() else name
-    if name not in FIGURE_NAMES:
+    name = f"fig{name}" if name.isdigit() else _BY_NAME.get(name, name)
+    if name not in figure_registry.FIGURES:
         count = len(figure_registry.FIGURES)
-        raise ValueError(f"figure={text}: must be 1–{count} or one of {', '.join(FIGURE_NAMES)}")
+        raise ValueError(f"figure={text}: must be 1–{count}, fig1–fig{count} or one of {', '.join(FIGURE_NAMES)}")
     return name
 
 
 def build_figure(scn: Scenario, name: str, batch: int = 8) -> dict:
-    """The plotly dict of one figure by name (`batch` is the explorer's, Figure 6)."""
-    if name in EXTRA_FIGURES:
-        return EXTRA_FIGURES[name](scn)
+    """The plotly dict of one figure by key (`batch` is the explorer's, Figure 6): what its card draws."""
     return figure_registry.build(scn, (name,), batch)[name]
 
 

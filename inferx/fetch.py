@@ -8,6 +8,7 @@ it, so a file saved by `inferx fetch` always loads. Standard library only.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import os
@@ -38,6 +39,14 @@ def base_url_from_env() -> str:
     return os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
 
 
+def _is_day(text: str) -> bool:
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:  # 2026-13-01, 2026-02-30
+        return False
+    return True
+
+
 def benchmarks_url(model: str, base_url: str | None = None, date: str | None = None) -> str:
     base = (base_url or base_url_from_env()).strip()
     parts = urllib.parse.urlsplit(base)
@@ -47,8 +56,8 @@ def benchmarks_url(model: str, base_url: str | None = None, date: str | None = N
         raise FetchError("model: give a display name, e.g. DeepSeek-R1-0528")
     query = {"model": model.strip()}
     if date is not None:
-        if not DATE.fullmatch(date):
-            raise FetchError(f"date: expected YYYY-MM-DD, got {date!r}")
+        if not (DATE.fullmatch(date) and _is_day(date)):
+            raise FetchError(f"date: expected a day as YYYY-MM-DD, got {date!r}")
         query["date"] = date
     return base.rstrip("/") + ENDPOINT + "?" + urllib.parse.urlencode(query)
 

@@ -149,6 +149,8 @@ def test_unreachable_server_and_bad_arguments():
         ({"base_url": "ftp://example.org"}, "http:// or https://"),
         ({"base_url": "inferencex.semianalysis.com"}, "http:// or https://"),
         ({"date": "14 June 2026"}, "YYYY-MM-DD"),
+        ({"date": "2026-13-01"}, "a day as YYYY-MM-DD"),  # the shape of a date, but no such day
+        ({"date": "2026-02-30"}, "a day as YYYY-MM-DD"),
     ):
         with pytest.raises(FetchError, match=message):
             fetch_benchmarks(MODEL, **kwargs)

@@ -185,9 +185,14 @@ def test_cli_slo_search_and_failures():
     assert len(narrowed) == 5
     odd = run_inferx("slo", "--search", "--gpus", "6")
     assert odd.returncode == 2 and "gpus=6: must be a power of two to be split into TP × PP" in odd.stderr
-    miss = run_inferx("slo", "--ttft-ms", "0.1")
+    miss = run_inferx("slo", "--tpot-ms", "1")  # 8×H200's ITL is 2.2 ms at B = 1
     assert miss.returncode == 1 and json.loads(miss.stdout)["batch"] == 0
-    bad = run_inferx("slo", "--tpot-ms", "-1")
-    assert bad.returncode == 2 and "tpot_ms=-1: must be a positive number of milliseconds" in bad.stderr
-    bad = run_inferx("slo", "--usd-per-gpu-hour", "free")
-    assert bad.returncode == 2 and "usd_per_gpu_hour=free: must be a positive number" in bad.stderr
+    # Each of slo's own options has the range of the scenario option it stands for (--ttft 10–10,000 ms, …).
+    for option, value, message in (
+        ("--tpot-ms", "-1", "tpot_ms=-1: must be a number from 1 to 500 ms"),
+        ("--ttft-ms", "5", "ttft_ms=5: must be a number from 10 to 10,000 ms"),
+        ("--usd-per-gpu-hour", "free", "usd_per_gpu_hour=free: must be a number from 0.05 to 50 $/GPU-h, or assumed"),
+        ("--power-fraction", "1.5", "power_fraction=1.5: must be a number from 0.1 to 1 × TDP"),
+    ):
+        bad = run_inferx("slo", option, value)
+        assert bad.returncode == 2 and message in bad.stderr, (option, bad.stderr)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from cli_checks import run_inferx
 
-from inferx import cli, spec
+from inferx import cli, export, spec
 from inferx import figure_registry as registry
 from inferx.export import FIGURE_NAMES
 from inferx.models import DEEPSEEK_R1
@@ -115,15 +115,22 @@ def test_cli_exports_a_figure_as_csv_and_json():
     assert float(first[1]) == pytest.approx(r["throughput"][0], rel=1e-3)
     assert float(first[2]) == pytest.approx(1e3 * r["itl"][0], rel=1e-3)
     rec = json.loads(run_inferx("frontier", "--figure", "spec-k", "--format", "json").stdout)
-    assert rec["figure"] == "spec-k" and rec["x_title"] == "Draft length k (tokens)"
+    assert rec["figure"] == "fig13" and rec["x_title"] == "Draft length k (tokens)"
     assert sum(len(t["x"]) for t in rec["traces"]) == 4 * 16
 
 
 def test_cli_figure_export_covers_every_figure_and_refuses_unknown_names(capsys):
-    for name in FIGURE_NAMES:  # in process: one interpreter start per figure would take seconds
-        assert cli.main(["frontier", "--figure", name, "--format", "json"]) == 0
-        assert json.loads(capsys.readouterr().out)["traces"], name
+    scn = Scenario.from_params()
+    for key, name in zip(registry.FIGURES, FIGURE_NAMES, strict=True):
+        # In process: one interpreter start per figure would take seconds. A figure's name, number and key give
+        # the same rows, and they are its card's (Figure 10's SLO shading and star included).
+        outs = []
+        for given in (name, key.removeprefix("fig"), key):
+            assert cli.main(["frontier", "--figure", given, "--format", "csv"]) == 0
+            outs.append(capsys.readouterr().out)
+        assert outs[0] == outs[1] == outs[2] == export.figure_csv(registry.build(scn, [key])[key]), name
     bad = run_inferx("frontier", "--figure", "99")
-    assert bad.returncode == 2 and f"figure=99: must be 1–{len(registry.FIGURES)} or one of" in bad.stderr
+    count = len(registry.FIGURES)
+    assert bad.returncode == 2 and f"figure=99: must be 1–{count}, fig1–fig{count} or one of" in bad.stderr
     bad = run_inferx("frontier", "--figure", "5", "--points", "4")
     assert bad.returncode == 2 and "a figure has its own samples" in bad.stderr
