@@ -229,6 +229,12 @@ def figure_card(
     return dbc.Card([dbc.CardBody([header, subtitle, *body])], className="fig-card", id=f"card-{fig}")
 
 
+def scroll_box(table: dbc.Table, label: str) -> html.Div:
+    """A table in a box that scrolls sideways where it is wider than the page (a phone): a region named after
+    the table that the keyboard can focus, and so scroll (axe: scrollable-region-focusable)."""
+    return html.Div(table, className="table-responsive", tabIndex="0", role="region", **{"aria-label": label})
+
+
 def notices_area(notices: list[str]) -> html.Div:
     return html.Div(
         [

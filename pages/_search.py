@@ -18,7 +18,7 @@ from inferx.beyond import money
 from inferx.figures import si
 from inferx.models import MODELS
 from inferx.scenario import InvalidParameter, Scenario
-from pages._cards import INTERNAL_ERROR
+from pages._cards import INTERNAL_ERROR, scroll_box
 from pages._ids import control_id
 from pages._url import control_values_to_params, controls
 
@@ -100,7 +100,8 @@ def result_table(rows: list[dict], params: dict) -> list:
     )
     # The sentence above the table, not its caption: inside the table's scroll box a phone would cut it off.
     caption = html.Caption("The cheapest configuration of each GPU within the targets", className="visually-hidden")
-    out = [html.P(said), dbc.Table([caption, head, body], size="sm", responsive=True, className="search-table")]
+    table = dbc.Table([caption, head, body], size="sm", className="search-table")
+    out = [html.P(said), scroll_box(table, "The cheapest configuration of each GPU within the targets")]
     missed = {}  # each GPU that serves in no configuration: the first split of its largest count, with its reason
     for r in rows:
         if r["gpu"] not in best and (r["gpu"] not in missed or r["gpus"] > missed[r["gpu"]]["gpus"]):

@@ -15,7 +15,7 @@ from inferx.measured_figures import divergence_figure
 from inferx.models import MODELS
 from inferx.presets import HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
-from pages._cards import FIGURES_ID, described_graph, figure_card, initial_figures, navbar
+from pages._cards import FIGURES_ID, described_graph, figure_card, initial_figures, navbar, scroll_box
 from pages._measured import env_measured
 from pages._url import parse_query
 
@@ -29,12 +29,12 @@ STATUS_CLASS = {
 }
 
 
-def table(header, rows, row_classes=None):
+def table(label, header, rows, row_classes=None):
     head = html.Thead(html.Tr([html.Th(h) for h in header]))
     body = html.Tbody(
         [html.Tr([html.Td(c) for c in row], className=(row_classes or {}).get(i)) for i, row in enumerate(rows)]
     )
-    return dbc.Table([head, body], bordered=False, hover=True, size="sm", responsive=True, className="num-table")
+    return scroll_box(dbc.Table([head, body], bordered=False, hover=True, size="sm", className="num-table"), label)
 
 
 def config_table(model: str):
@@ -51,7 +51,11 @@ def config_table(model: str):
                 f"{s.b_max:,}" if s.headroom > 0 else "does not fit",
             ]
         )
-    return table(["Config", "HBM bandwidth", "Peak FP8 compute", "HBM total", "KV headroom", "B_max (S = 1,024)"], rows)
+    return table(
+        "Serving configurations",
+        ["Config", "HBM bandwidth", "Peak FP8 compute", "HBM total", "KV headroom", "B_max (S = 1,024)"],
+        rows,
+    )
 
 
 def ridge_table():
@@ -67,7 +71,9 @@ def ridge_table():
                 f"{100 * float(E.compute_utilisation(1, 1.0, hw.compute, hw.bw)):.2f} %",
             ]
         )
-    return table(["Config (FP8)", "Ridge I*", "Ridge batch B*", "I(B = 1)", "Compute utilisation at B = 1"], rows)
+    return table(
+        "Ridge points", ["Config (FP8)", "Ridge I*", "Ridge batch B*", "I(B = 1)", "Compute utilisation at B = 1"], rows
+    )
 
 
 def interconnect_table(model: str):
@@ -86,7 +92,9 @@ def interconnect_table(model: str):
             ]
         )
     return table(
-        ["Interconnect", "Bandwidth (one way)", "Latency floor α", "t_AR (B = 1, TP 8)", "t_PP (B = 256, PP 4)"], rows
+        "Interconnects",
+        ["Interconnect", "Bandwidth (one way)", "Latency floor α", "t_AR (B = 1, TP 8)", "t_PP (B = 256, PP 4)"],
+        rows,
     )
 
 
@@ -109,7 +117,7 @@ def metrics_table(model: str):
         ],
         ["Token efficiency", f"T ÷ {watts:,.0f} W", f"{float(E.tokens_per_joule(r['throughput'], watts)):.2f} tok/J"],
     ]
-    return table(["Metric", "Model", "8×H200, S = 1,024, B = 64"], rows)
+    return table("Serving metrics", ["Metric", "Model", "8×H200, S = 1,024, B = 64"], rows)
 
 
 def check_table():
@@ -128,7 +136,12 @@ def check_table():
             ]
         )
         classes[i] = STATUS_CLASS[r.status]
-    return table(["Section", "Quantity", "Article", "Engine", "Unit", "Diff", "Status", "Note"], rows, classes)
+    return table(
+        "The article's numbers, checked",
+        ["Section", "Quantity", "Article", "Engine", "Unit", "Diff", "Status", "Note"],
+        rows,
+        classes,
+    )
 
 
 INTRO = """
@@ -222,7 +235,7 @@ def error_tables_section():
             + ["—" if r.get(m) is None else f"{r[m][0]:.0%} / {r[m][1]:.0%}" for m in ERROR_METRICS]
             for r in rows
         ]
-        body += [html.H3(f"By {grouping}"), table([grouping, "rows", *header_tail], cells)]
+        body += [html.H3(f"By {grouping}"), table(f"Errors by {grouping}", [grouping, "rows", *header_tail], cells)]
     return html.Div(body, id="error-tables")
 
 

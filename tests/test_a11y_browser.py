@@ -67,6 +67,20 @@ def test_axe_finds_no_critical_or_serious_violations(browser, server, path):
     assert_no_serious_violations(browser, path)
 
 
+@pytest.mark.parametrize("path", ["/", "/inferencex", "/methods"])
+def test_axe_finds_no_critical_or_serious_violations_on_a_phone(browser, server, path):
+    """At 390 px wide tables scroll sideways in their boxes and the controls sit in a drawer: each scrolling box
+    must be reachable from the keyboard, and nothing else may break."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": False}
+    )
+    try:
+        load(browser, server, path)
+        assert_no_serious_violations(browser, f"{path} at 390 px")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def test_axe_on_inferencex_with_an_uploaded_file(browser, server, measured_paths):
     load(browser, server, "/inferencex")
     element(browser, "#measured-upload input[type=file]").send_keys(str(measured_paths.json))
