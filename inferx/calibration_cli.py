@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
     """`inferx calibrate|validate --measured PATH`; returns the exit code. With `error_tables`, validate also
     writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there."""
     try:
+        if error_tables:  # refused before the minutes of work, not after
+            _check_writable(Path(error_tables))
         df = load_measured(path)
         if command == "calibrate":
             fits = F.fit_all(df)
@@ -68,9 +71,18 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
             }
             Path(error_tables).write_text(_compact_json(record))
         return 0
-    except MeasuredDataError as err:
+    except (MeasuredDataError, OSError) as err:
         print(f"inferx: {err}", file=sys.stderr)
         return 2
+
+
+def _check_writable(path: Path) -> None:
+    if path.is_dir():
+        raise MeasuredDataError(f"--error-tables {path}: is a directory, not a file")
+    if not path.parent.is_dir():
+        raise MeasuredDataError(f"--error-tables {path}: no directory {path.parent}")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise MeasuredDataError(f"--error-tables {path}: not writable")
 
 
 cli = run  # the name cli.py and older callers use

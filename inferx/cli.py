@@ -327,8 +327,12 @@ def _run_beyond(args: argparse.Namespace) -> int:
         print(json.dumps({"scenario": scn.params, **result}))
         return 0 if result["batch"] else 1
     fig = export.build_figure(scn, name)
+    record = export.figure_record(name, fig)
+    if not any(t["x"] for t in record["traces"]):  # nothing drawn: the figure's note says why, as `frontier` does
+        print(f"inferx: {'; '.join(record['notes']) or 'nothing to plot for these settings'}", file=sys.stderr)
+        return 2
     if args.format == "json":
-        print(json.dumps(export.figure_record(name, fig)))
+        print(json.dumps(record))
     else:
         sys.stdout.write(export.figure_csv(fig))  # the dashboard's download button writes the same text
     return 0

@@ -442,14 +442,15 @@ def check_envelope(body, callback_map: Mapping, prefix: str = "/") -> str | None
                 return problem
     declared_out = _declared_outputs(output)
     outputs = body.get("outputs")
-    if outputs is not None:
-        outputs = outputs if output.startswith("..") else [outputs]
-        if not isinstance(outputs, list) or len(outputs) != len(declared_out):
-            return f"'outputs' should list {len(declared_out)} entries"
-        for n, (item, declared) in enumerate(zip(outputs, declared_out, strict=True)):
-            problem = _item_problem(item, declared, f"outputs[{n}]")
-            if problem:
-                return problem
+    if outputs is None:  # the browser always sends them; Dash cannot answer without (IndexError, a 500)
+        return "the callback request has no 'outputs'"
+    outputs = outputs if output.startswith("..") else [outputs]
+    if not isinstance(outputs, list) or len(outputs) != len(declared_out):
+        return f"'outputs' should list {len(declared_out)} entries"
+    for n, (item, declared) in enumerate(zip(outputs, declared_out, strict=True)):
+        problem = _item_problem(item, declared, f"outputs[{n}]")
+        if problem:
+            return problem
     changed = body.get("changedPropIds", [])
     if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed) or len(changed) > 256:
         return "'changedPropIds' must be a list of strings"

@@ -254,7 +254,8 @@ def _iter_json_array(text: str):
     {"data": [...]} wrappers), decoded one at a time so only one item's objects exist at once."""
     decoder = json.JSONDecoder()
     i = _skip_ws(text, 0)
-    if text[i : i + 1] == "{":
+    wrapped = text[i : i + 1] == "{"
+    if wrapped:
         i = _skip_ws(text, i + 1)
         while text[i : i + 1] == '"':
             _, i = decoder.raw_decode(text, i)
@@ -277,17 +278,17 @@ def _iter_json_array(text: str):
             raise
         raise MeasuredDataError("JSON must be an array of benchmark objects")
     i = _skip_ws(text, i + 1)
-    if text[i : i + 1] == "]":
-        return
-    while True:
+    while text[i : i + 1] != "]":
         item, i = decoder.raw_decode(text, i)
         yield item
         i = _skip_ws(text, i)
-        if text[i : i + 1] == "]":
-            return
-        if text[i : i + 1] != ",":
+        if text[i : i + 1] == ",":
+            i = _skip_ws(text, i + 1)
+        elif text[i : i + 1] != "]":
             raise json.JSONDecodeError("expected ',' or ']'", text, i)
-        i = _skip_ws(text, i + 1)
+    end = _skip_ws(text, i + 1)
+    if not wrapped and end < len(text):  # a wrapper's other keys may follow its array; nothing follows a file's
+        raise json.JSONDecodeError("text after the array", text, end)
 
 
 def _json_scalar(value):
@@ -296,6 +297,8 @@ def _json_scalar(value):
     name (refused as not a number); text, floats and null as they are."""
     kind = type(value)
     if kind is str:
+        if not value.isascii():  # a lone surrogate (U+D800) is no text: JSON and printing refuse it
+            value = value.encode("utf-8", "replace").decode("utf-8")
         return sys.intern(value)  # the same hardware, framework or date in every item is then one object
     if kind is float or value is None:
         return value
@@ -337,6 +340,9 @@ def _frames_from_json(text: str):
     except ValueError as err:  # e.g. an integer of more than 4,300 digits
         if isinstance(err, MeasuredDataError):
             raise
+        if "digits" in str(err):  # Python's own words name sys.set_int_max_str_digits, no help to a user
+            limit = sys.get_int_max_str_digits()
+            raise MeasuredDataError(f"invalid JSON: a number of more than {limit:,} digits") from None
         raise MeasuredDataError(f"invalid JSON: {err}") from None
     if records:
         yield pd.DataFrame.from_records(records, index=range(start, start + len(records)))

@@ -283,10 +283,18 @@ MODELS: dict[str, ModelSpec] = {
 }
 
 
+# The `model` of InferenceX's API rows is its database key, not the display name the API is asked for
+# (`?model=DeepSeek-R1-0528` answers rows of `dsr1`): the keys of the catalog's models.
+INFERENCEX_ROW_KEYS = {"dsr1": "deepseek-r1", "gptoss120b": "gpt-oss-120b", "llama70b": "llama-3.3-70b"}
+
+
 def catalog_key(display_name: str) -> str | None:
-    """The catalog key of a model as InferenceX names it (`DeepSeek-R1-0528`, `Llama-3.3-70B-Instruct-FP8`):
-    the entry whose name it starts with, followed by nothing or a dash. `Kimi-K2.5` is not `Kimi-K2`."""
+    """The catalog key of a model as InferenceX names it, by display name (`DeepSeek-R1-0528`,
+    `Llama-3.3-70B-Instruct-FP8`: the entry whose name it starts with, followed by nothing or a dash; `Kimi-K2.5`
+    is not `Kimi-K2`) or by the key of its API rows (`dsr1`)."""
     text = display_name.strip().lower()
+    if text in INFERENCEX_ROW_KEYS:
+        return INFERENCEX_ROW_KEYS[text]
     for key, model in MODELS.items():
         name = model.name.lower()
         if text.startswith(name) and text[len(name) : len(name) + 1] in ("", "-"):

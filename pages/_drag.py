@@ -35,7 +35,10 @@ def _refuse(text: str, status: int = 400) -> Response:
 def drag_route() -> Response:
     """POST {values, batch, figures, pinned?}: {"fig1": figure, …} as the redraw callback returns them, or a
     400 with the reason for a bad request."""
-    body = request.get_json(silent=True)  # from the browser, so from anyone: read_redraw checks each field
+    try:
+        body = request.get_json(silent=True)  # from the browser, so from anyone: read_redraw checks each field
+    except RecursionError:  # nested past the parser's depth: no control state is
+        body = None
     if not isinstance(body, dict):
         return _refuse("Could not redraw: the request must be a JSON object")
     if "figures" not in body:  # a drag names the graphs in view; it never asks for every figure

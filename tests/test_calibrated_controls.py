@@ -315,3 +315,20 @@ def test_validate_writes_error_tables_of_aggregates_only(tmp_path):
     assert len(set(totals.values())) == 1 and totals["GPU"] > 0
     assert all(set(r) == {"group", "rows", "tpot", "ttft", "throughput_per_gpu", "interactivity", "e2e"}
                for rows in written["tables"].values() for r in rows)  # fmt: skip
+
+
+@pytest.mark.parametrize("where", ["missing-dir/errors.json", "."])
+def test_validate_refuses_an_error_tables_path_it_cannot_write_before_any_work(tmp_path, where):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    fixture = root / "tests" / "fixtures" / "synthetic_measured.csv"
+    out = tmp_path / where
+    run = subprocess.run(
+        [sys.executable, "-m", "inferx", "validate", "--measured", str(fixture), "--error-tables", str(out)],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 2 and run.stderr.startswith("inferx: --error-tables ") and "Traceback" not in run.stderr
+    assert run.stdout == ""  # refused before the tables were computed and printed

@@ -276,6 +276,9 @@ def test_listing_help(command):
         ("DeepSeek-R1-0528", "deepseek-r1"),
         ("Llama-3.3-70B-Instruct-FP8", "llama-3.3-70b"),
         ("gpt-oss-120b", "gpt-oss-120b"),
+        ("dsr1", "deepseek-r1"),  # the API's rows name their model by its database key
+        ("llama70b", "llama-3.3-70b"),
+        ("kimik2.5", None),
         ("Kimi-K2.5", None),  # another model than Kimi-K2
         ("Qwen-3.5-397B-A17B", None),
         ("", None),

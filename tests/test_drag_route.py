@@ -45,6 +45,7 @@ def test_a_drag_step_draws_what_the_redraw_callback_draws(client, params, batch,
     ("body", "reason"),
     [
         ("not json", "the request must be a JSON object"),
+        pytest.param('{"a":' * 20_000 + "1" + "}" * 20_000, "the request must be a JSON object", id="past-json-depth"),
         ({"values": [], "batch": None}, "figures must name the graphs to draw"),
         ({"values": [None], "batch": None, "figures": "fig1"}, "figures=fig1: must be a list of at most"),
         ({"values": [None], "batch": None, "figures": ["fig99"]}, "figures=['fig99']: must be a list"),
@@ -55,7 +56,11 @@ def test_a_drag_step_draws_what_the_redraw_callback_draws(client, params, batch,
     ],
 )  # fmt: skip
 def test_a_bad_request_is_refused_with_its_reason(client, body, reason):
-    sent = client.post(ROUTE, json=body) if isinstance(body, dict) else client.post(ROUTE, data=body)
+    sent = (
+        client.post(ROUTE, json=body)
+        if isinstance(body, dict)
+        else client.post(ROUTE, data=body, content_type="application/json")
+    )
     assert sent.status_code == 400 and sent.mimetype == "text/plain"
     assert sent.get_data(as_text=True).startswith(f"Could not redraw: {reason}"), sent.get_data(as_text=True)
 

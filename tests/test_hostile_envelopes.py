@@ -136,6 +136,8 @@ def status_template(app_templates) -> dict:
         (lambda t: {**t, "inputs": [{"id": "measured-data", "property": "value"}]}, "inputs[0] should be"),
         (lambda t: {**t, "state": [{"id": "x", "property": "y"}]}, "'state' should list 0"),
         (lambda t: {**t, "outputs": [t["outputs"], t["outputs"]]}, "outputs[0] should be"),
+        (lambda t: {k: v for k, v in t.items() if k != "outputs"}, "no 'outputs'"),
+        (lambda t: {**t, "outputs": None}, "no 'outputs'"),
         (lambda t: {**t, "changedPropIds": [1]}, "changedPropIds"),
         (lambda t: {**t, "inputs": [{**t["inputs"][0], "value": json.loads("[" * 60 + "]" * 60)}]}, "nested"),
         (lambda t: {**t, "inputs": [{**t["inputs"][0], "\ud800": 1}]}, "lone surrogate"),

@@ -192,3 +192,25 @@ def test_a_named_folder_without_the_files_fails_not_skips(tmp_path):
     )
     assert run.returncode == 1, run.stdout[-2000:]
     assert "1 error" in run.stdout and "deepseek_r1_measured.csv and api_benchmarks*.json not found" in run.stdout
+
+
+def test_a_lone_surrogate_in_json_text_becomes_a_question_mark(tmp_path):
+    """JSON may escape half a UTF-16 pair ("\\ud800"), which Python keeps as a lone surrogate: no JSON answer or
+    printout can carry it, so every callback that sent the column back failed. It is read as "?"."""
+    text = json.dumps([api_item()]).replace('"sglang"', '"sg\\ud800lang"')
+    df = load_measured(write(tmp_path, "s.json", text))
+    assert df.loc[0, "framework"] == "sg?lang"
+    json.dumps(df.to_dict("records"), ensure_ascii=False).encode("utf-8")  # what a Dash answer does with it
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[]  garbage", "text after the array"),
+        ("[" + "1" * 5000 + "]", "a number of more than 4,300 digits"),
+    ],
+)
+def test_json_past_the_array_or_with_an_endless_number_is_refused_in_plain_words(tmp_path, text, message):
+    with pytest.raises(MeasuredDataError, match=message) as err:
+        load_measured(write(tmp_path, "x.json", text))
+    assert "sys." not in str(err.value)

@@ -132,5 +132,9 @@ def test_cli_figure_export_covers_every_figure_and_refuses_unknown_names(capsys)
     bad = run_inferx("frontier", "--figure", "99")
     count = len(registry.FIGURES)
     assert bad.returncode == 2 and f"figure=99: must be 1–{count}, fig1–fig{count} or one of" in bad.stderr
+    for fmt in ("csv", "json"):  # a figure with nothing drawn says why, as `frontier` does, and writes nothing
+        empty = run_inferx("frontier", "--figure", "6", "--gpus", "1", "--format", fmt)
+        assert empty.returncode == 2 and empty.stdout == "", empty
+        assert empty.stderr.strip() == "inferx: No frontier: needs 671 GB of weights; the machine has 141 GB"
     bad = run_inferx("frontier", "--figure", "5", "--points", "4")
     assert bad.returncode == 2 and "a figure has its own samples" in bad.stderr
