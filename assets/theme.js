@@ -265,7 +265,9 @@
       out[name] = axis;
     });
     const legend = legendAbove(layout.legend);
-    if (legend !== layout.legend) out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
+    if (legend !== layout.legend) {
+      out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
+    }
     // A touch screen shows the tool bar all the time, over the legend now above the plot: keep only the
     // image download and the reset (a finger zooms and pans the plot itself).
     const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];

@@ -14,24 +14,21 @@ import re
 from . import figure_registry
 from .scenario import PARAMS, Scenario
 
-# What `--figure` takes besides a number or a key ("5", "fig5"): each figure's name, as in `/embed/<name>`
-# ("regimes"), and short names for Figures 13-15.
+# What `--figure` takes besides a number, a key ("fig5") or a name as in `/embed/<name>` (`registry.by_name`):
+# short names for Figures 13-15.
+SHORT_NAMES = {"spec-k": "fig13", "spec-batch": "fig14", "moe": "fig15"}
 FIGURE_NAMES = tuple(f.name for f in figure_registry.FIGURES.values())
-_BY_NAME = {f.name: key for key, f in figure_registry.FIGURES.items()} | {
-    "spec-k": "fig13",
-    "spec-batch": "fig14",
-    "moe": "fig15",
-}
 
 
 def figure_name(text: str) -> str:
     """A figure's key ("fig5") from what a user types: "5", "fig5" or its name; ValueError otherwise."""
     name = text.strip().lower()
-    name = f"fig{name}" if name.isdigit() else _BY_NAME.get(name, name)
-    if name not in figure_registry.FIGURES:
+    name = f"fig{name}" if name.isdigit() else SHORT_NAMES.get(name, name)
+    entry = figure_registry.by_name(name)
+    if entry is None:
         count = len(figure_registry.FIGURES)
         raise ValueError(f"figure={text}: must be 1–{count}, fig1–fig{count} or one of {', '.join(FIGURE_NAMES)}")
-    return name
+    return entry.key
 
 
 def build_figure(scn: Scenario, name: str, batch: int = 8) -> dict:
