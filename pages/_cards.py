@@ -200,7 +200,14 @@ def initial_figures(
     itself: each graph paints once, and loading a page costs no redraw request (a busy browser spends seconds
     on a second paint)."""
     try:
-        return registry.build(Scenario.from_params(**values), names, batch, pinned=pinned)
+        scn = Scenario.from_params(**values)
+        figs = registry.build(scn, names, batch, pinned=pinned)
+        if any(registry.FIGURES[n].reads_batch for n in names) and 1 <= scn.b_max <= batch:
+            notices.append(
+                f"Batch {batch:,} is not below B_max = {scn.b_max:,} of these settings, where the queue never "
+                "drains: the explorer shows the largest batch it draws."
+            )
+        return figs
     except InvalidParameter as err:
         notices.append(f"Could not draw these settings: {err}")
     except Exception:  # parse_query checked every value: this is our bug, so the log gets the traceback

@@ -77,6 +77,14 @@ def test_layouts_render_for_every_page():
     assert "No figure called 'fig99'" in as_json(embed.layout(name="fig99"))
 
 
+def test_a_batch_past_b_max_in_the_address_says_what_the_explorer_shows_instead():
+    b_max = Scenario.from_params().b_max  # 11,050 on the default 8×H200 at 1,024 tokens
+    for layout in (home.layout(batch=str(2**30)), embed.layout(name="explorer", batch=str(2**30))):
+        assert f"Batch 1,073,741,824 is not below B_max = {b_max:,} of these settings" in as_json(layout)
+    for layout in (home.layout(batch=str(b_max - 1)), embed.layout(name="fig1", batch=str(2**30))):
+        assert "is not below B_max" not in as_json(layout)  # in range, or no explorer on the page
+
+
 def component_ids(layout) -> list[str]:
     ids = [getattr(c, "id", None) for c in [layout, *layout._traverse()]]
     return [json.dumps(i, sort_keys=True) for i in ids if i is not None]
