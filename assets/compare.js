@@ -59,6 +59,13 @@
     ];
   }
 
+  /* Unpin disables itself, which drops the keyboard's focus to the page's start: focus goes to Pin as A first. */
+  document.addEventListener("click", (e) => {
+    if (!e.target.closest || !e.target.closest("#unpin-a")) return;
+    const pin = document.getElementById("pin-a");
+    if (pin) pin.focus({ preventScroll: true });
+  });
+
   window.inferxCompare = {
     KEYS: KEYS,
     textsAt: textsAt,

@@ -52,9 +52,26 @@
   });
 
   document.addEventListener("keydown", (e) => {
-    if (e.key !== "Escape") return;
+    if (e.key !== "Escape" || e.defaultPrevented) return; // inside an open dropdown, Escape closes the dropdown
     const drawer = document.querySelector(".drawer.open, .drawer-md.open");
-    // Escape inside an open dropdown closes the dropdown, not the drawer.
-    if (drawer && !e.defaultPrevented) close(drawer, drawer.contains(document.activeElement));
+    if (drawer) {
+      close(drawer, drawer.contains(document.activeElement));
+      return;
+    }
+    const menu = document.querySelector("[data-collapse-toggle][aria-expanded='true']");
+    const target = menu && document.getElementById(menu.getAttribute("aria-controls"));
+    if (target && target.classList.contains("show")) {
+      const inside = target.contains(document.activeElement);
+      target.classList.remove("show");
+      menu.setAttribute("aria-expanded", "false");
+      if (inside) menu.focus({ preventScroll: true });
+    }
+  });
+
+  /* Focus moved out of an open drawer (Tab past its last control, Shift+Tab past its first) would land on the
+     page behind it, out of sight: the drawer closes instead. */
+  document.addEventListener("focusin", (e) => {
+    const drawer = document.querySelector(".drawer.open, .drawer-md.open");
+    if (drawer && !drawer.contains(e.target) && e.target !== toggleFor(drawer)) close(drawer, false);
   });
 })();

@@ -65,6 +65,9 @@ def layout(**query):
             dbc.Container(
                 [
                     page_title("The LLM serving frontier from hardware physics"),
+                    # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
+                    # after every figure.
+                    drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
                     dbc.Row(
                         [
                             dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
@@ -75,6 +78,5 @@ def layout(**query):
                 fluid=True,
                 tag="main",
             ),
-            drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
         ]
     )

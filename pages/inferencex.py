@@ -118,6 +118,9 @@ def layout(**query):
             dbc.Container(
                 [
                     page_title("InferenceX measurements beside the model"),
+                    # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
+                    # after every figure.
+                    drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
                     dbc.Row(
                         [
                             dbc.Col(sidebar(values), lg=3, md=4, className="sidebar-col"),
@@ -128,7 +131,6 @@ def layout(**query):
                 fluid=True,
                 tag="main",
             ),
-            drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
         ]
     )
 

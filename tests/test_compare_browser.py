@@ -106,10 +106,14 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
     open_page(browser, server, shared, ["fig4"])
     wait_until(browser, f"return {a_traces('fig4')}.length > 0", "A from the shared address")
     assert browser.execute_script(f"return {a_traces('fig4')}[0].x") == before
-    # Unpin: A leaves the figures and the address.
-    click(browser, browser.find_element("id", "unpin-a"))
+    # Unpin from the keyboard: A leaves the figures and the address, and focus goes to Pin as A (the disabled
+    # Unpin would drop it to the page's start).
+    browser.execute_script("document.getElementById('unpin-a').focus()")
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
     wait_until(browser, f"return {a_traces('fig4')}.length === 0", "A gone")
     wait_until(browser, "return !new URLSearchParams(location.search).has('a')", "a= gone")
+    wait_until(browser, "return document.getElementById('unpin-a').disabled", "Unpin disabled")
+    assert browser.execute_script("return document.activeElement.id") == "pin-a"
     assert severe_console_errors(browser) == []
 
 

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import pytest
 from browser_checks import click, element, figure_data, press_slider, wait_figure_change, wait_js
 from conftest import severe_console_errors
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 pytestmark = pytest.mark.browser
@@ -453,4 +454,41 @@ def test_a_phones_legend_sits_above_the_linear_log_buttons(browser, server, fig)
         wait_settled(browser, f"#fig-{fig} .legend")
         legend_bottom, menu_top, menu_bottom, plot_top = browser.execute_script(boxes)
     assert legend_bottom <= menu_top and menu_bottom <= plot_top, (legend_bottom, menu_top, menu_bottom, plot_top)
+    assert severe_console_errors(browser) == []
+
+
+def tab_until(driver, script: str, limit: int = 200) -> int:
+    """Tab presses until `script` (about document.activeElement) holds; fails after `limit`."""
+    for presses in range(1, limit + 1):
+        ActionChains(driver).send_keys(Keys.TAB).perform()  # to the page: a file input takes typed keys as a path
+        if driver.execute_script(script):
+            return presses
+    raise AssertionError(f"not reached in {limit} Tab presses: {script}")
+
+
+def test_a_phone_keyboard_reaches_the_controls_early_and_never_tabs_behind_the_drawer(browser, server):
+    focused = "return document.activeElement.getAttribute('aria-controls') === 'controls-drawer'"
+    drawer_shown = "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'"
+    with viewport(browser, 390, 844):
+        browser.get(server.url)
+        figure_data(browser, 1)
+        browser.execute_script("document.body.focus()")
+        # Skip link, brand, menu, then the Controls button: not after every figure's tools (135 presses).
+        assert tab_until(browser, focused) <= 6
+
+        # The navbar's menu closes on Escape, focus back on its button.
+        click(browser, element(browser, ".navbar-toggler"))
+        wait_js(browser, "return document.getElementById('navbar-menu').classList.contains('show')")
+        element(browser, "#nav-inferencex").send_keys(Keys.ESCAPE)
+        wait_js(browser, "return !document.getElementById('navbar-menu').classList.contains('show')")
+        assert browser.execute_script("return document.activeElement.getAttribute('aria-controls')") == "navbar-menu"
+
+        # Tab past the drawer's last control closes it rather than move focus to the page hidden behind it.
+        click(browser, element(browser, ".drawer-toggle-md"))
+        wait_js(browser, drawer_shown)
+        wait_settled(browser, "#controls-drawer")
+        inside = "return document.getElementById('controls-drawer').contains(document.activeElement)"
+        assert browser.execute_script(inside)
+        tab_until(browser, "return !document.getElementById('controls-drawer').contains(document.activeElement)")
+        wait_js(browser, drawer_shown.replace("'visible'", "'hidden'"), what="the drawer closed")
     assert severe_console_errors(browser) == []
