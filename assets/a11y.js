@@ -119,11 +119,45 @@
     if (p && text && p.textContent !== text) p.textContent = text;
   }
 
+  /* Plotly draws a menu's buttons (Figures 4 and 5's linear / log x) as SVG that neither Tab nor a screen
+     reader finds: each becomes a named toggle button in the tab order, pressed with Enter or Space. */
+  function repairMenus(gd) {
+    const menus = (gd.layout && gd.layout.updatemenus) || [];
+    gd.querySelectorAll(".updatemenu-container").forEach((menu, m) => {
+      // The layout keeps the figure's first choice; plotly_buttonclicked says which button was pressed since.
+      const pressed = gd.inferxMenus && gd.inferxMenus[m];
+      const active = pressed !== undefined ? pressed : menus[m] ? menus[m].active : -1;
+      menu.querySelectorAll(".updatemenu-button").forEach((button, k) => {
+        setAttr(button, "tabindex", "0");
+        setAttr(button, "role", "button");
+        setAttr(button, "aria-label", button.textContent.trim());
+        setAttr(button, "aria-pressed", String(k === active));
+      });
+    });
+  }
+
+  function onMenuKey(e) {
+    const button = e.target;
+    if ((e.key === "Enter" || e.key === " ") && button instanceof Element && button.matches(".updatemenu-button")) {
+      e.preventDefault();
+      button.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    }
+  }
+
   function hookGraph(gd) {
     if (gd.inferxA11y || typeof gd.on !== "function") return;
     gd.inferxA11y = true;
-    gd.on("plotly_afterplot", () => showSummary(gd));
+    gd.on("plotly_afterplot", () => {
+      showSummary(gd);
+      repairMenus(gd);
+    });
+    gd.on("plotly_buttonclicked", (e) => {
+      const m = ((gd.layout && gd.layout.updatemenus) || []).indexOf(e.menu._input || e.menu);
+      gd.inferxMenus = Object.assign({}, gd.inferxMenus, { [Math.max(m, 0)]: e.active });
+      repairMenus(gd);
+    });
     showSummary(gd);
+    repairMenus(gd);
   }
 
   function repair() {
@@ -172,6 +206,7 @@
   });
   document.addEventListener("keydown", onKey, true); // capture: before Radix's own handler
   document.addEventListener("keydown", onClipKey);
+  document.addEventListener("keydown", onMenuKey);
   repairSoon();
 
   window.inferxA11y = { valueText: valueText }; // read by the browser tests

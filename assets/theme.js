@@ -158,8 +158,9 @@
         return b;
       });
     }
-    // Plotly paints the active menu button a fixed near-white (#F4FAFF) whatever the menu's colours, so the
-    // buttons stay light chips with dark text: light text on it was unreadable.
+    // Plotly paints the active menu button a fixed near-white (#F4FAFF) whatever the menu's colours, so in the
+    // layout (what an exported image shows) the buttons stay light chips with dark text; on screen style.css
+    // draws them dark.
     if (Array.isArray(layout.updatemenus)) {
       out.updatemenus = layout.updatemenus.map((m) =>
         Object.assign({}, m, {
