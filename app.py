@@ -42,6 +42,22 @@ app = Dash(
         <title>{%title%}</title>
         {%favicon%}
         {%css%}
+        <script>
+            // The theme before the first paint, decided as assets/theme.js decides it once loaded (the address's
+            // theme=, else the stored choice outside /embed/, else the system's): no light page on a slow load.
+            (function () {
+                var t = new URLSearchParams(location.search).get("theme");
+                try {
+                    if (t !== "light" && t !== "dark" && t !== "auto" && location.pathname.indexOf("/embed/") < 0) {
+                        t = localStorage.getItem("inferx-theme");
+                    }
+                } catch (e) {}
+                if (t !== "light" && t !== "dark") {
+                    t = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+                }
+                document.documentElement.setAttribute("data-bs-theme", t);
+            })();
+        </script>
     </head>
     <body>
         {%app_entry%}

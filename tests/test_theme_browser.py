@@ -492,3 +492,41 @@ def test_a_phone_keyboard_reaches_the_controls_early_and_never_tabs_behind_the_d
         tab_until(browser, "return !document.getElementById('controls-drawer').contains(document.activeElement)")
         wait_js(browser, drawer_shown.replace("'visible'", "'hidden'"), what="the drawer closed")
     assert severe_console_errors(browser) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "stored", "system", "expected"),
+    [
+        ("methods", "dark", "light", "dark"),  # the reader's choice
+        ("methods?theme=light", "dark", "dark", "light"),  # the address wins
+        ("embed/fig5", "dark", "light", "light"),  # an embed keeps no choice: the system's
+        ("", None, "dark", "dark"),  # no choice: the system's
+    ],
+)
+def test_the_theme_is_set_before_the_page_is_drawn(browser, server, path, stored, system, expected):
+    """On a slow connection the page showed light until the scripts at its end ran: the theme is on <html> by
+    the time <body> is parsed, as assets/theme.js would choose it."""
+    browser.get(server.url + "health")  # the origin, for its storage
+    set_stored = (
+        "localStorage.removeItem('inferx-theme')"
+        if stored is None
+        else f"localStorage.setItem('inferx-theme', '{stored}')"
+    )
+    browser.execute_script(set_stored)
+    watch = browser.execute_cdp_cmd(
+        "Page.addScriptToEvaluateOnNewDocument",
+        {
+            "source": "new MutationObserver((_, o) => { if (document.body) { o.disconnect();"
+            " window.__themeAtBody = document.documentElement.getAttribute('data-bs-theme'); } })"
+            ".observe(document, {childList: true, subtree: true});"
+        },
+    )
+    try:
+        with media(browser, scheme=system):
+            browser.get(server.url + path)
+            wait_js(browser, "return window.__themeAtBody !== undefined", what="<body> parsed")
+            assert browser.execute_script("return window.__themeAtBody") == expected
+            wait_js(browser, f"return document.documentElement.getAttribute('data-bs-theme') === '{expected}'")
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", watch)
+        browser.execute_script("localStorage.removeItem('inferx-theme')")
