@@ -8,11 +8,12 @@ trace, under the figure's axis titles (units included), so a spreadsheet gets wh
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 
 from . import figure_registry
-from .scenario import PARAMS, Scenario
+from .scenario import PARAMS, Scenario, default_params, machine_values
 
 # What `--figure` takes besides a number, a key ("fig5") or a name as in `/embed/<name>` (`registry.by_name`):
 # short names for Figures 13-15.
@@ -79,20 +80,41 @@ def figure_csv(fig: dict) -> str:
 
 
 FILE_KINDS = ("csv", "json", "png", "svg")
+MAX_STEM = 200  # of the 255 bytes file systems allow a name
+
+
+# In every file name already: the machine, TP and context (and the model, where not the default).
+_NAMED = ("preset", "gpu", "gpus", "tp", "ctx", "model")
 
 
 def _machine_part(scn: Scenario) -> str:
     p = scn.params
     part = f"{p['gpu']}x{p['gpus']}_tp{p['tp']}_ctx{p['ctx']}"
-    return part if p["model"] == PARAMS["model"].default else f"{p['model']}_{part}"
+    part = part if p["model"] == PARAMS["model"].default else f"{p['model']}_{part}"
+    return "_".join([part, *_changed(p)])
+
+
+def _changed(p: dict) -> list[str]:
+    """The other settings that differ from what the preset and the machine give, as `bw-52`, `wdtype-fp4`: two
+    downloads at different settings get different names."""
+    base = default_params(p["preset"]) | machine_values(p["preset"], p["gpu"], p["gpus"], p["wdtype"])
+    return [f"{name}-{_shown(p[name])}" for name in PARAMS if name not in _NAMED and p[name] != base[name]]
+
+
+def _shown(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def file_name(scn: Scenario, fig: str, kind: str, pinned: Scenario | None = None) -> str:
-    """The name a download of figure `fig` is saved under, e.g. `inferx_fig4_h200x8_tp8_ctx4096.csv`: the
-    machine, TP and context (and the model, where not the default); with A pinned, A's after `_vs_`."""
+    """The name a download of figure `fig` is saved under, e.g. `inferx_fig4_h200x8_tp8_ctx4096_bw-52.csv`: the
+    machine, TP and context (and the model, where not the default), then any other setting that differs from
+    what the preset and the machine give; with A pinned, A's after `_vs_`."""
     if kind not in FILE_KINDS:
         raise ValueError(f"kind={kind}: must be one of {', '.join(FILE_KINDS)}")
     stem = f"inferx_{fig}_{_machine_part(scn)}"
     if pinned is not None:
         stem += f"_vs_{_machine_part(pinned)}"
-    return re.sub(r"[^a-z0-9._-]+", "-", stem.lower()) + f".{kind}"
+    stem = re.sub(r"[^a-z0-9._-]+", "-", stem.lower())
+    if len(stem) > MAX_STEM:  # every setting changed: the name keeps its start and a digest of the rest
+        stem = stem[: MAX_STEM - 9].rstrip("_-") + "_" + hashlib.sha1(stem.encode()).hexdigest()[:8]
+    return f"{stem}.{kind}"

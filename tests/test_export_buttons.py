@@ -32,11 +32,25 @@ from pages._url import controls
         ({"model": "llama-3.3-70b"}, "fig2", "json", None, "inferx_fig2_llama-3.3-70b_h200x8_tp8_ctx1024.json"),
         ({}, "fig5", "csv", {"preset": "b200x8", "ctx": 8192},
          "inferx_fig5_h200x8_tp8_ctx1024_vs_b200x8_tp8_ctx8192.csv"),
+        # Any other setting that differs from what the preset and the machine give is named too, so A and the
+        # current settings, or two downloads, at different bandwidths differ.
+        ({"bw": 52}, "fig1", "csv", {"bw": 40}, "inferx_fig1_h200x8_tp8_ctx1024_bw-52_vs_h200x8_tp8_ctx1024_bw-40.csv"),
+        ({"gpu": "b300", "gpus": 8, "wdtype": "fp4", "price": 2.5}, "fig11", "png", None,
+         "inferx_fig11_b300x8_tp8_ctx1024_wdtype-fp4_price-2.5.png"),
     ],
 )  # fmt: skip
 def test_file_names_say_the_figure_machine_tp_and_context(params, fig, kind, pinned, name):
     a = Scenario.from_params(**pinned) if pinned else None
     assert export.file_name(Scenario.from_params(**params), fig, kind, a) == name
+
+
+def test_a_name_with_every_setting_changed_stays_within_what_a_file_system_takes():
+    every = {"bw": 52, "compute": 100, "hbm": 2000, "ctx": 300, "isl": 200, "wdtype": "fp4", "kvdtype": "fp4",
+             "cv": 1, "util": 50, "tp": 4, "pp": 2, "ic": "roce", "mode": "calibrated", "osl": 4096,
+             "framework": "trt", "mtp": "on", "acceptance": 70, "ttft": 300, "tpot": 20, "price": 3, "power": 0.5}
+    name = export.file_name(Scenario.from_params(**every), "fig1", "svg", Scenario.from_params(**(every | {"cv": 2})))
+    other = export.file_name(Scenario.from_params(**every), "fig1", "svg", Scenario.from_params(**(every | {"cv": 1.5})))
+    assert len(name) <= export.MAX_STEM + len(".svg") and name != other and "__" not in name
 
 
 def test_a_file_kind_outside_the_four_is_refused():
