@@ -160,7 +160,29 @@
     repairMenus(gd);
   }
 
+  /* A page change inside the app (a navbar link: Dash's router draws the new page without a load) left focus on
+     <body>, so the next Tab started from the top and a screen reader said nothing: focus goes to the new page's
+     heading once it is drawn. */
+  let leftHeading = null;
+  let headingDue = false;
+  let shownPath = window.location.pathname;
+  function pageChanged() {
+    if (window.location.pathname === shownPath) return; // the same page at another address: focus stays
+    shownPath = window.location.pathname;
+    leftHeading = document.querySelector("main h1");
+    headingDue = true;
+  }
+
+  function focusHeading() {
+    const heading = headingDue && document.querySelector("main h1");
+    if (!heading || heading === leftHeading) return;
+    headingDue = false;
+    setAttr(heading, "tabindex", "-1");
+    heading.focus({ preventScroll: true });
+  }
+
   function repair() {
+    focusHeading();
     document.querySelectorAll(".a11y-slider [role='slider']").forEach(nameThumb);
     document.querySelectorAll(".dash-options-list").forEach(repairOptions);
     document.querySelectorAll(".dash-dropdown-focus-target[aria-hidden]").forEach(repairDropdown);
@@ -204,6 +226,8 @@
     if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
     target.focus();
   });
+  window.addEventListener("_dashprivate_pushstate", pageChanged); // what Dash's links fire on a new address
+  window.addEventListener("popstate", pageChanged);
   document.addEventListener("keydown", onKey, true); // capture: before Radix's own handler
   document.addEventListener("keydown", onClipKey);
   document.addEventListener("keydown", onMenuKey);

@@ -281,3 +281,22 @@ def test_the_linear_log_buttons_are_toggle_buttons_the_keyboard_reaches_and_pres
     fill = "return getComputedStyle(document.querySelector('#fig-5 .updatemenu-item-rect')).fill"
     r, g, b = (int(v) for v in browser.execute_script(fill).removeprefix("rgb(").rstrip(")").split(","))
     assert max(r, g, b) < 128, (r, g, b)
+
+
+def test_a_link_to_another_page_moves_focus_to_its_heading(browser, server):
+    """Dash's router draws the new page in place: focus was left on <body>, so the next Tab began at the top
+    and a screen reader announced nothing."""
+    load(browser, server, "/")
+    link = element(browser, "#nav-methods")
+    browser.execute_script("arguments[0].focus()", link)
+    link.send_keys(Keys.ENTER)
+    wait_js(browser, "return location.pathname.endsWith('/methods')", what="the methods page")
+    wait_js(browser, "const h = document.querySelector('main h1');"
+            "return !!h && document.activeElement === h && h.textContent.includes('Methods')",
+            what="focus on the methods page's heading")  # fmt: skip
+    # A control's change rewrites the address of the same page: focus stays where it is.
+    load(browser, server, "/")
+    browser.execute_script("document.getElementById('pin-a').focus()")
+    browser.execute_script("window.dash_clientside.set_props('ctl-ctx', {value: 12})")
+    wait_js(browser, "return location.search.includes('ctx=4096')", what="the address rewritten")
+    assert browser.execute_script("return document.activeElement.id") == "pin-a"

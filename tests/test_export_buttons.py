@@ -48,8 +48,9 @@ def test_a_name_with_every_setting_changed_stays_within_what_a_file_system_takes
     every = {"bw": 52, "compute": 100, "hbm": 2000, "ctx": 300, "isl": 200, "wdtype": "fp4", "kvdtype": "fp4",
              "cv": 1, "util": 50, "tp": 4, "pp": 2, "ic": "roce", "mode": "calibrated", "osl": 4096,
              "framework": "trt", "mtp": "on", "acceptance": 70, "ttft": 300, "tpot": 20, "price": 3, "power": 0.5}
-    name = export.file_name(Scenario.from_params(**every), "fig1", "svg", Scenario.from_params(**(every | {"cv": 2})))
-    other = export.file_name(Scenario.from_params(**every), "fig1", "svg", Scenario.from_params(**(every | {"cv": 1.5})))
+    scn = Scenario.from_params(**every)
+    name = export.file_name(scn, "fig1", "svg", Scenario.from_params(**(every | {"cv": 2})))
+    other = export.file_name(scn, "fig1", "svg", Scenario.from_params(**(every | {"cv": 1.5})))
     assert len(name) <= export.MAX_STEM + len(".svg") and name != other and "__" not in name
 
 
