@@ -220,7 +220,9 @@ GPU_COLUMNS = (
 def _add_catalog_commands(sub) -> None:
     models = sub.add_parser("models", help="the model catalog (sizes from each model's published config)")
     hardware = sub.add_parser("hardware", help="the GPU catalog (datasheet numbers; compute is dense)")
-    hardware.add_argument("--gpus", type=int, default=1, help="totals for this many GPUs (1–72, default 1)")
+    hardware.add_argument(
+        "--gpus", default="1", help=f"totals for this many GPUs: {domain(PARAMS['gpus'])} (default 1)"
+    )
     for p in (models, hardware):
         p.add_argument(
             "--format", choices=("table", "json"), default="table", help="a table, or JSON with every field"
@@ -229,15 +231,17 @@ def _add_catalog_commands(sub) -> None:
 
 def _list_catalog(args: argparse.Namespace) -> int:
     """`inferx models` / `inferx hardware`: the catalogs as a table or JSON."""
-    from .hardware import GPUS, MAX_GPUS, Machine, machine_record
+    from .hardware import GPUS, Machine, machine_record
     from .models import MODELS, model_record
 
     if args.command == "models":
         records, columns = [model_record(k, m) for k, m in MODELS.items()], MODEL_COLUMNS
     else:
-        if not 1 <= args.gpus <= MAX_GPUS:
-            args.subparser.error(f"gpus: must be a whole number in 1…{MAX_GPUS}")
-        records = [machine_record(k, Machine(g, args.gpus)) for k, g in GPUS.items()]
+        try:  # the range and the words of the scenario's --gpus
+            gpus = check_value("gpus", PARAMS["gpus"], args.gpus)
+        except InvalidParameter as err:
+            args.subparser.error(str(err))
+        records = [machine_record(k, Machine(g, gpus)) for k, g in GPUS.items()]
         columns = GPU_COLUMNS
     if args.format == "json":
         print(json.dumps(records))

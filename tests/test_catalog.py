@@ -259,9 +259,10 @@ def test_hardware_listing_table_json_and_gpu_count():
     assert (h200["gpus"], h200["hbm_gb"], h200["hbm_tb_s"]) == (8, 1128, 38.4)
     assert h200["dense_fp8_tflops"] == 8 * 1_979 and h200["sparse_fp8_tflops"] == 8 * 3_958
     assert records["a100"]["dense_fp8_tflops"] is None
-    bad = run_inferx("hardware", "--gpus", "73")
-    assert bad.returncode == 2 and "gpus: must be a whole number in 1…72" in bad.stderr
-    assert "Traceback" not in bad.stderr
+    for given in ("73", "0", "2.5", "eight"):  # refused in the words `point --gpus` uses
+        bad = run_inferx("hardware", "--gpus", given)
+        assert bad.returncode == 2 and f"gpus={given}: must be a whole number from 1 to 72 GPUs" in bad.stderr
+        assert "Traceback" not in bad.stderr
 
 
 @pytest.mark.parametrize("command", ["models", "hardware"])
