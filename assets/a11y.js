@@ -94,6 +94,8 @@
     setAttr(input, "aria-label", text || "Choose a file");
   }
 
+  const MADE_BUTTONS = ".clip[role='button'], .updatemenu-button[role='button']";
+
   /* --- Copy buttons: Dash's Clipboard is a clickable div; make it a button a keyboard can reach and press. --- */
   function repairClipboard(clip) {
     setAttr(clip, "role", "button");
@@ -102,11 +104,13 @@
     setAttr(clip, "aria-label", name || "Copy");
   }
 
-  function onClipKey(e) {
-    const clip = e.target;
-    if ((e.key === "Enter" || e.key === " ") && clip instanceof Element && clip.matches(".clip[role='button']")) {
+  /* Enter or Space on an element made a button here (a copy button, a plotly menu button) clicks it, within the
+     key press, so the browser still lets a copy button write the clipboard. An SVG element has no click(). */
+  function onButtonKey(e) {
+    const el = e.target;
+    if ((e.key === "Enter" || e.key === " ") && el instanceof Element && el.matches(MADE_BUTTONS)) {
       e.preventDefault();
-      clip.click(); // within the key press, so the browser still lets the page write the clipboard
+      el.dispatchEvent(new MouseEvent("click", { bubbles: true }));
     }
   }
 
@@ -136,14 +140,6 @@
     });
   }
 
-  function onMenuKey(e) {
-    const button = e.target;
-    if ((e.key === "Enter" || e.key === " ") && button instanceof Element && button.matches(".updatemenu-button")) {
-      e.preventDefault();
-      button.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-    }
-  }
-
   function hookGraph(gd) {
     if (gd.inferxA11y || typeof gd.on !== "function") return;
     gd.inferxA11y = true;
@@ -152,8 +148,7 @@
       repairMenus(gd);
     });
     gd.on("plotly_buttonclicked", (e) => {
-      const m = ((gd.layout && gd.layout.updatemenus) || []).indexOf(e.menu._input || e.menu);
-      gd.inferxMenus = Object.assign({}, gd.inferxMenus, { [Math.max(m, 0)]: e.active });
+      gd.inferxMenus = Object.assign({}, gd.inferxMenus, { [e.menu._index]: e.active });
       repairMenus(gd);
     });
     showSummary(gd);
@@ -229,8 +224,7 @@
   window.addEventListener("_dashprivate_pushstate", pageChanged); // what Dash's links fire on a new address
   window.addEventListener("popstate", pageChanged);
   document.addEventListener("keydown", onKey, true); // capture: before Radix's own handler
-  document.addEventListener("keydown", onClipKey);
-  document.addEventListener("keydown", onMenuKey);
+  document.addEventListener("keydown", onButtonKey);
   repairSoon();
 
   window.inferxA11y = { valueText: valueText }; // read by the browser tests
