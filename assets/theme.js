@@ -269,10 +269,11 @@
     if (legend !== layout.legend) {
       out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
     }
-    // A touch screen shows the tool bar all the time, over the legend now above the plot: keep only the
-    // image download and the reset (a finger zooms and pans the plot itself).
+    // A touch screen shows the tool bar all the time, where the legend now above the plot would be: keep only
+    // the image download and the reset (a finger zooms and pans the plot itself), one above the other in the
+    // corner over the y axis's margin (style.css), which the legend, starting at the plot's left edge, leaves free.
     const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
-    out.modebar = Object.assign({}, layout.modebar, { remove: tools });
+    out.modebar = Object.assign({}, layout.modebar, { remove: tools, orientation: "v" });
     return out;
   }
 

@@ -57,8 +57,9 @@ EXPLORER_POINTS = 160  # the explorer's frontier is denser: its dot and readouts
 READOUT_DIGITS = 6
 DEFAULT_BATCH = BATCH.default  # the explorer's batch when none is given
 # Plotly's config for every graph. Its tool bar shows on hover; where the device has no hover (touch screens,
-# headless Chromium) plotly keeps it shown.
-GRAPH_CONFIG = {"displaylogo": False, "responsive": True}
+# headless Chromium) plotly keeps it shown. No "Share chart" button: plotly.js 3 offers by default to upload the
+# figure to Plotly Cloud, which a page embedded in an internal wiki must not suggest.
+GRAPH_CONFIG = {"displaylogo": False, "responsive": True, "showSendToCloud": False}
 
 
 def round_sig(values, digits: int = 4) -> list:

@@ -457,6 +457,30 @@ def test_a_phones_legend_sits_above_the_linear_log_buttons(browser, server, fig)
     assert severe_console_errors(browser) == []
 
 
+@pytest.mark.parametrize("fig", [2, 4, 11])
+def test_a_phones_tool_bar_leaves_the_legend_alone(browser, server, fig):
+    """A narrow graph's legend sits above the plot, where Plotly's tool bar (always shown on a touch screen)
+    covered its right end (Figure 11's "(assumed price)"): the bar moves to the corner over the y axis. And no
+    graph offers plotly.js 3's "Share chart", which would upload the figure to Plotly Cloud."""
+    boxes = (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        "const r = (b) => [b.left, b.top, b.right, b.bottom];"
+        "const tools = [...gd.querySelectorAll('.modebar-btn')];"
+        "const boxes = tools.map((b) => r(b.getBoundingClientRect()));"  # the buttons: the bar's box is wider
+        "const bar = [0, 1, 2, 3].map((i) => (i < 2 ? Math.min : Math.max)(...boxes.map((b) => b[i])));"
+        "return [bar, r(gd.querySelector('.legend').getBoundingClientRect()), tools.map((b) => b.dataset.title)];"
+    )
+    with viewport(browser, 390, 700):
+        browser.get(server.url + f"embed/fig{fig}")
+        figure_data(browser, fig)
+        wait_settled(browser, f"#fig-{fig} .legend")
+        bar, legend, tools = browser.execute_script(boxes)
+    apart = bar[2] <= legend[0] or legend[2] <= bar[0] or bar[3] <= legend[1] or legend[3] <= bar[1]
+    assert apart, (bar, legend)
+    assert tools and not any("Share" in t for t in tools), tools
+    assert severe_console_errors(browser) == []
+
+
 def tab_until(driver, script: str, limit: int = 200) -> int:
     """Tab presses until `script` (about document.activeElement) holds; fails after `limit`."""
     for presses in range(1, limit + 1):
