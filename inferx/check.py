@@ -158,6 +158,18 @@ def _rows() -> list[Row]:
         )
     )
     add(Row("kv", "T∞(8192), 8×H200, FP8 KV", 133_000, float(E.kv_ceiling(8192, h200.kappa, h200.bw)), "tok/s", 0.005))
+    add(
+        Row(
+            "kv",
+            "8×H200 FP8 frontier turns compute-bound at 1,024 tokens (prose: bends at B* ≈ 412)",
+            412,
+            float(E.compute_bound_batch(1024, R1, 1.0, h200.kappa, h200.bw, h200.compute)),
+            "requests",
+            expect=INCONSISTENT,
+            note="each request's KV read grows the step's bytes with B: compute binds from B = 688, past "
+            "2,554 tokens of context never",
+        )
+    )
     mi = Scenario.from_params(preset="mi300x4")
     add(Row("kv", "4×MI300X bandwidth share of 8×H200", 55, 100 * mi.bw / h200.bw, "%", 0.01))
     add(

@@ -29,6 +29,15 @@ def ridge_batch(compute, bw, b_w):
     return b_w * compute / (2.0 * bw)
 
 
+def compute_bound_batch(S, model: ModelSpec, b_w, kappa, bw, compute) -> float:
+    """The batch past which t_step's compute term 2·P_active·B / compute exceeds its memory term
+    (P_active·b_w + B·S·κ) / BW: B* / (1 − S·κ·compute / (2·P_active·BW)), B* itself without KV reads. Each
+    request's KV read grows the bytes with B as the FLOPs grow, so the bend comes later than B*, and never
+    (∞) once S·κ ≥ 2·P_active·BW / compute."""
+    kv_share = S * kappa * compute / (2.0 * model.p_active * bw)
+    return ridge_batch(compute, bw, b_w) / (1.0 - kv_share) if kv_share < 1.0 else np.inf
+
+
 def compute_utilisation(B, b_w, compute, bw):
     """Fraction of peak compute used at batch B: min(1, I(B) / I*)."""
     return np.minimum(1.0, arithmetic_intensity(B, b_w) / ridge_intensity(compute, bw))

@@ -747,8 +747,8 @@ def _log_range(values, pad: float = 0.06) -> list[float]:
 
 @_json_ready
 def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Operating-point explorer: the frontier, its knee B* and unstable stretch ρ > 0.85 marked, and a dot at
-    the chosen batch.
+    """Operating-point explorer: the frontier, where it turns compute-bound and its unstable stretch ρ > 0.85
+    marked, and a dot at the chosen batch.
 
     customdata carries [B, ITL ms, ρ] for every sample so the browser can move the dot and the readouts
     without asking the server. The axes' ranges are fixed from the whole frontier: the animation moves the dot
@@ -798,8 +798,9 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 
 
 def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -> None:
-    """The knee at B* (where more batch stops buying throughput for free) and the band past ρ = 0.85 (where
-    the queue, and TTFT with it, runs away), on the explorer's throughput axis; `ttft_ms` is r's TTFT in ms."""
+    """The bend where the step turns compute-bound (more batch stops buying throughput for free; the article
+    puts it at B*, which leaves out the KV reads) and the band past ρ = 0.85 (where the queue, and TTFT with
+    it, runs away), on the explorer's throughput axis; `ttft_ms` is r's TTFT in ms."""
     b_unstable = RHO_PRACTICAL * scn.b_max
     if r["batch"][-1] > b_unstable:
         x0 = float(np.interp(b_unstable, r["batch"], r["throughput"]))
@@ -807,13 +808,13 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
         # Halfway up: the top right is where the graph's tool bar shows.
         label = {"xanchor": "right", "xshift": -4, "y": 0.5, "font": {"size": 11, "color": QUEUE_TEXT}}
         layout["annotations"][-1].update(label)
-    b_star = float(E.ridge_batch(scn.compute, scn.bw, scn.b_w))
-    if r["batch"][0] <= b_star <= r["batch"][-1]:
-        x = float(np.interp(b_star, r["batch"], r["throughput"]))
-        y = float(np.interp(b_star, r["batch"], ttft_ms))
+    b_bend = E.compute_bound_batch(scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute)
+    if r["batch"][0] <= b_bend <= r["batch"][-1]:
+        x = float(np.interp(b_bend, r["batch"], r["throughput"]))
+        y = float(np.interp(b_bend, r["batch"], ttft_ms))
         layout["annotations"].append(
             {
-                "text": f"knee: B* = {b_star:,.0f}",
+                "text": f"compute-bound from B = {b_bend:,.0f}",
                 "x": x,
                 "y": _at(layout, "yaxis", y),
                 "xref": "x",

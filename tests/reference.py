@@ -73,6 +73,15 @@ class Reference:
         return self.b_w * self.compute / (2 * self.bw)
 
     @property
+    def compute_bound_from(self) -> float:
+        """The first whole batch whose compute time 2·P_active·B / compute passes its memory time
+        (P_active·b_w + B·S·κ) / BW, counted up to 100,000; infinite if none."""
+        for B in range(1, 100_001):
+            if 2 * P_ACTIVE * B / self.compute > (P_ACTIVE * self.b_w + B * self.ctx * self.kappa) / self.bw:
+                return B
+        return math.inf
+
+    @property
     def ridge(self) -> float:
         return self.compute / self.bw
 

@@ -125,6 +125,18 @@ def test_roofline_two_regimes():
     assert T[1] == pytest.approx(T[2])  # the two meet at the ridge batch
 
 
+@pytest.mark.parametrize(("ctx", "expected"), [(0, 412.29), (1024, 688.21), (2048, 2080.55), (2555, math.inf)])
+def test_the_step_turns_compute_bound_later_than_b_star_with_kv_reads(ctx, expected):
+    # 8×H200 FP8: B* = 31.664e15 / (2·38.4e12) = 412.29; with 1,024 tokens of 35,136 B each the memory term
+    # grows by 35,979,264 B per request: 37e9 / (2·37e9·38.4e12/31.664e15 − 35,979,264) = 688.21. Past
+    # S = 2·37e9·38.4e12 / (35,136·31.664e15) = 2,554.1 tokens the FLOPs never catch up.
+    s = scenario(preset="h200x8")
+    b = E.compute_bound_batch(ctx, s.model, s.b_w, s.kappa, s.bw, s.compute)
+    assert b == pytest.approx(expected, rel=2e-3)
+    if ctx:  # the first whole batch past it, counted one at a time up to B_max
+        assert Reference(ctx=ctx).compute_bound_from == (math.ceil(b) if b < math.inf else math.inf)
+
+
 @pytest.mark.parametrize("cv,ttft_ms", [(0, 3.0077974), (0.5, 3.1283681), (1, 3.4900804), (2, 4.9369292)])
 def test_ttft_boxed_form_and_cv(cv, ttft_ms):
     # 8×H200, TP 1, S = S_in = 1,024, B = 1, worked by hand:

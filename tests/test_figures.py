@@ -1,6 +1,7 @@
 """Figure builders: their data against the article's numbers, hand-worked values and tests/reference.py."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -295,28 +296,41 @@ def test_fig6_axes_are_fixed_around_the_whole_frontier(preset):
     assert y["range"][0] < decades.min() and decades.max() < y["range"][1]
 
 
-def test_fig6_marks_the_knee_and_the_unstable_stretch():
-    ref = Reference(ctx=4096)
-    fig = figures.explorer(Scenario.from_params(ctx=4096), batch=8)
-    knee = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("knee"))
-    assert knee["text"] == f"knee: B* = {round(ref.b_star):,}"
-    # The arrow points at the frontier where B = B*, between the two samples around it.
-    lo, hi = ref.point(int(ref.b_star)), ref.point(int(ref.b_star) + 1)
-    assert lo["throughput"] <= knee["x"] <= hi["throughput"]
+def test_fig6_marks_where_the_step_turns_compute_bound_and_the_unstable_stretch():
+    ref = Reference()
+    fig = figures.explorer(Scenario.from_params(), batch=8)
+    bend = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("compute-bound from B = "))
+    first = ref.compute_bound_from  # 689 at 1,024 tokens, where the article's prose puts the bend at B* = 412
+    assert first > 1.5 * ref.b_star
+    assert first - 1 <= int(bend["text"].rsplit(" ", 1)[1].replace(",", "")) <= first
+    # The arrow points at the drawn frontier, between the samples around that batch.
+    line = fig["data"][0]
+    batches = np.array([row[0] for row in line["customdata"]])
+    after = int(np.searchsorted(batches, first))
+    assert batches[after - 1] < first <= batches[after]
+    assert line["x"][after - 1] <= bend["x"] <= line["x"][after]
     band = next(s for s in fig["layout"]["shapes"] if s["type"] == "rect")
     b_85 = 0.85 * ref.b_max
     below, above = ref.point(int(b_85)), ref.point(int(b_85) + 1)
-    assert below["throughput"] <= band["x0"] <= above["throughput"]
+    # Between the two (the curve's samples keep six significant figures).
+    assert below["throughput"] * (1 - 1e-5) <= band["x0"] <= above["throughput"] * (1 + 1e-5)
     assert band["x1"] == fig["layout"]["xaxis"]["range"][1]
+
+
+def test_fig6_has_no_compute_bound_mark_where_the_kv_reads_keep_the_step_memory_bound():
+    ref = Reference(ctx=4096)  # S·κ above 2·P_active·BW / compute: the KV reads outgrow the FLOPs
+    assert ref.compute_bound_from == math.inf
+    fig = figures.explorer(Scenario.from_params(ctx=4096), batch=8)
+    assert not [a for a in fig["layout"]["annotations"] if a["text"].startswith("compute-bound")]
     assert any(a["text"] == "ρ > 0.85: unstable" for a in fig["layout"]["annotations"])
 
 
-def test_fig6_has_no_knee_mark_when_b_star_is_past_the_frontier():
-    # 32k tokens of context: B_max (about 345 on 8×H200) is below B* (about 412), so no knee lies on the curve.
-    ref = Reference(ctx=32768)
-    assert ref.b_max < ref.b_star
-    fig = figures.explorer(Scenario.from_params(ctx=32768), batch=8)
-    assert not any(a["text"].startswith("knee") for a in fig["layout"]["annotations"])
+def test_fig6_has_no_compute_bound_mark_past_the_frontiers_end():
+    # 690 GB of HBM leaves 19 GB for the KV cache: B_max about 460, short of the bend at 689.
+    ref = Reference(hbm=690)
+    assert ref.b_max < ref.compute_bound_from < math.inf
+    fig = figures.explorer(Scenario.from_params(hbm=690), batch=8)
+    assert not any(a["text"].startswith("compute-bound") for a in fig["layout"]["annotations"])
 
 
 @pytest.mark.parametrize(
@@ -403,5 +417,5 @@ def test_the_marks_keep_one_colour_per_limit_across_figures():
     assert band["fillcolor"] == rgba(C["queue"], 0.16) and b_max["line"]["color"] == C["kv_capacity"]
     explorer = figures.explorer(scn, 8)["layout"]
     assert [s["fillcolor"] for s in explorer["shapes"]] == [band["fillcolor"]]
-    knee = next(a for a in explorer["annotations"] if a["text"].startswith("knee"))
-    assert knee["arrowcolor"] == C["bandwidth"]
+    bend = next(a for a in explorer["annotations"] if a["text"].startswith("compute-bound from"))
+    assert bend["arrowcolor"] == C["bandwidth"]  # where HBM bandwidth stops binding, as B* on Figure 1
