@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from . import engine as E
 from . import models as M
+from . import spec
 from .hardware import GPUS
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, LLAMA3_70B
 from .scenario import Scenario
@@ -315,6 +316,23 @@ def _rows() -> list[Row]:
     add(Row("spec", "speed-up, SRAM draft", 122, itl_b1 / sram_eff, "×", 0.03))
     add(Row("spec", "SRAM draft cost 5·δ", 0.055, 1e3 * k * sram_draft, "ms", 0.04))
     add(Row("spec", "GPU draft cost 5·δ", 2.4, 1e3 * k * gpu_draft, "ms", 0.01))
+    # The table's verify is the FLOPs of k tokens alone; by the article's own roofline (I = 2·5/b_w = 10, far
+    # below I* = 824) a target pass of 5 tokens is bandwidth-bound: it reads the weights and KV once, and on TP 8
+    # adds the all-reduce (spec.verify_time's "roofline" model, drawn beside the article's on Figure 13).
+    roof_verify = float(spec.verify_time(h200, k, [1], "roofline")[0])
+    for draft_name, step, article_speedup in (("GPU", gpu_draft, 3.4), ("SRAM", sram_draft, 122)):
+        add(
+            Row(
+                "spec",
+                f"{draft_name}-draft speed-up, verify as one target pass (table: a compute-bound prefill)",
+                article_speedup,
+                itl_b1 / float(E.itl_speculative(k, alpha, step, roof_verify)),
+                "×",
+                expect=INCONSISTENT,
+                note=f"a 5-token target pass reads the weights like a decode step: t_v = {1e3 * roof_verify:.2f} ms, "
+                "not 0.012 ms",
+            )
+        )
     # The closing summary quotes a range the section's own table does not reach; its best case is SRAM
     # drafting at B = 1, and the gap narrows as B grows.
     add(
