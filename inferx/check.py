@@ -155,7 +155,7 @@ def _rows() -> list[Row]:
             9,
             E.kv_bytes_per_token(LLAMA3_70B, 2.0) / E.kv_bytes_per_token(R1, 1.0),
             "×",
-            0.06,
+            0.05,  # "9×" for 9.33
         )
     )
     add(Row("kv", "T∞(8192), 8×H200, FP8 KV", 133_000, float(E.kv_ceiling(8192, h200.kappa, h200.bw)), "tok/s", 0.005))
@@ -385,6 +385,38 @@ def _rows() -> list[Row]:
             "×",
             expect=INCONSISTENT,
             note="43× is 0.48/0.011 from rounded values; 150/3.35 is 44.8×",
+        )
+    )
+
+    # "Bandwidth, not compute, is the primary serving knob": the claim is about one chip; on 8×H200 the TP 8
+    # all-reduce, which HBM bandwidth does not shorten, keeps ITL at B = 1 to 0.78× of what it was.
+    chip = Scenario.from_params(preset="h200x8", tp=1)
+    faster = Scenario.from_params(preset="h200x8", tp=1, bw=2 * chip.bw / 1e12)
+    itl_ratio = float(faster.evaluate([1])["itl"][0] / chip.evaluate([1])["itl"][0])
+    add(Row("itl", "ITL at B=1 with 2× the bandwidth ÷ as is, H200 at TP 1 (prose: halves)", 0.5, itl_ratio, "×", 1e-3))
+    # TP 8 "is necessary since 671 GB cannot fit on fewer H200 GPUs": at 141 GB each, five hold the weights.
+    add(
+        Row(
+            "itl",
+            "H200s that hold DeepSeek R1's 671 GB of FP8 weights (prose: no fewer than 8)",
+            8,
+            math.ceil(R1.p_total * 1.0 / GPUS["h200"].hbm),
+            "GPUs",
+            expect=INCONSISTENT,
+            note="5 × 141 GB = 705 GB holds them, with 34 GB for the KV cache; TP is a power of two, hence 8",
+        )
+    )
+    # MLA "cuts κ by roughly d_h-fold relative to standard GQA": against Llama-3-70B's GQA, both at FP16.
+    add(
+        Row(
+            "kv",
+            "κ of a GQA model ÷ DeepSeek R1's MLA κ, FP16 (prose: roughly d_h = 128-fold)",
+            128,
+            E.kv_bytes_per_token(LLAMA3_70B, 2.0) / E.kv_bytes_per_token(R1, 2.0),
+            "×",
+            expect=INCONSISTENT,
+            note="Llama-3-70B's 8 KV heads × 128 × 2 (K and V) = 2,048 values a layer against MLA's 576: 3.6× a "
+            "layer, 4.7× a token (80 layers against 61)",
         )
     )
 
