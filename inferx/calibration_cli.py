@@ -55,9 +55,8 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
             fits = F.fit_all(df)
             spread = R.residual_spread(df, F.calibrations(fits))
             by_key = R.residual_spread_by_key(df, F.calibrations(fits))
-            print(format_calibrations(fits))
-            print()
-            print("calibration.json content:")
+            # The table for the reader on stderr; stdout is the file itself, so `> inferx/calibration.json` works.
+            print(format_calibrations(fits), file=sys.stderr)
             print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key), indent=2))
             return 0
         print(R.format_validation(R.validation_table(df)))
@@ -84,5 +83,3 @@ def _check_writable(path: Path) -> None:
     if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise MeasuredDataError(f"--error-tables {path}: not writable")
 
-
-cli = run  # the name cli.py and older callers use

@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("check", help="every number the article prints beside the engine's value")
     for name, text in (
         ("calibrate", "fit the calibrated model to measured points"),
-        ("validate", "error of both models against measured points"),
+        ("validate", "the calibrated model's error against measured points"),
     ):
         p = sub.add_parser(name, help=text)
         p.add_argument("--measured", required=True, help="InferenceX CSV or API JSON file")
@@ -260,6 +260,14 @@ def _list_catalog(args: argparse.Namespace) -> int:
 # --- Goodput under a latency target, and figure export ---------------------------------
 
 
+SLO_ALIASES = (
+    ("--ttft-ms", "ttft"),
+    ("--tpot-ms", "tpot"),
+    ("--usd-per-gpu-hour", "price"),
+    ("--power-fraction", "power"),
+)
+
+
 def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
     from .export import FIGURE_NAMES
 
@@ -274,13 +282,17 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
         help="the best operating point that meets a TTFT and a TPOT target, as JSON (exit 1 if none does)",
     )
     _add_scenario_options(slo)
-    # Each defaults to its scenario option (--ttft, --tpot, --price, --power), which the URL and the page share,
+    # Each stands for its scenario option (--ttft, --tpot, --price, --power), which the URL and the page share,
     # and has its range.
-    for option, name, metavar, what in (
-        ("--ttft-ms", "ttft", "MS", "TTFT target"),
-        ("--tpot-ms", "tpot", "MS", "TPOT/ITL target"),
-        ("--usd-per-gpu-hour", "price", "USD", "rental price per GPU-hour"),
-        ("--power-fraction", "power", "F", "share of board power drawn"),
+    for (option, name), (metavar, what) in zip(
+        SLO_ALIASES,
+        (
+            ("MS", "TTFT target"),
+            ("MS", "TPOT/ITL target"),
+            ("USD", "rental price per GPU-hour"),
+            ("F", "share of board power drawn"),
+        ),
+        strict=True,
     ):
         p = PARAMS[name]
         default = p.unset if p.default is None else f"{p.default:g}"
@@ -299,34 +311,36 @@ def _run_beyond(args: argparse.Namespace) -> int:
 
     command = args.subparser
     try:
-        scn = _scenario(args)
         if args.command == "slo":
-            given = scn.params
-            # Each is checked against the range of the scenario option it stands for.
-            ttft, tpot, price, fraction = (
-                given[name] if value is None else check_value(option, PARAMS[name], value)
-                for option, name, value in (
-                    ("ttft_ms", "ttft", args.ttft_ms),
-                    ("tpot_ms", "tpot", args.tpot_ms),
-                    ("usd_per_gpu_hour", "price", args.usd_per_gpu_hour),
-                    ("power_fraction", "power", args.power_fraction),
-                )
-            )
-        else:
+            # An alias is checked against its scenario option's range, in its own name, and then replaces that
+            # option (the command's own wins): the JSON's scenario names the targets the answer used.
+            for option, name in SLO_ALIASES:
+                value = getattr(args, option[2:].replace("-", "_"))
+                if value is not None:
+                    check_value(option, PARAMS[name], value)
+                    setattr(args, name, value)
+        scn = _scenario(args)
+        if args.command != "slo":
             name = export.figure_name(args.figure)
             if args.points is not None:
                 raise ValueError("--points samples the frontier table; a figure has its own samples")
     except (InvalidParameter, ValueError) as err:
         command.error(str(err))
     if args.command == "slo":
+        ttft, tpot, price, fraction = (scn.params[name] for _, name in SLO_ALIASES)
         if args.search:
             base = {name: getattr(args, name) for name in PARAMS}
             try:
                 rows = slo.search(base, ttft_ms=ttft, tpot_ms=tpot, usd_per_gpu_hour=price, power_fraction=fraction)
             except InvalidParameter as err:
                 command.error(str(err))
-            print(json.dumps({"candidates": rows, "best": rows[0] if rows[0]["batch"] else None}))
-            return 0
+            best = rows[0] if rows[0]["batch"] else None
+            print(json.dumps({"candidates": rows, "best": best}))
+            return 0 if best else 1
+        reason = scn.unfit_reason()
+        if reason:  # no request fits, as `point` and `frontier` say
+            print(f"inferx: {reason}", file=sys.stderr)
+            return 2
         result = slo.goodput(scn, ttft, tpot, price, fraction)
         print(json.dumps({"scenario": scn.params, **result}))
         return 0 if result["batch"] else 1

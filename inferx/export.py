@@ -89,7 +89,9 @@ _NAMED = ("preset", "gpu", "gpus", "tp", "ctx", "model")
 
 def _machine_part(scn: Scenario) -> str:
     p = scn.params
-    part = f"{p['gpu']}x{p['gpus']}_tp{p['tp']}_ctx{p['ctx']}"
+    # As the preset keys write it: h200x8, mi300x4 (not mi300xx4).
+    count = f"{p['gpus']}" if p["gpu"].endswith("x") else f"x{p['gpus']}"
+    part = f"{p['gpu']}{count}_tp{p['tp']}_ctx{p['ctx']}"
     part = part if p["model"] == PARAMS["model"].default else f"{p['model']}_{part}"
     return "_".join([part, *_changed(p)])
 

@@ -96,7 +96,9 @@ def test_inferx_slo_reads_the_scenario_targets():
     default, tight = run(), run("--ttft", "200")
     assert default["ttft_target_ms"] == 500 and tight["ttft_target_ms"] == 200
     assert tight["batch"] < default["batch"]
-    assert run("--ttft", "200", "--ttft-ms", "400")["ttft_target_ms"] == 400  # the command's own option wins
+    both = run("--ttft", "200", "--ttft-ms", "400", "--price", "1", "--usd-per-gpu-hour", "2")
+    assert both["ttft_target_ms"] == 400 and both["usd_per_gpu_hour"] == 2  # the command's own option wins
+    assert both["scenario"]["ttft"] == 400 and both["scenario"]["price"] == 2  # and the scenario says so
 
 
 def test_the_cost_figure_stars_the_slo_point_at_its_hand_worked_cost():

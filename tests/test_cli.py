@@ -107,6 +107,18 @@ def test_help_of_every_subcommand(command):
     assert out.returncode == 0 and "usage: inferx " + command in out.stdout, out.stderr
 
 
+def test_calibrate_prints_the_calibration_file_on_stdout_and_its_table_on_stderr():
+    """`inferx calibrate … > inferx/calibration.json` must write a file the model reads."""
+    fixture = Path(__file__).parent / "fixtures" / "synthetic_api_benchmarks.json"
+    out = run_inferx("calibrate", "--measured", str(fixture))
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    assert {"parameters", "uncertainty", "rows", "residual_spread"} <= record.keys()
+    assert record["source"] == fixture.name
+    fitted = next(iter(record["parameters"]))  # e.g. "b200/sglang/fp4"
+    assert fitted.count("/") == 2 and fitted in out.stderr and "f_bw" in out.stderr
+
+
 def test_a_reader_that_leaves_early_gets_no_traceback():
     command = [sys.executable, "-m", "inferx", "frontier"]
     inferx = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

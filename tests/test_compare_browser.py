@@ -173,7 +173,7 @@ def test_an_embedded_comparison_downloads_both_scenarios(browser, server, downlo
     click(browser, element(browser, "#embed-settings-toggle"))
     click(browser, element(browser, "[aria-label='Download Figure 5 data as JSON']"))
     name = export.file_name(Scenario.from_params(), "fig5", "json", a)
-    assert name == "inferx_fig5_h200x8_tp8_ctx1024_vs_mi300xx4_tp4_ctx1024.json"
+    assert name == "inferx_fig5_h200x8_tp8_ctx1024_vs_mi300x4_tp4_ctx1024.json"
     record = wait_file(downloads, name).read_text()
     names = re.findall(r'"name": ?"([^"]*)"', record.encode().decode("unicode_escape"))
     assert any(n.startswith("A: ") and n.endswith("(current)") for n in names), names

@@ -27,7 +27,7 @@ from pages._url import controls
     ("params", "fig", "kind", "pinned", "name"),
     [
         ({"ctx": 4096}, "fig4", "csv", None, "inferx_fig4_h200x8_tp8_ctx4096.csv"),
-        ({"preset": "mi300x4"}, "fig10", "png", None, "inferx_fig10_mi300xx4_tp4_ctx1024.png"),
+        ({"preset": "mi300x4"}, "fig10", "png", None, "inferx_fig10_mi300x4_tp4_ctx1024.png"),
         ({"gpu": "b300", "gpus": 2, "tp": 2}, "fig1", "svg", None, "inferx_fig1_b300x2_tp2_ctx1024.svg"),
         ({"model": "llama-3.3-70b"}, "fig2", "json", None, "inferx_fig2_llama-3.3-70b_h200x8_tp8_ctx1024.json"),
         ({}, "fig5", "csv", {"preset": "b200x8", "ctx": 8192},
@@ -90,7 +90,7 @@ def test_the_json_button_holds_the_figure_record_with_a(client):
     sent = ask(client, "fig4", "json", page_values(), pinned={"preset": "mi300x4"})
     record = json.loads(sent.get_data(as_text=True))
     names = [t["name"] for t in record["traces"]]
-    name = "inferx_fig4_h200x8_tp8_ctx1024_vs_mi300xx4_tp4_ctx1024.json"
+    name = "inferx_fig4_h200x8_tp8_ctx1024_vs_mi300x4_tp4_ctx1024.json"
     assert sent.headers["Content-Disposition"] == f'attachment; filename="{name}"'
     assert record["figure"] == "fig4"
     assert (record["x_title"], record["y_title"]) == export.axis_titles(registry.build(a, ["fig4"])["fig4"])

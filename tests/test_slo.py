@@ -187,12 +187,16 @@ def test_cli_slo_search_and_failures():
     assert odd.returncode == 2 and "gpus=6: must be a power of two to be split into TP × PP" in odd.stderr
     miss = run_inferx("slo", "--tpot-ms", "1")  # 8×H200's ITL is 2.2 ms at B = 1
     assert miss.returncode == 1 and json.loads(miss.stdout)["batch"] == 0
+    none = run_inferx("slo", "--search", "--gpu", "a100", "--tpot-ms", "1")  # no A100 count holds R1 that fast
+    assert none.returncode == 1 and json.loads(none.stdout)["best"] is None
+    unfit = run_inferx("slo", "--wdtype", "fp16")  # 1,342 GB of weights on 1,128 GB: as `point` says it
+    assert unfit.returncode == 2 and unfit.stdout == "" and "needs 1,342 GB of weights" in unfit.stderr
     # Each of slo's own options has the range of the scenario option it stands for (--ttft 10–10,000 ms, …).
     for option, value, message in (
-        ("--tpot-ms", "-1", "tpot_ms=-1: must be a number from 1 to 500 ms"),
-        ("--ttft-ms", "5", "ttft_ms=5: must be a number from 10 to 10,000 ms"),
-        ("--usd-per-gpu-hour", "free", "usd_per_gpu_hour=free: must be a number from 0.05 to 50 $/GPU-h, or assumed"),
-        ("--power-fraction", "1.5", "power_fraction=1.5: must be a number from 0.1 to 1 × TDP"),
+        ("--tpot-ms", "-1", "--tpot-ms=-1: must be a number from 1 to 500 ms"),
+        ("--ttft-ms", "5", "--ttft-ms=5: must be a number from 10 to 10,000 ms"),
+        ("--usd-per-gpu-hour", "free", "--usd-per-gpu-hour=free: must be a number from 0.05 to 50 $/GPU-h, or assumed"),
+        ("--power-fraction", "1.5", "--power-fraction=1.5: must be a number from 0.1 to 1 × TDP"),
     ):
         bad = run_inferx("slo", option, value)
         assert bad.returncode == 2 and message in bad.stderr, (option, bad.stderr)
