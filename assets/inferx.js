@@ -599,16 +599,33 @@
 
   window.inferxDrag = drag; // read by the browser tests and the benchmark
 
-  /* --- The address bar follows the controls (the values that differ from the preset's, and the batch). --- */
+  /* --- The address bar follows the controls (the values that differ from what the preset and the machine
+     give, and the batch). --- */
   const address = { next: null, path: null, model: null, timer: 0 };
 
+  /* What the address may leave out: the preset's values, with bandwidth, compute and HBM those of the GPU and
+     count chosen (as applyMachine sets them, and as the server's resolve_params derives them from gpu and
+     gpus). Written in, they would stay when a reader edits the GPU in a copied link. */
+  function derivedValues(shown, cfg) {
+    const base = Object.assign({}, cfg.presets[shown.preset] || {});
+    const machine = window.inferx.applyMachine(shown.gpu, shown.gpus, shown.preset, shown.wdtype, cfg);
+    cfg.machineControls.forEach((name, k) => {
+      if (typeof machine[k] === "number") base[name] = controlValue(name, machine[k], cfg);
+    });
+    return base;
+  }
+
   function followAddress(values, batchPos, pinned, cfg) {
-    const preset = cfg.presets[values[0]] || {};
-    const query = new URLSearchParams();
+    const shown = {};
     cfg.controls.forEach((name, k) => {
-      const v = controlValue(name, values[k], cfg);
+      shown[name] = controlValue(name, values[k], cfg);
+    });
+    const base = derivedValues(shown, cfg);
+    const query = new URLSearchParams();
+    cfg.controls.forEach((name) => {
+      const v = shown[name];
       if (v === null || v === undefined) return;
-      if (name === "preset" || String(v) !== String(preset[name])) query.set(name, v);
+      if (name === "preset" || String(v) !== String(base[name])) query.set(name, v);
     });
     if (batchPos !== null) query.set("batch", toBatch(batchPos));
     const theme = new URLSearchParams(window.location.search).get("theme"); // assets/theme.js reads it

@@ -186,3 +186,19 @@ def test_a_gpu_count_chosen_by_hand_lowers_tp_and_sets_the_machine(browser, serv
     wait_js(browser, hbm, args=(value_id("hbm"), "10,152 GB"), what="HBM of 72 × H200")
     assert browser.execute_script(tp, control_id("tp")) == 4
     assert severe_console_errors(browser) == []
+
+
+def test_the_address_leaves_out_what_the_gpu_and_count_give(browser, server):
+    """6 × B200 sets bandwidth, compute and HBM from the catalog; the address keeps only gpu and gpus, so a
+    reader who edits the GPU in a copied link gets that GPU's numbers, not the old ones written in. A value
+    moved away from the machine's is written."""
+    browser.get(server.url + "embed/fig1?gpu=b200&gpus=6")
+    wait_js(browser, "return (document.querySelector('#fig-1 .js-plotly-plot') || {}).data;", what="Figure 1")
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 2})", control_id("tp"))
+    wait_js(browser, "return location.search.includes('tp=2');", what="the address written")
+    query = browser.execute_script("return location.search")
+    assert "gpu=b200" in query and "gpus=6" in query, query
+    assert not any(f"{name}=" in query for name in ("bw", "compute", "hbm")), query
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: Math.log2(20)})", control_id("bw"))
+    wait_js(browser, "return location.search.includes('bw=20');", what="a bandwidth of one's own in the address")
+    assert severe_console_errors(browser) == []
