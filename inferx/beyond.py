@@ -146,7 +146,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
                 "#000000",
                 mode="markers",
                 marker=BEST,
-                hover=f"best under the SLO<br>B = {g['batch']:,}<br>T = %{{x:,.0f}} tok/s<br>TTFT = %{{y:.3g}} ms",
+                hover=f"best under the SLO<br>B = {g['batch']:,}<br>T = %{{x:,.0f}} tok/s<br>TTFT = %{{y:,.3~r}} ms",
             )
         )
     fig["layout"]["showlegend"] = True
@@ -173,7 +173,8 @@ def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
                 "#000000",
                 mode="markers",
                 marker=BEST,
-                hover=f"best under the SLO<br>B = {g['batch']:,}<br>%{{x:.3g}} tok/s/user<br>$%{{y:.4g}} per M tokens",
+                hover=f"best under the SLO<br>B = {g['batch']:,}<br>%{{x:,.3~r}} tok/s/user"
+                "<br>$%{y:,.4~r} per M tokens",
             )
         )
     return fig

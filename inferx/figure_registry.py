@@ -130,7 +130,8 @@ FIGURES: dict[str, Figure] = _entries(
         "utilisation; its colour, and the readouts' edges, name the limit that binds there (as in Figure 10). "
         "Animate sweeps the dot from one request to the edge of the stable region, its pace even along the "
         "drawn curve; it runs in the browser, with no server round trip per frame. The arrow marks where the "
-        "step turns compute-bound. The article puts that bend at the ridge batch $B^*$, but each request's KV "
+        "decode step itself turns compute-bound (the collectives may still bind the whole ITL there, as Figure 10 "
+        "shows). The article puts that bend at the ridge batch $B^*$, but each request's KV "
         "read adds bytes as the batch adds FLOPs, so compute takes over later, at $B_c$ (688 rather than 412 on "
         "8×H200 FP8 at 1,024 tokens of context), and past about 2,550 tokens not at all.",
         _stacked(
@@ -141,7 +142,7 @@ FIGURES: dict[str, Figure] = _entries(
         beyond.explorer,
         height=440,
         reads_batch=True,
-        subtitle="Throughput comes cheap while HBM binds; past ρ = 0.85 TTFT runs away for little more throughput.",
+        subtitle="Small batches buy throughput cheaply; past ρ = 0.85 TTFT runs away for little more throughput.",
     ),
     Figure(
         7,

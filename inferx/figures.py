@@ -489,7 +489,7 @@ def machine_label(scn: Scenario) -> str:
 
 
 def _hover_frontier() -> str:
-    return "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
+    return "B = %{customdata:,}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:,.3~r} ms"
 
 
 def _frontier_trace(name, r, colour, dash="solid", width=2.0) -> dict:
@@ -607,7 +607,7 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         return {"data": [], "layout": layout}
     B = r["batch"]
     prefill = float(E.t_prefill(scn.isl, scn.model, scn.compute))
-    hover = "B = %{x:,.0f}<br>%{y:.3g} ms"
+    hover = "B = %{x:,.0f}<br>%{y:,.3~r} ms"
     data = [
         _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), PREFILL, "dash", 2, hover),
         _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover),
@@ -635,7 +635,7 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     if r is None:
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
-    hover = "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>ITL = %{y:.3g} ms"
+    hover = "B = %{customdata:,}<br>T = %{x:,.0f} tok/s<br>ITL = %{y:,.3~r} ms"
     trace = _line(
         "ITL(B) vs T(B)",
         r["throughput"],
@@ -773,8 +773,8 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         CURRENT,
         "solid",
         2.5,
-        "B = %{customdata[0]:,.0f}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms<br>"
-        "ITL = %{customdata[1]:.3g} ms<br>ρ = %{customdata[2]:.3f}",
+        "B = %{customdata[0]:,.0f}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:,.3~r} ms<br>"
+        "ITL = %{customdata[1]:,.3~r} ms<br>ρ = %{customdata[2]:.3f}",
         custom=custom,
         digits=READOUT_DIGITS,
     )
@@ -814,7 +814,7 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
         y = float(np.interp(b_bend, r["batch"], ttft_ms))
         layout["annotations"].append(
             {
-                "text": f"compute-bound from B = {b_bend:,.0f}",
+                "text": f"step compute-bound from B = {b_bend:,.0f}",
                 "x": x,
                 "y": _at(layout, "yaxis", y),
                 "xref": "x",
@@ -1015,7 +1015,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per step (ms)")
     layout = _layout("Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True)
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
-    hover = "B = %{x:,.0f}<br>t_comm = %{y:.3g} ms"
+    hover = "B = %{x:,.0f}<br>t_comm = %{y:,.3~r} ms"
     comms = 1e3 * comm_times([*_comm_configs(scn), scn], B)
     refs = [
         _line(name, B, comm, colour, dash, 1.8, hover)
@@ -1046,7 +1046,7 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             np.concatenate([ideal["throughput"], realistic["throughput"][::-1]]),
             1e3 * np.concatenate([ideal["ttft"], realistic["ttft"][::-1]]),
             "rgba(0,0,0,0)",
-            hover="T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms",
+            hover="T = %{x:,.0f} tok/s<br>TTFT = %{y:,.3~r} ms",
             fill="toself",
             # The realistic curve's tint; at 0.1 it all but vanished on the dark card.
             fillcolor=P.tint(WORKLOAD_REFS["realistic"][0], 0.16),

@@ -172,8 +172,8 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
                 "x": _rounded(c["interactivity"]),
                 "y": _rounded(c["throughput_per_gpu"]),
                 "customdata": curves["batch"].astype(int).tolist(),
-                "hovertemplate": f"{mode} model<br>concurrency %{{customdata}}<br>%{{x:.3g}} tok/s/user"
-                "<br>%{y:.4g} tok/s/GPU<extra></extra>",
+                "hovertemplate": f"{mode} model<br>concurrency %{{customdata:,}}<br>%{{x:,.3~r}} tok/s/user"
+                "<br>%{y:,.4~r} tok/s/GPU<extra></extra>",
                 "line": {
                     "color": MODEL_COLOUR[mode],
                     "width": 3 if selected else 1.5,
@@ -273,7 +273,7 @@ def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
                     "x": (part["concurrency"].to_numpy(float) * jitter).tolist(),
                     "y": _rounded(ratio),
                     "customdata": _customdata(part),
-                    "hovertemplate": "%{fullData.name}<br>measured/model %{y:.3g}<br>" + HOVER.split("<br>", 1)[1],
+                    "hovertemplate": "%{fullData.name}<br>measured/model %{y:,.3~r}<br>" + HOVER.split("<br>", 1)[1],
                     "marker": {"color": FAMILY_COLOUR[family], "symbol": symbol, "size": 7, "opacity": 0.8},
                     "meta": {"model": mode, "hardware": family},
                 }

@@ -92,7 +92,7 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
     if c is None:
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
-    hover = "λ = %{x:.3g} req/s<br>%{y:.4g} ms<br>C = %{customdata}"
+    hover = "λ = %{x:,.3~r} req/s<br>%{y:,.4~r} ms<br>C = %{customdata:,}"
     custom = c["batch"].astype(int).tolist()
     data = [
         _line("TTFT", c["rate"], 1e3 * c["ttft"], P.VIOLET, hover=hover, custom=custom),

@@ -180,7 +180,7 @@ def _percent(x: float) -> str:
 
 
 def sentence(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: float = COMPUTE_GAIN) -> str:
-    """The readout: "at B = 64 this machine is bandwidth-bound; doubling compute changes nothing,
+    """The readout: "At B = 64 this machine is bandwidth-bound; doubling compute changes nothing,
     +43 % bandwidth gives +31 % throughput"."""
     s, masks = _sensitivity(scn, batch, bw_gain, compute_gain)
     what = "doubling compute" if compute_gain == 1.0 else f"{compute_gain * 100:+.0f} % compute"
@@ -191,7 +191,7 @@ def sentence(scn: Scenario, batch: int, bw_gain: float = BW_GAIN, compute_gain: 
     if s["regime"] not in ("bandwidth", "compute"):  # say which roofline term sets the step beneath it
         step = "bandwidth" if masks["bandwidth"][0] else "compute"
         label += f" (its step {step}-bound)"
-    return f"at B = {batch:,} this machine is {label}; {what} {c_text}, {bw_gain * 100:+.0f} % bandwidth {b_text}"
+    return f"At B = {batch:,} this machine is {label}; {what} {c_text}, {bw_gain * 100:+.0f} % bandwidth {b_text}"
 
 
 REGIME_COLOURS = REGIME  # inferx.palette: these five colours mean these limits on every figure
@@ -206,7 +206,7 @@ def fig_regimes(scn: Scenario) -> dict:
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
     data, named = [], set()
-    hover = "B = %{customdata}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:.3g} ms"
+    hover = "B = %{customdata:,}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:,.3~r} ms"
     for seg in segments(scn, r["batch"]):
         # Each run starts at the previous run's last point, so the coloured pieces join.
         a, b = max(0, seg["first"] - 1), seg["last"] + 1

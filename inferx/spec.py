@@ -169,7 +169,7 @@ def fig_spec_k(
     for i, alpha in enumerate(alphas):
         colour = P.SERIES[i % len(P.SERIES)]
         itl_eff = E.itl_speculative(k, alpha, delta, t_verify, E.expected_accepted(k, alpha))
-        hover = "k = %{x}<br>ITL_eff = %{y:.3g} ms<br>speed-up %{customdata}×"
+        hover = "k = %{x}<br>ITL_eff = %{y:,.3~r} ms<br>speed-up %{customdata}×"
         speed = [f"{x:.3g}" for x in plain / itl_eff]
         data.append(_line(f"α = {alpha:g}", k, 1e3 * itl_eff, colour, hover=hover, custom=speed, mode="lines+markers"))
     base = float(plain)
@@ -201,7 +201,7 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
             speedup = base / E.itl_speculative(k, alpha, delta, verify[mode], accepted)
             b0 = vanishing_batch(scn, k, alpha, delta, mode, first=speedup[B.size :])
             name = f"{DRAFT_LABELS[draft]}, {mode} verify"
-            hover = "B = %{x:,.0f}<br>speed-up %{y:.3g}×"
+            hover = "B = %{x:,.0f}<br>speed-up %{y:,.3~r}×"
             data.append(_line(name, B, speedup[: B.size], DRAFT_COLOURS[draft], dash, hover=hover))
             if b0 is not None:  # a labelled dot where the gain ends; the two drafts' labels sit on opposite sides
                 data.append(

@@ -76,7 +76,7 @@ def test_the_regimes_figure_shades_what_meets_the_slo_and_stars_the_best():
 
 def test_the_explorer_carries_the_regime_sentence_at_its_batch():
     fig = registry.build(Scenario.from_params(), ["fig6"], 64)["fig6"]
-    assert fig["layout"]["meta"]["regime"].startswith("at B = 64 this machine is ")
+    assert fig["layout"]["meta"]["regime"].startswith("At B = 64 this machine is ")
 
 
 def test_the_beyond_figures_are_registered_and_embeddable():

@@ -33,7 +33,7 @@ def test_the_ttft_target_moves_the_goodput_readout(browser, server):
     wait_js(browser, "return document.getElementById('readout-goodput').textContent.length > 0")
     before = text(browser, "readout-goodput")
     assert "TTFT ≤ 500 ms and TPOT ≤ 50 ms" in before
-    assert text(browser, "readout-regime").startswith("at B = 64 this machine is ")
+    assert text(browser, "readout-regime").startswith("At B = 64 this machine is ")
     assert text(browser, "readout-cost").startswith("$") and text(browser, "readout-energy").endswith("tok/J")
     assert "(assumed)" in text(browser, "readout-price") and text(browser, "ctl-price-value") == "assumed"
     browser.execute_script("window.dash_clientside.set_props('ctl-ttft', {value: 200})")

@@ -299,7 +299,7 @@ def test_fig6_axes_are_fixed_around_the_whole_frontier(preset):
 def test_fig6_marks_where_the_step_turns_compute_bound_and_the_unstable_stretch():
     ref = Reference()
     fig = figures.explorer(Scenario.from_params(), batch=8)
-    bend = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("compute-bound from B = "))
+    bend = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound from B = "))
     first = ref.compute_bound_from  # 689 at 1,024 tokens, where the article's prose puts the bend at B* = 412
     assert first > 1.5 * ref.b_star
     assert first - 1 <= int(bend["text"].rsplit(" ", 1)[1].replace(",", "")) <= first
@@ -321,7 +321,7 @@ def test_fig6_has_no_compute_bound_mark_where_the_kv_reads_keep_the_step_memory_
     ref = Reference(ctx=4096)  # S·κ above 2·P_active·BW / compute: the KV reads outgrow the FLOPs
     assert ref.compute_bound_from == math.inf
     fig = figures.explorer(Scenario.from_params(ctx=4096), batch=8)
-    assert not [a for a in fig["layout"]["annotations"] if a["text"].startswith("compute-bound")]
+    assert not [a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound")]
     assert any(a["text"] == "ρ > 0.85: unstable" for a in fig["layout"]["annotations"])
 
 
@@ -330,7 +330,7 @@ def test_fig6_has_no_compute_bound_mark_past_the_frontiers_end():
     ref = Reference(hbm=690)
     assert ref.b_max < ref.compute_bound_from < math.inf
     fig = figures.explorer(Scenario.from_params(hbm=690), batch=8)
-    assert not any(a["text"].startswith("compute-bound") for a in fig["layout"]["annotations"])
+    assert not any(a["text"].startswith("step compute-bound") for a in fig["layout"]["annotations"])
 
 
 @pytest.mark.parametrize(
@@ -417,5 +417,5 @@ def test_the_marks_keep_one_colour_per_limit_across_figures():
     assert band["fillcolor"] == rgba(C["queue"], 0.16) and b_max["line"]["color"] == C["kv_capacity"]
     explorer = figures.explorer(scn, 8)["layout"]
     assert [s["fillcolor"] for s in explorer["shapes"]] == [band["fillcolor"]]
-    bend = next(a for a in explorer["annotations"] if a["text"].startswith("compute-bound from"))
+    bend = next(a for a in explorer["annotations"] if a["text"].startswith("step compute-bound from"))
     assert bend["arrowcolor"] == C["bandwidth"]  # where HBM bandwidth stops binding, as B* on Figure 1

@@ -82,7 +82,7 @@ def test_bandwidth_bound_point_follows_bandwidth_one_for_one(tp1):
     assert s["elasticity_bw"] == pytest.approx(1.0, rel=1e-6)
     assert s["elasticity_compute"] == pytest.approx(0.0, abs=1e-9)
     assert R.sentence(tp1, 64) == (
-        "at B = 64 this machine is bandwidth-bound; doubling compute changes nothing, "
+        "At B = 64 this machine is bandwidth-bound; doubling compute changes nothing, "
         "+43 % bandwidth gives +43 % throughput"
     )
 
@@ -103,7 +103,7 @@ def test_gain_with_communication_in_the_step():
     expected = (mem + comm) / (mem / 1.43 + comm) - 1  # only the memory term shrinks
     assert R.throughput_gain(scn, [64], bw=0.43)[0] == pytest.approx(expected, rel=1e-9)
     text = R.sentence(scn, 64)
-    assert text.startswith("at B = 64 this machine is communication-bound (its step bandwidth-bound)")
+    assert text.startswith("At B = 64 this machine is communication-bound (its step bandwidth-bound)")
     assert f"+{round(100 * expected)} % throughput" in text
 
 
