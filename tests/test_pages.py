@@ -12,7 +12,7 @@ import app as inferx_app
 from inferx import figure_registry as registry
 from inferx import figures
 from inferx.scenario import BATCH, InvalidParameter, Scenario
-from pages import embed, home
+from pages import embed, home, methods
 from pages._cards import INTERNAL_ERROR
 from pages._url import control_values_to_params, controls, parse_query
 
@@ -248,3 +248,13 @@ def test_a_failure_past_the_checks_is_logged_and_answered_with_a_short_notice(cl
     assert out["runtime-notice"]["children"] == INTERNAL_ERROR and out["figure-updates"]["data"] == {}
     assert "figure builder bug" not in resp.get_data(as_text=True)
     assert any(r.exc_info and "figure builder bug" in str(r.exc_info[1]) for r in caplog.records)
+
+
+def test_the_methods_check_table_writes_numbers_as_a_reader_does():
+    cells = [
+        [str(td.children) for td in tr.children]
+        for tr in methods.check_table().children.children[1].children  # the region's table's body rows
+    ]
+    compute = next(c for c in cells if c[1] == "8×H200 peak FP8 compute")
+    assert compute[2:6] == ["31,664", "31,664", "TFLOPS", "0.0\u00a0%"]
+    assert not [c for c in cells if any("e+" in x or "e-" in x or x.startswith("-0.0") for x in c[2:6])]
