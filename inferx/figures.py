@@ -299,7 +299,7 @@ def _vline(layout, x, colour, label) -> None:
             "showarrow": False,
             "xanchor": "left",
             "yanchor": "bottom",
-            "font": {"size": 11, "color": colour},
+            "font": {"size": 11, "color": P.text(colour)},
             "xshift": 4,
         }
     )
@@ -328,7 +328,7 @@ def _hline(layout, y, colour, label, xanchor="right") -> None:
             "showarrow": False,
             "xanchor": xanchor,
             "yanchor": "bottom",
-            "font": {"size": 11, "color": colour},
+            "font": {"size": 11, "color": P.text(colour)},
         }
     )
 
@@ -822,10 +822,10 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
                 "showarrow": True,
                 "arrowhead": 2,
                 "arrowwidth": 1.2,
-                "arrowcolor": RIDGE,
+                "arrowcolor": P.REGIME["compute"],  # the mark of the compute limit, as prefill is on Figure 3
                 "ax": -30,
                 "ay": -42,
-                "font": {"size": 11, "color": RIDGE},
+                "font": {"size": 11, "color": P.TEXT["compute"]},
                 "bgcolor": "rgba(255,255,255,0.85)",
             }
         )

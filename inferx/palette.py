@@ -24,7 +24,17 @@ REGIME = {
     "queue": "#E69F00",  # orange
     "kv_capacity": "#D55E00",  # vermillion
 }
-QUEUE_TEXT = "#8A5A00"  # the queue's orange, dark enough to read as text on white
+# Each limit's colour as text on the light card: the same hue darkened to 4.5:1 on white (blue has it already).
+# The dark theme lightens text to its own 4.5:1 in the browser (assets/theme.js).
+TEXT = {**REGIME, "compute": "#008561", "communication": "#A16084", "queue": "#8A5A00", "kv_capacity": "#C05500"}
+QUEUE_TEXT = TEXT["queue"]
+_TEXT_OF = {REGIME[key]: shade for key, shade in TEXT.items()}
+
+
+def text(colour: str) -> str:
+    """The shade a label in `colour` is written in: a limit's text shade, any other colour as it is."""
+    return _TEXT_OF.get(colour, colour)
+
 
 VIOLET, CRIMSON, SKY, GREY = "#9933FF", "#DD0044", "#56B4E9", "#737373"
 SERIES = (VIOLET, CRIMSON, SKY, GREY)  # in the order a figure hands them out

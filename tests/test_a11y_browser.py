@@ -60,7 +60,10 @@ def page_basics(driver) -> dict:
     )
 
 
-@pytest.mark.parametrize("path", ["/", "/inferencex", "/methods", "/embed/fig6"])
+PAGES = ["/", "/inferencex", "/methods", "/embed/fig6"]
+
+
+@pytest.mark.parametrize("path", PAGES + [f"{p}?theme=dark" for p in PAGES[:3]])
 def test_axe_finds_no_critical_or_serious_violations(browser, server, path):
     load(browser, server, path)
     assert page_basics(browser) == {"lang": "en", "h1": 1, "main": 1}

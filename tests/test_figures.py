@@ -418,4 +418,4 @@ def test_the_marks_keep_one_colour_per_limit_across_figures():
     explorer = figures.explorer(scn, 8)["layout"]
     assert [s["fillcolor"] for s in explorer["shapes"]] == [band["fillcolor"]]
     bend = next(a for a in explorer["annotations"] if a["text"].startswith("step compute-bound from"))
-    assert bend["arrowcolor"] == C["bandwidth"]  # where HBM bandwidth stops binding, as B* on Figure 1
+    assert bend["arrowcolor"] == C["compute"]  # where compute starts binding the step

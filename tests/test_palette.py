@@ -16,7 +16,7 @@ from inferx.presets import HARDWARE
 from inferx.scenario import Scenario
 
 REGIME_OF = {colour.upper(): key for key, colour in P.REGIME.items()}
-REGIME_OF[P.QUEUE_TEXT.upper()] = "queue"  # the queue's orange darkened for text
+REGIME_OF.update({shade.upper(): key for key, shade in P.TEXT.items()})  # each limit's colour darkened for text
 # The traces that draw a limit, by figure and name: Figure 3's prefill floor (compute) and queueing wait, Figure
 # 10's runs of the frontier (named by their limit), and the explorer's dot (the limit binding at its batch).
 REGIME_TRACES = {
@@ -26,7 +26,12 @@ REGIME_TRACES = {
 }
 # What a mark in a limit's colour may say: B* and the ITL floor are the bandwidth limit's, B_max the KV cache's,
 # ρ > 0.85 the queue's.
-MARK_TEXT = {"bandwidth": r"B\* =|ITL floor", "kv_capacity": r"B_max", "queue": r"ρ > 0\.85"}
+MARK_TEXT = {
+    "bandwidth": r"B\* =|ITL floor",
+    "compute": r"compute-bound from",
+    "kv_capacity": r"B_max",
+    "queue": r"ρ > 0\.85",
+}
 
 SCENARIOS = [
     {},
@@ -93,24 +98,44 @@ def test_measured_points_and_model_curves_take_series_colours(measured_paths):
     assert [w for key, fig in figs.items() for w in check_traces(key, fig)] == []
 
 
+def luminance(hex_colour: str) -> float:
+    """WCAG relative luminance of "#RRGGBB" or "#RGB"."""
+    digits = hex_colour[1:] if len(hex_colour) == 7 else "".join(2 * d for d in hex_colour[1:])
+
+    def channel(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(int(digits[i : i + 2], 16)) for i in (0, 2, 4))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("params", SCENARIOS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()) or "default")
+def test_every_label_reads_on_the_light_card(params):
+    """Text in a figure has 4.5:1 on white (WCAG AA): a limit's colour is darkened for it (palette.TEXT);
+    Figure 3's B_max label in the KV capacity's vermillion was 3.9:1."""
+    faint = [
+        (key, a["text"], a["font"]["color"])
+        for key, fig in registry.build(Scenario.from_params(**params)).items()
+        for a in fig["layout"].get("annotations", [])
+        if str((a.get("font") or {}).get("color", "")).startswith("#")
+        and contrast(a["font"]["color"], "#FFFFFF") < 4.5
+    ]
+    assert faint == []
+
+
 def test_the_palettes_are_disjoint_and_legible():
     regime = {c.upper() for c in P.REGIME.values()}
     series = {c.upper() for c in P.SERIES}
     assert not regime & series and P.CURRENT.upper() not in regime | series
     assert {hw.colour.upper() for hw in HARDWARE.values()} <= series
     assert len({hw.colour for hw in HARDWARE.values()}) == len(HARDWARE)
-
-    def luminance(hex_colour: str) -> float:
-        def channel(v: int) -> float:
-            c = v / 255
-            return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-        r, g, b = (channel(int(hex_colour[i : i + 2], 16)) for i in (1, 3, 5))
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-    def contrast(a: str, b: str) -> float:
-        hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
-        return (hi + 0.05) / (lo + 0.05)
+    assert all(contrast(shade, "#FFFFFF") >= 4.5 for shade in P.TEXT.values()), P.TEXT
 
     dark_card = "#1C2026"  # style.css --ix-surface in the dark theme
     for colour in P.SERIES:
