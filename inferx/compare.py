@@ -44,7 +44,9 @@ def describe(scn: Scenario) -> str:
 
 def _restyled(trace: dict, shown: bool) -> dict:
     """One of A's traces as drawn beside the current figure (a new dict: A's figures are memoised)."""
-    t = {**trace, "name": f"A: {trace.get('name', '')}", "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP}
+    # "A: 8×H200", not "A: 8×H200 (current)": A is the pinned state, the current one is the other.
+    name = f"A: {trace.get('name', '')}".replace(" (current)", "")
+    t = {**trace, "name": name, "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP}
     mode = t.get("mode", "lines")
     if "lines" in mode:
         line = dict(t.get("line") or {})
@@ -116,11 +118,12 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
         _restyled(t, t.get("showlegend", True) is not False and not any(_same_points(t, c) for c in data))
         for t in theirs
     ]
-    # The legend says once whose the dashed curves are; A's entries flow on after the current ones (a legend
-    # group would stack them in a column), and clicking any of them still shows or hides all of A. The title
-    # goes on top: beside the entries ("top left") plotly stopped wrapping them and the row ran off the figure.
+    # The legend says once whose the faded curves are (dashed, or dotted where the current one is dashed); A's
+    # entries flow on after the current ones (a legend group would stack them in a column), and clicking any of
+    # them still shows or hides all of A. The title goes on top: beside the entries ("top left") plotly stopped
+    # wrapping them and the row ran off the figure.
     legend = layout.get("legend", {})
-    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (dashed): {label}", "side": "top"}}
+    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (faded): {label}", "side": "top"}}
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])

@@ -1022,7 +1022,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
-    name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {p['ic']}"
+    name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {INTERCONNECTS[p['ic']].label}"
     current = _line(name, B, comms[-1], CURRENT, "solid", 2.8, hover)
     data = _apart(refs, current if comms[-1].any() else None, True, True)
     if not comms[-1].any():

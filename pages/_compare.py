@@ -21,7 +21,7 @@ NOT_PINNED = "Nothing pinned: Pin as A keeps these settings to compare against."
 
 
 def pinned_text(scn: Scenario | None) -> str:
-    return NOT_PINNED if scn is None else f"A: {compare.describe(scn)} (dashed)"
+    return NOT_PINNED if scn is None else f"A: {compare.describe(scn)} (faded lines)"
 
 
 def pinned_scenario(compact) -> Scenario | None:

@@ -148,8 +148,15 @@ def control(name: str, value) -> html.Div:
     p = PARAMS[name]
     label = _value_label(name, value) if name in sliders() else _label(name)
     if name in resettable():  # a slider cannot be dragged to "unset": this button brings the model's value back
-        reset = html.Button(p.unset, id=reset_id(name), n_clicks=0, className="btn btn-link btn-sm p-0 ctl-reset",
-                            title=f"back to the {p.unset} value", type="button")  # fmt: skip
+        # The label already reads the unset word while unset: the button says what it does ("use fitted").
+        reset = html.Button(
+            f"use {p.unset}",
+            id=reset_id(name),
+            n_clicks=0,
+            type="button",
+            className="btn btn-link btn-sm p-0 ctl-reset",
+            title=f"back to the {p.unset} value",
+        )
         label = html.Div([label, reset], className="d-flex justify-content-between align-items-baseline")
     return html.Div([label, _widget(name, p, value)], className="ctl", title=p.help)
 

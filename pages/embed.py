@@ -37,7 +37,7 @@ def scenario_line(values: dict) -> str:
     """One line naming what the figure shows: machine, model, precisions and context, with units."""
     label = {name: PARAMS[name].label_of for name in ("gpu", "model", "wdtype", "kvdtype", "mode")}
     parts = [
-        f"{values['gpus']}× {label['gpu'](values['gpu'])}, {values['bw']:,.1f} TB/s",
+        f"{values['gpus']}×{label['gpu'](values['gpu'])}, {values['bw']:,.1f} TB/s",
         label["model"](values["model"]),
         f"{label['wdtype'](values['wdtype'])} weights, {label['kvdtype'](values['kvdtype'])} KV cache",
         f"context {values['ctx']:,} tokens",

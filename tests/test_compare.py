@@ -51,7 +51,7 @@ def test_a_s_traces_follow_the_current_ones_dashed_muted_and_named():
     assert a_floor["line"]["dash"] != "dot"  # a dotted reference stays told apart from the current one
     assert {a_frontier["opacity"], a_floor["opacity"]} == {compare.PINNED_OPACITY} and compare.PINNED_OPACITY < 1
     assert a_frontier["legendgroup"] == a_floor["legendgroup"] == compare.PINNED_GROUP
-    assert merged["layout"]["legend"]["title"]["text"] == "A (dashed): 4×MI300X"  # A's machine, said once
+    assert merged["layout"]["legend"]["title"]["text"] == "A (faded): 4×MI300X"  # A's machine, said once
     assert merged["layout"]["meta"]["pinned"] == {"label": "4×MI300X", "first": 2}
 
 
@@ -176,8 +176,10 @@ def test_an_embed_draws_the_comparison():
     page = embed.layout(name="fig5", a="preset:mi300x4")
     graph = next(c for c in page._traverse() if getattr(c, "id", None) == {"role": "figure", "fig": "fig5"})
     names = [t["name"] for t in graph.figure["data"]]
-    # A's own curve is the current one of A's machine, named after it (the preset MI300X, not the page's H200)
-    assert any(n.startswith("A: ") and "MI300X" in n and n.endswith("(current)") for n in names), names
+    # A's own curve is the current one of A's machine, named after it (the preset MI300X, not the page's H200),
+    # without "(current)": the current settings are the page's
+    assert "A: 4×MI300X" in names and "8×H200 (current)" in names, names
+    assert not any(n.startswith("A: ") and "(current)" in n for n in names), names
 
 
 a_values = st.one_of(
