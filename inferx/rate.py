@@ -121,7 +121,8 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
             )
         )
     _vline(layout, c["peak_rate"], "#555555", f"peak {c['peak_rate']:.3g} req/s at C = {c['peak_batch']:,}")
-    layout["annotations"][-1].update(xanchor="right", xshift=-4)  # left of the line: the curves end at it
+    # Left of the line (the curves end at it), halfway up: TTFT runs along the foot, E2E above the middle.
+    layout["annotations"][-1].update(xanchor="right", xshift=-4, y=0.45, yanchor="middle")
     # Fixed: the labels' text would otherwise widen plotly's autorange far past the peak.
     layout["xaxis"]["range"] = [float(np.log10(c["rate"][0])), float(np.log10(c["peak_rate"] * 1.6))]
     return {"data": data, "layout": layout}
