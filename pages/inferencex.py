@@ -204,11 +204,20 @@ def draw(*args):
     return fig, f"{points:,} of {len(df):,} measured points shown ({source}). {about}"
 
 
-NO_DATA = (
-    "No measured data loaded yet. To get InferenceX's latest results, run: inferx fetch -o results.json (add "
-    "--model gpt-oss-120b for another model) and drop the file in the sidebar, or start the server with "
-    "INFERX_MEASURED=results.json."
-)
+def _command(text: str) -> html.Code:
+    return html.Code(text, className="text-nowrap")  # a phone broke "--model" after its dashes
+
+
+NO_DATA = [
+    "No measured data loaded yet. To get InferenceX's latest results, run ",
+    _command("inferx fetch -o results.json"),
+    " (add ",
+    _command("--model gpt-oss-120b"),
+    " for another model) and load the file under Measured data (in the Controls panel on a narrow screen), "
+    "or start the server with ",
+    _command("INFERX_MEASURED=results.json"),
+    ".",
+]
 
 
 def rows_model(scn: Scenario, df) -> tuple[Scenario, str]:

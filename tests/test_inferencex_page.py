@@ -163,8 +163,9 @@ def test_inferencex_figure_callback(dash_app, csv_store):
     # No data: the model curves alone, and a note.
     fig, summary = draw(*values, *[None] * len(FILTERS), None)
     curves = [t["meta"]["model"] for t in fig["data"] if "band" not in t["meta"]]  # the band shades the curve
-    assert curves == ["article", "calibrated"] and "No measured" in summary
-    assert "inferx fetch -o results.json" in summary  # and how to get some
+    text = "".join(part if isinstance(part, str) else part.children for part in summary)
+    assert curves == ["article", "calibrated"] and text.startswith("No measured")
+    assert "inferx fetch -o results.json" in text  # and how to get some
 
 
 def test_overlay_traces_follow_the_gpu_else_the_preset(dash_app, csv_store):
@@ -187,10 +188,13 @@ def test_methods_section_with_and_without_env_file(dash_app, monkeypatch, measur
     assert "INFERX_MEASURED=" in json.dumps(methods.layout().to_plotly_json(), default=str)
     monkeypatch.setenv("INFERX_MEASURED", str(measured_paths.csv))
     section = methods.divergence_section()
-    fig = section[1].children[0].figure  # the graph, then its text alternative
+    said, described = section[1:]  # what the figure shows, then the graph with its text alternative
+    assert "open markers for the article's model" in said.children
+    fig = described.children[0].figure
     assert {t["meta"]["model"] for t in fig["data"]} == {"article", "calibrated"}
     monkeypatch.setenv("INFERX_MEASURED", str(Path(__file__)))  # not a measured file: a note, no crash
-    assert "could not be read" in json.dumps(methods.divergence_section()[1].to_plotly_json(), default=str)
+    without = json.dumps([part.to_plotly_json() for part in methods.divergence_section()], default=str)
+    assert "could not be read" in without and "open markers" not in without  # no figure, so no words about one
 
 
 # --- Browser ------------------------------------------------------------------------
