@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import dash
 import plotly
 import pytest
 from conftest import figure_ids, post_redraw, slider_positions
@@ -258,3 +259,15 @@ def test_the_methods_check_table_writes_numbers_as_a_reader_does():
     compute = next(c for c in cells if c[1] == "8×H200 peak FP8 compute")
     assert compute[2:6] == ["31,664", "31,664", "TFLOPS", "0.0\u00a0%"]
     assert not [c for c in cells if any("e+" in x or "e-" in x or x.startswith("-0.0") for x in c[2:6])]
+
+
+def test_an_unknown_address_gets_the_navigation_and_every_embed():
+    """Dash Pages serves pages/not_found_404.py for /nope or /embed/ (Dash's bare "404" had no way back)."""
+    from pages import not_found_404
+
+    assert any(p["module"] == "pages.not_found_404" for p in dash.page_registry.values())
+    page = not_found_404.layout()
+    hrefs = {getattr(c, "href", None) for c in page._traverse()}
+    assert any(getattr(c, "children", None) == "No page at this address" for c in page._traverse())
+    assert {"/", "/inferencex", "/methods"} <= hrefs  # the navigation bar's and the text's
+    assert {f"/embed/{f.name}" for f in registry.FIGURES.values()} <= hrefs

@@ -1,0 +1,42 @@
+"""The page for an address no page has (`/nope`, `/embed/`): the navigation bar, what exists, and the figures an
+iframe can embed. Dash Pages serves a module of this name for every unknown path."""
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import dcc, html
+
+from inferx import figure_registry as registry
+from pages._cards import FIGURES_ID, navbar
+
+dash.register_page(__name__, path="/404", title="inferx · page not found")
+
+
+def layout(**_query):
+    embeds = [
+        html.Li([dcc.Link(f"/embed/{f.name}", href=dash.get_relative_path(f"/embed/{f.name}")), f": {f.title}"])
+        for f in registry.FIGURES.values()
+    ]
+    return html.Div(
+        [
+            navbar("none"),
+            dbc.Container(
+                [
+                    html.H1("No page at this address", className="h3 mt-3"),
+                    html.P(
+                        [
+                            "inferx has the ",
+                            dcc.Link("dashboard", href=dash.get_relative_path("/")),
+                            ", the ",
+                            dcc.Link("InferenceX data", href=dash.get_relative_path("/inferencex")),
+                            " and the ",
+                            dcc.Link("methods and checks", href=dash.get_relative_path("/methods")),
+                            ". Each figure also has a page of its own for an iframe:",
+                        ]
+                    ),
+                    html.Ul(embeds),
+                ],
+                id=FIGURES_ID,
+                tag="main",
+            ),
+        ]
+    )
