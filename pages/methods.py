@@ -14,7 +14,7 @@ from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
 from inferx.models import MODELS
 from inferx.presets import HARDWARE, INTERCONNECTS
-from inferx.scenario import Scenario
+from inferx.scenario import PARAMS, Scenario
 from pages._cards import FIGURES_ID, described_graph, figure_card, initial_figures, navbar, scroll_box
 from pages._measured import env_measured
 from pages._url import parse_query
@@ -257,8 +257,12 @@ def figures_section(values: dict, notices: list[str]):
 
 
 def layout(**query):
-    # Only the model matters here; the tables run over every preset.
-    values, _, notices = parse_query({"model": query["model"]} if "model" in query else {})
+    # Only the model matters here; the tables run over every preset. Another control in the address is named as
+    # ignored; an unknown key or a bad model or theme gets the words the dashboard gives it.
+    others = [name for name in query if name in PARAMS and name != "model" or name == "batch"]
+    values, _, notices = parse_query({k: v for k, v in query.items() if k not in others})
+    if others:
+        notices.append(f"Ignored {', '.join(others)}: this page's tables cover every preset; it reads only model.")
     model = values["model"]
     name = MODELS[model].name
     moe = figures_section(values, notices)  # before the notices are shown: drawing may add one

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import dash
+import dash_bootstrap_components as dbc
 import plotly
 import pytest
 from conftest import figure_ids, post_redraw, slider_positions
@@ -271,3 +272,20 @@ def test_an_unknown_address_gets_the_navigation_and_every_embed():
     assert any(getattr(c, "children", None) == "No page at this address" for c in page._traverse())
     assert {"/", "/inferencex", "/methods"} <= hrefs  # the navigation bar's and the text's
     assert {f"/embed/{f.name}" for f in registry.FIGURES.values()} <= hrefs
+
+
+def test_methods_says_which_address_values_it_ignores():
+    """/methods reads only the model; it used to drop the rest without a word, bad values included."""
+
+    def notices(**query):
+        return [
+            c.children for c in methods.layout(**query)._traverse() if isinstance(c, dbc.Alert) and c.color == "warning"
+        ]
+
+    assert notices(model="llama-3.3-70b") == []
+    assert notices(ctx="8192", gpu="b300") == [
+        "Ignored ctx, gpu: this page's tables cover every preset; it reads only model."
+    ]
+    assert notices(modle="x") == ["Ignored unknown parameter 'modle'."]
+    assert notices(theme="blue") == ["Ignored theme=blue: must be one of light, dark, auto."]
+    assert notices(model="gpt-5")[0].startswith("Ignored model=gpt-5: must be one of")
