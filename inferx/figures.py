@@ -514,7 +514,7 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     if scn.headroom <= 0:
         return _does_not_fit(scn, "Batch size B (concurrent requests)", "Decode throughput (tok/s)")
     b_star = E.ridge_batch(scn.compute, scn.bw, scn.b_w)
-    B = log_batches(max(8 * b_star, 64), CURVE_POINTS)
+    B = log_batches(max(16 * b_star, 64), CURVE_POINTS)  # four doublings of plateau: room for its label
     step, comm = scn.with_context(0).step_and_comm(B)
     hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
     data = [_line("Roofline, no communication", B, E.throughput(B, step), CURRENT, "dot", 1.5, hover)]
@@ -530,9 +530,12 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
     layout["annotations"] += [
         _corner_label(layout, "memory-bound: T ∝ B", 1, "left", 0.98),
-        # Raised clear of the B* label at the dashed line's foot, which a narrow plot brings under it.
-        _corner_label(layout, "compute-bound: T flat", float(B[-1]), "right", 0.1),
+        # From the dashed line rightwards, on two lines: the compute-bound stretch is a quarter of the axis, and a
+        # label right-aligned at the axis's end ran across the line on a phone. Raised clear of the B* label.
+        {**_corner_label(layout, "compute-bound:<br>T flat", float(b_star), "left", 0.1), "xshift": 4, "align": "left"},
     ]
+    # The curves' own span: plotly would stretch the axis to take the label's text, past where the curves end.
+    layout["xaxis"].update(range=[float(np.log10(B[0])), float(np.log10(B[-1]))], autorange=False)
     return {"data": data, "layout": layout}
 
 

@@ -18,6 +18,7 @@ from inferx.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 MACHINES = {"h200x8": "8×H200", "mi300x4": "4×MI300X", "b200x8": "8×B200"}  # the legends' names of the presets
+LINKS = {"nvlink": "NVLink 4.0", "infiniband": "InfiniBand HDR200", "roce": "RoCE v2 (100 GbE)"}  # the article's
 
 tokens = st.floats(7, 17).map(lambda e: round(2**e))  # log-uniform over the sliders' 128 … 131,072
 pow2 = st.sampled_from([1, 2, 4, 8, 16])
@@ -243,7 +244,7 @@ def check_figures(params, batch):
         "TP 8, NVLink": dict(tp=8, pp=1, ic="nvlink"),
         "TP 4, InfiniBand": dict(tp=4, pp=1, ic="infiniband"),
         "TP 4 + PP 4, InfiniBand": dict(tp=4, pp=4, ic="infiniband"),
-        f"{MACHINES[ref.preset]} (current): TP {ref.tp}, PP {ref.pp}, {ref.p['ic']}": {},
+        f"{MACHINES[ref.preset]} (current): TP {ref.tp}, PP {ref.pp}, {LINKS[ref.p['ic']]}": {},
     }
     for name, config in configs.items():
         other = Reference(**{**params, **config})
