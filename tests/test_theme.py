@@ -28,7 +28,7 @@ def test_a_bad_theme_is_ignored_with_a_notice():
 def test_scenario_line_names_machine_model_precisions_and_context_with_units():
     line = scenario_line(resolve_params({"gpu": "b200", "gpus": 4, "model": "kimi-k2", "kvdtype": "fp16", "ctx": 8192}))
     machine, model, dtypes, context = line.split(" · ")
-    assert machine.startswith("4× B200, ") and machine.endswith(" TB/s")
+    assert machine.startswith("4×B200, ") and machine.endswith(" TB/s")
     # The bandwidth is the machine's: four B200s at the catalog's per-GPU bandwidth.
     per_gpu = resolve_params({"gpu": "b200", "gpus": 1})["bw"]
     assert float(machine.split(", ")[1].removesuffix(" TB/s")) == pytest.approx(4 * per_gpu, abs=0.05)

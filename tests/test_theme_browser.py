@@ -341,7 +341,7 @@ def test_embed_fits_its_frame_with_title_and_scenario_first(browser, server, fig
         assert graph["bottom"] <= height and graph["height"] >= 150
         assert rect(browser, ".embed-title")["bottom"] <= rect(browser, ".embed-scenario")["top"] <= graph["top"]
         line = browser.find_element("id", "embed-scenario").text
-        assert "8× B200" in line and "TB/s" in line and "tokens" in line
+        assert "8×B200" in line and "TB/s" in line and "tokens" in line
 
         # The settings drawer opens over the figure, which neither moves nor shrinks.
         click(browser, browser.find_element("id", "embed-settings-toggle"))
