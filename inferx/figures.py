@@ -839,6 +839,7 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Quantization: the current frontier beside FP16+FP16 and FP8+FP8 on the same hardware; a reference whose
     frontier runs on the current one (where communication, not the bytes read, sets the step) drawn as markers."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    layout["xaxis"]["rangemode"] = "tozero"  # from 0, as Figures 4, 5, 6 and 9
     refs, notes = [], []
     for ((w, kv), colour), ref in zip(_quant_refs(scn).items(), quant_refs(scn), strict=True):
         name = f"{w.upper()} weights + {kv.upper()} KV"

@@ -201,6 +201,7 @@ REGIME_COLOURS = REGIME  # inferx.palette: these five colours mean these limits 
 def fig_regimes(scn: Scenario) -> dict:
     """The throughput–TTFT frontier coloured by the limit that binds along it (one trace per run)."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    layout["xaxis"]["rangemode"] = "tozero"  # from 0, as Figures 4, 5, 6 and 9
     r = frontier(scn, EXPLORER_POINTS)
     if r is None:
         _note(layout, f"No curve: {scn.unfit_reason()}")
