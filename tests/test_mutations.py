@@ -237,7 +237,7 @@ def test_fig8_current_curve_includes_pipeline_hops(pp):
     scn = Scenario.from_params(preset="b200x8", tp=4, pp=pp, ic="infiniband")
     fig = figures.communication(scn)
     current = fig["data"][-1]
-    assert current["name"] == f"8×B200 (current): TP 4, PP {pp}, infiniband"
+    assert current["name"] == f"8×B200 (current): TP 4, PP {pp}, InfiniBand HDR200"
     for B, y in zip(current["x"], current["y"], strict=True):
         t_ar = 2 * 61 * (5e-6 + 0.75 * B * 7168 / 25e9)
         t_pp = (pp - 1) * (5e-6 + B * 7168 / 25e9)
