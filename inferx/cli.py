@@ -260,11 +260,12 @@ def _list_catalog(args: argparse.Namespace) -> int:
 # --- Goodput under a latency target, and figure export ---------------------------------
 
 
+# slo's own options: each stands for a scenario option, which the URL and the page share, and has its range.
 SLO_ALIASES = (
-    ("--ttft-ms", "ttft"),
-    ("--tpot-ms", "tpot"),
-    ("--usd-per-gpu-hour", "price"),
-    ("--power-fraction", "power"),
+    ("--ttft-ms", "ttft", "MS", "TTFT target"),
+    ("--tpot-ms", "tpot", "MS", "TPOT/ITL target"),
+    ("--usd-per-gpu-hour", "price", "USD", "rental price per GPU-hour"),
+    ("--power-fraction", "power", "F", "share of board power drawn"),
 )
 
 
@@ -282,18 +283,7 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
         help="the best operating point that meets a TTFT and a TPOT target, as JSON (exit 1 if none does)",
     )
     _add_scenario_options(slo)
-    # Each stands for its scenario option (--ttft, --tpot, --price, --power), which the URL and the page share,
-    # and has its range.
-    for (option, name), (metavar, what) in zip(
-        SLO_ALIASES,
-        (
-            ("MS", "TTFT target"),
-            ("MS", "TPOT/ITL target"),
-            ("USD", "rental price per GPU-hour"),
-            ("F", "share of board power drawn"),
-        ),
-        strict=True,
-    ):
+    for option, name, metavar, what in SLO_ALIASES:
         p = PARAMS[name]
         default = p.unset if p.default is None else f"{p.default:g}"
         slo.add_argument(option, metavar=metavar, help=f"{what}: {domain(p)} (default --{name}, {default})")
@@ -314,7 +304,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
         if args.command == "slo":
             # An alias is checked against its scenario option's range, in its own name, and then replaces that
             # option (the command's own wins): the JSON's scenario names the targets the answer used.
-            for option, name in SLO_ALIASES:
+            for option, name, *_ in SLO_ALIASES:
                 value = getattr(args, option[2:].replace("-", "_"))
                 if value is not None:
                     check_value(option, PARAMS[name], value)
@@ -327,7 +317,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
     except (InvalidParameter, ValueError) as err:
         command.error(str(err))
     if args.command == "slo":
-        ttft, tpot, price, fraction = (scn.params[name] for _, name in SLO_ALIASES)
+        ttft, tpot, price, fraction = (scn.params[name] for _, name, *_ in SLO_ALIASES)
         if args.search:
             base = {name: getattr(args, name) for name in PARAMS}
             try:

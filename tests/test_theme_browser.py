@@ -438,6 +438,15 @@ def test_a_legend_under_a_short_plot_clears_the_x_axis_title(browser, server, fi
     assert severe_console_errors(browser) == []
 
 
+def on_a_phone(browser, server, fig: int, script: str):
+    """`script`'s answer on Figure `fig`'s embed at 390 × 700, once its legend has settled."""
+    with viewport(browser, 390, 700):
+        browser.get(server.url + f"embed/fig{fig}")
+        figure_data(browser, fig)
+        wait_settled(browser, f"#fig-{fig} .legend")
+        return browser.execute_script(script)
+
+
 @pytest.mark.parametrize("fig", [4, 5])
 def test_a_phones_legend_sits_above_the_linear_log_buttons(browser, server, fig):
     """On a narrow graph the legend moves above the plot, into the strip where Figures 4 and 5 keep their
@@ -448,11 +457,7 @@ def test_a_phones_legend_sits_above_the_linear_log_buttons(browser, server, fig)
         "return [box('.legend').bottom, box('.updatemenu-container').top, box('.updatemenu-container').bottom,"
         " gd.getBoundingClientRect().top + gd._fullLayout._size.t];"
     )
-    with viewport(browser, 390, 700):
-        browser.get(server.url + f"embed/fig{fig}")
-        figure_data(browser, fig)
-        wait_settled(browser, f"#fig-{fig} .legend")
-        legend_bottom, menu_top, menu_bottom, plot_top = browser.execute_script(boxes)
+    legend_bottom, menu_top, menu_bottom, plot_top = on_a_phone(browser, server, fig, boxes)
     assert legend_bottom <= menu_top and menu_bottom <= plot_top, (legend_bottom, menu_top, menu_bottom, plot_top)
     assert severe_console_errors(browser) == []
 
@@ -470,11 +475,7 @@ def test_a_phones_tool_bar_leaves_the_legend_alone(browser, server, fig):
         "const bar = [0, 1, 2, 3].map((i) => (i < 2 ? Math.min : Math.max)(...boxes.map((b) => b[i])));"
         "return [bar, r(gd.querySelector('.legend').getBoundingClientRect()), tools.map((b) => b.dataset.title)];"
     )
-    with viewport(browser, 390, 700):
-        browser.get(server.url + f"embed/fig{fig}")
-        figure_data(browser, fig)
-        wait_settled(browser, f"#fig-{fig} .legend")
-        bar, legend, tools = browser.execute_script(boxes)
+    bar, legend, tools = on_a_phone(browser, server, fig, boxes)
     apart = bar[2] <= legend[0] or legend[2] <= bar[0] or bar[3] <= legend[1] or legend[3] <= bar[1]
     assert apart, (bar, legend)
     assert tools and not any("Share" in t for t in tools), tools
