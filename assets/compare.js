@@ -4,14 +4,15 @@
   "use strict";
   const KEYS = ["throughput", "ttft", "itl", "rho", "cost", "energy"];
 
-  /* "+23.4 % vs A (9,876 tok/s)": how far the current value is from A's, in per cent of A's. */
+  /* "+23.4 % vs A: 9,876 tok/s": how far the current value is from A's, in per cent of A's (a colon, not
+     brackets: utilisation's own text has them). */
   function against(now, theirs, text) {
     if (!(Number.isFinite(now) && Number.isFinite(theirs))) return "";
-    if (theirs === 0) return `vs A (${text})`;
+    if (theirs === 0) return `vs A: ${text}`;
     const d = (100 * (now - theirs)) / theirs;
     const size = Math.abs(d) < 10 ? Math.abs(d).toFixed(1) : Math.round(Math.abs(d)).toLocaleString("en-US");
     const sign = size === "0.0" ? "±" : d > 0 ? "+" : "−";
-    return `${sign}${size} % vs A (${text})`;
+    return `${sign}${size} % vs A: ${text}`;
   }
 
   /* Cost per million tokens and tokens per joule at throughput x, from a machine's $/hour and watts. */

@@ -124,6 +124,7 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     # wrapping them and the row ran off the figure.
     legend = layout.get("legend", {})
     layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (faded): {label}", "side": "top"}}
+    layout.pop("showlegend", None)  # a figure without a legend (the explorer) gets one: A's curves need names
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])

@@ -96,6 +96,8 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
     pin = fig6["layout"]["meta"]["pinned"]
     assert fig6["data"][pin["first"]]["customdata"] == theirs["fig6"]["data"][0]["customdata"]
     assert pin["usdPerHour"] == theirs["fig6"]["layout"]["meta"]["usdPerHour"] != fig6["layout"]["meta"]["usdPerHour"]
+    # The explorer has no legend of its own; with A it gets one, so A's faded curve has a name.
+    assert mine["fig6"]["layout"]["showlegend"] is False and fig6["layout"].get("showlegend", True) is True
 
 
 def test_the_targets_and_price_of_a_are_its_own():
