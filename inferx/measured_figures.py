@@ -159,7 +159,7 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     own = scn.params.get("gpus") or HARDWARE[scn.hardware].n_gpus
     gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else own
     curves = model_curves(scn, gpus, isl, osl, calibrations)
-    label = f"{GPUS[gpu].name} ×{gpus}, {isl}/{osl}"
+    label = f"{gpus}×{GPUS[gpu].name}, {isl}/{osl}"  # as every other legend writes a machine
     data = []
     for mode in ("article", "calibrated"):
         selected = mode == scn.mode

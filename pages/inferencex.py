@@ -143,21 +143,22 @@ def _options(values, label=str) -> list[dict]:
 
 
 @callback(
-    [Output(f"ix-{key}", "options") for key in FILTERS],
+    [Output(f"ix-{key}", "options") for key in FILTERS] + [Output(f"ix-{key}", "disabled") for key in FILTERS],
     Input("measured-data", "data"),
 )
 def fill_filters(data):
-    """Dropdown choices from the values present in the data."""
+    """Dropdown choices from the values present in the data, then whether each is disabled: without data all
+    are (an empty menu opened to a blank sliver)."""
     try:
         df, _ = measured_frame(data)
     except StoreError:  # the status line under the upload says what is wrong
         df = None
     if df is None:
-        return [[] for _ in FILTERS]
+        return [[] for _ in FILTERS] + [True for _ in FILTERS]
     opts = filter_options(df)
     pairs = sorted({(int(i), int(o)) for i, o in zip(df["isl"], df["osl"], strict=True)})
     workloads = [{"label": f"{i:,} / {o:,}", "value": f"{i}/{o}"} for i, o in pairs]
-    return [
+    options = [
         _options(opts["hardware"], str.upper),
         _options(opts["precision"], str.upper),
         [{"label": "all", "value": "all"}, *workloads],
@@ -165,6 +166,7 @@ def fill_filters(data):
         _options(opts["spec_method"]),
         _options(opts["topology"], lambda t: TOPOLOGY_LABELS.get(t, t)),
     ]
+    return options + [False for _ in FILTERS]
 
 
 def filters_from_values(hardware, precision, workload, framework, spec_method, topology) -> dict:

@@ -165,7 +165,7 @@ def test_inferencex_figure_follows_the_gpu_control(measured):
     expected = filter_measured(measured, hardware="mi355x", precision="fp8", spec_method="none", topology="single")
     assert sum(len(t["x"]) for t in points) == len(expected) > 0
     calibrated = next(t for t in fig["data"] if t.get("meta", {}).get("model") == "calibrated")
-    assert calibrated["name"].startswith(f"calibrated model ({GPUS['mi355x'].name} ×8")
+    assert calibrated["name"].startswith(f"calibrated model (8×{GPUS['mi355x'].name}")
     B = np.array(calibrated["customdata"], dtype=float)
     cal = C.scenario_calibration(scn)["calibration"]
     spec = GPUS["mi355x"]

@@ -343,7 +343,7 @@ def test_fuzz_store_values_never_raise(client, data):
     assert isinstance(show_status(data), str)
     out = overlay(["on"], data, "h200x8", "h200")
     assert out is None or set(out) == {"fig4", "fig5"}
-    assert len(fill_filters(data)) == len(FILTERS)
+    assert len(fill_filters(data)) == 2 * len(FILTERS)  # each filter's options, then whether it is disabled
 
 
 def test_draw_with_a_bad_store_says_so(client):
@@ -474,9 +474,10 @@ def status_body(store) -> dict:
 
 def filters_body(store) -> dict:
     keys = ("hardware", "precision", "workload", "framework", "spec_method", "topology")
+    props = [(k, prop) for prop in ("options", "disabled") for k in keys]
     return {
-        "output": ".." + "...".join(f"ix-{k}.options" for k in keys) + "..",
-        "outputs": [{"id": f"ix-{k}", "property": "options"} for k in keys],
+        "output": ".." + "...".join(f"ix-{k}.{prop}" for k, prop in props) + "..",
+        "outputs": [{"id": f"ix-{k}", "property": prop} for k, prop in props],
         "inputs": [{"id": "measured-data", "property": "data", "value": store}],
         "changedPropIds": ["measured-data.data"],
     }

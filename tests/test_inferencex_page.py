@@ -140,8 +140,10 @@ def test_broken_upload_reports_row_and_column_and_keeps_data(dash_app):
 def test_inferencex_figure_callback(dash_app, csv_store):
     from pages.inferencex import FILTERS, draw, fill_filters, filters_from_values
 
-    options = fill_filters(csv_store)
-    assert len(options) == len(FILTERS)
+    filled = fill_filters(csv_store)
+    options, disabled = filled[: len(FILTERS)], filled[len(FILTERS) :]
+    assert len(options) == len(FILTERS) and disabled == [False] * len(FILTERS)
+    assert fill_filters(None) == [[]] * len(FILTERS) + [True] * len(FILTERS)  # no data: nothing to open
     assert {"label": "H200", "value": "h200"} in options[0]
     assert {"label": "1,024 / 8,192", "value": "1024/8192"} in options[2]
 
