@@ -619,7 +619,7 @@ def _background_rows() -> list[Row]:
         math.ceil(M.weight_bytes(l70, bf16) / h200.hbm),
         "GPUs",
         expect=INCONSISTENT,
-        note="70.6e9 parameters are 141.2 GB, over 141 GB; a nominal 70e9 fits with 1 GB and no room for a KV cache",
+        note="70.6 B parameters are 141.2 GB, over 141 GB; a nominal 70 B fits with 1 GB and no room for a KV cache",
     )
 
     # "The Memory Wall": a 70B dense model at 16 bits on one H100.
@@ -627,7 +627,7 @@ def _background_rows() -> list[Row]:
     k70 = M.kv_bytes_per_token(l70, bf16)
     ridge = E.ridge_intensity(h100.bf16, h100.bw)
     prefill = float(M.prefill_flops(l70, 2000))
-    add("memwall", "70B weights at 16 bits", 140, w70 / 1e9, "GB", note="Llama-3.3-70B has 70.6e9 parameters")
+    add("memwall", "70B weights at 16 bits", 140, w70 / 1e9, "GB", note="Llama-3.3-70B has 70.6 B parameters")
     add("memwall", "weight bytes per prompt token, 2,000-token prefill", 70, w70 / 2000 / 1e6, "MB", 0.02)
     add("memwall", "prefill FLOPs, 2,000 tokens, linear term", 280, M.flops_per_token(l70) * 2000 / 1e12, "TFLOP")
     add("memwall", "prefill FLOPs with attention", 290, prefill / 1e12, "TFLOP")

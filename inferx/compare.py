@@ -118,12 +118,13 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
         _restyled(t, t.get("showlegend", True) is not False and not any(_same_points(t, c) for c in data))
         for t in theirs
     ]
-    # The legend says once whose the faded curves are (dashed, or dotted where the current one is dashed); A's
-    # entries flow on after the current ones (a legend group would stack them in a column), and clicking any of
-    # them still shows or hides all of A. The title goes on top: beside the entries ("top left") plotly stopped
-    # wrapping them and the row ran off the figure.
+    # The legend says once what A is and that its curves are faded (dashed, or dotted where the current one is
+    # dashed), as a definition rather than a heading over the current entries too. A's entries flow on after the
+    # current ones (a legend group would stack them in a column), and clicking any of them still shows or hides
+    # all of A. The title goes on top: beside the entries ("top left") plotly stopped wrapping them and the row
+    # ran off the figure.
     legend = layout.get("legend", {})
-    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A (faded): {label}", "side": "top"}}
+    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A = {label} (faded)", "side": "top"}}
     layout.pop("showlegend", None)  # a figure without a legend (the explorer) gets one: A's curves need names
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):

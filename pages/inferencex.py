@@ -14,7 +14,7 @@ from pages._callbacks import CONTROL_INPUTS
 from pages._cards import FIGURES_ID, described_graph, navbar, notices_area, page_title, share_buttons
 from pages._controls import control_groups
 from pages._drawer import drawer_head, drawer_toggle
-from pages._measured import StoreError, measured_frame, upload_panel
+from pages._measured import StoreError, env_measured, measured_frame, upload_panel
 from pages._url import control_values_to_params, parse_query
 
 dash.register_page(__name__, path="/inferencex", title="inferx · InferenceX measurements", order=1)
@@ -56,9 +56,14 @@ def sidebar(values: dict) -> html.Div:
 
 
 def filter_row() -> dbc.Row:
+    # Disabled until there is data: fill_filters runs when an upload lands, not when the page opens without one
+    # (the store's loader answers no_update then), and an empty menu opened to a blank sliver.
+    no_data = env_measured()[0] is None
     cols = []
     for key, (label, placeholder) in FILTERS.items():
-        dropdown = dcc.Dropdown(id=f"ix-{key}", placeholder=placeholder, clearable=True, searchable=False)
+        dropdown = dcc.Dropdown(
+            id=f"ix-{key}", placeholder=placeholder, clearable=True, searchable=False, disabled=no_data
+        )
         cols.append(dbc.Col([html.Label(label, htmlFor=f"ix-{key}", className="ctl-label"), dropdown], md=4, lg=2))
     return dbc.Row(cols, className="g-2 mb-2")
 

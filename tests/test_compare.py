@@ -51,7 +51,7 @@ def test_a_s_traces_follow_the_current_ones_dashed_muted_and_named():
     assert a_floor["line"]["dash"] != "dot"  # a dotted reference stays told apart from the current one
     assert {a_frontier["opacity"], a_floor["opacity"]} == {compare.PINNED_OPACITY} and compare.PINNED_OPACITY < 1
     assert a_frontier["legendgroup"] == a_floor["legendgroup"] == compare.PINNED_GROUP
-    assert merged["layout"]["legend"]["title"]["text"] == "A (faded): 4×MI300X"  # A's machine, said once
+    assert merged["layout"]["legend"]["title"]["text"] == "A = 4×MI300X (faded)"  # A's machine, said once
     assert merged["layout"]["meta"]["pinned"] == {"label": "4×MI300X", "first": 2}
 
 

@@ -75,7 +75,7 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
         "return Array.from(document.querySelectorAll('#fig-4 .legendtext, #fig-4 .legendtitletext'))"
         ".map(e => e.textContent)"
     )
-    assert f"A (faded): {compare.machine_label(Scenario.from_params())}" in legend and f"A: {mine['name']}" in legend
+    assert f"A = {compare.machine_label(Scenario.from_params())} (faded)" in legend and f"A: {mine['name']}" in legend
     # The explorer's readouts show the difference from A, with units and a signed per cent.
     browser.execute_script(
         "document.getElementById('card-fig6').scrollIntoView({block: 'center', behavior: 'instant'})"

@@ -224,6 +224,23 @@ return n > 0 ? n : null;
 """
 
 
+FILTERS_DISABLED = (  # a JS expression: each filter's `disabled`
+    "['hardware', 'precision', 'workload', 'framework', 'spec_method', 'topology']"
+    ".map((k) => window.dash_component_api.getLayout('ix-' + k).props.disabled === true)"
+)
+
+
+@pytest.mark.browser
+def test_browser_filters_wait_for_data(browser, server, measured_paths):
+    """Without data each filter opened to an empty menu: they are disabled until a file is loaded."""
+    browser.get(server.url + "inferencex")
+    figure_data(browser, "ix")
+    assert browser.execute_script(f"return {FILTERS_DISABLED};") == [True] * 6
+    element(browser, "#measured-upload input[type=file]").send_keys(str(measured_paths.csv))
+    wait_js(browser, f"return {FILTERS_DISABLED}.every((d) => !d);", what="the filters enabled by the upload")
+    assert severe_console_errors(browser) == []
+
+
 @pytest.mark.browser
 def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_paths):
     from inferx.measured import load_measured
@@ -232,6 +249,7 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_
     driver.get(srv.url + "inferencex")
     points = wait_js(driver, MEASURED_POINTS_JS.format(fig="ix"), what="measured points on #fig-ix")
     assert points > 20
+    assert driver.execute_script(f"return {FILTERS_DISABLED};") == [False] * 6  # the server's file: data at once
     summary = driver.find_element("id", "ix-summary").text
     assert f"{points:,} of {len(load_measured(measured_paths.csv)):,}" in summary
     shots = Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path))
