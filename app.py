@@ -69,8 +69,12 @@ app = Dash(
     </body>
 </html>""",
 )
+from pages.not_found_404 import page_exists  # noqa: E402 (a page module: Dash must exist first)
+
 # DependencyException: a script path that is not one of Dash's (e.g. /_dash-component-suites/nope/x.js) is a 404.
-settings.install(app.server, callback_map=lambda: app.callback_map, not_found=(DependencyException,))
+settings.install(
+    app.server, callback_map=lambda: app.callback_map, not_found=(DependencyException,), page_exists=page_exists
+)
 server = app.server
 app.layout = html.Div([ui_config(), measured_stores(), page_container])
 

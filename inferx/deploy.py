@@ -214,12 +214,20 @@ class Settings:
             headers["X-Frame-Options"] = "DENY"
         return headers
 
-    def install(self, server, callback_map: Callable[[], Mapping] | None = None, not_found=()) -> None:
+    def install(
+        self,
+        server,
+        callback_map: Callable[[], Mapping] | None = None,
+        not_found=(),
+        page_exists: Callable[[str], bool] | None = None,
+    ) -> None:
         """Harden a Flask server: security headers on every response, debug off, no tracebacks, bounded request
         bodies, malformed callback requests refused with 400 before Dash sees them.
 
         `callback_map` returns the Dash app's callbacks (for the envelope check); exceptions in `not_found` (Dash's
-        unknown-script error) answer 404."""
+        unknown-script error) answer 404. `page_exists` tells a page's address (without the prefix) from one no
+        page has, which Dash answers with its page shell like any other: that answer keeps its body (the browser
+        draws the not-found page from it) with the status 404, for crawlers, link checkers and a wiki's iframe."""
         headers = self.headers()
         # FLASK_DEBUG in the environment would otherwise turn on debug mode, which propagates
         # exceptions instead of answering a bare 500.
@@ -315,6 +323,22 @@ class Settings:
         def _security_headers(response):
             for name, value in headers.items():
                 response.headers[name] = value
+            return response
+
+        # Dash's page shell: its routes for the root and for any other path.
+        shell_endpoints = {self.prefix, self.prefix + "<path:path>"}
+
+        @server.after_request
+        def _unknown_page_is_404(response):
+            if (
+                page_exists is not None
+                and request.method in ("GET", "HEAD")
+                and response.status_code == 200
+                and request.url_rule is not None
+                and request.url_rule.rule in shell_endpoints
+                and not page_exists(request.path[len(self.prefix) :])
+            ):
+                response.status_code = 404
             return response
 
     @property

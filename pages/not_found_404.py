@@ -11,6 +11,17 @@ from pages._cards import FIGURES_ID, navbar
 dash.register_page(__name__, path="/404", title="inferx · page not found")
 
 
+def page_exists(path: str) -> bool:
+    """Whether an address within the app ("methods", "/embed/fig1") shows a page rather than this one; the
+    server answers the others with 404. An embed must name a figure: /embed/nope shows only a warning."""
+    path = path.strip("/")
+    embed, _, name = path.partition("/")
+    if embed == "embed" and name:
+        return registry.by_name(name) is not None
+    pages = [p for p in dash.page_registry.values() if p["module"] not in (__name__, "pages.embed")]
+    return path in {p["path"].strip("/") for p in pages}
+
+
 def layout(**_query):
     embeds = [
         html.Li([dcc.Link(f"/embed/{f.name}", href=dash.get_relative_path(f"/embed/{f.name}")), f": {f.title}"])

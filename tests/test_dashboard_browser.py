@@ -403,6 +403,17 @@ def test_each_embed_page_renders_its_figure_alone(browser, server, name):
     assert severe_console_errors(browser) == []
 
 
+@pytest.mark.parametrize(
+    ("path", "shown"), [("/nope", "No page at this address"), ("/embed/nope", "No figure called 'nope'")]
+)
+def test_an_unknown_address_draws_its_page_from_a_404(browser, server, path, shown):
+    """The server answers 404; the browser still draws the page that says so, with nothing else failing."""
+    browser.get(server.url.rstrip("/") + path)
+    wait_js(browser, f"return document.body.innerText.includes({json.dumps(shown)})", what=f"{path} drawn", timeout=30)
+    errors = severe_console_errors(browser)
+    assert len(errors) == 1 and f"{path} - Failed to load resource" in errors[0] and "404" in errors[0], errors
+
+
 PAGE_READY = {
     "/inferencex": "return document.querySelectorAll('#fig-ix .main-svg').length > 0",
     "/methods": "return !!document.getElementById('check') && !!document.querySelector('mjx-container')",

@@ -274,6 +274,20 @@ def test_an_unknown_address_gets_the_navigation_and_every_embed():
     assert {f"/embed/{f.name}" for f in registry.FIGURES.values()} <= hrefs
 
 
+def test_an_address_no_page_has_answers_404_with_the_page_shell(client):
+    """The browser still draws the not-found page from the shell, but a link checker or a wiki sees the 404."""
+    pages = ["/", "/?gpu=b200", "/methods", "/methods/", "/inferencex"]
+    pages += [f"/embed/{key}" for key in registry.FIGURES] + [f"/embed/{f.name}" for f in registry.FIGURES.values()]
+    for path in pages:
+        assert client.get(path).status_code == 200, path
+    for path in ["/nope", "/nope/deeper", "/404", "/embed/", "/embed/nope", "/embed/fig1/x", "/Methods"]:
+        answer = client.get(path)
+        assert answer.status_code == 404, path
+        assert b"new DashRenderer()" in answer.data, path  # the shell, from which the browser draws a page
+    assert client.head("/nope").status_code == 404
+    assert client.get("/health").status_code == 200 and client.get("/assets/nope.css").status_code == 404
+
+
 def test_methods_says_which_address_values_it_ignores():
     """/methods reads only the model; it used to drop the rest without a word, bad values included."""
 

@@ -29,8 +29,13 @@ def test_nothing_is_served_outside_the_prefix(prefixed):
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(root + path, timeout=30)
         assert err.value.code == 404, path
-    with urllib.request.urlopen(prefixed.url + "_dash-layout", timeout=30) as resp:
-        assert resp.status == 200
+    for path in ("_dash-layout", "", "methods", "embed/fig1"):
+        with urllib.request.urlopen(prefixed.url + path, timeout=30) as resp:
+            assert resp.status == 200, path
+    for path in ("nope", "embed/nope"):  # within the prefix, an address no page has
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(prefixed.url + path, timeout=30)
+        assert err.value.code == 404, path
 
 
 def test_dashboard_under_prefix_renders_and_responds(browser, prefixed):
