@@ -185,6 +185,9 @@
     document.querySelectorAll(".clip").forEach(repairClipboard);
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((b) => b.setAttribute("tabindex", "-1"));
     document.querySelectorAll(".graph-wrap .js-plotly-plot").forEach(hookGraph);
+    // MathJax makes every formula a Tab stop (for its context menu): 14 captions' worth on the dashboard
+    // between one control and the next. A screen reader still reads each from its hidden MathML.
+    document.querySelectorAll("mjx-container[tabindex='0']").forEach((m) => m.setAttribute("tabindex", "-1"));
   }
 
   let pending = false;
@@ -209,7 +212,7 @@
     subtree: true,
     childList: true,
     attributes: true,
-    attributeFilter: ["aria-valuenow", "aria-hidden", "aria-selected", "role"],
+    attributeFilter: ["aria-valuenow", "aria-hidden", "aria-selected", "role", "tabindex"],
   });
   // The skip link moves focus itself, without a new fragment in the address: Dash's router would take the
   // changed address for a navigation and render the page again, dropping focus back to the top.

@@ -12,6 +12,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from benchmarks.chromium import wait_js
+from inferx import figure_registry as registry
 from inferx.figure_text import number
 from inferx.scenario import KEY_PRESSES, PARAMS, decimals, value_at
 from pages._ids import control_id, value_id
@@ -180,7 +181,7 @@ ACTIVE_JS = """
 const a = document.activeElement;
 return {id: a.id, tag: a.tagName, cls: String(a.className), text: (a.textContent || '').trim().slice(0, 40),
         role: a.getAttribute('role'), modebar: Boolean(a.closest('.modebar')),
-        inFigures: Boolean(a.closest('#figures'))};
+        inFigures: Boolean(a.closest('#figures')), formula: Boolean(a.closest('mjx-container'))};
 """
 
 
@@ -202,8 +203,15 @@ def test_tab_reaches_the_skip_link_first_and_every_control_and_animate_before_an
     thumbs = browser.execute_script("return document.querySelectorAll('.sidebar .a11y-slider [role=slider]').length")
     assert sum(s["role"] == "slider" for s in stops) > thumbs  # every control's slider, then the batch slider
     print(f"Tab stops from the top to Animate: {len(stops)}")
-    for _ in range(40):  # and past it, through the figures below: no tool-bar button takes a stop
-        assert not tab(browser)["modebar"]
+    for _ in range(40):  # and past it, through the figures below: no tool-bar button or formula takes a stop
+        stops.append(tab(browser))
+    assert not [s for s in stops if s["modebar"] or s["formula"]], "a tool-bar button or a formula takes a Tab stop"
+    # MathJax made each caption's formula a Tab stop; each is left to a screen reader's hidden MathML.
+    formulas = browser.execute_script(
+        "return [...document.querySelectorAll('mjx-container')]"
+        ".map(m => [m.tabIndex, !!m.querySelector('mjx-assistive-mml')])"
+    )
+    assert len(formulas) >= len(registry.FIGURES) and set(map(tuple, formulas)) == {(-1, True)}, formulas
 
 
 def test_the_skip_link_moves_on_to_the_figures(browser, server):
