@@ -9,7 +9,9 @@ the legend.
 
 from __future__ import annotations
 
-from .figures import decade_ticks
+import re
+
+from .figures import _at, decade_ticks
 from .hardware import GPUS
 from .scenario import Scenario, default_params
 
@@ -79,6 +81,37 @@ def _union_range(current: dict, pinned: dict) -> dict:
     return {**current, "range": [min(a[0], b[0]), max(a[1], b[1])]}
 
 
+def _is_level(shape: dict) -> bool:
+    """A line across the whole plot at one y: an ITL floor, a throughput ceiling, a latency target."""
+    return shape.get("type") == "line" and shape.get("xref") == "paper" and shape.get("y0") == shape.get("y1")
+
+
+def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
+    """A's level lines where the current figure has none of that colour at that height, as faded dotted traces
+    across the traces' x extent, each named in the legend by its label ("A: ITL floor = 0.964 ms"). They are
+    shapes in A's figure, which `merge` would drop (Figure 4 showed no floor for A's curve); as traces they
+    take their label into the legend, where it meets no curve, and hide with the rest of A."""
+
+    def key(shape: dict) -> tuple:  # a height and a colour: two contexts' ceilings may meet at one height
+        return shape["y0"], (shape.get("line") or {}).get("color")
+
+    ours = {key(shape) for shape in layout.get("shapes") or [] if _is_level(shape)}
+    levels = [shape for shape in pinned.get("shapes") or [] if _is_level(shape) and key(shape) not in ours]
+    xs = [x for t in data if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float))]
+    if not levels or not xs or "yaxis" not in pinned:
+        return []
+    traces = []
+    for shape in levels:
+        at = _at(pinned, "yaxis", shape["y0"])
+        note = next((n for n in pinned.get("annotations") or [] if n.get("xref") == "paper" and n.get("y") == at), {})
+        text = re.sub(r"\s*<br>\s*", " ", str(note.get("text", "level")))
+        line = {**(shape.get("line") or {}), "dash": "dot"}
+        traces.append({"type": "scatter", "mode": "lines", "name": f"A: {text}", "x": [min(xs), max(xs)],
+                       "y": [shape["y0"]] * 2, "line": line, "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP,
+                       "hovertemplate": f"A: {text}<extra></extra>"})  # fmt: skip
+    return traces
+
+
 def _keep_labels_inside(layout: dict) -> None:
     """A label set to end at a mark on the x axis (xanchor right) falls off the plot's left edge once A has
     widened the axis and left the mark near that edge: such a label starts at its mark instead."""
@@ -129,6 +162,7 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])
+    added += _pinned_levels(layout, pinned.get("layout") or {}, data + added)
     _keep_labels_inside(layout)
     merged = {"data": data + added, "layout": layout}
     decade_ticks(merged, redo=True)  # the current ticks may not reach A's values

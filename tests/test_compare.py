@@ -61,6 +61,28 @@ def test_a_trace_a_change_did_not_move_stays_out_of_the_legend():
     assert merged["data"][1]["showlegend"] is False and "showlegend" not in merged["data"][2]
 
 
+def test_a_s_level_lines_come_as_named_faded_traces_where_they_differ():
+    """Figure 4's ITL floor is a shape, not a trace: with A pinned at another bandwidth, A's floor was missing."""
+    current, a = Scenario.from_params(preset="h200x8", bw=9.6), Scenario.from_params(preset="h200x8")
+    fig4 = registry.build(current, ["fig4"], pinned=a)["fig4"]
+    levels = [t for t in fig4["data"] if t["name"].startswith("A: ITL floor")]
+    floor = 1e3 * 37e9 / 38.4e12  # A's P_active · b_w / BW, ms
+    assert [t["name"] for t in levels] == [f"A: ITL floor = {floor:.3g} ms"]
+    (level,) = levels
+    assert level["y"] == [pytest.approx(floor)] * 2 and level["line"]["dash"] == "dot"
+    assert level["legendgroup"] == compare.PINNED_GROUP and level["opacity"] == compare.PINNED_OPACITY
+    xs = [x for t in fig4["data"] if t is not level for x in t["x"]]
+    assert level["x"] == [min(xs), max(xs)]
+    # A the same as now: its floor is the current one, drawn once.
+    same = registry.build(a, ["fig4"], pinned=a)["fig4"]
+    assert not [t for t in same["data"] if "floor" in t["name"]]
+    # Figure 2: at a quarter of A's bandwidth, the current T∞(8,192) meets A's T∞(32,768) at one height; A's
+    # ceiling (another colour) is drawn all the same, so each of A's three contexts has its own.
+    fig2 = registry.build(current, ["fig2"], pinned=a)["fig2"]
+    ceilings = [t["name"] for t in fig2["data"] if t["name"].startswith("A: T∞")]
+    assert ceilings == ["A: T∞(1,024) ≈ 1.07 M tok/s", "A: T∞(8,192) ≈ 133 k tok/s", "A: T∞(32,768) ≈ 33.4 k tok/s"]
+
+
 def test_markers_open_labels_dropped_and_axis_ranges_widened():
     dots = {"type": "scatter", "mode": "markers+text", "name": "C", "x": [1], "y": [2], "text": ["C = 1"],
             "marker": {"symbol": "star"}}  # fmt: skip
@@ -87,7 +109,11 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
     mine, theirs = registry.build(NOW, names, 64), registry.build(A, names, 64)
     for name in names:
         assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X"), name
-        assert len(merged[name]["data"]) == len(mine[name]["data"]) + len(theirs[name]["data"])
+        # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks.
+        levels = {(s["y0"], s["line"].get("color")) for s in theirs[name]["layout"]["shapes"] if compare._is_level(s)}
+        levels -= {(s["y0"], s["line"].get("color")) for s in mine[name]["layout"]["shapes"] if compare._is_level(s)}
+        extra = len(mine[name]["data"]) + len(theirs[name]["data"]) + len(levels)
+        assert len(merged[name]["data"]) == extra, name
     hits = registry._pinned_figures.cache_info().hits
     registry.build(NOW.with_params(ctx=4096), names, 64, pinned=A)  # the controls move, A stays
     assert registry._pinned_figures.cache_info().hits == hits + 1
