@@ -265,7 +265,10 @@
       axis.tickfont = small(axis.tickfont, 10);
       out[name] = axis;
     });
-    const legend = legendAbove(layout.legend);
+    let legend = legendAbove(layout.legend);
+    if (legend && legend.title && (data || []).some((t) => t && t.legendgroup === PINNED_GROUP)) {
+      legend = Object.assign({}, legend, { title: { text: "" } }); // A's one entry says it (compactData)
+    }
     if (legend !== layout.legend) {
       out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
     }
@@ -278,11 +281,21 @@
   }
 
   /* Legend entries too long for a narrow graph, in lines: Plotly neither wraps nor clips them, and the
-     /inferencex band's name ran off the phone's edge. */
-  function compactData(data, width) {
+     /inferencex band's name ran off the phone's edge. A pinned A's entries (inferx.compare: one legend group)
+     become one, named by the legend's title: with A they doubled a legend that above a phone's plot took more
+     room than the plot (Figure 2, twelve entries). Clicking it still shows or hides all of A. */
+  const PINNED_GROUP = "pinned-A";
+  function compactData(data, width, layout) {
     if (!Array.isArray(data)) return data;
     const chars = Math.max(20, Math.floor((width - 70) / 6)); // 10 px legend type after a 40 px swatch
+    const title = layout.legend && layout.legend.title && layout.legend.title.text;
+    const listed = (t) => t && title && t.legendgroup === PINNED_GROUP && t.showlegend !== false;
+    // The entry's swatch is A's first curve (dashed), not a shaded band (a fill or a broad line behind curves).
+    const thin = (t) => !t.fill && ((t.line && t.line.width) || 2) <= 4;
+    const lines = data.filter((t) => listed(t) && String(t.mode || "lines").includes("lines") && thin(t));
+    const shown = lines[0] || data.find(listed);
     return data.map((t) => {
+      if (listed(t)) return Object.assign({}, t, t === shown ? { name: wrapped(title, chars) } : { showlegend: false });
       const name = t && wrapped(t.name, chars);
       return name && name !== t.name ? Object.assign({}, t, { name }) : t;
     });
@@ -318,7 +331,7 @@
     if (el) el.dataset.compact = compact;
     const near = compact || state.printing ? layout : legendNear(layout, el);
     if (!dark() && !compact && near === layout) return args;
-    let d = compact ? compactData(data, el.clientWidth) : data;
+    let d = compact ? compactData(data, el.clientWidth, layout) : data;
     if (dark()) d = darkData(d);
     let l = compact ? compactLayout(layout, data, el) : near;
     if (dark()) l = darkLayout(l, data);

@@ -482,6 +482,32 @@ def test_a_phones_tool_bar_leaves_the_legend_alone(browser, server, fig):
     assert severe_console_errors(browser) == []
 
 
+def test_a_phones_legend_gives_a_pinned_a_one_entry_that_still_hides_all_of_it(browser, server):
+    """With A pinned, Figure 2's legend above a phone's plot had twelve entries and a scroll bar, taller than
+    the plot: A's entries become one, named as the desktop legend's title names A, and its click hides all of A."""
+    legend = (
+        "const gd = document.querySelector('#fig-2 .js-plotly-plot');"
+        "const names = [...gd.querySelectorAll('.legend .traces .legendtext')].map((e) => e.textContent);"
+        "const a = gd.data.filter((t) => t.legendgroup === 'pinned-A');"
+        "return {names, title: gd.querySelector('.legend .legendtitletext') !== null,"
+        " a: a.length, hidden: a.filter((t) => t.visible === 'legendonly').length,"
+        " legend: gd.querySelector('.legend').getBoundingClientRect().height, plot: gd._fullLayout._size.h};"
+    )
+    with viewport(browser, 390, 700):
+        browser.get(server.url + "embed/fig2?a=preset:mi300x4")
+        figure_data(browser, 2)
+        entries = "return document.querySelectorAll('#fig-2 .legend .traces').length === 4"
+        wait_js(browser, entries, 30, what="the current three contexts and A")
+        wait_settled(browser, "#fig-2 .legend")
+        shown = browser.execute_script(legend)
+        assert shown["names"][-1] == "A = 4×MI300X (faded)" and not shown["title"], shown
+        assert not any(n.startswith("A:") for n in shown["names"]) and shown["a"] >= 6 and shown["hidden"] == 0
+        assert shown["legend"] < shown["plot"], shown
+        click(browser, browser.find_elements("css selector", "#fig-2 .legend .traces")[-1])
+        wait_js(browser, legend.replace("return {", "const r = {") + " return r.hidden === r.a;", 30, what="A hidden")
+    assert severe_console_errors(browser) == []
+
+
 def tab_until(driver, script: str, limit: int = 200) -> int:
     """Tab presses until `script` (about document.activeElement) holds; fails after `limit`."""
     for presses in range(1, limit + 1):
