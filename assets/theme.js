@@ -183,6 +183,10 @@
 
   /* Dark copies of traces whose line, marker or text colour would vanish on the dark card (3:1, as WCAG asks
      of graphics); trace arrays are shared, not copied. */
+  const PINNED_GROUP = "pinned-A"; // inferx.compare's legend group of A's traces
+  const DARK_PINNED_OPACITY = 0.75;
+  // One of A's traces with a legend entry of its own (one that coincides with a current curve is not drawn).
+  const listedA = (t) => !!t && t.legendgroup === PINNED_GROUP && t.showlegend !== false && t.visible !== false;
   function darkData(data) {
     if (!Array.isArray(data)) return data;
     const c = palette();
@@ -199,7 +203,10 @@
       const marker = fix(t.marker, "color", 3);
       const textfont = fix(t.textfont, "color", 4.5);
       const fill = typeof t.fillcolor === "string" && mirroredFill(t.fillcolor) !== t.fillcolor;
-      if (line || marker || textfont || fill) out = Object.assign({}, t);
+      // A pinned A's faded curves at half opacity: a grey one all but vanished on the dark card.
+      const faded = t.legendgroup === PINNED_GROUP && t.opacity < DARK_PINNED_OPACITY;
+      if (line || marker || textfont || fill || faded) out = Object.assign({}, t);
+      if (faded) out.opacity = DARK_PINNED_OPACITY;
       if (fill) out.fillcolor = mirroredFill(t.fillcolor);
       if (line) out.line = line;
       if (marker) out.marker = marker;
@@ -266,7 +273,7 @@
       out[name] = axis;
     });
     let legend = legendAbove(layout.legend);
-    if (legend && legend.title && (data || []).some((t) => t && t.legendgroup === PINNED_GROUP)) {
+    if (legend && legend.title && (data || []).some(listedA)) {
       legend = Object.assign({}, legend, { title: { text: "" } }); // A's one entry says it (compactData)
     }
     if (legend !== layout.legend) {
@@ -284,12 +291,11 @@
      /inferencex band's name ran off the phone's edge. A pinned A's entries (inferx.compare: one legend group)
      become one, named by the legend's title: with A they doubled a legend that above a phone's plot took more
      room than the plot (Figure 2, twelve entries). Clicking it still shows or hides all of A. */
-  const PINNED_GROUP = "pinned-A";
   function compactData(data, width, layout) {
     if (!Array.isArray(data)) return data;
     const chars = Math.max(20, Math.floor((width - 70) / 6)); // 10 px legend type after a 40 px swatch
     const title = layout.legend && layout.legend.title && layout.legend.title.text;
-    const listed = (t) => t && title && t.legendgroup === PINNED_GROUP && t.showlegend !== false;
+    const listed = (t) => title && listedA(t);
     // The entry's swatch is A's first curve (dashed), not a shaded band (a fill or a broad line behind curves).
     const thin = (t) => !t.fill && ((t.line && t.line.width) || 2) <= 4;
     const lines = data.filter((t) => listed(t) && String(t.mode || "lines").includes("lines") && thin(t));

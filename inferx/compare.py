@@ -2,9 +2,9 @@
 
 The merge works on any figure dict, so no builder knows about A. A's traces go after the current ones (the
 explorer's readouts and animation read traces 0 and 1), each drawn dashed at half opacity under the name
-"A: …", all in one legend group, so one click on the legend hides A; the legend's title names A's machine. A
-trace of A that coincides with a current one (a reference curve the change did not move) stays drawn but out of
-the legend.
+"A: …", all in one legend group, so one click on the legend hides A; the legend's title names A. A trace of A
+that coincides with a current one (a reference curve the change did not move) keeps its place but is not drawn:
+the current one shows it, and a faded copy over it only changed its colour.
 """
 
 from __future__ import annotations
@@ -37,15 +37,37 @@ def machine_label(scn: Scenario) -> str:
     return f"{p['gpus']}×{GPUS[p['gpu']].name}"
 
 
-def describe(scn: Scenario) -> str:
-    """A's machine and the controls that set it apart from its preset, e.g. "8×H200 · ctx 8192, tp 4"."""
-    rest = {k: v for k, v in compact_params(scn.params).items() if k not in ("preset", "gpu", "gpus")}
-    shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in rest.items())
+def _own_settings(scn: Scenario) -> dict:
+    """The controls that set a scenario apart from its preset, its machine (preset, GPU, count) aside."""
+    return {k: v for k, v in compact_params(scn.params).items() if k not in ("preset", "gpu", "gpus")}
+
+
+def _described(scn: Scenario, settings: dict) -> str:
+    shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in settings.items())
     return f"{machine_label(scn)} · {shown}" if shown else machine_label(scn)
 
 
-def _restyled(trace: dict, shown: bool) -> dict:
-    """One of A's traces as drawn beside the current figure (a new dict: A's figures are memoised)."""
+def describe(scn: Scenario) -> str:
+    """A's machine and the controls that set it apart from its preset, e.g. "8×H200 · ctx 8192, tp 4"."""
+    return _described(scn, _own_settings(scn))
+
+
+LEGEND_SETTINGS = 3  # A's settings a legend names at most; the pin bar above the controls names them all
+
+
+def legend_label(pinned: Scenario, current: Scenario) -> str:
+    """A as the figures' legends name it: its machine, and those of its own settings the current scenario does
+    not share, e.g. "8×H200 SXM · ctx 4096" beside a current 8×H200 at ctx 8192 (the machine alone said nothing)."""
+    mine = current.params
+    differ = {k: v for k, v in _own_settings(pinned).items() if mine.get(k) != v}
+    if len(differ) <= LEGEND_SETTINGS:
+        return _described(pinned, differ)
+    return _described(pinned, dict(list(differ.items())[:LEGEND_SETTINGS])) + ", …"
+
+
+def _restyled(trace: dict, same: bool) -> dict:
+    """One of A's traces as drawn beside the current figure (a new dict: A's figures are memoised); `same`:
+    it coincides with a current trace, so it is not drawn."""
     # "A: 8×H200", not "A: 8×H200 (current)": A is the pinned state, the current one is the other.
     name = f"A: {trace.get('name', '')}".replace(" (current)", "")
     t = {**trace, "name": name, "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP}
@@ -63,8 +85,8 @@ def _restyled(trace: dict, shown: bool) -> dict:
     if "text" in mode:  # labels twice over are unreadable; A's points keep their hover
         t["mode"] = "+".join(m for m in mode.split("+") if m != "text") or "markers"
         t.pop("text", None)
-    if not shown:
-        t["showlegend"] = False
+    if same:
+        t["visible"] = False
     return t
 
 
@@ -147,22 +169,21 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
                 "y": 1, "xanchor": "right", "yanchor": "top", "showarrow": False, "font": {"size": 11}}  # fmt: skip
         layout["annotations"] = [*layout.get("annotations", []), note]
         return {"data": data, "layout": layout}
-    added = [
-        _restyled(t, t.get("showlegend", True) is not False and not any(_same_points(t, c) for c in data))
-        for t in theirs
-    ]
+    added = [_restyled(t, any(_same_points(t, c) for c in data)) for t in theirs]
     # The legend says once what A is and that its curves are faded (dashed, or dotted where the current one is
     # dashed), as a definition rather than a heading over the current entries too. A's entries flow on after the
     # current ones (a legend group would stack them in a column), and clicking any of them still shows or hides
     # all of A. The title goes on top: beside the entries ("top left") plotly stopped wrapping them and the row
     # ran off the figure.
-    legend = layout.get("legend", {})
-    layout["legend"] = {**legend, "traceorder": "normal", "title": {"text": f"A = {label} (faded)", "side": "top"}}
     layout.pop("showlegend", None)  # a figure without a legend (the explorer) gets one: A's curves need names
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])
     added += _pinned_levels(layout, pinned.get("layout") or {}, data + added)
+    # Where every curve of A coincides with a current one (Figure 5 draws each preset), none is drawn: say so.
+    drawn = any(t.get("visible", True) is not False and t.get("showlegend", True) is not False for t in added)
+    title = f"A = {label} (faded)" if drawn else f"A = {label} (its curves coincide with these)"
+    layout["legend"] = {**layout.get("legend", {}), "traceorder": "normal", "title": {"text": title, "side": "top"}}
     _keep_labels_inside(layout)
     merged = {"data": data + added, "layout": layout}
     decade_ticks(merged, redo=True)  # the current ticks may not reach A's values

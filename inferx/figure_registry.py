@@ -310,7 +310,7 @@ def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH, pinned: Scena
     if pinned is None:
         return figs
     theirs = _pinned_figures(tuple(sorted(pinned.params.items())), tuple(names), batch)
-    label = compare.machine_label(pinned)
+    label = compare.legend_label(pinned, scn)
     return {name: compare.merge(figs[name], theirs[name], label) for name in names}
 
 

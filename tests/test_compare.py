@@ -55,10 +55,29 @@ def test_a_s_traces_follow_the_current_ones_dashed_muted_and_named():
     assert merged["layout"]["meta"]["pinned"] == {"label": "4×MI300X", "first": 2}
 
 
-def test_a_trace_a_change_did_not_move_stays_out_of_the_legend():
+def test_a_trace_a_change_did_not_move_keeps_its_place_undrawn():
+    """Drawn faded over the current one, it only changed that curve's colour (Figure 5's presets)."""
     same = line("Reference", [1, 2], [3, 4])
     merged = compare.merge({"data": [same], "layout": {}}, {"data": [same, line("Own", [1], [9])], "layout": {}}, "x")
-    assert merged["data"][1]["showlegend"] is False and "showlegend" not in merged["data"][2]
+    assert merged["data"][1]["visible"] is False and "visible" not in merged["data"][2]
+    assert merged["data"][1]["legendgroup"] == compare.PINNED_GROUP  # A's traces still start at meta.pinned.first
+    assert merged["layout"]["legend"]["title"]["text"] == "A = x (faded)"
+    # Figure 5 draws every preset: pinning another preset there gives A no curve of its own, which it says.
+    fig5 = registry.build(Scenario.from_params(), ["fig5"], pinned=Scenario.from_params(preset="mi300x4"))["fig5"]
+    assert [t["visible"] for t in fig5["data"] if t.get("legendgroup") == compare.PINNED_GROUP] == [False] * 3
+    assert fig5["layout"]["legend"]["title"]["text"] == "A = 4×MI300X (its curves coincide with these)"
+
+
+def test_the_legends_name_a_by_what_sets_it_apart():
+    """"A = 8×H200 SXM" beside a current 8×H200 said nothing: the settings of A's own that differ are named."""
+    now = Scenario.from_params(preset="h200x8", ctx=8192)
+    assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=4096), now) == "8×H200 SXM · ctx 4096"
+    assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=8192), now) == "8×H200 SXM"
+    assert compare.legend_label(A, NOW) == "4×MI300X · ctx 8192"  # NOW's tp 4 is A's preset's own
+    many = Scenario.from_params(preset="mi300x4", ctx=8192, isl=512, cv=1.5, util=60)
+    assert compare.legend_label(many, Scenario.from_params()) == "4×MI300X · ctx 8192, isl 512, cv 1.5, …"
+    fig = registry.build(now, ["fig4"], pinned=Scenario.from_params(preset="h200x8", ctx=4096))["fig4"]
+    assert fig["layout"]["legend"]["title"]["text"] == "A = 8×H200 SXM · ctx 4096 (faded)"
 
 
 def test_a_s_level_lines_come_as_named_faded_traces_where_they_differ():
@@ -108,7 +127,7 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
     merged = registry.build(NOW, names, 64, pinned=A)
     mine, theirs = registry.build(NOW, names, 64), registry.build(A, names, 64)
     for name in names:
-        assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X"), name
+        assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X · ctx 8192"), name
         # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks.
         levels = {(s["y0"], s["line"].get("color")) for s in theirs[name]["layout"]["shapes"] if compare._is_level(s)}
         levels -= {(s["y0"], s["line"].get("color")) for s in mine[name]["layout"]["shapes"] if compare._is_level(s)}

@@ -508,6 +508,20 @@ def test_a_phones_legend_gives_a_pinned_a_one_entry_that_still_hides_all_of_it(b
     assert severe_console_errors(browser) == []
 
 
+@pytest.mark.parametrize(("theme", "opacity"), [("light", 0.5), ("dark", 0.75)])
+def test_a_pinned_as_faded_curves_stay_visible_in_the_dark(browser, server, theme, opacity):
+    """At half opacity A's grey curves all but vanished on the dark card: there they are drawn at 0.75."""
+    browser.get(server.url + f"embed/fig2?theme={theme}&ctx=4096&a=preset:h200x8")
+    figure_data(browser, 2)
+    faded = (
+        "return document.querySelector('#fig-2 .js-plotly-plot').data"
+        ".filter((t) => t.legendgroup === 'pinned-A' && t.visible !== false).map((t) => t.opacity)"
+    )
+    wait_js(browser, f"const o = (() => {{ {faded} }})(); return o.length > 0", 30, what="A drawn")
+    assert set(browser.execute_script(faded)) == {opacity}
+    assert severe_console_errors(browser) == []
+
+
 def tab_until(driver, script: str, limit: int = 200) -> int:
     """Tab presses until `script` (about document.activeElement) holds; fails after `limit`."""
     for presses in range(1, limit + 1):
