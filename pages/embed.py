@@ -2,7 +2,6 @@
 naming the scenario first, the figure filling the rest of the frame, the controls in a drawer over it."""
 
 import dash
-import dash_bootstrap_components as dbc
 from dash import Input, Output, callback, html, no_update
 from dash.exceptions import MissingCallbackContextException
 
@@ -14,8 +13,16 @@ from pages._controls import controls_panel, explorer_controls
 from pages._drawer import drawer_head, drawer_toggle
 from pages._export import export_tools
 from pages._url import PINNED_KEY, control_values_to_params, parse_pinned, parse_query
+from pages.not_found_404 import embed_links
 
-dash.register_page(__name__, path_template="/embed/<name>", title="inferx · embed", order=2)
+
+def title(name=None) -> str:
+    """The tab's title: the figure's, or that there is none by this name (Dash Pages calls it with the path)."""
+    entry = registry.by_name(name) if isinstance(name, str) else None
+    return f"inferx · {entry.title}" if entry else "inferx · no such figure"
+
+
+dash.register_page(__name__, path_template="/embed/<name>", title=title, order=2)
 
 SCENARIO_ID = "embed-scenario"
 
@@ -52,10 +59,13 @@ def layout(name=None, **query):
     notices = [] if path == name else [f"Ignored name={shown_value(name)}: the address's path names the figure."]
     entry = registry.by_name(path) if isinstance(path, str) else None
     if entry is None:
-        known = ", ".join(f"{key} ({f.name})" for key, f in registry.FIGURES.items())
-        return html.Div(
-            dbc.Alert(f"No figure called {shown_value(path)!r}. Embeddable names: {known}.", color="warning"),
-            className="embed",
+        return html.Main(
+            [
+                html.H1(f"No figure called {shown_value(path)!r}", className="h4"),
+                html.P("An embed names a figure by its number or its name, one of these:"),
+                embed_links(),
+            ],
+            className="embed p-3",
         )
     pinned, pin_notices = parse_pinned(query.pop(PINNED_KEY, None))  # a comparison embeds too
     values, batch, query_notices = parse_query(query)

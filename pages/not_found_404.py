@@ -22,11 +22,17 @@ def page_exists(path: str) -> bool:
     return path in {p["path"].strip("/") for p in pages}
 
 
+def embed_links() -> html.Ul:
+    """A link to every figure's embed, with its title."""
+    return html.Ul(
+        [
+            html.Li([dcc.Link(f"/embed/{f.name}", href=dash.get_relative_path(f"/embed/{f.name}")), f": {f.title}"])
+            for f in registry.FIGURES.values()
+        ]
+    )
+
+
 def layout(**_query):
-    embeds = [
-        html.Li([dcc.Link(f"/embed/{f.name}", href=dash.get_relative_path(f"/embed/{f.name}")), f": {f.title}"])
-        for f in registry.FIGURES.values()
-    ]
     return html.Div(
         [
             navbar("none"),
@@ -44,7 +50,7 @@ def layout(**_query):
                             ". Each figure also has a page of its own for an iframe:",
                         ]
                     ),
-                    html.Ul(embeds),
+                    embed_links(),
                 ],
                 id=FIGURES_ID,
                 tag="main",

@@ -71,6 +71,20 @@ def test_axe_finds_no_critical_or_serious_violations(browser, server, path):
     assert_no_serious_violations(browser, path)
 
 
+@pytest.mark.parametrize(
+    ("path", "title"), [("/nope", "inferx · page not found"), ("/embed/nope", "inferx · no such figure")]
+)
+def test_a_page_for_an_unknown_address_has_its_heading_landmark_and_title(browser, server, path, title):
+    """/embed/nope was a bare warning titled "inferx · embed", with neither a heading nor a main landmark."""
+    browser.get(server.url.rstrip("/") + path)
+    wait_js(browser, "return document.querySelector('main h1') !== null", 30, what=f"{path} drawn")
+    wait_js(browser, f"return document.title === {title!r}", 30, what=f"the title {title!r}")
+    assert page_basics(browser) == {"lang": "en", "h1": 1, "main": 1}
+    links = browser.execute_script("return [...document.querySelectorAll('main a')].map(a => a.pathname)")
+    assert {f"/embed/{f.name}" for f in registry.FIGURES.values()} <= set(links)
+    assert_no_serious_violations(browser, path)
+
+
 @pytest.mark.parametrize("path", ["/", "/inferencex", "/methods"])
 def test_axe_finds_no_critical_or_serious_violations_on_a_phone(browser, server, path):
     """At 390 px wide tables scroll sideways in their boxes and the controls sit in a drawer: each scrolling box

@@ -288,6 +288,18 @@ def test_an_address_no_page_has_answers_404_with_the_page_shell(client):
     assert client.get("/health").status_code == 200 and client.get("/assets/nope.css").status_code == 404
 
 
+def test_an_embed_of_no_figure_says_so_under_a_heading_with_every_embed_linked():
+    page = embed.layout(name="nope")
+    parts = list(page._traverse())
+    assert isinstance(page, dash.html.Main)
+    assert [c.children for c in parts if isinstance(c, dash.html.H1)] == ["No figure called 'nope'"]
+    hrefs = {getattr(c, "href", None) for c in parts}
+    assert {f"/embed/{f.name}" for f in registry.FIGURES.values()} <= hrefs
+    assert embed.title("fig4") == "inferx · Figure 4 · Inter-token latency against throughput"
+    assert embed.title("explorer") == f"inferx · {registry.FIGURES['fig6'].title}"
+    assert embed.title("nope") == embed.title() == "inferx · no such figure"
+
+
 def test_methods_says_which_address_values_it_ignores():
     """/methods reads only the model; it used to drop the rest without a word, bad values included."""
 
