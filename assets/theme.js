@@ -313,13 +313,14 @@
      shrinking the plot, so the distance is taken over the plot's height once the legend and the top margin
      (tool bar, menus) have theirs: as last drawn, else guessed (a first draw is checked after, `settle`). */
   const LEGEND_GAP = 60;
-  function legendNear(layout, el) {
+  function legendNear(layout, el, height) {
     const legend = layout.legend;
-    if (!legend || legend.orientation !== "h" || !(legend.y < 0) || !el || !el.clientHeight) return layout;
+    const tall = height || (el && el.clientHeight);
+    if (!legend || legend.orientation !== "h" || !(legend.y < 0) || !el || !tall) return layout;
     const drawn = el._fullLayout;
     const top = drawn && drawn._size ? drawn._size.t : (layout.margin || {}).t || 0;
     const rows = (drawn && drawn.legend && drawn.legend._height) || 30;
-    const y = -LEGEND_GAP / Math.max(el.clientHeight - top - LEGEND_GAP - rows, 40);
+    const y = -LEGEND_GAP / Math.max(tall - top - LEGEND_GAP - rows, 40);
     return y === legend.y ? layout : Object.assign({}, layout, { legend: Object.assign({}, legend, { y }) });
   }
 
@@ -500,4 +501,6 @@
   apply();
 
   window.inferxTheme = state; // read by the browser tests
+  // A graph's layout with its legend placed for an image `height` px tall (assets/export.js).
+  window.inferxLegendAt = (gd, height) => legendNear(gd.layout, gd, height);
 })();

@@ -164,6 +164,20 @@ def test_download_buttons_save_the_csv_the_cli_writes_and_a_sized_image(browser,
     assert severe_console_errors(browser) == []
 
 
+def test_an_images_legend_sits_under_the_axis_title_as_on_screen(browser, server, downloads):
+    """The legend's place is set for the graph's height on screen; in a 1200×675 image it stood about 100 px
+    below the x-axis title. It is placed for the image's height, as close as on screen."""
+    open_page(browser, server, "/?ctx=2048", ["fig4"])  # a dashboard card's graph is some 450 px tall
+    assert browser.find_element("id", "image-size-fig4").get_attribute("value") == "1200x675"
+    browser.execute_script("document.getElementById('card-fig4').scrollIntoView({block: 'center'})")
+    click(browser, element(browser, "[aria-label='Download Figure 4 as an SVG image']"))
+    svg = wait_file(downloads, export.file_name(Scenario.from_params(ctx=2048), "fig4", "svg")).read_text()
+    title = float(re.search(r'class="xtitle"[^>]*? y="([\d.]+)"', svg)[1])  # the title's baseline
+    legend = float(re.search(r'<g class="legend"[^>]*?translate\([\d.]+,\s*([\d.]+)\)', svg)[1])  # its top
+    assert 0 < legend - title < 30, (title, legend)
+    assert severe_console_errors(browser) == []
+
+
 def test_an_embedded_comparison_downloads_both_scenarios(browser, server, downloads):
     a = Scenario.from_params(preset="mi300x4")
     open_page(browser, server, f"/embed/fig5?a={encode_pinned({'preset': 'mi300x4'})}", ["fig5"])
