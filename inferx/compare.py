@@ -9,9 +9,7 @@ the current one shows it, and a faded copy over it only changed its colour.
 
 from __future__ import annotations
 
-import re
-
-from .figures import _at, decade_ticks
+from .figures import decade_ticks, level_lines
 from .hardware import GPUS
 from .scenario import Scenario, default_params
 
@@ -103,11 +101,6 @@ def _union_range(current: dict, pinned: dict) -> dict:
     return {**current, "range": [min(a[0], b[0]), max(a[1], b[1])]}
 
 
-def _is_level(shape: dict) -> bool:
-    """A line across the whole plot at one y: an ITL floor, a throughput ceiling, a latency target."""
-    return shape.get("type") == "line" and shape.get("xref") == "paper" and shape.get("y0") == shape.get("y1")
-
-
 def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
     """A's level lines where the current figure has none of that colour at that height, as faded dotted traces
     across the traces' x extent, each named in the legend by its label ("A: ITL floor = 0.964 ms"). They are
@@ -117,21 +110,17 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
     def key(shape: dict) -> tuple:  # a height and a colour: two contexts' ceilings may meet at one height
         return shape["y0"], (shape.get("line") or {}).get("color")
 
-    ours = {key(shape) for shape in layout.get("shapes") or [] if _is_level(shape)}
-    levels = [shape for shape in pinned.get("shapes") or [] if _is_level(shape) and key(shape) not in ours]
+    ours = {key(shape) for _, shape in level_lines(layout)}
+    levels = [(text, shape) for text, shape in level_lines(pinned) if key(shape) not in ours]
     xs = [x for t in data if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float))]
-    if not levels or not xs or "yaxis" not in pinned:
+    if not levels or not xs:
         return []
-    traces = []
-    for shape in levels:
-        at = _at(pinned, "yaxis", shape["y0"])
-        note = next((n for n in pinned.get("annotations") or [] if n.get("xref") == "paper" and n.get("y") == at), {})
-        text = re.sub(r"\s*<br>\s*", " ", str(note.get("text", "level")))
-        line = {**(shape.get("line") or {}), "dash": "dot"}
-        traces.append({"type": "scatter", "mode": "lines", "name": f"A: {text}", "x": [min(xs), max(xs)],
-                       "y": [shape["y0"]] * 2, "line": line, "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP,
-                       "hovertemplate": f"A: {text}<extra></extra>"})  # fmt: skip
-    return traces
+    return [
+        {"type": "scatter", "mode": "lines", "name": f"A: {text}", "x": [min(xs), max(xs)], "y": [shape["y0"]] * 2,
+         "line": {**(shape.get("line") or {}), "dash": "dot"}, "opacity": PINNED_OPACITY,
+         "legendgroup": PINNED_GROUP, "hovertemplate": f"A: {text}<extra></extra>"}  # fmt: skip
+        for text, shape in levels
+    ]
 
 
 def _keep_labels_inside(layout: dict) -> None:

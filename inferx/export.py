@@ -13,6 +13,7 @@ import io
 import re
 
 from . import figure_registry
+from .figures import level_lines, round_sig
 from .scenario import PARAMS, Scenario, default_params, machine_values
 
 # What `--figure` takes besides a number, a key ("fig5") or a name as in `/embed/<name>` (`registry.by_name`):
@@ -42,12 +43,23 @@ def axis_titles(fig: dict) -> tuple[str, str]:
     return tuple(layout.get(axis, {}).get("title", {}).get("text", axis[0]) for axis in ("xaxis", "yaxis"))
 
 
+def _traces(fig: dict) -> list[dict]:
+    """The figure's traces, then its level lines (an ITL floor, a ceiling: layout shapes) as traces named by
+    their labels across the traces' x extent, as a pinned A's are drawn (compare.merge)."""
+    xs = [x for t in fig["data"] if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float))]
+    levels = [
+        {"name": text, "x": [min(xs), max(xs)], "y": round_sig([shape["y0"]] * 2)}
+        for text, shape in level_lines(fig["layout"])
+    ]
+    return fig["data"] + (levels if xs else [])
+
+
 def figure_rows(fig: dict) -> list[dict]:
     """One row per plotted point: {"trace": name, x title: x, y title: y} (None for a gap)."""
     x_title, y_title = axis_titles(fig)
     return [
         {"trace": t.get("name", ""), x_title: x, y_title: y}
-        for t in fig["data"]
+        for t in _traces(fig)
         for x, y in zip(t.get("x") or (), t.get("y") or (), strict=False)
     ]
 
@@ -60,7 +72,7 @@ def figure_record(name: str, fig: dict) -> dict:
         "x_title": x_title,
         "y_title": y_title,
         "traces": [
-            {"name": t.get("name", ""), "x": list(t.get("x") or ()), "y": list(t.get("y") or ())} for t in fig["data"]
+            {"name": t.get("name", ""), "x": list(t.get("x") or ()), "y": list(t.get("y") or ())} for t in _traces(fig)
         ],
         "notes": [
             a["text"]

@@ -10,6 +10,7 @@ reference curve keeps its series colour on every figure.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections import OrderedDict
 from types import SimpleNamespace
@@ -273,6 +274,20 @@ def _at(layout: dict, axis: str, value: float) -> float:
     """An annotation's position on `axis`: plotly places annotations on a log axis by log10 of the value
     (shapes take the value itself), so a raw B* = 247 would stretch the axis to 10^247."""
     return float(np.log10(value)) if layout[axis].get("type") == "log" else value
+
+
+def level_lines(layout: dict) -> list[tuple[str, dict]]:
+    """A figure's level lines (`_hline`: an ITL floor, a throughput ceiling, a latency target), each as its
+    label on one line ("level" where none is found) and its shape."""
+    notes = layout.get("annotations") or []
+    found = []
+    for shape in layout.get("shapes") or []:
+        if not (shape.get("type") == "line" and shape.get("xref") == "paper" and shape.get("y0") == shape.get("y1")):
+            continue
+        at = _at(layout, "yaxis", shape["y0"]) if "yaxis" in layout else shape["y0"]
+        note = next((n for n in notes if n.get("xref") == "paper" and n.get("y") == at), {})
+        found.append((re.sub(r"\s*<br>\s*", " ", str(note.get("text", "level"))), shape))
+    return found
 
 
 def _vline(layout, x, colour, label) -> None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import app as inferx_app
 from inferx import compare
 from inferx import figure_registry as registry
+from inferx.figures import level_lines
 from inferx.scenario import PARAMS, Scenario, check_param
 from pages import embed, home
 from pages._compare import pinned_scenario
@@ -129,8 +130,8 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
     for name in names:
         assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X · ctx 8192"), name
         # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks.
-        levels = {(s["y0"], s["line"].get("color")) for s in theirs[name]["layout"]["shapes"] if compare._is_level(s)}
-        levels -= {(s["y0"], s["line"].get("color")) for s in mine[name]["layout"]["shapes"] if compare._is_level(s)}
+        levels = {(s["y0"], s["line"].get("color")) for _, s in level_lines(theirs[name]["layout"])}
+        levels -= {(s["y0"], s["line"].get("color")) for _, s in level_lines(mine[name]["layout"])}
         extra = len(mine[name]["data"]) + len(theirs[name]["data"]) + len(levels)
         assert len(merged[name]["data"]) == extra, name
     hits = registry._pinned_figures.cache_info().hits

@@ -125,7 +125,10 @@ def test_cli_exports_a_figure_as_csv_and_json():
     assert float(first[2]) == pytest.approx(1e3 * r["itl"][0], rel=1e-3)
     rec = json.loads(run_inferx("frontier", "--figure", "spec-k", "--format", "json").stdout)
     assert rec["figure"] == "fig13" and rec["x_title"] == "Draft length k (tokens)"
-    assert sum(len(t["x"]) for t in rec["traces"]) == 5 * 16  # four acceptance rates and the article's verify
+    # Four acceptance rates and the article's verify, then the no-speculation line at both ends of k.
+    assert [len(t["x"]) for t in rec["traces"]] == [16] * 5 + [2]
+    assert rec["traces"][-1]["name"] == "no speculation: 2.19 ms at B = 1" and rec["traces"][-1]["x"] == [1, 16]
+    assert rec["traces"][-1]["y"] == [2.186, 2.186]
 
 
 def test_cli_figure_export_covers_every_figure_and_refuses_unknown_names(capsys):
