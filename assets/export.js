@@ -115,6 +115,23 @@
     }
   }
 
+  /* An image heads itself with the figure's title (on the page the card's heading stands outside the graph),
+     in a top margin grown to hold it. */
+  const TITLE_ROOM = 44;
+  function titled(layout, title) {
+    if (!title) return layout;
+    const margin = Object.assign({}, layout.margin);
+    margin.t = (margin.t || 0) + TITLE_ROOM;
+    const font = { size: 17, color: (layout.font && layout.font.color) || undefined };
+    return Object.assign({}, layout, {
+      margin: margin,
+      title: {
+        text: title, font: font, pad: { t: 12 },
+        x: 0, xref: "paper", xanchor: "left", y: 1, yref: "container", yanchor: "top",
+      },
+    });
+  }
+
   async function drawImage(row, fig, kind, file) {
     const gd = document.querySelector(`#fig-${fig.slice(3)} .js-plotly-plot`);
     if (!gd) return "The figure is not drawn yet.";
@@ -125,7 +142,10 @@
       const name = file.replace(/\.[^.]+$/, "");
       // The legend as far under the plot as on screen: placed for the graph's height, a 675 px image had
       // about 100 px between the x-axis title and the legend.
-      const layout = window.inferxLegendAt ? window.inferxLegendAt(gd, height) : gd.layout;
+      const spec = JSON.parse(row.dataset.export);
+      const plotted = height - (spec.title ? TITLE_ROOM : 0); // what the title leaves of the image's height
+      const placed = window.inferxLegendAt ? window.inferxLegendAt(gd, plotted) : gd.layout;
+      const layout = titled(placed, spec.title);
       const figure = { data: gd.data, layout: layout, config: gd._context };
       await window.Plotly.downloadImage(figure, { format: kind, width: width, height: height, filename: name });
       return `Downloading ${file} (${width}×${height} px)`;

@@ -49,6 +49,7 @@ def export_spec(fig: str) -> dict:
     title = registry.FIGURES[fig].title.split(" · ")[0]  # "Figure 4"
     return {
         "fig": fig,
+        "title": registry.FIGURES[fig].title,  # an image's heading: the card's stays outside the graph
         "url": get_relative_path(f"/{EXPORT_ROUTE}"),
         "pinned": PINNED_ID,
         "buttons": [{"kind": k, "text": text, "label": f"Download {title} {what}"} for k, text, what in BUTTONS],

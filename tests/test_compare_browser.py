@@ -164,8 +164,8 @@ def test_download_buttons_save_the_csv_the_cli_writes_and_a_sized_image(browser,
     assert severe_console_errors(browser) == []
 
 
-def test_an_images_legend_sits_under_the_axis_title_as_on_screen(browser, server, downloads):
-    """The legend's place is set for the graph's height on screen; in a 1200×675 image it stood about 100 px
+def test_an_image_has_the_figures_title_and_its_legend_under_the_axis_title(browser, server, downloads):
+    """The legend's place is set for the graph's height on screen; in a 1200×675 image it stood some 70 px
     below the x-axis title. It is placed for the image's height, as close as on screen."""
     open_page(browser, server, "/?ctx=2048", ["fig4"])  # a dashboard card's graph is some 450 px tall
     assert browser.find_element("id", "image-size-fig4").get_attribute("value") == "1200x675"
@@ -175,6 +175,8 @@ def test_an_images_legend_sits_under_the_axis_title_as_on_screen(browser, server
     title = float(re.search(r'class="xtitle"[^>]*? y="([\d.]+)"', svg)[1])  # the title's baseline
     legend = float(re.search(r'<g class="legend"[^>]*?translate\([\d.]+,\s*([\d.]+)\)', svg)[1])  # its top
     assert 0 < legend - title < 30, (title, legend)
+    # The image heads itself with the figure's title, which on the page stands outside the graph.
+    assert re.search(r'class="gtitle"[^>]*>Figure 4 · Inter-token latency against throughput<', svg)
     assert severe_console_errors(browser) == []
 
 
