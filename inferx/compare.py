@@ -9,7 +9,7 @@ the current one shows it, and a faded copy over it only changed its colour.
 
 from __future__ import annotations
 
-from .figures import decade_ticks, level_lines
+from .figures import decade_ticks, level_lines, x_extent
 from .hardware import GPUS
 from .scenario import Scenario, default_params
 
@@ -112,11 +112,11 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
 
     ours = {key(shape) for _, shape in level_lines(layout)}
     levels = [(text, shape) for text, shape in level_lines(pinned) if key(shape) not in ours]
-    xs = [x for t in data if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float))]
-    if not levels or not xs:
+    span = x_extent(data)
+    if not levels or span is None:
         return []
     return [
-        {"type": "scatter", "mode": "lines", "name": f"A: {text}", "x": [min(xs), max(xs)], "y": [shape["y0"]] * 2,
+        {"type": "scatter", "mode": "lines", "name": f"A: {text}", "x": span, "y": [shape["y0"]] * 2,
          "line": {**(shape.get("line") or {}), "dash": "dot"}, "opacity": PINNED_OPACITY,
          "legendgroup": PINNED_GROUP, "hovertemplate": f"A: {text}<extra></extra>"}  # fmt: skip
         for text, shape in levels

@@ -13,7 +13,7 @@ import io
 import re
 
 from . import figure_registry
-from .figures import level_lines, round_sig
+from .figures import level_lines, round_sig, x_extent
 from .scenario import PARAMS, Scenario, default_params, machine_values
 
 # What `--figure` takes besides a number, a key ("fig5") or a name as in `/embed/<name>` (`registry.by_name`):
@@ -46,12 +46,11 @@ def axis_titles(fig: dict) -> tuple[str, str]:
 def _traces(fig: dict) -> list[dict]:
     """The figure's traces, then its level lines (an ITL floor, a ceiling: layout shapes) as traces named by
     their labels across the traces' x extent, as a pinned A's are drawn (compare.merge)."""
-    xs = [x for t in fig["data"] if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float))]
-    levels = [
-        {"name": text, "x": [min(xs), max(xs)], "y": round_sig([shape["y0"]] * 2)}
-        for text, shape in level_lines(fig["layout"])
-    ]
-    return fig["data"] + (levels if xs else [])
+    span = x_extent(fig["data"])
+    if span is None:
+        return fig["data"]
+    levels = level_lines(fig["layout"])
+    return fig["data"] + [{"name": text, "x": span, "y": round_sig([shape["y0"]] * 2)} for text, shape in levels]
 
 
 def figure_rows(fig: dict) -> list[dict]:

@@ -276,6 +276,12 @@ def _at(layout: dict, axis: str, value: float) -> float:
     return float(np.log10(value)) if layout[axis].get("type") == "log" else value
 
 
+def x_extent(data: list) -> list[float] | None:
+    """[lowest, highest] x of the traces' numbers, where a level line drawn as a trace spans; None if none."""
+    xs = [x for t in data if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float))]
+    return [min(xs), max(xs)] if xs else None
+
+
 def level_lines(layout: dict) -> list[tuple[str, dict]]:
     """A figure's level lines (`_hline`: an ITL floor, a throughput ceiling, a latency target), each as its
     label on one line ("level" where none is found) and its shape."""
