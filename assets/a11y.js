@@ -185,8 +185,8 @@
     document.querySelectorAll(".clip").forEach(repairClipboard);
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((b) => b.setAttribute("tabindex", "-1"));
     document.querySelectorAll(".graph-wrap .js-plotly-plot").forEach(hookGraph);
-    // MathJax makes every formula a Tab stop (for its context menu): 14 captions' worth on the dashboard
-    // between one control and the next. A screen reader still reads each from its hidden MathML.
+    // MathJax makes every formula a Tab stop (for its context menu): 46 on the dashboard, between the controls
+    // and the figures. A screen reader still reads each from its hidden MathML.
     document.querySelectorAll("mjx-container[tabindex='0']").forEach((m) => m.setAttribute("tabindex", "-1"));
   }
 

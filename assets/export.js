@@ -140,8 +140,8 @@
     if (status) status.textContent = `Drawing ${file} at ${width}×${height} px…`;
     try {
       const name = file.replace(/\.[^.]+$/, "");
-      // The legend as far under the plot as on screen: placed for the graph's height, a 675 px image had
-      // about 100 px between the x-axis title and the legend.
+      // The legend as far under the plot as on screen: placed for a card graph's height, a 675 px image had
+      // it 66 px under the x-axis title.
       const spec = JSON.parse(row.dataset.export);
       const plotted = height - (spec.title ? TITLE_ROOM : 0); // what the title leaves of the image's height
       const placed = window.inferxLegendAt ? window.inferxLegendAt(gd, plotted) : gd.layout;

@@ -13,7 +13,7 @@ dash.register_page(__name__, path="/404", title="inferx · page not found")
 
 def page_exists(path: str) -> bool:
     """Whether an address within the app ("methods", "/embed/fig1") shows a page rather than this one; the
-    server answers the others with 404. An embed must name a figure: /embed/nope shows only a warning."""
+    server answers the others with 404. An embed must name a figure: /embed/nope says it names none."""
     path = path.strip("/")
     embed, _, name = path.partition("/")
     if embed == "embed" and name:
