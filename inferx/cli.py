@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 from .check import MISMATCH, ROWS, format_table
+from .model_config import ENV, ModelConfigError, add_model_configs, add_models_from_env
 from .scenario import (
     BATCH,
     PARAMS,
@@ -61,6 +62,18 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
     for name, p in PARAMS.items():
         metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else name.upper()
         group.add_argument(f"--{name}", metavar=metavar, help=_option_help(p))
+    _add_model_config_option(group)
+
+
+def _add_model_config_option(parser) -> None:
+    parser.add_argument(
+        "--model-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help=f"a Hugging Face config.json: adds its model to the catalog (as {ENV} does) and, unless --model names "
+        "another, serves it; repeatable",
+    )
 
 
 def _scenario(args: argparse.Namespace) -> Scenario:
@@ -224,9 +237,8 @@ def _add_catalog_commands(sub) -> None:
         "--gpus", default="1", help=f"totals for this many GPUs: {domain(PARAMS['gpus'])} (default 1)"
     )
     for p in (models, hardware):
-        p.add_argument(
-            "--format", choices=("table", "json"), default="table", help="a table, or JSON with every field"
-        )
+        p.add_argument("--format", choices=("table", "json"), default="table", help="a table, or JSON with every field")
+    _add_model_config_option(models)
 
 
 def _list_catalog(args: argparse.Namespace) -> int:
@@ -355,8 +367,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    try:
+        add_models_from_env()  # before the parser, whose --model lists the catalog
+    except ModelConfigError as err:
+        print(f"inferx: {err}", file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "model_config", None):
+        try:
+            added = add_model_configs(args.model_config)
+        except ModelConfigError as err:
+            args.subparser.error(str(err))
+        if getattr(args, "model", "listed") is None:
+            args.model = added[-1]
     if args.command == "check":
         print(format_table(ROWS))
         return 1 if any(r.status == MISMATCH for r in ROWS) else 0

@@ -19,6 +19,8 @@ Environment variables (all optional; defaults suit a 2-core host):
     INFERX_SECRET_KEY       random   key that signs the measured data kept in each user's browser (at least 32
                                      characters). Unset, each server process makes its own at start-up, which is
                                      right for one server; replicas behind a load balancer must share one
+    INFERX_MODELS           (none)   Hugging Face config.json files whose models join the catalog, separated by ":"
+                                     (read by app.py and the CLI: inferx/model_config.py)
     HOST                    0.0.0.0  bind address
     PORT                    8050     bind port
 """

@@ -152,6 +152,8 @@ def test_secret_key_from_the_environment_or_one_per_process():
         ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_WORKERS", "abc"),
         ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_PREFIX", "bad prefix"),
         ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_SECRET_KEY", "short"),
+        ([sys.executable, "app.py"], "INFERX_MODELS", "/nowhere/config.json"),
+        ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_MODELS", "/nowhere/config.json"),
     ],
 )
 def test_bad_settings_stop_start_up_with_one_line(command, var, value):

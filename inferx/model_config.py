@@ -1,0 +1,221 @@
+"""Your own model: a Hugging Face `config.json` read into a catalog entry.
+
+`spec_from_config` sums the parameters the config's shapes imply (attention, dense and expert FFNs, router,
+norms, embeddings) and carries over what the physics reads (layers, heads, the KV cache's shape, experts,
+sliding windows). `add_model_configs` puts files into the live catalog, so a model becomes a choice on
+every page, in the URL and in the CLI; `INFERX_MODELS` names files for the server and the CLI alike.
+
+Read: decoders with gated (SwiGLU-style) MLPs and Hugging Face's field names, which covers the Llama,
+Mistral/Mixtral, Qwen, DeepSeek/Kimi and gpt-oss families; a multimodal config's `text_config` is its
+language model (the vision tower is not served per token). Small terms are approximated: biases other than
+the attention's, and a DeepSeek checkpoint's multi-token-prediction layer (not served without MTP) are left
+out, as the catalog's entries leave them out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from .deploy import ConfigError
+from .models import MODELS, ModelSpec
+
+ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by os.pathsep (":" on Linux)
+MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
+# Decoders whose MLP has two matrices (up, down) rather than three: their configs also name sizes differently,
+# so they are refused by name rather than counted wrong.
+UNGATED = ("gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode", "mpt", "starcoder2")
+
+
+class ModelConfigError(ConfigError):
+    """A config that cannot be read as a model, with the file and the field at fault (a ConfigError, so a server
+    given a bad INFERX_MODELS stops at start-up with that one line, as for any other bad variable)."""
+
+
+def _int(cfg: dict, *names: str, default: int | None = None) -> int:
+    """The first of `names` present in `cfg`, as a positive whole number (or `default` if none is present)."""
+    for name in names:
+        value = cfg.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value) or value < 0:
+            raise ModelConfigError(f"{name} = {value!r}: expected a whole number ≥ 0")
+        return int(value)
+    if default is None:
+        raise ModelConfigError(f"no {' or '.join(names)}: a config.json of a decoder gives it")
+    return default
+
+
+def _language_model(cfg: dict) -> dict:
+    """The text decoder's config: a multimodal config nests it under `text_config`."""
+    text = cfg.get("text_config")
+    return {**cfg, **text} if isinstance(text, dict) else cfg
+
+
+def _moe_layers(cfg: dict, n_layers: int) -> int:
+    """How many layers route to experts, by the fields each family uses to mark its dense layers."""
+    if "first_k_dense_replace" in cfg or "moe_layer_freq" in cfg:  # DeepSeek-V2/V3, Kimi-K2
+        first, every = _int(cfg, "first_k_dense_replace", default=0), max(1, _int(cfg, "moe_layer_freq", default=1))
+        return sum(1 for i in range(first, n_layers) if i % every == 0)
+    step = max(1, _int(cfg, "decoder_sparse_step", "interleave_moe_layer_step", default=1))  # Qwen-MoE, Llama 4
+    dense = set(cfg.get("mlp_only_layers") or [])
+    return sum(1 for i in range(n_layers) if (i + 1) % step == 0 and i not in dense)
+
+
+def _windowed_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
+    """(window, indices of the layers that keep only the window): per layer from `layer_types` (gpt-oss), or every
+    layer when `sliding_window` is set and switched on (Mistral 7B v0.1); a window as long as the longest
+    context the model takes windows nothing."""
+    window = cfg.get("sliding_window")
+    longest = cfg.get("max_position_embeddings")
+    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+        return 0, ()
+    if isinstance(longest, int) and window >= longest:
+        return 0, ()
+    types = cfg.get("layer_types")
+    if isinstance(types, list):
+        layers = tuple(i for i, kind in enumerate(types[:n_layers]) if "sliding" in str(kind))
+    elif cfg.get("use_sliding_window", True) is not False:
+        layers = tuple(range(n_layers))
+    else:
+        layers = ()
+    return (window, layers) if layers else (0, ())
+
+
+def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
+    """The catalog entry for a Hugging Face config.json's contents. Raises ModelConfigError naming the field."""
+    if not isinstance(config, dict):
+        raise ModelConfigError("expected a JSON object (a model's config.json)")
+    cfg = _language_model(config)
+    kind = str(cfg.get("model_type", ""))
+    if kind in UNGATED:
+        raise ModelConfigError(f"model_type {kind!r}: only decoders with gated MLPs (Llama-style) are read")
+    d = _int(cfg, "hidden_size")
+    n_layers = _int(cfg, "num_hidden_layers")
+    heads = _int(cfg, "num_attention_heads")
+    vocab = _int(cfg, "vocab_size")
+    if not (d and n_layers and heads and vocab):
+        raise ModelConfigError("hidden_size, num_hidden_layers, num_attention_heads and vocab_size must be > 0")
+
+    if cfg.get("kv_lora_rank"):  # multi-head latent attention (DeepSeek-V2/V3, Kimi-K2)
+        kv_rank, rope = _int(cfg, "kv_lora_rank"), _int(cfg, "qk_rope_head_dim")
+        nope, v_dim = _int(cfg, "qk_nope_head_dim"), _int(cfg, "v_head_dim")
+        q_rank = _int(cfg, "q_lora_rank", default=0)
+        q = d * q_rank + q_rank + q_rank * heads * (nope + rope) if q_rank else d * heads * (nope + rope)
+        kv = d * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v_dim)
+        attention_params = q + kv + heads * v_dim * d
+        shape = {"attention": "mla", "kv_lora_rank": kv_rank, "d_rope": rope, "d_head": v_dim}
+    else:
+        d_head = _int(cfg, "head_dim", default=d // heads)
+        kv_heads = _int(cfg, "num_key_value_heads", default=heads) or heads
+        attention_params = 2 * d * heads * d_head + 2 * d * kv_heads * d_head
+        if cfg.get("attention_bias"):
+            attention_params += (heads + 2 * kv_heads) * d_head + d
+        shape = {"attention": "mha" if kv_heads == heads else "gqa", "n_kv_heads": kv_heads, "d_head": d_head}
+
+    experts = _int(cfg, "n_routed_experts", "num_experts", "num_local_experts", default=0)
+    moe_layers = _moe_layers(cfg, n_layers) if experts else 0
+    if experts:
+        per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
+        expert = 3 * d * _int(cfg, "moe_intermediate_size", "intermediate_size")
+        shared = _int(cfg, "n_shared_experts", "num_shared_experts", default=0)
+        shared_params = shared * expert + 3 * d * _int(cfg, "shared_expert_intermediate_size", default=0)
+        moe_layer = experts * expert + shared_params + d * experts  # the router: d → E logits
+    else:
+        per_token, expert, shared, moe_layer = 0, 0, 0, 0
+    dense_layers = n_layers - moe_layers
+    dense_ffn = 3 * d * _int(cfg, "intermediate_size", "intermediate_size_mlp") if dense_layers else 0
+
+    tied = cfg.get("tie_word_embeddings", True) is not False  # transformers' default when the config is silent
+    embedding = vocab * d
+    p_total = embedding * (1 if tied else 2) + n_layers * (attention_params + 2 * d) + d
+    p_total += dense_layers * dense_ffn + moe_layers * moe_layer
+    # Read per token: everything but the routed experts a token skips and, when the output matrix is its own,
+    # the input embedding table (a lookup reads one row of it, not the table).
+    p_active = p_total - moe_layers * (experts - per_token) * expert - (0 if tied else embedding)
+
+    window, window_layers = _windowed_layers(cfg, n_layers)
+    try:
+        return ModelSpec(
+            name=name,
+            p_total=float(p_total),
+            p_active=float(p_active),
+            n_layers=n_layers,
+            d_model=d,
+            n_q_heads=heads,
+            sliding_window=window,
+            window_layers=window_layers,
+            n_routed_experts=experts,
+            experts_per_token=per_token,
+            n_shared_experts=shared,
+            n_dense_layers=dense_layers if experts else 0,
+            expert_params=float(expert),
+            vocab_size=vocab,
+            source=source,
+            **shape,
+        )
+    except ValueError as err:  # ModelSpec's own checks (GQA heads that do not divide, experts per token)
+        raise ModelConfigError(str(err).removeprefix(f"{name}: ")) from None
+
+
+def model_name(config: dict, path: Path) -> str:
+    """What a config calls its model: the last part of `_name_or_path`, else its folder's or file's name."""
+    given = str(config.get("_name_or_path") or "").rstrip("/").rsplit("/", 1)[-1] if isinstance(config, dict) else ""
+    if given:
+        return given
+    return path.parent.name if path.stem == "config" and path.parent.name else path.stem
+
+
+def catalog_key(name: str) -> str:
+    """The key a model is chosen by in the URL and the CLI: its name in lower case, runs of other characters as -."""
+    return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-.")
+
+
+def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
+    """(key, spec) of one config.json file; ModelConfigError says which file and why it cannot be read."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ModelConfigError(f"larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config.json")
+        config = json.loads(path.read_text(encoding="utf-8"))
+        name = model_name(config, path)
+        key = catalog_key(name)
+        if not key:
+            raise ModelConfigError(f"its model's name {name!r} gives no key (letters or digits needed)")
+        return key, spec_from_config(config, name, source=str(path))
+    except ModelConfigError as err:
+        raise ModelConfigError(f"{path}: {err}") from None
+    except OSError as err:
+        raise ModelConfigError(f"{path}: cannot read it ({err.strerror or err})") from None
+    except json.JSONDecodeError as err:
+        raise ModelConfigError(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
+    except UnicodeDecodeError:
+        raise ModelConfigError(f"{path}: not UTF-8 text, so not a config.json") from None
+
+
+def add_model_configs(paths) -> list[str]:
+    """Read each config.json and add its model to the catalog; the keys, in order. A file read twice keeps its
+    entry; a name the catalog already holds for another model is refused, so a key always means one model."""
+    keys = []
+    for path in paths:
+        key, spec = read_model_config(path)
+        known = MODELS.get(key)
+        if known is not None and known != spec:
+            raise ModelConfigError(
+                f"{path}: the catalog already has a model called {key!r}; give this one another `_name_or_path`"
+            )
+        MODELS[key] = spec
+        keys.append(key)
+    return keys
+
+
+def add_models_from_env(environ=None) -> list[str]:
+    """The models `INFERX_MODELS` names (files separated by os.pathsep), added to the catalog."""
+    raw = (os.environ if environ is None else environ).get(ENV, "")
+    paths = [p for p in raw.split(os.pathsep) if p.strip()]
+    try:
+        return add_model_configs(paths)
+    except ModelConfigError as err:
+        raise ModelConfigError(f"{ENV}: {err}") from None

@@ -1,0 +1,200 @@
+"""Your own model from its Hugging Face config.json: the parameter count, the catalog, the CLI and the page.
+
+The configs in tests/fixtures/model_configs carry the published config.json fields the reader uses (the
+catalog's comments cite the same numbers)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import app  # noqa: F401 (pages register themselves on the app)
+from inferx import cli
+from inferx import figure_registry as registry
+from inferx.model_config import (
+    MAX_CONFIG_BYTES,
+    ModelConfigError,
+    add_model_configs,
+    add_models_from_env,
+    read_model_config,
+    spec_from_config,
+)
+from inferx.models import MODELS, kv_bytes_per_token
+from inferx.scenario import Scenario
+from pages import home
+from pages._ids import control_id
+
+CONFIGS = Path(__file__).parent / "fixtures" / "model_configs"
+MIXTRAL = CONFIGS / "Mixtral-8x7B-v0.1" / "config.json"
+MISTRAL = CONFIGS / "Mistral-7B-v0.1" / "config.json"
+CATALOG = {  # fixture folder → the catalog entry built from the same published config
+    "DeepSeek-R1": "deepseek-r1",
+    "Kimi-K2-Instruct": "kimi-k2",
+    "Qwen3-235B-A22B": "qwen3-235b-a22b",
+    "gpt-oss-120b": "gpt-oss-120b",
+    "Llama-3.3-70B-Instruct": "llama-3.3-70b",
+    "Llama-3.1-405B": "llama-3.1-405b",
+    "Meta-Llama-3-8B": "llama-3-8b",
+    "Llama-2-13b-hf": "llama-2-13b",
+}
+SHAPE = ("attention", "n_layers", "d_model", "n_q_heads", "d_head", "n_kv_heads", "kv_lora_rank", "d_rope")
+SHAPE += ("sliding_window", "window_layers", "n_routed_experts", "experts_per_token", "n_shared_experts")
+SHAPE += ("n_dense_layers", "expert_params", "vocab_size")
+
+
+@pytest.fixture
+def catalog():
+    """The model catalog, put back as it was after the test (added models would leak into later tests)."""
+    kept = dict(MODELS)
+    yield MODELS
+    MODELS.clear()
+    MODELS.update(kept)
+
+
+def config(folder: str) -> dict:
+    return json.loads((CONFIGS / folder / "config.json").read_text())
+
+
+@pytest.mark.parametrize(("folder", "key"), CATALOG.items())
+def test_a_catalog_models_config_gives_its_entry(folder, key):
+    spec, entry = spec_from_config(config(folder), folder), MODELS[key]
+    assert {f: getattr(spec, f) for f in SHAPE} == {f: getattr(entry, f) for f in SHAPE}
+    assert kv_bytes_per_token(spec, 1.0) == kv_bytes_per_token(entry, 1.0)
+    # The catalog's totals are the configs' sums or the model cards' rounded figures.
+    assert spec.p_total == pytest.approx(entry.p_total, rel=2e-3)
+    if entry.is_moe:  # the cards' active counts, rounded (gpt-oss's to 5.13e9, the reader's 5.128e9)
+        assert spec.p_active == pytest.approx(entry.p_active, rel=0.025)
+    else:  # a dense model reads all but its input embedding (a lookup) per token; the catalog counts it
+        assert spec.p_active == spec.p_total - spec.vocab_size * spec.d_model
+
+
+def test_mixtral_counts_by_hand():
+    spec = spec_from_config(config("Mixtral-8x7B-v0.1"), "Mixtral-8x7B-v0.1")
+    d, layers, vocab, expert = 4096, 32, 32_000, 3 * 4096 * 14_336
+    attention = 2 * d * 32 * 128 + 2 * d * 8 * 128  # q and o; k and v for 8 KV heads
+    per_layer = attention + 8 * expert + d * 8 + 2 * d  # eight experts, the router, two norms
+    total = 2 * vocab * d + layers * per_layer + d  # embedding and output matrix (untied), final norm
+    assert spec.p_total == total == pytest.approx(46.70e9, rel=1e-3)  # Mistral's "46.7B"
+    assert spec.p_active == total - layers * 6 * expert - vocab * d  # 2 of 8 experts; no embedding table
+    assert spec.p_active == pytest.approx(12.75e9, rel=1e-3)  # Mistral quotes 12.9B with the embeddings
+    assert (spec.attention, spec.n_kv_heads, spec.experts_per_token, spec.n_dense_layers) == ("gqa", 8, 2, 0)
+
+
+def test_a_sliding_window_on_every_layer_caps_the_kv_cache():
+    spec = spec_from_config(config("Mistral-7B-v0.1"), "Mistral-7B-v0.1")
+    assert spec.sliding_window == 4096 and spec.window_layers == tuple(range(32))
+    full = kv_bytes_per_token(spec, 1.0)  # 32 layers · 2 · 8 heads · 128 = 65,536 B per token at FP8
+    assert full == 65_536
+    assert kv_bytes_per_token(spec, 1.0, 4096) == full
+    assert kv_bytes_per_token(spec, 1.0, 32_768) == full * 4096 / 32_768
+    # A window as long as the model's context, or one switched off, windows nothing.
+    qwen = spec_from_config({**config("Qwen3-235B-A22B"), "sliding_window": 40_960}, "q")
+    assert qwen.window_layers == ()
+    off = spec_from_config({**config("Mistral-7B-v0.1"), "use_sliding_window": False}, "m")
+    assert off.window_layers == ()
+
+
+def test_a_multimodal_config_is_read_by_its_language_model():
+    nested = {"model_type": "llava", "text_config": config("Meta-Llama-3-8B"), "vision_config": {"hidden_size": 1}}
+    assert spec_from_config(nested, "x") == spec_from_config(config("Meta-Llama-3-8B"), "x")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"num_hidden_layers": None}, "no num_hidden_layers"),
+        ({"hidden_size": "big"}, "hidden_size = 'big': expected a whole number"),
+        ({"num_attention_heads": True}, "num_attention_heads = True"),
+        ({"vocab_size": 0}, "must be > 0"),
+        ({"num_key_value_heads": 5}, "GQA needs fewer KV heads than query heads, dividing them"),
+        ({"num_local_experts": 8, "num_experts_per_tok": 9}, "experts per token must be in 1…8"),
+        ({"model_type": "gpt2"}, "model_type 'gpt2': only decoders with gated MLPs"),
+    ],
+)
+def test_a_config_that_is_not_a_model_says_which_field(change, message):
+    broken = {k: v for k, v in {**config("Meta-Llama-3-8B"), **change}.items() if v is not None}
+    with pytest.raises(ModelConfigError, match=message):
+        spec_from_config(broken, "x")
+
+
+def test_a_file_that_is_not_a_config_names_the_file(tmp_path):
+    cases = {
+        "missing.json": (None, "cannot read it"),
+        "garbage.json": (b"{'a':", "not JSON"),
+        "latin1.json": ('{"x": "é"}'.encode("latin-1"), "not UTF-8"),
+        "list.json": (b"[1, 2]", "expected a JSON object"),
+        "huge.json": (b" " * (MAX_CONFIG_BYTES + 1), "not a config.json"),
+    }
+    for name, (body, message) in cases.items():
+        path = tmp_path / name
+        if body is not None:
+            path.write_bytes(body)
+        with pytest.raises(ModelConfigError, match=message) as err:
+            read_model_config(path)
+        assert str(err.value).startswith(f"{path}: "), err.value
+
+
+def test_a_config_joins_the_catalog_under_its_name(catalog, tmp_path):
+    assert read_model_config(MIXTRAL)[0] == "mixtral-8x7b-v0.1"  # from its folder: the file is config.json
+    named = tmp_path / "mine.json"
+    named.write_text(json.dumps({**config("Mistral-7B-v0.1"), "_name_or_path": "/models/acme/Acme Chat 7B/"}))
+    assert add_model_configs([MIXTRAL, named, MIXTRAL]) == ["mixtral-8x7b-v0.1", "acme-chat-7b", "mixtral-8x7b-v0.1"]
+    assert catalog["acme-chat-7b"].name == "Acme Chat 7B"
+    # A key means one model: a different model under a catalog name is refused, the catalog left as it was.
+    clash = tmp_path / "clash.json"
+    clash.write_text(json.dumps({**config("DeepSeek-R1"), "_name_or_path": "deepseek-ai/DeepSeek-R1"}))
+    before = dict(catalog)
+    with pytest.raises(ModelConfigError, match="already has a model called 'deepseek-r1'"):
+        add_model_configs([clash])
+    assert catalog == before
+
+
+def test_inferx_models_adds_every_file_it_names(catalog):
+    env = {"INFERX_MODELS": f"{MIXTRAL}{os.pathsep}{MISTRAL}{os.pathsep}"}
+    assert add_models_from_env(env) == ["mixtral-8x7b-v0.1", "mistral-7b-v0.1"]
+    assert add_models_from_env({}) == []
+    with pytest.raises(ModelConfigError, match=r"^INFERX_MODELS: /nowhere/config.json: cannot read it"):
+        add_models_from_env({"INFERX_MODELS": "/nowhere/config.json"})
+
+
+def test_the_cli_serves_a_model_from_its_config(catalog, capsys):
+    assert cli.main(["point", "--model-config", str(MIXTRAL), "--gpu", "h100", "--gpus", "2", "--batch", "16"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    # 32 layers · 2 · 8 KV heads · 128 dims at FP8: 65,536 bytes per token of context.
+    assert record["kappa_bytes_per_token"] == 65_536 and record["throughput_tok_s"] > 0
+    mixtral = Scenario.from_params(model="mixtral-8x7b-v0.1", gpu="h100", gpus=2)
+    assert record["b_max"] == mixtral.b_max
+    # --model still chooses: the config's model joins the catalog beside it.
+    assert cli.main(["point", "--model-config", str(MISTRAL), "--model", "llama-3-8b", "--batch", "4"]) == 0
+    assert json.loads(capsys.readouterr().out)["kappa_bytes_per_token"] == 131_072 / 2  # Llama-3-8B at FP8
+    assert cli.main(["models", "--format", "json", "--model-config", str(MISTRAL)]) == 0
+    listed = {r["key"]: r for r in json.loads(capsys.readouterr().out)}
+    assert listed["mistral-7b-v0.1"]["sliding_window"] == 4096 and "deepseek-r1" in listed
+
+
+def test_the_cli_refuses_a_bad_config_in_one_line(catalog, capsys, tmp_path, monkeypatch):
+    bad = tmp_path / "config.json"
+    bad.write_text("{}")
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["point", "--model-config", str(bad)])
+    assert stop.value.code == 2
+    why = f"{bad}: no hidden_size: a config.json of a decoder gives it"
+    assert capsys.readouterr().err.strip().splitlines()[-1] == f"inferx point: error: {why}"
+    monkeypatch.setenv("INFERX_MODELS", str(bad))
+    assert cli.main(["models"]) == 2
+    assert capsys.readouterr().err == f"inferx: INFERX_MODELS: {why}\n"
+
+
+def test_the_page_offers_and_draws_an_added_model(catalog):
+    (key,) = add_model_configs([MIXTRAL])
+    page = home.layout(model=key, gpu="h100", gpus="2")
+    menu = next(c for c in page._traverse() if getattr(c, "id", None) == control_id("model"))
+    assert menu.value == key and {"label": "Mixtral-8x7B-v0.1", "value": key} in menu.options
+    scn = Scenario.from_params(model=key, gpu="h100", gpus=2)
+    for name, fig in registry.build(scn, batch=16).items():
+        values = [v for t in fig["data"] for k in ("x", "y") for v in (t.get(k) or ()) if not isinstance(v, str)]
+        assert values and np.isfinite(np.array(values, dtype=float)).all(), name
