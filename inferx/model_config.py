@@ -24,6 +24,7 @@ from .models import MODELS, ModelSpec
 
 ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
+MAX_SIZE = 1 << 22  # any one size or count: 16× the largest vocabulary published, so only a typo passes it
 # Decoders whose MLP has two matrices (up, down) rather than three: their configs also name sizes differently,
 # so they are refused by name rather than counted wrong.
 UNGATED = ("gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode", "mpt", "starcoder2")
@@ -40,8 +41,10 @@ def _int(cfg: dict, *names: str, default: int | None = None) -> int:
         value = cfg.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value) or value < 0:
-            raise ModelConfigError(f"{name} = {value!r}: expected a whole number ≥ 0")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_SIZE:
+            raise ModelConfigError(f"{name} = {value!r}: expected a whole number from 0 to {MAX_SIZE:,}")
+        if value != int(value):
+            raise ModelConfigError(f"{name} = {value!r}: expected a whole number from 0 to {MAX_SIZE:,}")
         return int(value)
     if default is None:
         raise ModelConfigError(f"no {' or '.join(names)}: a config.json of a decoder gives it")
