@@ -1,0 +1,51 @@
+"""A model from a config.json, served: INFERX_MODELS on gunicorn, the page, its embed and a redraw in Chromium."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from browser_checks import element, figure_data, press_slider, wait_figure_change, wait_js
+from conftest import Server, severe_console_errors
+from selenium.webdriver.common.keys import Keys
+from test_model_config import MIXTRAL, catalog  # noqa: F401 (the fixture puts the catalog back)
+
+from inferx import figure_registry as registry
+from inferx.model_config import add_model_configs
+from inferx.scenario import Scenario
+from pages._ids import control_id
+
+pytestmark = pytest.mark.browser
+
+QUERY = "model=mixtral-8x7b-v0.1&gpu=h100&gpus=2"
+
+
+@pytest.fixture(scope="module")
+def with_mixtral():
+    srv = Server(env={"INFERX_MODELS": str(MIXTRAL)})
+    yield srv
+    srv.stop()
+
+
+def trace_names(data: str) -> list[str]:
+    return [name for name, _, _ in json.loads(data)]
+
+
+def test_a_model_from_inferx_models_is_drawn_and_redrawn(with_mixtral, browser, catalog):  # noqa: F811
+    (key,) = add_model_configs([MIXTRAL])  # the same model in this process, for the numbers to expect
+    expected = registry.build(Scenario.from_params(model=key, gpu="h100", gpus=2), ["fig2"])["fig2"]
+
+    browser.get(with_mixtral.url + "embed/fig2?" + QUERY)
+    drawn = figure_data(browser, 2)
+    assert trace_names(drawn) == [t.get("name") for t in expected["data"]]  # its B_max in the legend
+    line = element(browser, "#embed-scenario").text
+    assert "2×H100 SXM" in line and "Mixtral-8x7B-v0.1" in line, line
+
+    browser.get(with_mixtral.url + "?" + QUERY)
+    before = figure_data(browser, 2)
+    menu = element(browser, f"#{control_id('model')}")
+    wait_js(browser, "return arguments[0].textContent.includes('Mixtral-8x7B-v0.1')", what="the menu", args=(menu,))
+    press_slider(browser, control_id("ctx"), Keys.ARROW_RIGHT)  # a redraw: the worker checks the model's key
+    wait_figure_change(browser, 2, before)
+    assert not browser.find_elements("id", "runtime-notice")  # the alert is drawn only when it has something to say
+    assert severe_console_errors(browser) == []
