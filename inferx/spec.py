@@ -179,7 +179,8 @@ def fig_spec_k(scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, k_m
     # Above the line at the short drafts, on two lines (narrow): a verify pass costs about one plain step, so
     # there every curve is below the line (under it, the label met the lowest-acceptance curve on a phone).
     _hline(layout, 1e3 * base, "#000000", f"no speculation:<br>{1e3 * base:.3g} ms at B = {B:,}", "left")
-    layout["annotations"][-1]["align"] = "left"
+    # On a backing, as other labels inside a plot: a pinned A's curves can pass behind it on a narrow graph.
+    layout["annotations"][-1].update(align="left", bgcolor="rgba(255,255,255,0.85)")
     return {"data": data, "layout": layout}
 
 

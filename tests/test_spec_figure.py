@@ -78,6 +78,8 @@ def test_speculation_figures(h200):
     for t, alpha in zip(fig["data"][:4], spec.ALPHAS, strict=True):
         accepted = (1 - alpha ** (np.arange(1, 17) + 1)) / (1 - alpha)
         assert np.all(np.array(t["y"]) > floor / accepted)
+    (label,) = [a for a in fig["layout"]["annotations"] if a["text"].startswith("no speculation")]
+    assert label["text"] == "no speculation:<br>2.19 ms at B = 1" and label["bgcolor"]  # legible over a crossing curve
     fig = spec.fig_spec_batch(h200)
     curves = [t for t in fig["data"] if t["mode"] == "lines"]
     ends = [t for t in fig["data"] if t["mode"] == "markers+text"]
