@@ -14,9 +14,13 @@ out, as the catalog's entries leave them out.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import functools
 import json
 import os
 import re
+import zlib
 from pathlib import Path
 
 from .deploy import ConfigError
@@ -28,6 +32,22 @@ MAX_SIZE = 1 << 22  # any one size or count: 16× the largest vocabulary publish
 # Decoders whose MLP has two matrices (up, down) rather than three: their configs also name sizes differently,
 # so they are refused by name rather than counted wrong.
 UNGATED = ("gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode", "mpt", "starcoder2")
+
+
+# Every field the reader looks at, in a fixed order: a model's key carries their values by position (format 1).
+READ_FIELDS = (
+    "model_type", "hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size", "head_dim",
+    "num_key_value_heads", "attention_bias", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+    "q_lora_rank", "intermediate_size", "intermediate_size_mlp", "n_routed_experts", "num_experts",
+    "num_local_experts", "num_experts_per_tok", "experts_per_token", "moe_topk", "moe_intermediate_size",
+    "n_shared_experts", "num_shared_experts", "shared_expert_intermediate_size", "first_k_dense_replace",
+    "moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers", "sliding_window",
+    "max_position_embeddings", "layer_types", "use_sliding_window", "tie_word_embeddings",
+)  # fmt: skip
+KEY_MARK = "~"  # between a key's readable name and its payload; catalog keys never hold it
+KEY_FORMAT = "1"
+MAX_KEY_CHARS = 1500  # the largest published configs' keys are under 500 characters
+MAX_PAYLOAD_BYTES = 1 << 16  # what a key's payload may inflate to: a bound on a hostile address's cost
 
 
 class ModelConfigError(ConfigError):
@@ -196,6 +216,60 @@ def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
         raise ModelConfigError(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
     except UnicodeDecodeError:
         raise ModelConfigError(f"{path}: not UTF-8 text, so not a config.json") from None
+
+
+def config_key(config: dict, name: str) -> str:
+    """A key that carries the model itself: its readable name, then the fields the reader uses, compressed in
+    lower-case base32 (choices are matched in lower case). Any server rebuilds the model from the key alone, so
+    a page's address, an embed or `inferx point --model` can hold a model no catalog lists."""
+    spec_from_config(config, name)  # refuse here what the key could not be read back as
+    cfg = _language_model(config)
+    values = [cfg.get(field) for field in READ_FIELDS]
+    while values and values[-1] is None:
+        values.pop()
+    raw = json.dumps([name, *values], separators=(",", ":"), ensure_ascii=False).encode()
+    payload = base64.b32encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=").lower()
+    return f"{catalog_key(name)[:40] or 'model'}{KEY_MARK}{KEY_FORMAT}{payload}"
+
+
+@functools.lru_cache(maxsize=128)  # one object per key while it is in use (scenarios of one model share it)
+def spec_from_key(key: str) -> ModelSpec:
+    """The model a `config_key` carries; ModelConfigError if the key is not one (damaged, or from elsewhere)."""
+    _, mark, body = key.partition(KEY_MARK)
+    if not mark or len(key) > MAX_KEY_CHARS or not body.startswith(KEY_FORMAT):
+        raise ModelConfigError(f"not of the form name{KEY_MARK}{KEY_FORMAT}… that a config.json's model has")
+    try:
+        packed = base64.b32decode(body[1:].upper() + "=" * (-len(body[1:]) % 8))
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(packed, MAX_PAYLOAD_BYTES)
+        if inflate.unconsumed_tail or not inflate.eof:
+            raise ValueError("payload too long or cut short")
+        name, *values = json.loads(raw)
+    except (binascii.Error, zlib.error, ValueError, TypeError) as err:
+        raise ModelConfigError(f"damaged ({err})") from None
+    if not isinstance(name, str) or len(values) > len(READ_FIELDS):
+        raise ModelConfigError("damaged (not a name and its fields)")
+    config = {f: v for f, v in zip(READ_FIELDS, values, strict=False) if v is not None}
+    return spec_from_config(config, name[:200])
+
+
+def model_from_upload(contents, filename) -> tuple[str, ModelSpec]:
+    """(key, spec) of a config.json a browser sent (a dcc.Upload data URL); the key carries the model."""
+    if not isinstance(contents, str) or not contents.startswith("data:") or "," not in contents:
+        raise ModelConfigError("not a file upload")
+    data = contents.split(",", 1)[1]
+    if len(data) * 3 // 4 > MAX_CONFIG_BYTES:
+        raise ModelConfigError(f"larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config.json")
+    try:
+        config = json.loads(base64.b64decode(data, validate=True).decode("utf-8"))
+    except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
+        raise ModelConfigError(f"not a JSON file ({err})") from None
+    name = model_name(config, Path(filename if isinstance(filename, str) else "config.json"))
+    if name == "config":  # a bare config.json without `_name_or_path`: named by its kind and size instead
+        size = spec_from_config(config, name).p_total / 1e9
+        name = f"{_language_model(config).get('model_type') or 'model'} {size:.3g}B"
+    key = config_key(config, name)
+    return key, spec_from_key(key)
 
 
 def add_model_configs(paths) -> list[str]:

@@ -271,16 +271,56 @@ LLAMA2_13B = ModelSpec(
     source=HF.format("meta-llama/Llama-2-13b-hf"),
 )
 
-MODELS: dict[str, ModelSpec] = {
-    "deepseek-r1": DEEPSEEK_R1,
-    "kimi-k2": KIMI_K2,
-    "qwen3-235b-a22b": QWEN3_235B,
-    "gpt-oss-120b": GPT_OSS_120B,
-    "llama-3.3-70b": LLAMA33_70B,
-    "llama-3.1-405b": LLAMA31_405B,
-    "llama-3-8b": LLAMA3_8B,
-    "llama-2-13b": LLAMA2_13B,
-}
+
+class Catalog(dict):
+    """The catalog's models by key, and beside them any model whose key carries it (`model_config.config_key`):
+    looked up and checked like a catalog key, never listed, so one user's model does not appear in another's
+    menus."""
+
+    def __missing__(self, key):
+        from .model_config import KEY_MARK, ModelConfigError, spec_from_key  # it reads this module's specs
+
+        if not isinstance(key, str) or KEY_MARK not in key:
+            raise KeyError(key)
+        try:
+            return spec_from_key(key)
+        except ModelConfigError:
+            raise KeyError(key) from None
+
+    def __contains__(self, key) -> bool:
+        return self.get(key) is not None
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def refusal(self, key: str) -> str | None:
+        """Why a key that looks like a model's own is refused (None for any other key: it is just not listed)."""
+        from .model_config import KEY_MARK, ModelConfigError, spec_from_key
+
+        if KEY_MARK not in key:
+            return None
+        try:
+            spec_from_key(key)
+        except ModelConfigError as err:
+            return f"is not a readable model key: {err}"
+        return None
+
+
+MODELS: Catalog[str, ModelSpec] = Catalog(
+    {
+        "deepseek-r1": DEEPSEEK_R1,
+        "kimi-k2": KIMI_K2,
+        "qwen3-235b-a22b": QWEN3_235B,
+        "gpt-oss-120b": GPT_OSS_120B,
+        "llama-3.3-70b": LLAMA33_70B,
+        "llama-3.1-405b": LLAMA31_405B,
+        "llama-3-8b": LLAMA3_8B,
+        "llama-2-13b": LLAMA2_13B,
+    }
+)
 
 
 # The `model` of InferenceX's API rows is its database key, not the display name the API is asked for

@@ -524,7 +524,8 @@ def check_value(name: str, p: Param, value):
     if p.kind == "choice":
         text = value.strip().lower() if isinstance(value, str) else None
         if text not in p.options:
-            raise InvalidParameter(name, f"must be {domain(p)}", value)
+            refusal = getattr(p.options, "refusal", None)  # the model catalog explains a damaged model key
+            raise InvalidParameter(name, (refusal and refusal(text)) or f"must be {domain(p)}", value)
         return text
     number = as_number(value)
     # NaN fails every comparison, and ±inf lies outside every domain.

@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import logging
 
-from dash import ALL, Input, Output, State, callback, clientside_callback
+from dash import ALL, Input, Output, State, callback, clientside_callback, no_update
 
 from inferx import figure_registry as registry
+from inferx.model_config import ModelConfigError, model_from_upload
 from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
 from pages._cards import INTERNAL_ERROR
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
     CALIBRATION_INPUTS,
     CALIBRATION_LINE_ID,
+    MODEL_NOTE_ID,
+    MODEL_UPLOAD_ID,
     calibration_line,
+    choice_options,
     machine_controls,
+    model_summary,
     preset_controls,
     reset_id,
     resettable,
@@ -80,6 +85,25 @@ def calibration_basis(*values):
         return calibration_line(dict(zip(CALIBRATION_INPUTS, values, strict=True)))
     except InvalidParameter as err:
         return f"Calibration: {err}"
+
+
+@callback(
+    Output(control_id("model"), "options"),
+    Output(control_id("model"), "value"),
+    Output(MODEL_NOTE_ID, "children"),
+    Input(MODEL_UPLOAD_ID, "contents"),
+    State(MODEL_UPLOAD_ID, "filename"),
+    prevent_initial_call=True,
+)
+def choose_uploaded_model(contents, filename):
+    """A config.json chosen in the browser selects its model, by a key that carries it (so the address, a pinned
+    A and every redraw hold the model; the server keeps nothing). Any other file leaves the model as it was."""
+    try:
+        key, spec = model_from_upload(contents, filename)
+    except ModelConfigError as err:
+        shown = filename[:80] if isinstance(filename, str) else "the file"
+        return no_update, no_update, f"Could not read {shown}: {err}"
+    return choice_options("model", key), key, model_summary(spec)
 
 
 def redraw_figures(request, ids) -> dict:

@@ -9,6 +9,8 @@ from dash import dcc, get_relative_path, html
 
 from inferx.figure_registry import FIGURES
 from inferx.hardware import GPUS
+from inferx.model_config import MAX_CONFIG_BYTES
+from inferx.models import ModelSpec, kv_bytes_per_token
 from inferx.presets import HARDWARE
 from inferx.scenario import (
     BATCH,
@@ -102,16 +104,54 @@ def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float) ->
     return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()})
 
 
-def _options(p: Param) -> list[dict]:
-    return [{"label": p.label_of(key), "value": key} for key in p.choices]
+def choice_options(name: str, value=None) -> list[dict]:
+    """A choice's menu: its listed values, and `value` where it is one the choice takes without listing it (a
+    model from a config.json, which its key carries)."""
+    p = PARAMS[name]
+    options = [{"label": p.label_of(key), "value": key} for key in p.choices]
+    if value is not None and value not in p.choices and value in p.options:
+        options.append({"label": f"{p.label_of(value)} (config.json)", "value": value})
+    return options
+
+
+MODEL_UPLOAD_ID = "model-upload"
+MODEL_NOTE_ID = "model-upload-note"
+
+
+def model_upload() -> html.Div:
+    """The drop zone under the model menu (pages/_callbacks.choose_uploaded_model reads it), and the line that
+    says what was read."""
+    return html.Div(
+        [
+            dcc.Upload(
+                html.Div(["Your model: drop or ", html.A("choose", href="#"), " its config.json"]),
+                id=MODEL_UPLOAD_ID,
+                accept=".json,application/json",
+                max_size=MAX_CONFIG_BYTES,
+                multiple=False,
+                className="file-drop",
+            ),
+            html.Div(id=MODEL_NOTE_ID, className="unit file-drop-note", role="status"),
+        ]
+    )
+
+
+def model_summary(spec: ModelSpec) -> str:
+    """What the page read from a config.json, in the units the controls use."""
+    kind = f"{spec.experts_per_token} of {spec.n_routed_experts} experts a token" if spec.is_moe else "dense"
+    return (
+        f"{spec.name}: {spec.p_total / 1e9:,.3g} B parameters, {spec.p_active / 1e9:,.3g} B read per token "
+        f"({kind}), {kv_bytes_per_token(spec, 1.0):,.0f} B of KV cache per token at FP8. "
+        "The address now carries it: copy the link to share it."
+    )
 
 
 def _widget(name: str, p: Param, value):
     cid = control_id(name)
     if p.kind == "choice" and p.radio:
-        return dcc.RadioItems(id=cid, options=_options(p), value=value, inline=True, className="radio-row")
+        return dcc.RadioItems(id=cid, options=choice_options(name), value=value, inline=True, className="radio-row")
     if p.kind == "choice":
-        return dcc.Dropdown(id=cid, options=_options(p), value=value, clearable=False, searchable=False)
+        return dcc.Dropdown(id=cid, options=choice_options(name, value), value=value, clearable=False, searchable=False)
     if p.kind == "pow2":
         options = [{"label": str(2**i), "value": 2**i} for i in range(int(math.log2(p.high)) + 1)]
         return dcc.RadioItems(id=cid, options=options, value=value, inline=True, className="radio-row")
@@ -170,7 +210,10 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
         names = [name for name, p in shown.items() if p.group == group]
         if names:
             body.append(html.H2(group, className="ctl-group"))
-            body.extend(control(n, values[n]) for n in names)
+            for n in names:
+                body.append(control(n, values[n]))
+                if n == "model":  # a model of one's own, right under the menu it joins
+                    body.append(model_upload())
     hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))

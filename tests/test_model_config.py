@@ -5,28 +5,39 @@ catalog's comments cite the same numbers)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from dash import no_update
 
 import app  # noqa: F401 (pages register themselves on the app)
 from inferx import cli
 from inferx import figure_registry as registry
 from inferx.model_config import (
     MAX_CONFIG_BYTES,
+    MAX_PAYLOAD_BYTES,
     ModelConfigError,
     add_model_configs,
     add_models_from_env,
+    catalog_key,
+    config_key,
+    model_from_upload,
     read_model_config,
     spec_from_config,
+    spec_from_key,
 )
 from inferx.models import MODELS, kv_bytes_per_token
-from inferx.scenario import Scenario
+from inferx.scenario import InvalidParameter, Scenario, check_param
 from pages import home
+from pages._callbacks import choose_uploaded_model
 from pages._ids import control_id
+from pages._url import parse_pinned
 
 CONFIGS = Path(__file__).parent / "fixtures" / "model_configs"
 MIXTRAL = CONFIGS / "Mixtral-8x7B-v0.1" / "config.json"
@@ -201,3 +212,87 @@ def test_the_page_offers_and_draws_an_added_model(catalog):
     for name, fig in registry.build(scn, batch=16).items():
         values = [v for t in fig["data"] for k in ("x", "y") for v in (t.get(k) or ()) if not isinstance(v, str)]
         assert values and np.isfinite(np.array(values, dtype=float)).all(), name
+
+
+# --- A model carried by its key: the browser's upload, a shared address, the CLI ------------------------------
+
+
+def data_url(body: bytes) -> str:
+    return "data:application/json;base64," + base64.b64encode(body).decode()
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in CONFIGS.iterdir()))
+def test_a_models_key_carries_it(folder):
+    cfg = config(folder)
+    key = config_key(cfg, folder)
+    assert spec_from_key(key) == spec_from_config(cfg, folder)
+    assert key == key.lower() and key.startswith(catalog_key(folder)[:40] + "~1") and len(key) < 500
+    assert key in MODELS and MODELS[key] is spec_from_key(key) and key not in list(MODELS)  # checked, never listed
+    assert Scenario.from_params(model=key).model == spec_from_config(cfg, folder)
+
+
+def test_a_damaged_or_hostile_key_is_refused_in_words():
+    key = config_key(config("Mixtral-8x7B-v0.1"), "Mixtral-8x7B-v0.1")
+    bomb = base64.b32encode(zlib.compress(b"[" + b" " * (MAX_PAYLOAD_BYTES + 10) + b'"x"]')).decode().lower()
+    as_dict = base64.b32encode(zlib.compress(json.dumps({"name": "x"}).encode())).decode().lower()
+    cases = {
+        key[:-4] + "aaaa": "damaged",
+        key[:70]: "damaged",
+        "x~2" + key.split("~1", 1)[1]: "not of the form name~1",
+        "x~1" + "a" * 2000: "not of the form name~1",
+        "x~1" + bomb.rstrip("="): "damaged (payload too long or cut short)",
+        "x~1" + as_dict.rstrip("="): "no hidden_size",
+    }
+    for bad, why in cases.items():
+        assert bad not in MODELS and MODELS.get(bad) is None
+        with pytest.raises(InvalidParameter, match=re.escape(why)) as err:
+            check_param("model", bad)
+        assert "is not a readable model key" in str(err.value)
+    with pytest.raises(InvalidParameter, match="must be one of deepseek-r1"):
+        check_param("model", "gpt-5")
+
+
+def test_an_upload_selects_the_model_its_key_carries():
+    body = (CONFIGS / "Mixtral-8x7B-v0.1" / "config.json").read_bytes()
+    key, spec = model_from_upload(data_url(body), "config.json")
+    assert spec.name == "mixtral 46.7B"  # a bare config.json: named by its kind and size
+    assert spec == spec_from_config(json.loads(body), "mixtral 46.7B") and spec_from_key(key) == spec
+    named = json.dumps({**json.loads(body), "_name_or_path": "mistralai/Mixtral-8x7B-v0.1"}).encode()
+    assert model_from_upload(data_url(named), "config.json")[1].name == "Mixtral-8x7B-v0.1"
+    assert model_from_upload(data_url(body), "mixtral.json")[1].name == "mixtral"
+    bad = {
+        "not a file upload": ("config.json", None),
+        "not a JSON file": ("data:application/json;base64,@@@", None),
+        "larger than 1 MiB": (data_url(b" " * (MAX_CONFIG_BYTES + 100)), None),
+        "no hidden_size": (data_url(b'{"vocab_size": 5}'), None),
+    }
+    for why, (contents, _) in bad.items():
+        with pytest.raises(ModelConfigError, match=why):
+            model_from_upload(contents, "config.json")
+
+
+def test_the_page_offers_the_model_its_address_carries_and_no_other(catalog):
+    key = config_key(config("Mixtral-8x7B-v0.1"), "Mixtral-8x7B-v0.1")
+    page = home.layout(model=key, gpu="h100", gpus="2")
+    menu = next(c for c in page._traverse() if getattr(c, "id", None) == control_id("model"))
+    assert menu.value == key and menu.options[-1] == {"label": "Mixtral-8x7B-v0.1 (config.json)", "value": key}
+    others = next(c for c in home.layout()._traverse() if getattr(c, "id", None) == control_id("model"))
+    assert [o["value"] for o in others.options] == list(MODELS)  # one user's model is not in another's menu
+    # A pinned A may be such a model too.
+    assert parse_pinned(f"model:{key},gpu:h100") == ({"model": key, "gpu": "h100"}, [])
+
+
+def test_the_upload_callback_selects_the_model_or_says_why_not():
+    body = (CONFIGS / "Mistral-7B-v0.1" / "config.json").read_bytes()
+    options, value, note = choose_uploaded_model(data_url(body), "mistral.json")
+    assert options[-1]["value"] == value and spec_from_key(value).sliding_window == 4096
+    assert note.startswith("mistral: 7.24 B parameters, 7.11 B read per token (dense), 65,536 B of KV cache")
+    options, value, note = choose_uploaded_model(data_url(b"{}"), "x.json")
+    assert options is no_update and value is no_update
+    assert note == "Could not read x.json: no hidden_size: a config.json of a decoder gives it"
+
+
+def test_the_cli_takes_a_models_key(capsys):
+    key = config_key(config("Mixtral-8x7B-v0.1"), "Mixtral-8x7B-v0.1")
+    assert cli.main(["point", "--model", key, "--gpu", "h100", "--gpus", "2", "--batch", "16"]) == 0
+    assert json.loads(capsys.readouterr().out)["b_max"] == Scenario.from_params(model=key, gpu="h100", gpus=2).b_max

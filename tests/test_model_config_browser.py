@@ -11,7 +11,7 @@ from selenium.webdriver.common.keys import Keys
 from test_model_config import MIXTRAL, catalog  # noqa: F401 (the fixture puts the catalog back)
 
 from inferx import figure_registry as registry
-from inferx.model_config import add_model_configs
+from inferx.model_config import add_model_configs, config_key
 from inferx.scenario import Scenario
 from pages._ids import control_id
 
@@ -48,4 +48,31 @@ def test_a_model_from_inferx_models_is_drawn_and_redrawn(with_mixtral, browser, 
     press_slider(browser, control_id("ctx"), Keys.ARROW_RIGHT)  # a redraw: the worker checks the model's key
     wait_figure_change(browser, 2, before)
     assert not browser.find_elements("id", "runtime-notice")  # the alert is drawn only when it has something to say
+    assert severe_console_errors(browser) == []
+
+
+def test_a_config_json_chosen_in_the_browser_becomes_the_model(server, browser, tmp_path):
+    browser.get(server.url)
+    before = figure_data(browser, 2)
+    upload = element(browser, "#model-upload input[type=file]")
+    upload.send_keys(str(MIXTRAL))  # what choosing the file in the dialog does
+    after = wait_figure_change(browser, 2, before)
+    key = config_key(json.loads(MIXTRAL.read_text()), "mixtral 46.7B")  # a bare config.json: kind and size
+    names = trace_names(after)
+    assert names == [t.get("name") for t in registry.build(Scenario.from_params(model=key), ["fig2"])["fig2"]["data"]]
+    note = element(browser, "#model-upload-note").text
+    assert note.startswith("mixtral 46.7B: 46.7 B parameters, 12.7 B read per token (2 of 8 experts a token)"), note
+    assert f"model={key}" in browser.current_url.replace("%7E", "~")
+    # The address holds the model: opened afresh (a colleague's browser), the page draws it again.
+    browser.get(browser.current_url)
+    assert trace_names(figure_data(browser, 2)) == names
+    menu = element(browser, f"#{control_id('model')}")
+    wait_js(browser, "return arguments[0].textContent.includes('mixtral 46.7B (config.json)')", args=(menu,))
+    # A JSON file that is not a model's config leaves the model alone and says why.
+    bad = tmp_path / "tokenizer_config.json"
+    bad.write_text('{"model_max_length": 4096}')
+    upload = element(browser, "#model-upload input[type=file]")
+    upload.send_keys(str(bad))
+    wait_js(browser, "return document.getElementById('model-upload-note').textContent.includes('Could not read')", 120)
+    assert trace_names(figure_data(browser, 2)) == names
     assert severe_console_errors(browser) == []
