@@ -277,15 +277,23 @@ class Catalog(dict):
     looked up and checked like a catalog key, never listed, so one user's model does not appear in another's
     menus."""
 
-    def __missing__(self, key):
-        from .model_config import KEY_MARK, ModelConfigError, spec_from_key  # it reads this module's specs
+    @staticmethod
+    def _carried(key) -> ModelSpec | None:
+        """The model a key carries; None for a key that does not look like one; ModelConfigError if damaged."""
+        from .model_config import KEY_MARK, spec_from_key  # it reads this module's specs
 
-        if not isinstance(key, str) or KEY_MARK not in key:
-            raise KeyError(key)
+        return spec_from_key(key) if isinstance(key, str) and KEY_MARK in key else None
+
+    def __missing__(self, key):
+        from .model_config import ModelConfigError
+
         try:
-            return spec_from_key(key)
+            spec = self._carried(key)
         except ModelConfigError:
-            raise KeyError(key) from None
+            spec = None
+        if spec is None:
+            raise KeyError(key)
+        return spec
 
     def __contains__(self, key) -> bool:
         return self.get(key) is not None
@@ -298,12 +306,10 @@ class Catalog(dict):
 
     def refusal(self, key: str) -> str | None:
         """Why a key that looks like a model's own is refused (None for any other key: it is just not listed)."""
-        from .model_config import KEY_MARK, ModelConfigError, spec_from_key
+        from .model_config import ModelConfigError
 
-        if KEY_MARK not in key:
-            return None
         try:
-            spec_from_key(key)
+            self._carried(key)
         except ModelConfigError as err:
             return f"is not a readable model key: {err}"
         return None
