@@ -12,11 +12,13 @@ import sys
 sys.modules.setdefault("IPython", None)
 
 from inferx.deploy import ConfigError, Settings  # noqa: E402
+from inferx.gpu_spec import add_gpus_from_env  # noqa: E402
 from inferx.model_config import add_models_from_env  # noqa: E402
 
 try:
     settings = Settings.from_env()
-    add_models_from_env()  # before the pages, whose model menus list the catalog
+    add_models_from_env()  # before the pages, whose model and GPU menus list the catalogs
+    add_gpus_from_env()
 except ConfigError as err:  # one line naming the variable, for `python app.py` and `gunicorn app:server` alike
     raise SystemExit(f"inferx: {err}") from None
 

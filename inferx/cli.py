@@ -12,7 +12,10 @@ import sys
 import numpy as np
 
 from .check import MISMATCH, ROWS, format_table
-from .model_config import ENV, ModelConfigError, add_model_configs, add_models_from_env
+from .deploy import ConfigError
+from .gpu_spec import ENV as GPU_ENV
+from .gpu_spec import add_gpu_specs, add_gpus_from_env
+from .model_config import ENV, add_model_configs, add_models_from_env
 from .scenario import (
     BATCH,
     PARAMS,
@@ -63,6 +66,18 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
         metavar = "{" + ",".join(p.choices) + "}" if p.kind == "choice" else name.upper()
         group.add_argument(f"--{name}", metavar=metavar, help=_option_help(p))
     _add_model_config_option(group)
+    _add_gpu_spec_option(group)
+
+
+def _add_gpu_spec_option(parser) -> None:
+    parser.add_argument(
+        "--gpu-spec",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help=f"a GPU's datasheet as JSON, in the fields of `inferx hardware --format json`: adds it to the catalog "
+        f"(as {GPU_ENV} does) and, unless --gpu names another, serves it; repeatable",
+    )
 
 
 def _add_model_config_option(parser) -> None:
@@ -227,6 +242,7 @@ GPU_COLUMNS = (
     ("ridge BF16 FLOP/B", _number("ridge_bf16_flop_per_byte", "{:,.0f}")),
     ("link GB/s/GPU", _number("link_gb_s_per_gpu", "{:,.0f}")),
     ("power W", _number("power_w", "{:,.0f}")),
+    ("$/GPU-h (assumed)", _number("usd_per_gpu_hour", "{:,.2f}")),
 )
 
 
@@ -239,10 +255,12 @@ def _add_catalog_commands(sub) -> None:
     for p in (models, hardware):
         p.add_argument("--format", choices=("table", "json"), default="table", help="a table, or JSON with every field")
     _add_model_config_option(models)
+    _add_gpu_spec_option(hardware)
 
 
 def _list_catalog(args: argparse.Namespace) -> int:
     """`inferx models` / `inferx hardware`: the catalogs as a table or JSON."""
+    from .economics import default_price as price_of
     from .hardware import GPUS, Machine, machine_record
     from .models import MODELS, model_record
 
@@ -253,7 +271,8 @@ def _list_catalog(args: argparse.Namespace) -> int:
             gpus = check_value("gpus", PARAMS["gpus"], args.gpus)
         except InvalidParameter as err:
             args.subparser.error(str(err))
-        records = [machine_record(k, Machine(g, gpus)) for k, g in GPUS.items()]
+        # The assumed price beside the datasheet, so that one GPU's record is a template for --gpu-spec.
+        records = [{**machine_record(k, Machine(g, gpus)), "usd_per_gpu_hour": price_of(k)} for k, g in GPUS.items()]
         columns = GPU_COLUMNS
     if args.format == "json":
         print(json.dumps(records))
@@ -265,7 +284,10 @@ def _list_catalog(args: argparse.Namespace) -> int:
     if args.command == "models":
         print("κ counts every layer; KV 8K caps windowed layers at their window. Sources: inferx models --format json")
     else:
-        print("Compute is dense (no 2:4 sparsity); sparse figures and sources: inferx hardware --format json")
+        print(
+            "Compute is dense (no 2:4 sparsity); sparse figures and sources: inferx hardware --format json. "
+            "Prices are assumed rental rates, not measured. Your own GPU: --gpu-spec FILE (one record of that JSON)."
+        )
     return 0
 
 
@@ -368,8 +390,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     try:
-        add_models_from_env()  # before the parser, whose --model lists the catalog
-    except ModelConfigError as err:
+        add_models_from_env()  # before the parser, whose --model and --gpu list the catalogs
+        add_gpus_from_env()
+    except ConfigError as err:
         print(f"inferx: {err}", file=sys.stderr)
         return 2
     parser = build_parser()
@@ -377,10 +400,17 @@ def _run(argv: list[str] | None) -> int:
     if getattr(args, "model_config", None):
         try:
             added = add_model_configs(args.model_config)
-        except ModelConfigError as err:
+        except ConfigError as err:
             args.subparser.error(str(err))
         if getattr(args, "model", "listed") is None:
             args.model = added[-1]
+    if getattr(args, "gpu_spec", None):
+        try:
+            added = add_gpu_specs(args.gpu_spec)
+        except ConfigError as err:
+            args.subparser.error(str(err))
+        if getattr(args, "gpu", "listed") is None:
+            args.gpu = added[-1]
     if args.command == "check":
         print(format_table(ROWS))
         return 1 if any(r.status == MISMATCH for r in ROWS) else 0

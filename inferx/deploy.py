@@ -21,6 +21,8 @@ Environment variables (all optional; defaults suit a 2-core host):
                                      right for one server; replicas behind a load balancer must share one
     INFERX_MODELS           (none)   Hugging Face config.json files whose models join the catalog, separated by ":"
                                      (read by app.py and the CLI: inferx/model_config.py)
+    INFERX_GPUS             (none)   GPU datasheets as JSON (the fields of `inferx hardware --format json`) whose
+                                     GPUs join the catalog, separated by ":" (inferx/gpu_spec.py)
     HOST                    0.0.0.0  bind address
     PORT                    8050     bind port
 """

@@ -196,26 +196,32 @@ def catalog_key(name: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-.")
 
 
-def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
-    """(key, spec) of one config.json file; ModelConfigError says which file and why it cannot be read."""
+def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigError], what: str):
+    """The JSON value in a file of at most `max_bytes`; `error` says which file and why it cannot be read."""
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ModelConfigError(f"larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config.json")
-        config = json.loads(path.read_text(encoding="utf-8"))
-        name = model_name(config, path)
+        if path.stat().st_size > max_bytes:
+            raise error(f"{path}: larger than {max_bytes >> 10} KiB, so not {what}")
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise error(f"{path}: cannot read it ({err.strerror or err})") from None
+    except json.JSONDecodeError as err:
+        raise error(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text, so not {what}") from None
+
+
+def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
+    """(key, spec) of one config.json file; ModelConfigError says which file and why it cannot be read."""
+    config = read_json_file(path, MAX_CONFIG_BYTES, ModelConfigError, "a config.json")
+    try:
+        name = model_name(config, Path(path))
         key = catalog_key(name)
         if not key:
             raise ModelConfigError(f"its model's name {name!r} gives no key (letters or digits needed)")
         return key, spec_from_config(config, name, source=str(path))
     except ModelConfigError as err:
         raise ModelConfigError(f"{path}: {err}") from None
-    except OSError as err:
-        raise ModelConfigError(f"{path}: cannot read it ({err.strerror or err})") from None
-    except json.JSONDecodeError as err:
-        raise ModelConfigError(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
-    except UnicodeDecodeError:
-        raise ModelConfigError(f"{path}: not UTF-8 text, so not a config.json") from None
 
 
 def config_key(config: dict, name: str) -> str:

@@ -154,6 +154,8 @@ def test_secret_key_from_the_environment_or_one_per_process():
         ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_SECRET_KEY", "short"),
         ([sys.executable, "app.py"], "INFERX_MODELS", "/nowhere/config.json"),
         ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_MODELS", "/nowhere/config.json"),
+        ([sys.executable, "app.py"], "INFERX_GPUS", "/nowhere/gpu.json"),
+        ([sys.executable, "-m", "gunicorn", "app:server"], "INFERX_GPUS", "/nowhere/gpu.json"),
     ],
 )
 def test_bad_settings_stop_start_up_with_one_line(command, var, value):

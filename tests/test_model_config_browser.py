@@ -1,4 +1,5 @@
-"""A model from a config.json, served: INFERX_MODELS on gunicorn, the page, its embed and a redraw in Chromium."""
+"""A model from a config.json and a GPU from a datasheet, served: INFERX_MODELS and INFERX_GPUS on gunicorn, the
+page, its embed and a redraw in Chromium."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import pytest
 from browser_checks import element, figure_data, press_slider, wait_figure_change, wait_js
 from conftest import Server, severe_console_errors
 from selenium.webdriver.common.keys import Keys
+from test_gpu_spec import GAUDI3
+from test_gpu_spec import catalog as gpu_catalog  # noqa: F401 (the fixture puts the GPU catalog back)
 from test_model_config import MIXTRAL, catalog  # noqa: F401 (the fixture puts the catalog back)
 
 from inferx import figure_registry as registry
+from inferx.gpu_spec import add_gpu_specs
 from inferx.model_config import add_model_configs, config_key
 from inferx.scenario import Scenario
-from pages._ids import control_id
+from pages._ids import control_id, value_id
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +26,7 @@ QUERY = "model=mixtral-8x7b-v0.1&gpu=h100&gpus=2"
 
 @pytest.fixture(scope="module")
 def with_mixtral():
-    srv = Server(env={"INFERX_MODELS": str(MIXTRAL)})
+    srv = Server(env={"INFERX_MODELS": str(MIXTRAL), "INFERX_GPUS": str(GAUDI3)})
     yield srv
     srv.stop()
 
@@ -48,6 +52,22 @@ def test_a_model_from_inferx_models_is_drawn_and_redrawn(with_mixtral, browser, 
     press_slider(browser, control_id("ctx"), Keys.ARROW_RIGHT)  # a redraw: the worker checks the model's key
     wait_figure_change(browser, 2, before)
     assert not browser.find_elements("id", "runtime-notice")  # the alert is drawn only when it has something to say
+    assert severe_console_errors(browser) == []
+
+
+def test_a_gpu_from_inferx_gpus_is_a_choice_and_sets_the_machine(with_mixtral, browser, gpu_catalog):  # noqa: F811
+    (key,) = add_gpu_specs([GAUDI3])
+    expected = registry.build(Scenario.from_params(gpu=key, gpus=6), ["fig2"])["fig2"]
+    browser.get(with_mixtral.url + "?gpu=gaudi3&gpus=6")  # 768 GB: DeepSeek-R1's 671 GB of weights fit
+    assert trace_names(figure_data(browser, 2)) == [t.get("name") for t in expected["data"]]
+    menu = element(browser, f"#{control_id('gpu')}")
+    wait_js(browser, "return arguments[0].textContent.includes('Gaudi 3 OAM')", what="the GPU menu", args=(menu,))
+    shows = "return document.getElementById(arguments[0]).textContent === arguments[1];"
+    wait_js(browser, shows, args=(value_id("bw"), "22.2 TB/s"), what="6 × 3.7 TB/s")
+    # The browser sets the machine from the GPU's numbers as the count moves, as for a catalog GPU.
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 8})", control_id("gpus"))
+    wait_js(browser, shows, args=(value_id("hbm"), "1,024 GB"), what="HBM of 8 × Gaudi 3")
+    wait_js(browser, shows, args=(value_id("bw"), "29.6 TB/s"), what="bandwidth of 8 × Gaudi 3")
     assert severe_console_errors(browser) == []
 
 

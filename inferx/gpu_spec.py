@@ -1,0 +1,153 @@
+"""Your own GPU: a datasheet in a JSON file read into a hardware-catalog entry.
+
+The file uses the field names and units of `inferx hardware --format json` (one GPU's record, per GPU), so the
+catalog's own output is a template to edit. `add_gpu_specs` puts files into the live catalog, so a GPU becomes
+a choice on every page, in the URL and in the CLI; `INFERX_GPUS` names files for the server and the CLI alike.
+Its price is an assumption like the catalog's, so the file gives it and the page lets it be changed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from . import economics
+from .deploy import ConfigError
+from .hardware import GPU, GPUS, MAX_GPUS
+from .model_config import catalog_key, read_json_file
+
+ENV = "INFERX_GPUS"  # datasheet files to add to the catalog, separated by os.pathsep (":" on Linux)
+MAX_SPEC_BYTES = 1 << 16
+
+# field: (unit in words, low, high, SI factor). Bounds far outside any GPU's, to catch a unit mistaken, not to judge.
+NUMBERS = {
+    "hbm_gb": ("GB", 1, 100_000, 1e9),
+    "hbm_tb_s": ("TB/s", 0.01, 1_000, 1e12),
+    "dense_bf16_tflops": ("TFLOPS", 1, 1_000_000, 1e12),
+    "dense_fp8_tflops": ("TFLOPS", 1, 1_000_000, 1e12),
+    "dense_fp4_tflops": ("TFLOPS", 1, 1_000_000, 1e12),
+    "sparse_bf16_tflops": ("TFLOPS", 1, 2_000_000, 1e12),
+    "sparse_fp8_tflops": ("TFLOPS", 1, 2_000_000, 1e12),
+    "sparse_fp4_tflops": ("TFLOPS", 1, 2_000_000, 1e12),
+    "link_gb_s_per_gpu": ("GB/s", 1, 1_000_000, 1e9),
+    "scale_up_gpus": ("GPUs", 1, MAX_GPUS, 1),
+    "power_w": ("W", 1, 100_000, 1),
+    "usd_per_gpu_hour": ("$/GPU-hour", 0.01, 1_000, 1),
+}
+TEXTS = ("key", "name", "vendor", "link", "source")
+REQUIRED = (
+    "name", "hbm_gb", "hbm_tb_s", "dense_bf16_tflops", "link_gb_s_per_gpu", "scale_up_gpus", "power_w",
+    "usd_per_gpu_hour",
+)  # fmt: skip
+OPTIONAL_PRECISIONS = ("fp8", "fp4")  # null or absent: no tensor cores for it
+# What `inferx hardware --format json` adds that a datasheet does not set: the count (1 here) and a ratio.
+DERIVED = ("gpus", "ridge_bf16_flop_per_byte")
+
+
+class GpuSpecError(ConfigError):
+    """A datasheet file that cannot be read as a GPU, with the file and the field at fault (a ConfigError, so a
+    server given a bad INFERX_GPUS stops at start-up with that one line)."""
+
+
+def _number(spec: dict, field: str) -> float | None:
+    value = spec.get(field)
+    if value is None:
+        return None
+    unit, low, high, _ = NUMBERS[field]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise GpuSpecError(f"{field} must be a number in {unit}, not {value!r}")
+    if not low <= value <= high:
+        raise GpuSpecError(f"{field} must be between {low:,} and {high:,} {unit}, not {value:,}")
+    if field == "scale_up_gpus" and value != int(value):
+        raise GpuSpecError(f"scale_up_gpus must be a whole number of GPUs, not {value:,}")
+    return value
+
+
+def _text(spec: dict, field: str, default: str) -> str:
+    value = spec.get(field, default)
+    if not isinstance(value, str) or len(value) > 200:
+        raise GpuSpecError(f"{field} must be text of at most 200 characters, not {value!r}")
+    return value.strip() or default
+
+
+def gpu_from_spec(spec, source: str) -> tuple[str, GPU, float]:
+    """(key, GPU, assumed $/GPU-hour) from one datasheet record in `inferx hardware`'s fields and units."""
+    if not isinstance(spec, dict):
+        raise GpuSpecError("must be one JSON object: a GPU's record as `inferx hardware --format json` prints one")
+    unknown = sorted(set(spec) - set(NUMBERS) - set(TEXTS) - set(DERIVED))
+    if unknown:
+        raise GpuSpecError(f"unknown field {unknown[0]!r}; the fields are {', '.join((*TEXTS, *NUMBERS))}")
+    missing = [field for field in REQUIRED if spec.get(field) is None]
+    if missing:
+        raise GpuSpecError(f"{missing[0]} is missing (needed: {', '.join(REQUIRED)})")
+    if spec.get("gpus", 1) != 1:
+        raise GpuSpecError("gpus must be 1: give one GPU's numbers (`inferx hardware --format json --gpus 1`)")
+    values = {field: _number(spec, field) for field in NUMBERS}
+    name = _text(spec, "name", "")
+    key = catalog_key(_text(spec, "key", name))
+    if not key:
+        raise GpuSpecError(f"its key {spec.get('key', name)!r} has no letters or digits")
+
+    def flops(precision: str, sparse: bool = False) -> float | None:
+        dense = values[f"dense_{precision}_tflops"]
+        given = values[f"sparse_{precision}_tflops"] if sparse else dense
+        if given is None and sparse and dense is not None:
+            given = 2 * dense  # the 2:4 sparsity headline, as the catalog's vendors state it
+        return None if given is None else given * 1e12
+
+    for precision in OPTIONAL_PRECISIONS:
+        if values[f"sparse_{precision}_tflops"] is not None and values[f"dense_{precision}_tflops"] is None:
+            raise GpuSpecError(f"sparse_{precision}_tflops is given without dense_{precision}_tflops")
+    gpu = GPU(
+        name=name,
+        vendor=_text(spec, "vendor", "other"),
+        hbm=values["hbm_gb"] * 1e9,
+        bw=values["hbm_tb_s"] * 1e12,
+        bf16=flops("bf16"),
+        fp8=flops("fp8"),
+        fp4=flops("fp4"),
+        sparse_bf16=flops("bf16", True),
+        sparse_fp8=flops("fp8", True),
+        sparse_fp4=flops("fp4", True),
+        link=_text(spec, "link", "scale-up link"),
+        link_bw=values["link_gb_s_per_gpu"] * 1e9,
+        scale_up_gpus=int(values["scale_up_gpus"]),
+        power=values["power_w"],
+        source=_text(spec, "source", source),
+    )
+    return key, gpu, values["usd_per_gpu_hour"]
+
+
+def read_gpu_spec(path: str | os.PathLike) -> tuple[str, GPU, float]:
+    """(key, GPU, $/GPU-hour) of one datasheet file; GpuSpecError says which file and why it cannot be read."""
+    spec = read_json_file(path, MAX_SPEC_BYTES, GpuSpecError, "a GPU's datasheet")
+    try:
+        return gpu_from_spec(spec, source=str(path))
+    except GpuSpecError as err:
+        raise GpuSpecError(f"{path}: {err}") from None
+
+
+def add_gpu_specs(paths) -> list[str]:
+    """Read each datasheet file and add its GPU (and its price) to the catalog; the keys, in order. A file read
+    twice keeps its entry; a key the catalog already holds for another GPU is refused, so a key means one GPU."""
+    keys = []
+    for path in paths:
+        key, gpu, price = read_gpu_spec(path)
+        known = GPUS.get(key)
+        if known is not None and (known, economics.USD_PER_GPU_HOUR.get(key)) != (gpu, price):
+            raise GpuSpecError(
+                f"{path}: the catalog already has a GPU with the key {key!r}; give this one another `key`"
+            )
+        GPUS[key] = gpu
+        economics.USD_PER_GPU_HOUR[key] = price
+        keys.append(key)
+    return keys
+
+
+def add_gpus_from_env(environ=None) -> list[str]:
+    """The GPUs `INFERX_GPUS` names (files separated by os.pathsep), added to the catalog."""
+    raw = (os.environ if environ is None else environ).get(ENV, "")
+    try:
+        return add_gpu_specs(p for p in raw.split(os.pathsep) if p.strip())
+    except GpuSpecError as err:
+        raise GpuSpecError(f"{ENV}: {err}") from None

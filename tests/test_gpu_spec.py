@@ -1,0 +1,181 @@
+"""Your own GPU from a datasheet in JSON: reading it, the catalog, the CLI, the page and every figure.
+
+tests/fixtures/gpu_specs/gaudi3.json carries Intel's published Gaudi 3 numbers; its price is an assumption,
+as the catalog's are."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import app  # noqa: F401 (pages register themselves on the app)
+from inferx import calibrated, cli, economics
+from inferx import figure_registry as registry
+from inferx.gpu_spec import MAX_SPEC_BYTES, GpuSpecError, add_gpu_specs, add_gpus_from_env, gpu_from_spec, read_gpu_spec
+from inferx.hardware import GPUS, Machine, machine_record
+from inferx.scenario import Scenario, per_gpu_values
+from pages import home
+from pages._controls import ui_config
+from pages._ids import control_id
+
+GAUDI3 = Path(__file__).parent / "fixtures" / "gpu_specs" / "gaudi3.json"
+
+
+@pytest.fixture
+def catalog():
+    """The GPU catalog and its prices, put back as they were after the test (added GPUs would leak)."""
+    kept, prices = dict(GPUS), dict(economics.USD_PER_GPU_HOUR)
+    yield GPUS
+    GPUS.clear()
+    GPUS.update(kept)
+    economics.USD_PER_GPU_HOUR.clear()
+    economics.USD_PER_GPU_HOUR.update(prices)
+
+
+def record(key: str) -> dict:
+    """A catalog GPU's record as `inferx hardware --format json` prints it, the template a user edits."""
+    return {**machine_record(key, Machine(GPUS[key], 1)), "usd_per_gpu_hour": economics.default_price(key)}
+
+
+def test_a_datasheet_reads_in_si_units():
+    key, gpu, price = read_gpu_spec(GAUDI3)
+    assert (key, gpu.name, gpu.vendor, price) == ("gaudi3", "Gaudi 3 OAM", "Intel", 2.0)
+    assert (gpu.hbm, gpu.bw, gpu.bf16, gpu.fp8, gpu.fp4) == (128e9, 3.7e12, 1835e12, 1835e12, None)
+    # Not given: the sparse rates are the 2:4 headline, twice the dense (none where there is no dense rate).
+    assert (gpu.sparse_bf16, gpu.sparse_fp8, gpu.sparse_fp4) == (3670e12, 3670e12, None)
+    assert (gpu.link_bw, gpu.scale_up_gpus, gpu.power) == (1050e9, 8, 900)
+    assert gpu.ridge("fp8") == pytest.approx(1835e12 / 3.7e12)
+
+
+@pytest.mark.parametrize("key", sorted(GPUS))
+def test_every_catalog_record_reads_back_as_its_gpu(key):
+    """`inferx hardware --format json` is the format: each catalog GPU's record gives the same GPU back."""
+    got_key, gpu, price = gpu_from_spec(json.loads(json.dumps(record(key))), source="unused")
+    assert (got_key, price) == (key, economics.default_price(key))
+    for field in dataclasses.fields(gpu):
+        mine, theirs = getattr(gpu, field.name), getattr(GPUS[key], field.name)
+        assert mine == (pytest.approx(theirs, rel=1e-12) if isinstance(theirs, float) else theirs), field.name
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"hbm_gbs": 141}, "unknown field 'hbm_gbs'; the fields are key, name"),
+        ({"hbm_tb_s": None}, "hbm_tb_s is missing"),
+        ({"usd_per_gpu_hour": None}, "usd_per_gpu_hour is missing"),
+        ({"hbm_gb": 141e9}, "hbm_gb must be between 1 and 100,000 GB, not 141,000,000,000.0"),
+        ({"hbm_tb_s": "4.8"}, "hbm_tb_s must be a number in TB/s, not '4.8'"),
+        ({"power_w": True}, "power_w must be a number in W, not True"),
+        ({"dense_bf16_tflops": float("nan")}, "dense_bf16_tflops must be a number in TFLOPS, not nan"),
+        ({"scale_up_gpus": 7.5}, "scale_up_gpus must be a whole number of GPUs, not 7.5"),
+        ({"scale_up_gpus": 512}, "scale_up_gpus must be between 1 and 72 GPUs"),
+        ({"gpus": 8}, "gpus must be 1: give one GPU's numbers"),
+        ({"dense_fp4_tflops": None, "sparse_fp4_tflops": 20000}, "sparse_fp4_tflops is given without dense_fp4"),
+        ({"key": "--", "name": "--"}, "its key '--' has no letters or digits"),
+        ({"name": ["B200"]}, "name must be text of at most 200 characters"),
+    ],
+)
+def test_a_bad_datasheet_is_refused_with_the_field_at_fault(change, why):
+    spec = {**record("b200"), "key": "b200-mine", **change}
+    with pytest.raises(GpuSpecError) as err:
+        gpu_from_spec(spec, source="test")
+    assert str(err.value).startswith(why), str(err.value)
+
+
+def test_a_file_that_is_not_a_datasheet_is_refused(tmp_path):
+    cases = {
+        "list.json": (json.dumps([record("h200")]), "must be one JSON object"),
+        "broken.json": ('{"name": ', "not JSON (Expecting value at line 1)"),
+        "latin1.json": ("é".encode("latin-1"), "not UTF-8 text"),
+        "huge.json": (b" " * (MAX_SPEC_BYTES + 1), "larger than 64 KiB, so not a GPU's datasheet"),
+    }
+    for name, (content, why) in cases.items():
+        path = tmp_path / name
+        (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
+        with pytest.raises(GpuSpecError, match=re.escape(f"{path}: {why}")):
+            read_gpu_spec(path)
+    with pytest.raises(GpuSpecError, match=r"^/nowhere/gpu.json: cannot read it"):
+        read_gpu_spec("/nowhere/gpu.json")
+
+
+def test_added_gpus_join_the_catalog_and_a_key_means_one_gpu(catalog, tmp_path):
+    assert add_gpu_specs([GAUDI3, GAUDI3]) == ["gaudi3", "gaudi3"]  # a file read twice keeps its entry
+    assert economics.default_price("gaudi3") == 2.0
+    one = per_gpu_values("gaudi3")  # in the controls' units: TB/s, GB, PFLOPS
+    assert (one["bw"], one["hbm"], one["compute"]["fp8"]) == (3.7, 128.0, 1.835)
+    clash = tmp_path / "h200.json"
+    clash.write_text(json.dumps({**record("h200"), "hbm_gb": 282}))  # an edited record that kept its key
+    before = dict(catalog)
+    with pytest.raises(GpuSpecError, match=r"already has a GPU with the key 'h200'; give this one another `key`"):
+        add_gpu_specs([clash])
+    assert catalog == before
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps(record("h200")))  # the catalog's own record: the same GPU, nothing to refuse
+    assert add_gpu_specs([same]) == ["h200"] and catalog == before
+
+
+def test_inferx_gpus_adds_every_file_it_names(catalog):
+    assert add_gpus_from_env({"INFERX_GPUS": f"{GAUDI3}{os.pathsep}"}) == ["gaudi3"]
+    assert add_gpus_from_env({}) == []
+    with pytest.raises(GpuSpecError, match=r"^INFERX_GPUS: /nowhere/gpu.json: cannot read it"):
+        add_gpus_from_env({"INFERX_GPUS": "/nowhere/gpu.json"})
+
+
+def test_the_cli_serves_and_lists_a_gpu_from_its_datasheet(catalog, capsys):
+    assert cli.main(["point", "--gpu-spec", str(GAUDI3), "--batch", "16"]) == 0
+    point = json.loads(capsys.readouterr().out)
+    # 8 × 128 GB less DeepSeek-R1's 671 GB of FP8 weights: 353 GB for the KV cache.
+    assert point["kv_headroom_gb"] == pytest.approx(8 * 128 - 671, abs=1)
+    assert point["b_max"] == Scenario.from_params(gpu="gaudi3").b_max
+    # --gpu still chooses; the datasheet's GPU joins the catalog beside it.
+    assert cli.main(["point", "--gpu-spec", str(GAUDI3), "--gpu", "h200", "--batch", "16"]) == 0
+    assert json.loads(capsys.readouterr().out)["b_max"] == Scenario.from_params(gpu="h200").b_max
+    assert cli.main(["hardware", "--format", "json", "--gpu-spec", str(GAUDI3)]) == 0
+    listed = {r["key"]: r for r in json.loads(capsys.readouterr().out)}
+    assert listed["gaudi3"]["hbm_tb_s"] == 3.7 and listed["gaudi3"]["usd_per_gpu_hour"] == 2.0
+    assert listed["h200"]["usd_per_gpu_hour"] == economics.default_price("h200")
+    assert cli.main(["slo", "--gpu-spec", str(GAUDI3), "--gpus", "8"]) == 0
+    slo = json.loads(capsys.readouterr().out)
+    assert (slo["gpu"], slo["usd_per_gpu_hour"]) == ("gaudi3", 2.0)
+
+
+def test_the_cli_refuses_a_bad_datasheet_in_one_line(catalog, capsys, tmp_path, monkeypatch):
+    bad = tmp_path / "gpu.json"
+    bad.write_text(json.dumps({"name": "X"}))
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["point", "--gpu-spec", str(bad)])
+    assert stop.value.code == 2
+    why = f"{bad}: hbm_gb is missing (needed: name, hbm_gb"
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"inferx point: error: {why}")
+    monkeypatch.setenv("INFERX_GPUS", str(bad))
+    assert cli.main(["hardware"]) == 2
+    assert capsys.readouterr().err.startswith(f"inferx: INFERX_GPUS: {why}")
+
+
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_every_figure_draws_an_added_gpu(catalog, mode):
+    add_gpu_specs([GAUDI3])
+    scn = Scenario.from_params(gpu="gaudi3", gpus=8, mode=mode)
+    assert (scn.bw, scn.hbm) == pytest.approx((8 * 3.7e12, 8 * 128e9))
+    figs = registry.build(scn)
+    assert set(figs) == set(registry.FIGURES)
+    for name, fig in figs.items():
+        numbers = [v for t in fig["data"] for axis in ("x", "y") for v in (t.get(axis) or []) if v is not None]
+        assert numbers and np.all(np.isfinite(np.asarray(numbers, dtype=float))), name
+    if mode == "calibrated":  # no run was measured on it: the stack's typical fit on its datasheet, said so
+        assert calibrated.scenario_calibration(scn)["basis"] == "stack typical"
+
+
+def test_the_page_offers_an_added_gpu_and_the_browser_knows_its_numbers(catalog):
+    add_gpu_specs([GAUDI3])
+    page = home.layout(gpu="gaudi3", gpus="4")
+    menu = next(c for c in page._traverse() if getattr(c, "id", None) == control_id("gpu"))
+    assert menu.value == "gaudi3" and {"label": "Gaudi 3 OAM", "value": "gaudi3"} in menu.options
+    # The browser multiplies a GPU's numbers by the count when the GPU or count changes: it has this one's.
+    assert ui_config().data["gpus"]["gaudi3"] == per_gpu_values("gaudi3")
