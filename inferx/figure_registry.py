@@ -307,11 +307,22 @@ def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH, pinned: Scena
     grids = [g for n in names if FIGURES[n].grids for g in FIGURES[n].grids(scn)]
     F.evaluate_frontiers(frontier_keys(scn, names, batch), grids)  # one numpy pass for all of them
     figs = {name: with_summary(FIGURES[name].title, FIGURES[name].builder(scn, batch)) for name in names}
-    if pinned is None:
-        return figs
-    theirs = _pinned_figures(tuple(sorted(pinned.params.items())), tuple(names), batch)
-    label = compare.legend_label(pinned, scn)
-    return {name: compare.merge(figs[name], theirs[name], label) for name in names}
+    if pinned is not None:
+        theirs = _pinned_figures(tuple(sorted(pinned.params.items())), tuple(names), batch)
+        label = compare.legend_label(pinned, scn)
+        figs = {name: compare.merge(figs[name], theirs[name], label) for name in names}
+    return {name: _unnumbered_if_empty(fig) for name, fig in figs.items()}
+
+
+def _unnumbered_if_empty(fig: dict) -> dict:
+    """A figure with no curve (its note says why) keeps its axis titles, which say what it would plot, but not
+    the ticks and grid plotly numbers an empty range with (−1 to 6), which read as data."""
+    if fig["data"]:
+        return fig
+    layout = dict(fig["layout"])
+    for axis in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+        layout[axis] = {**layout[axis], "showticklabels": False, "showgrid": False, "zeroline": False}
+    return {**fig, "layout": layout}
 
 
 @functools.lru_cache(maxsize=16)
