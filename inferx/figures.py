@@ -23,7 +23,7 @@ from . import palette as P
 from .calibrated import band_label, residual_band, scenario_calibration
 from .hardware import GPUS
 from .presets import HARDWARE, INTERCONNECTS
-from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, log_batches, sample_grids
+from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, link, log_batches, sample_grids
 
 CURRENT = P.CURRENT
 AMBER = P.REGIME["queue"]  # the explorer's dot before its binding limit colours it (beyond.explorer)
@@ -34,8 +34,8 @@ QUANT_REFS = {("fp16", "fp16"): P.CRIMSON, ("fp8", "fp8"): P.SKY}  # the article
 QUANT_SPARES = {("fp8", "fp16"): P.VIOLET, ("fp4", "fp8"): P.GREY}
 WORKLOAD_REFS = {"ideal": (P.SKY, 0.0, 100.0), "realistic": (P.CRIMSON, 1.0, 87.0)}
 COMM_REFS = {
-    "TP 4, NVLink": (P.SKY, dict(tp=4, pp=1, ic="nvlink"), "solid"),
-    "TP 8, NVLink": (P.VIOLET, dict(tp=8, pp=1, ic="nvlink"), "solid"),
+    "TP 4, NVLink 4": (P.SKY, dict(tp=4, pp=1, ic="nvlink"), "solid"),
+    "TP 8, NVLink 4": (P.VIOLET, dict(tp=8, pp=1, ic="nvlink"), "solid"),
     "TP 4, InfiniBand": (P.GREY, dict(tp=4, pp=1, ic="infiniband"), "dash"),
     "TP 4 + PP 4, InfiniBand": (P.CRIMSON, dict(tp=4, pp=4, ic="infiniband"), "dash"),
 }
@@ -1047,7 +1047,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
-    name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {INTERCONNECTS[p['ic']].label}"
+    name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {link(p).label}"
     current = _line(name, B, comms[-1], CURRENT, "solid", 2.8, hover)
     data = _apart(refs, current if comms[-1].any() else None, True, True)
     if not comms[-1].any():

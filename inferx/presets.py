@@ -8,9 +8,9 @@ dtypes live in the model catalog (`inferx.models`), GPUs in the hardware catalog
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .hardware import GPUS, Machine
+from .hardware import GPU, GPUS, Machine
 from .models import DEEPSEEK_R1, DTYPE_BYTES, LLAMA33_70B, ModelSpec  # noqa: F401 (imported from here too)
 from .palette import MACHINE
 
@@ -107,3 +107,27 @@ INTERCONNECTS: dict[str, Interconnect] = {
     "infiniband": Interconnect("InfiniBand HDR200", 25e9, 5e-6),
     "roce": Interconnect("RoCE v2 (100 GbE)", 10e9, 10e-6),
 }
+
+# `ic` may also name the selected GPU's own scale-up link from the hardware catalog (NVLink 5 on B200, Infinity
+# Fabric on MI300X, a datasheet file's link): the fixed choices above are the article's, whose three machines all
+# use NVLink 4.0's figure.
+SCALE_UP = "scale-up"
+
+
+def interconnect(key: str, gpu: GPU) -> Interconnect:
+    """The link `ic` names; SCALE_UP is `gpu`'s own: its datasheet's per-GPU bandwidth (both directions summed)
+    halved to the one way the collectives' formulas take, with NVLink's latency floor."""
+    if key == SCALE_UP:
+        return Interconnect(f"{gpu.link} ({gpu.name})", gpu.link_bw_per_direction, INTERCONNECTS["nvlink"].alpha)
+    return INTERCONNECTS[key]
+
+
+def scale_up_links() -> list[Interconnect]:
+    """Each distinct scale-up link of the hardware catalog (what `ic=scale-up` takes), named with its GPUs."""
+    gpus: dict[tuple, list] = {}
+    for gpu in GPUS.values():
+        gpus.setdefault((gpu.link, gpu.link_bw), []).append(gpu)
+    return [
+        replace(interconnect(SCALE_UP, same[0]), label=f"{link} ({', '.join(g.name for g in same)}; ic=scale-up)")
+        for (link, _), same in gpus.items()
+    ]

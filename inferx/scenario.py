@@ -21,7 +21,7 @@ from . import engine as E
 from . import models as M
 from .hardware import GPUS, MAX_GPUS, Machine, memory_fit_message
 from .models import MODELS
-from .presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS, ModelSpec
+from .presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS, SCALE_UP, Interconnect, ModelSpec, interconnect
 
 MODES = ("article", "calibrated")
 # Software stacks with a calibration or a typical one to fall back on (calibrated.calibration_for says which).
@@ -159,7 +159,14 @@ def value_at(p: Param, position: float):
 DTYPES = tuple(DTYPE_BYTES)
 
 
+def link(values: dict) -> Interconnect:
+    """The interconnect of a control state: `ic`, read against its GPU when it names the GPU's own link."""
+    return interconnect(values["ic"], GPUS[values["gpu"]])
+
+
 def _interconnect_label(key: str) -> str:
+    if key == SCALE_UP:  # its bandwidth follows the GPU menu
+        return f"The chosen GPU's scale-up link (datasheet) · α {INTERCONNECTS['nvlink'].alpha * 1e6:g} µs"
     ic = INTERCONNECTS[key]
     return f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs"
 
@@ -276,7 +283,7 @@ PARAMS: dict[str, Param] = {
         "",
         "choice",
         None,
-        options=INTERCONNECTS,
+        options=(*INTERCONNECTS, SCALE_UP),
         label_of=_interconnect_label,
         group="Parallelism",
         preset="ic",
@@ -598,7 +605,7 @@ class Scenario:
     @classmethod
     def _from_checked(cls, values: dict) -> Scenario:
         preset = values["preset"]
-        ic = INTERCONNECTS[values["ic"]]
+        ic = link(values)
         return cls(
             params=values,
             model=MODELS[values["model"]],

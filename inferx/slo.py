@@ -14,6 +14,7 @@ import numpy as np
 from . import economics, regimes
 from .calibrated import scenario_calibration
 from .hardware import GPUS, MAX_GPUS
+from .presets import SCALE_UP
 from .scenario import PARAMS, InvalidParameter, Scenario, check_value, per_gpu_values
 
 TTFT_MS = 500.0  # a common interactive target for the first token
@@ -144,7 +145,7 @@ def candidates(base: dict) -> list[dict]:
     its scale-up domain holds (or `base`'s `gpus`), split every way into TP × PP = count (powers of two, PP
     within its control's range), with the other controls from `base` (user units). Each takes its datasheet's
     HBM, bandwidth and dense compute at the weight dtype times the count, so that GPUs compare on one
-    footing (the article's 8×H200 and 8×B200 presets quote sparse FP8; here they are dense), over the
+    footing (the article's 8×H200 and 8×B200 presets quote sparse FP8; here they are dense), over the GPU's own
     scale-up link, or InfiniBand for a count given past the GPU's scale-up domain."""
     rest = {k: v for k, v in base.items() if k not in HARDWARE_CONTROLS and v is not None}
     wdtype = check_value("wdtype", PARAMS["wdtype"], rest.get("wdtype", PARAMS["wdtype"].default))
@@ -156,7 +157,7 @@ def candidates(base: dict) -> list[dict]:
         for n in given or catalog_counts(gpu):
             machine = {"gpu": gpu, "gpus": n, "bw": n * one["bw"], "hbm": n * one["hbm"],
                        "compute": n * one["compute"][wdtype],
-                       "ic": "nvlink" if n <= GPUS[gpu].scale_up_gpus else "infiniband"}  # fmt: skip
+                       "ic": SCALE_UP if n <= GPUS[gpu].scale_up_gpus else "infiniband"}  # fmt: skip
             splits = [(1 << k, n >> k) for k in range(n.bit_length()) if n >> k <= PARAMS["pp"].high]
             out += [{**rest, **machine, "tp": tp, "pp": pp} for tp, pp in splits]
     return out

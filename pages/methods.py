@@ -13,7 +13,7 @@ from inferx.figure_text import with_summary
 from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
 from inferx.models import MODELS
-from inferx.presets import HARDWARE, INTERCONNECTS
+from inferx.presets import HARDWARE, INTERCONNECTS, scale_up_links
 from inferx.scenario import PARAMS, Scenario
 from pages._cards import FIGURES_ID, described_graph, figure_card, initial_figures, navbar, scroll_box
 from pages._measured import env_measured
@@ -79,7 +79,7 @@ def ridge_table():
 def interconnect_table(model: str):
     rows = []
     spec = MODELS[model]
-    for ic in INTERCONNECTS.values():
+    for ic in [*INTERCONNECTS.values(), *scale_up_links()]:
         ar = E.t_allreduce(1, 8, spec, 1.0, ic.bw, ic.alpha)
         pp = E.t_pipeline(256, 4, spec, 1.0, ic.bw, ic.alpha)
         rows.append(

@@ -214,6 +214,16 @@ def severe_console_errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
+def layout_text(component) -> str:
+    """A Dash layout as JSON text, non-ASCII kept (·, –, µ), to search for what the page says. Plotly's encoder
+    re-encodes its output, escaping non-ASCII, whenever the text holds "NaN" or "Infinity" ("Infinity Fabric")."""
+    import json
+
+    import plotly
+
+    return json.dumps(json.loads(json.dumps(component, cls=plotly.utils.PlotlyJSONEncoder)), ensure_ascii=False)
+
+
 def figure_ids(figs) -> list[dict]:
     return [{"role": "figure", "fig": f} for f in figs]
 
@@ -256,4 +266,3 @@ def post_redraw(client, request, ids):
         "state": [[{"id": {"role": "figure", "fig": "fig1"}, "property": "id", "value": i} for i in ids]],
     }
     return client.post("/_dash-update-component", json=body)
-

@@ -262,13 +262,13 @@ def test_stored_error_tables_cover_every_grouping_and_partition_the_same_rows():
 
 
 def test_methods_shows_the_error_tables():
-    import plotly
+    from conftest import layout_text
 
     import app  # noqa: F401  (pages register with the app)
     from inferx.calibrated import load_error_tables
     from pages import methods
 
-    text = json.dumps(methods.layout(), cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+    text = layout_text(methods.layout())
     tables = load_error_tables()["tables"]
     for grouping, rows in tables.items():
         assert f"By {grouping}" in text

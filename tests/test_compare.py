@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import copy
-import json
 import math
 
-import plotly
 import pytest
-from conftest import figure_ids, post_redraw
+from conftest import figure_ids, layout_text, post_redraw
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,7 +68,7 @@ def test_a_trace_a_change_did_not_move_keeps_its_place_undrawn():
 
 
 def test_the_legends_name_a_by_what_sets_it_apart():
-    """"A = 8×H200 SXM" beside a current 8×H200 said nothing: the settings of A's own that differ are named."""
+    """ "A = 8×H200 SXM" beside a current 8×H200 said nothing: the settings of A's own that differ are named."""
     now = Scenario.from_params(preset="h200x8", ctx=8192)
     assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=4096), now) == "8×H200 SXM · ctx 4096"
     assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=8192), now) == "8×H200 SXM"
@@ -216,7 +214,7 @@ def test_a_bad_repeat_keeps_the_valid_value_before_it():
 
 def test_a_bad_a_value_shows_its_notice_on_the_page_and_the_embed():
     for layout in (home.layout(a="preset:tpu"), embed.layout(name="fig4", a="preset:tpu")):
-        text = json.dumps(layout, cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+        text = layout_text(layout)
         assert "Ignored A's preset=tpu" in text and '"A: ' not in text
 
 
@@ -278,7 +276,7 @@ def _log_span(spec: dict, fig: dict, key: str) -> tuple[float, float]:
     """The values a log axis must label: its traces' positive values and any fixed range."""
     values = [v for t in fig["data"] for v in (t.get(key) or []) if v is not None and v > 0]
     if isinstance(spec.get("range"), list):
-        values += [10.0 ** r for r in spec["range"]]
+        values += [10.0**r for r in spec["range"]]
     return min(values), max(values)
 
 

@@ -1,7 +1,7 @@
 """Every legend entry can be told apart on its figure: no curve named in a legend hides under another.
 
 A curve hides when nearly all of its length runs within a few pixels of a curve drawn over it, as Figure 8's
-"TP 8, NVLink" did under the current settings' line (the same configuration) and Figure 9's ideal workload under
+"TP 8, NVLink 4" did under the current settings' line (the same configuration) and Figure 9's ideal workload under
 the current one. The check works on the plotted numbers as a reader's screen would show them: each axis's span
 (in decades on a log axis) mapped onto a plot of a desktop's and a phone's size in pixels.
 """
@@ -120,12 +120,12 @@ def test_the_check_sees_a_curve_hidden_under_another():
 
 
 def test_the_references_that_meet_the_current_settings_show_as_markers_on_it():
-    """At the defaults (TP 8 over NVLink, CV 0) Figure 8's "TP 8, NVLink" is the current configuration and
+    """At the defaults (TP 8 over NVLink, CV 0) Figure 8's "TP 8, NVLink 4" is the current configuration and
     Figure 9's ideal workload runs on the current curve: each is drawn as markers, named for it, with the
     current line last; the gap between ideal and realistic stays shaded."""
     figs = registry.build(Scenario.from_params(), ["fig8", "fig9"])
     f8 = {t["name"]: t for t in figs["fig8"]["data"]}
-    same = f8["TP 8, NVLink = current settings"]
+    same = f8["TP 8, NVLink 4 = current settings"]
     current = figs["fig8"]["data"][-1]
     assert current["name"].startswith("8×H200 (current)") and current["mode"] == "lines"
     assert same["mode"] == "markers" and 8 <= len(same["x"]) <= 13
@@ -149,5 +149,5 @@ def test_the_references_that_meet_the_current_settings_show_as_markers_on_it():
     # there is drawn on them instead.
     moved = registry.build(Scenario.from_params(tp=4, pp=2, ic="infiniband", cv=1), ["fig8", "fig9"])
     modes = {t["name"]: t["mode"] for f in moved.values() for t in f["data"]}
-    assert modes["TP 4, NVLink"] == modes["Ideal (CV 0, utilisation 100 %)"] == "lines"
+    assert modes["TP 4, NVLink 4"] == modes["Ideal (CV 0, utilisation 100 %)"] == "lines"
     assert modes["Realistic (CV 1, utilisation 87 %) = current settings"] == "markers"

@@ -197,7 +197,7 @@ def test_context_too_long_for_one_request_is_explained():
         ("wdtype", "fp3", "wdtype=fp3: must be one of fp16, bf16, fp8, int8, fp4, int4"),
         ("preset", "tpu", "preset=tpu: must be one of h200x8, mi300x4, b200x8"),
         ("preset", ["h200x8"], "preset=['h200x8']: must be one of"),
-        ("ic", "carrier-pigeon", "ic=carrier-pigeon: must be one of nvlink, infiniband, roce"),
+        ("ic", "carrier-pigeon", "ic=carrier-pigeon: must be one of nvlink, infiniband, roce, scale-up"),
         ("compute", "fast", "compute=fast: must be a number from 0.1 to 1,000 PFLOPS"),
     ],
 )

@@ -20,7 +20,7 @@ def by_name(fig):
 
 def named(fig, start):
     """The one trace whose name starts with `start`: a reference drawn as markers on a curve it coincides with
-    is named with what it coincides with ("TP 8, NVLink = current settings")."""
+    is named with what it coincides with ("TP 8, NVLink 4 = current settings")."""
     (found,) = [t for t in fig["data"] if t["name"].startswith(start)]
     return found
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
-import plotly
+from conftest import layout_text
 
 import app  # noqa: F401 (the pages register with the app)
 from inferx import figure_registry as registry
@@ -16,7 +14,7 @@ MOE = next(key for key, f in registry.FIGURES.items() if f.name == "moe-coverage
 
 
 def as_json(component) -> str:
-    return json.dumps(component, cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+    return layout_text(component)
 
 
 def graph_figures(layout) -> dict:

@@ -240,8 +240,8 @@ def check_figures(params, batch):
     # Figure 8: t_AR + t_PP of four fixed configurations and of the current one.
     f8 = figs["fig8"]
     configs = {
-        "TP 4, NVLink": dict(tp=4, pp=1, ic="nvlink"),
-        "TP 8, NVLink": dict(tp=8, pp=1, ic="nvlink"),
+        "TP 4, NVLink 4": dict(tp=4, pp=1, ic="nvlink"),
+        "TP 8, NVLink 4": dict(tp=8, pp=1, ic="nvlink"),
         "TP 4, InfiniBand": dict(tp=4, pp=1, ic="infiniband"),
         "TP 4 + PP 4, InfiniBand": dict(tp=4, pp=4, ic="infiniband"),
         f"{MACHINES[ref.preset]} (current): TP {ref.tp}, PP {ref.pp}, {LINKS[ref.p['ic']]}": {},

@@ -3,9 +3,8 @@ it should appear: the pages, the URL, the CLI, the embed routes, the redraw, the
 
 import json
 
-import plotly
 import pytest
-from conftest import slider_positions
+from conftest import layout_text, slider_positions
 
 import app  # noqa: F401 (pages register themselves on the app)
 from inferx import cli, figures
@@ -93,7 +92,7 @@ def test_a_new_figure_is_on_the_dashboard_in_embeds_and_in_redraws(monkeypatch):
     page = home.layout(bw="50")
     ids = ids_and_values(page)
     assert json.dumps("card-fig10") in ids and json.dumps("fig-10") in ids
-    assert "Figure 10 · Bandwidth" in json.dumps(page, cls=plotly.utils.PlotlyJSONEncoder, ensure_ascii=False)
+    assert "Figure 10 · Bandwidth" in layout_text(page)
     for name in ("fig10", "bandwidth-bar"):
         assert json.dumps("fig-10") in ids_and_values(embed.layout(name=name)), name
     request = {"values": [None] * len(PARAMS), "batch": None, "batchOnly": False}

@@ -163,7 +163,7 @@ def test_search_narrows_to_a_gpu_and_a_count():
     assert {r["calibration_basis"] for r in counts if r["gpu"] == "h200"} == {"fitted"}
     assert {r["calibration_basis"] for r in counts if r["gpu"] == "mi325x"} == {"stack typical"}
     across = slo.candidates({"gpu": "h200", "gpus": 16})  # two 8-GPU NVLink domains
-    assert {c["ic"] for c in across} == {"infiniband"} and {c["ic"] for c in slo.candidates({})} == {"nvlink"}
+    assert {c["ic"] for c in across} == {"infiniband"} and {c["ic"] for c in slo.candidates({})} == {"scale-up"}
     with pytest.raises(InvalidParameter, match="gpus=6: must be a power of two to be split into TP × PP"):
         slo.candidates({"gpus": 6})
 
