@@ -814,19 +814,25 @@
       throw window.dash_clientside.PreventUpdate;
     },
 
+    /* GPUs a page's address carries (pages/_controls.carried_gpu), added to the GPU table applyMachine reads. */
+    learnGpus: function (carried, cfg) {
+      if (!carried || !cfg) return NO();
+      return Object.assign({}, cfg, { gpus: Object.assign({}, cfg.gpus, carried) });
+    },
+
     /* The preset's values for the controls it sets (cfg.presetControls, from the parameters' declarations). */
     applyPreset: function (preset, cfg) {
       const p = cfg.presets[preset];
       return cfg.presetControls.map((name) => (p ? positionOf(name, p[name], cfg) : NO()));
     },
 
-    /* A GPU and count: the preset's own values when the preset is that machine, else the catalog's per-GPU
-       values times the count (the same products scenario.machine_values takes). */
-    applyMachine: function (gpu, gpus, preset, wdtype, cfg) {
+    /* A GPU and count: the preset's own values when the preset is that machine, else the catalog's (or a carried
+       GPU's) per-GPU values times the count (the same products scenario.machine_values takes). */
+    applyMachine: function (gpu, gpus, preset, wdtype, cfg, carried) {
       const p = cfg.presets[preset];
       const at = (name, v) => positionOf(name, v, cfg);
       if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => at(name, p[name]));
-      const one = cfg.gpus[gpu];
+      const one = cfg.gpus[gpu] || (carried && carried[gpu]); // a datasheet's GPU, before learnGpus has run
       if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
       const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
       return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : at(name, per[name] * gpus)));

@@ -61,7 +61,7 @@ import numpy as np
 
 from . import engine as E
 from .hardware import GPUS
-from .models import DTYPE_BYTES, expected_distinct_experts, prefill_attention_flops
+from .models import DTYPE_BYTES, KEY_MARK, expected_distinct_experts, prefill_attention_flops
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
@@ -605,7 +605,8 @@ def basis_text(info: dict) -> str:
     requests every iteration"."""
     n = info["poll_iterations"]
     poll = "every iteration" if n == 1 else f"every {n:g} iterations"
-    return (f"Calibration {info['gpu']} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 "
+    gpu = info["gpu"].partition(KEY_MARK)[0]  # a GPU its key carries: the key's readable part
+    return (f"Calibration {gpu} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 "
             f"runs); scheduler looks for new requests {poll}")  # fmt: skip
 
 

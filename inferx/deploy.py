@@ -403,12 +403,13 @@ def _walk_problem(value) -> str | None:
 
 
 def _declared_outputs(output: str) -> list[dict]:
-    """'..a.x...b.y..' or 'a.x' (a '@hash' marks allow_duplicate) as [{id, property}, …]."""
+    """'..a.x...b.y..' or 'a.x' as [{id, property}, …]. An allow_duplicate output's property keeps its '@hash'
+    ('data@622e…'): the browser names the output so."""
     parts = output[2:-2].split("...") if output.startswith("..") and output.endswith("..") else [output]
     declared = []
     for part in parts:
         cid, _, prop = part.rpartition(".")
-        declared.append({"id": cid, "property": prop.split("@", 1)[0]})
+        declared.append({"id": cid, "property": prop})
     return declared
 
 

@@ -15,20 +15,34 @@ import numpy as np
 from . import engine as E
 from .figures import _json_ready, _layout, _line, _note, frontier
 from .hardware import GPUS, Machine
+from .models import Catalog
 from .scenario import Scenario
 
-# Assumed $/GPU-hour (USD, on-demand rental, 2025, rounded). Not measured; edit to your contract.
-USD_PER_GPU_HOUR: dict[str, float] = {
-    "a100": 1.80,
-    "h100": 2.50,
-    "h200": 3.50,
-    "b200": 5.00,
-    "b300": 6.50,
-    "gb200": 6.00,
-    "mi300x": 2.50,
-    "mi325x": 3.00,
-    "mi355x": 4.50,
-}
+
+def _carried_price(key: str) -> float:
+    from .gpu_spec import price_from_key  # it writes this module's prices
+
+    return price_from_key(key)
+
+
+# Assumed $/GPU-hour (USD, on-demand rental, 2025, rounded). Not measured; edit to your contract. A GPU a key
+# carries (gpu_spec.spec_key) carries its price too.
+USD_PER_GPU_HOUR: Catalog[str, float] = Catalog(
+    {
+        "a100": 1.80,
+        "h100": 2.50,
+        "h200": 3.50,
+        "b200": 5.00,
+        "b300": 6.50,
+        "gb200": 6.00,
+        "mi300x": 2.50,
+        "mi325x": 3.00,
+        "mi355x": 4.50,
+    },
+    _carried_price,
+    "GPU",
+    "datasheet",
+)
 PRICE_NOTE = "assumed rental $/GPU-hour, not measured: set your own"
 POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
 

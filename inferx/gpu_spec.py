@@ -8,13 +8,14 @@ Its price is an assumption like the catalog's, so the file gives it and the page
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 
 from . import economics
 from .deploy import ConfigError
 from .hardware import GPU, GPUS, MAX_GPUS
-from .model_config import catalog_key, read_json_file
+from .model_config import carried, carry, catalog_key, json_from_upload, read_json_file
 
 ENV = "INFERX_GPUS"  # datasheet files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_SPEC_BYTES = 1 << 16
@@ -42,6 +43,8 @@ REQUIRED = (
 OPTIONAL_PRECISIONS = ("fp8", "fp4")  # null or absent: no tensor cores for it
 # What `inferx hardware --format json` adds that a datasheet does not set: the count (1 here) and a ratio.
 DERIVED = ("gpus", "ridge_bf16_flop_per_byte")
+KEY_FORMAT = "g1"  # a key that carries a GPU (a model's carries "1"), then the CARRIED fields' values
+CARRIED = ("name", "vendor", "link", *NUMBERS)
 
 
 class GpuSpecError(ConfigError):
@@ -151,3 +154,37 @@ def add_gpus_from_env(environ=None) -> list[str]:
         return add_gpu_specs(p for p in raw.split(os.pathsep) if p.strip())
     except GpuSpecError as err:
         raise GpuSpecError(f"{ENV}: {err}") from None
+
+
+def spec_key(spec) -> str:
+    """A key that carries the GPU of a datasheet record itself (and its price), so that a page's address, an embed
+    or `inferx point --gpu` can hold a GPU no catalog lists and any server rebuilds it from the key alone."""
+    key, gpu, price = gpu_from_spec(spec, source="")  # refuse here what the key could not be read back as
+    return carry(key[:40], KEY_FORMAT, [spec.get(field) for field in CARRIED])
+
+
+@functools.lru_cache(maxsize=128)
+def _from_key(key: str) -> tuple[GPU, float]:
+    values = carried(key, KEY_FORMAT, GpuSpecError, "a datasheet's GPU")
+    if len(values) != len(CARRIED):
+        raise GpuSpecError(f"damaged ({len(values)} values, not {len(CARRIED)})")
+    _, gpu, price = gpu_from_spec(dict(zip(CARRIED, values, strict=True)), source="a datasheet carried in the address")
+    return gpu, price
+
+
+def gpu_from_key(key: str) -> GPU:
+    """The GPU a `spec_key` carries; GpuSpecError if the key is not one (damaged, or from elsewhere)."""
+    return _from_key(key)[0]
+
+
+def price_from_key(key: str) -> float:
+    """The assumed $/GPU-hour a `spec_key` carries."""
+    return _from_key(key)[1]
+
+
+def gpu_from_upload(contents) -> tuple[str, GPU]:
+    """(key, GPU) of a datasheet file a browser sent (a dcc.Upload data URL); the key carries the GPU."""
+    spec = json_from_upload(contents, MAX_SPEC_BYTES, GpuSpecError, "a GPU's datasheet")
+    key = spec_key(spec)
+    return key, gpu_from_key(key)
+

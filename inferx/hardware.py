@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .models import DTYPE_BYTES, ModelSpec, kv_bytes_per_sequence, weight_bytes
+from .models import DTYPE_BYTES, Catalog, ModelSpec, kv_bytes_per_sequence, weight_bytes
 
 MAX_GPUS = 72  # one NVL72 rack, the largest scale-up domain in the catalog
 
@@ -58,183 +58,196 @@ class GPU:
 
 T, G = 1e12, 1e9
 
-GPUS: dict[str, GPU] = {
-    # NVIDIA A100 Tensor Core GPU datasheet (80GB SXM): HBM2e 80 GB at 2,039 GB/s; BF16 312 TFLOPS
-    # (624 with sparsity); no FP8 or FP4; NVLink 3 at 600 GB/s; 400 W.
-    "a100": GPU(
-        name="A100 80GB SXM",
-        vendor="NVIDIA",
-        hbm=80 * G,
-        bw=2.039 * T,
-        bf16=312 * T,
-        fp8=None,
-        fp4=None,
-        sparse_bf16=624 * T,
-        sparse_fp8=None,
-        sparse_fp4=None,
-        link="NVLink 3",
-        link_bw=600 * G,
-        scale_up_gpus=8,
-        power=400,
-        source="https://www.nvidia.com/en-us/data-center/a100/",
-    ),
-    # NVIDIA H100 datasheet (SXM): HBM3 80 GB at 3.35 TB/s; BF16 1,979 and FP8 3,958 TFLOPS with
-    # sparsity, half that dense; NVLink 4 at 900 GB/s; up to 700 W.
-    "h100": GPU(
-        name="H100 SXM",
-        vendor="NVIDIA",
-        hbm=80 * G,
-        bw=3.35 * T,
-        bf16=989.5 * T,
-        fp8=1_979 * T,
-        fp4=None,
-        sparse_bf16=1_979 * T,
-        sparse_fp8=3_958 * T,
-        sparse_fp4=None,
-        link="NVLink 4",
-        link_bw=900 * G,
-        scale_up_gpus=8,
-        power=700,
-        source="https://www.nvidia.com/en-us/data-center/h100/",
-    ),
-    # NVIDIA H200 datasheet (SXM): the H100's compute with HBM3e 141 GB at 4.8 TB/s; NVLink 900 GB/s; 700 W.
-    "h200": GPU(
-        name="H200 SXM",
-        vendor="NVIDIA",
-        hbm=141 * G,
-        bw=4.8 * T,
-        bf16=989.5 * T,
-        fp8=1_979 * T,
-        fp4=None,
-        sparse_bf16=1_979 * T,
-        sparse_fp8=3_958 * T,
-        sparse_fp4=None,
-        link="NVLink 4",
-        link_bw=900 * G,
-        scale_up_gpus=8,
-        power=700,
-        source="https://www.nvidia.com/en-us/data-center/h200/",
-    ),
-    # NVIDIA HGX B200 (8 GPUs, 1,000 W each): 1,440 GB HBM3e in all, 8 TB/s each; per GPU FP4 18,
-    # FP8 9, BF16 4.5 PFLOPS with sparsity (dense half); NVLink 5 at 1.8 TB/s. NVIDIA's launch
-    # material gave 192 GB per GPU (the article's preset); shipping boards list 180 GB.
-    "b200": GPU(
-        name="B200",
-        vendor="NVIDIA",
-        hbm=180 * G,
-        bw=8 * T,
-        bf16=2_250 * T,
-        fp8=4_500 * T,
-        fp4=9_000 * T,
-        sparse_bf16=4_500 * T,
-        sparse_fp8=9_000 * T,
-        sparse_fp4=18_000 * T,
-        link="NVLink 5",
-        link_bw=1_800 * G,
-        scale_up_gpus=8,
-        power=1_000,
-        source="https://www.nvidia.com/en-us/data-center/hgx/",
-    ),
-    # NVIDIA HGX B300 (Blackwell Ultra, 8 GPUs): 2.3 TB HBM3e in all (288 GB each) at 8 TB/s each; per GPU
-    # FP4 18 PFLOPS with sparsity but 13.5 dense (108 PF for eight: sparsity gains less than 2× here),
-    # FP8 9 / 4.5, BF16 4.5 / 2.25; NVLink 5 at 1.8 TB/s; 1,100 W.
-    "b300": GPU(
-        name="B300",
-        vendor="NVIDIA",
-        hbm=288 * G,
-        bw=8 * T,
-        bf16=2_250 * T,
-        fp8=4_500 * T,
-        fp4=13_500 * T,
-        sparse_bf16=4_500 * T,
-        sparse_fp8=9_000 * T,
-        sparse_fp4=18_000 * T,
-        link="NVLink 5",
-        link_bw=1_800 * G,
-        scale_up_gpus=8,
-        power=1_100,
-        source="https://www.nvidia.com/en-us/data-center/hgx/",
-    ),
-    # NVIDIA GB200 NVL72, per Blackwell GPU (rack ÷ 72; one GB200 superchip carries two): 13.4 TB HBM3e
-    # (186 GB) at 576 TB/s (8 TB/s); FP4 1,440, FP8 720, BF16 360 PFLOPS with sparsity (dense half);
-    # NVLink 5 at 1.8 TB/s across all 72 GPUs.
-    # 1,200 W is the GPU's configured power in this system (the superchip's 2,700 W includes Grace).
-    "gb200": GPU(
-        name="GB200",
-        vendor="NVIDIA",
-        hbm=186 * G,
-        bw=8 * T,
-        bf16=2_500 * T,
-        fp8=5_000 * T,
-        fp4=10_000 * T,
-        sparse_bf16=5_000 * T,
-        sparse_fp8=10_000 * T,
-        sparse_fp4=20_000 * T,
-        link="NVLink 5",
-        link_bw=1_800 * G,
-        scale_up_gpus=72,
-        power=1_200,
-        source="https://www.nvidia.com/en-us/data-center/gb200-nvl72/",
-    ),
-    # AMD Instinct MI300X datasheet: HBM3 192 GB at 5.3 TB/s; FP16/BF16 1,307.4 and FP8 2,614.9 TFLOPS
-    # dense (2,614.9 and 5,229.8 with sparsity); no FP4; 7 Infinity Fabric links of 128 GB/s; 750 W.
-    "mi300x": GPU(
-        name="MI300X",
-        vendor="AMD",
-        hbm=192 * G,
-        bw=5.3 * T,
-        bf16=1_307.4 * T,
-        fp8=2_614.9 * T,
-        fp4=None,
-        sparse_bf16=2_614.9 * T,
-        sparse_fp8=5_229.8 * T,
-        sparse_fp4=None,
-        link="Infinity Fabric",
-        link_bw=896 * G,
-        scale_up_gpus=8,
-        power=750,
-        source="https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html",
-    ),
-    # AMD Instinct MI325X datasheet: the MI300X's compute with HBM3E 256 GB at 6 TB/s; 896 GB/s of
-    # Infinity Fabric; 1,000 W.
-    "mi325x": GPU(
-        name="MI325X",
-        vendor="AMD",
-        hbm=256 * G,
-        bw=6.0 * T,
-        bf16=1_307.4 * T,
-        fp8=2_614.9 * T,
-        fp4=None,
-        sparse_bf16=2_614.9 * T,
-        sparse_fp8=5_229.8 * T,
-        sparse_fp4=None,
-        link="Infinity Fabric",
-        link_bw=896 * G,
-        scale_up_gpus=8,
-        power=1_000,
-        source="https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html",
-    ),
-    # AMD Instinct MI355X datasheet: HBM3E 288 GB at 8 TB/s; 256 CUs at 2.4 GHz give FP16/BF16 2,516.6,
-    # FP8 5,033.2 and MXFP4 10,066.3 TFLOPS dense (sparsity doubles each); 7 Infinity Fabric links of
-    # 153.6 GB/s; 1,400 W (liquid cooled).
-    "mi355x": GPU(
-        name="MI355X",
-        vendor="AMD",
-        hbm=288 * G,
-        bw=8.0 * T,
-        bf16=2_516.6 * T,
-        fp8=5_033.2 * T,
-        fp4=10_066.3 * T,
-        sparse_bf16=5_033.2 * T,
-        sparse_fp8=10_066.4 * T,
-        sparse_fp4=20_132.7 * T,
-        link="Infinity Fabric",
-        link_bw=1_075.2 * G,
-        scale_up_gpus=8,
-        power=1_400,
-        source="https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html",
-    ),
-}
+
+def _carried_gpu(key: str) -> GPU:
+    from .gpu_spec import gpu_from_key  # it builds GPUs of this module
+
+    return gpu_from_key(key)
+
+
+# The catalog, and beside it any GPU a key carries (a datasheet chosen in a browser: gpu_spec.spec_key).
+GPUS: Catalog[str, GPU] = Catalog(
+    {
+        # NVIDIA A100 Tensor Core GPU datasheet (80GB SXM): HBM2e 80 GB at 2,039 GB/s; BF16 312 TFLOPS
+        # (624 with sparsity); no FP8 or FP4; NVLink 3 at 600 GB/s; 400 W.
+        "a100": GPU(
+            name="A100 80GB SXM",
+            vendor="NVIDIA",
+            hbm=80 * G,
+            bw=2.039 * T,
+            bf16=312 * T,
+            fp8=None,
+            fp4=None,
+            sparse_bf16=624 * T,
+            sparse_fp8=None,
+            sparse_fp4=None,
+            link="NVLink 3",
+            link_bw=600 * G,
+            scale_up_gpus=8,
+            power=400,
+            source="https://www.nvidia.com/en-us/data-center/a100/",
+        ),
+        # NVIDIA H100 datasheet (SXM): HBM3 80 GB at 3.35 TB/s; BF16 1,979 and FP8 3,958 TFLOPS with
+        # sparsity, half that dense; NVLink 4 at 900 GB/s; up to 700 W.
+        "h100": GPU(
+            name="H100 SXM",
+            vendor="NVIDIA",
+            hbm=80 * G,
+            bw=3.35 * T,
+            bf16=989.5 * T,
+            fp8=1_979 * T,
+            fp4=None,
+            sparse_bf16=1_979 * T,
+            sparse_fp8=3_958 * T,
+            sparse_fp4=None,
+            link="NVLink 4",
+            link_bw=900 * G,
+            scale_up_gpus=8,
+            power=700,
+            source="https://www.nvidia.com/en-us/data-center/h100/",
+        ),
+        # NVIDIA H200 datasheet (SXM): the H100's compute with HBM3e 141 GB at 4.8 TB/s; NVLink 900 GB/s; 700 W.
+        "h200": GPU(
+            name="H200 SXM",
+            vendor="NVIDIA",
+            hbm=141 * G,
+            bw=4.8 * T,
+            bf16=989.5 * T,
+            fp8=1_979 * T,
+            fp4=None,
+            sparse_bf16=1_979 * T,
+            sparse_fp8=3_958 * T,
+            sparse_fp4=None,
+            link="NVLink 4",
+            link_bw=900 * G,
+            scale_up_gpus=8,
+            power=700,
+            source="https://www.nvidia.com/en-us/data-center/h200/",
+        ),
+        # NVIDIA HGX B200 (8 GPUs, 1,000 W each): 1,440 GB HBM3e in all, 8 TB/s each; per GPU FP4 18,
+        # FP8 9, BF16 4.5 PFLOPS with sparsity (dense half); NVLink 5 at 1.8 TB/s. NVIDIA's launch
+        # material gave 192 GB per GPU (the article's preset); shipping boards list 180 GB.
+        "b200": GPU(
+            name="B200",
+            vendor="NVIDIA",
+            hbm=180 * G,
+            bw=8 * T,
+            bf16=2_250 * T,
+            fp8=4_500 * T,
+            fp4=9_000 * T,
+            sparse_bf16=4_500 * T,
+            sparse_fp8=9_000 * T,
+            sparse_fp4=18_000 * T,
+            link="NVLink 5",
+            link_bw=1_800 * G,
+            scale_up_gpus=8,
+            power=1_000,
+            source="https://www.nvidia.com/en-us/data-center/hgx/",
+        ),
+        # NVIDIA HGX B300 (Blackwell Ultra, 8 GPUs): 2.3 TB HBM3e in all (288 GB each) at 8 TB/s each; per GPU
+        # FP4 18 PFLOPS with sparsity but 13.5 dense (108 PF for eight: sparsity gains less than 2× here),
+        # FP8 9 / 4.5, BF16 4.5 / 2.25; NVLink 5 at 1.8 TB/s; 1,100 W.
+        "b300": GPU(
+            name="B300",
+            vendor="NVIDIA",
+            hbm=288 * G,
+            bw=8 * T,
+            bf16=2_250 * T,
+            fp8=4_500 * T,
+            fp4=13_500 * T,
+            sparse_bf16=4_500 * T,
+            sparse_fp8=9_000 * T,
+            sparse_fp4=18_000 * T,
+            link="NVLink 5",
+            link_bw=1_800 * G,
+            scale_up_gpus=8,
+            power=1_100,
+            source="https://www.nvidia.com/en-us/data-center/hgx/",
+        ),
+        # NVIDIA GB200 NVL72, per Blackwell GPU (rack ÷ 72; one GB200 superchip carries two): 13.4 TB HBM3e
+        # (186 GB) at 576 TB/s (8 TB/s); FP4 1,440, FP8 720, BF16 360 PFLOPS with sparsity (dense half);
+        # NVLink 5 at 1.8 TB/s across all 72 GPUs.
+        # 1,200 W is the GPU's configured power in this system (the superchip's 2,700 W includes Grace).
+        "gb200": GPU(
+            name="GB200",
+            vendor="NVIDIA",
+            hbm=186 * G,
+            bw=8 * T,
+            bf16=2_500 * T,
+            fp8=5_000 * T,
+            fp4=10_000 * T,
+            sparse_bf16=5_000 * T,
+            sparse_fp8=10_000 * T,
+            sparse_fp4=20_000 * T,
+            link="NVLink 5",
+            link_bw=1_800 * G,
+            scale_up_gpus=72,
+            power=1_200,
+            source="https://www.nvidia.com/en-us/data-center/gb200-nvl72/",
+        ),
+        # AMD Instinct MI300X datasheet: HBM3 192 GB at 5.3 TB/s; FP16/BF16 1,307.4 and FP8 2,614.9 TFLOPS
+        # dense (2,614.9 and 5,229.8 with sparsity); no FP4; 7 Infinity Fabric links of 128 GB/s; 750 W.
+        "mi300x": GPU(
+            name="MI300X",
+            vendor="AMD",
+            hbm=192 * G,
+            bw=5.3 * T,
+            bf16=1_307.4 * T,
+            fp8=2_614.9 * T,
+            fp4=None,
+            sparse_bf16=2_614.9 * T,
+            sparse_fp8=5_229.8 * T,
+            sparse_fp4=None,
+            link="Infinity Fabric",
+            link_bw=896 * G,
+            scale_up_gpus=8,
+            power=750,
+            source="https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html",
+        ),
+        # AMD Instinct MI325X datasheet: the MI300X's compute with HBM3E 256 GB at 6 TB/s; 896 GB/s of
+        # Infinity Fabric; 1,000 W.
+        "mi325x": GPU(
+            name="MI325X",
+            vendor="AMD",
+            hbm=256 * G,
+            bw=6.0 * T,
+            bf16=1_307.4 * T,
+            fp8=2_614.9 * T,
+            fp4=None,
+            sparse_bf16=2_614.9 * T,
+            sparse_fp8=5_229.8 * T,
+            sparse_fp4=None,
+            link="Infinity Fabric",
+            link_bw=896 * G,
+            scale_up_gpus=8,
+            power=1_000,
+            source="https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html",
+        ),
+        # AMD Instinct MI355X datasheet: HBM3E 288 GB at 8 TB/s; 256 CUs at 2.4 GHz give FP16/BF16 2,516.6,
+        # FP8 5,033.2 and MXFP4 10,066.3 TFLOPS dense (sparsity doubles each); 7 Infinity Fabric links of
+        # 153.6 GB/s; 1,400 W (liquid cooled).
+        "mi355x": GPU(
+            name="MI355X",
+            vendor="AMD",
+            hbm=288 * G,
+            bw=8.0 * T,
+            bf16=2_516.6 * T,
+            fp8=5_033.2 * T,
+            fp4=10_066.3 * T,
+            sparse_bf16=5_033.2 * T,
+            sparse_fp8=10_066.4 * T,
+            sparse_fp4=20_132.7 * T,
+            link="Infinity Fabric",
+            link_bw=1_075.2 * G,
+            scale_up_gpus=8,
+            power=1_400,
+            source="https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html",
+        ),
+    },
+    _carried_gpu,
+    "GPU",
+    "datasheet",
+)
 
 
 @dataclass(frozen=True)

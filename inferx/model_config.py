@@ -24,7 +24,7 @@ import zlib
 from pathlib import Path
 
 from .deploy import ConfigError
-from .models import MODELS, ModelSpec
+from .models import KEY_MARK, MODELS, ModelSpec
 
 ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
@@ -44,7 +44,6 @@ READ_FIELDS = (
     "moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers", "sliding_window",
     "max_position_embeddings", "layer_types", "use_sliding_window", "tie_word_embeddings",
 )  # fmt: skip
-KEY_MARK = "~"  # between a key's readable name and its payload; catalog keys never hold it
 KEY_FORMAT = "1"
 MAX_KEY_CHARS = 1500  # the largest published configs' keys are under 500 characters
 MAX_PAYLOAD_BYTES = 1 << 16  # what a key's payload may inflate to: a bound on a hostile address's cost
@@ -224,52 +223,72 @@ def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
         raise ModelConfigError(f"{path}: {err}") from None
 
 
+def carry(name: str, fmt: str, values: list) -> str:
+    """A key that carries an entry itself: a readable `name` (a catalog key), the format, then `values` as JSON,
+    compressed in lower-case base32 (choices are matched in lower case)."""
+    raw = json.dumps(values, separators=(",", ":"), ensure_ascii=False).encode()
+    payload = base64.b32encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=").lower()
+    return f"{name}{KEY_MARK}{fmt}{payload}"
+
+
+def carried(key: str, fmt: str, error: type[ConfigError], what: str) -> list:
+    """The values a `carry` key of format `fmt` holds; `error` if the key is not one (damaged, or from elsewhere)."""
+    _, mark, body = key.partition(KEY_MARK)
+    if not mark or len(key) > MAX_KEY_CHARS or not body.startswith(fmt):
+        raise error(f"not of the form name{KEY_MARK}{fmt}… that {what} has")
+    try:
+        packed = base64.b32decode(body[len(fmt) :].upper() + "=" * (-len(body[len(fmt) :]) % 8))
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(packed, MAX_PAYLOAD_BYTES)
+        if inflate.unconsumed_tail or not inflate.eof:
+            raise ValueError("payload too long or cut short")
+        values = json.loads(raw)
+    except (binascii.Error, zlib.error, ValueError, TypeError) as err:
+        raise error(f"damaged ({err})") from None
+    if not isinstance(values, list):
+        raise error("damaged (not a list of values)")
+    return values
+
+
 def config_key(config: dict, name: str) -> str:
-    """A key that carries the model itself: its readable name, then the fields the reader uses, compressed in
-    lower-case base32 (choices are matched in lower case). Any server rebuilds the model from the key alone, so
-    a page's address, an embed or `inferx point --model` can hold a model no catalog lists."""
+    """A key that carries the model itself: its name, then the fields the reader uses. Any server rebuilds the
+    model from the key alone, so a page's address, an embed or `inferx point --model` can hold a model no
+    catalog lists."""
     spec_from_config(config, name)  # refuse here what the key could not be read back as
     cfg = _language_model(config)
     values = [cfg.get(field) for field in READ_FIELDS]
     while values and values[-1] is None:
         values.pop()
-    raw = json.dumps([name, *values], separators=(",", ":"), ensure_ascii=False).encode()
-    payload = base64.b32encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=").lower()
-    return f"{catalog_key(name)[:40] or 'model'}{KEY_MARK}{KEY_FORMAT}{payload}"
+    return carry(catalog_key(name)[:40] or "model", KEY_FORMAT, [name, *values])
 
 
 @functools.lru_cache(maxsize=128)  # one object per key while it is in use (scenarios of one model share it)
 def spec_from_key(key: str) -> ModelSpec:
     """The model a `config_key` carries; ModelConfigError if the key is not one (damaged, or from elsewhere)."""
-    _, mark, body = key.partition(KEY_MARK)
-    if not mark or len(key) > MAX_KEY_CHARS or not body.startswith(KEY_FORMAT):
-        raise ModelConfigError(f"not of the form name{KEY_MARK}{KEY_FORMAT}… that a config.json's model has")
-    try:
-        packed = base64.b32decode(body[1:].upper() + "=" * (-len(body[1:]) % 8))
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(packed, MAX_PAYLOAD_BYTES)
-        if inflate.unconsumed_tail or not inflate.eof:
-            raise ValueError("payload too long or cut short")
-        name, *values = json.loads(raw)
-    except (binascii.Error, zlib.error, ValueError, TypeError) as err:
-        raise ModelConfigError(f"damaged ({err})") from None
+    name, *values = carried(key, KEY_FORMAT, ModelConfigError, "a config.json's model") or [None]
     if not isinstance(name, str) or len(values) > len(READ_FIELDS):
         raise ModelConfigError("damaged (not a name and its fields)")
     config = {f: v for f, v in zip(READ_FIELDS, values, strict=False) if v is not None}
     return spec_from_config(config, name[:200])
 
 
+def json_from_upload(contents, max_bytes: int, error: type[ConfigError], what: str):
+    """The JSON value of a file a browser sent (a dcc.Upload data URL) of at most `max_bytes`; `error` if not."""
+    if not isinstance(contents, str) or not contents.startswith("data:") or "," not in contents:
+        raise error("not a file upload")
+    data = contents.split(",", 1)[1]
+    if len(data) * 3 // 4 > max_bytes:
+        size = f"{max_bytes >> 20} MiB" if max_bytes >= 1 << 20 else f"{max_bytes >> 10} KiB"
+        raise error(f"larger than {size}: not {what}")
+    try:
+        return json.loads(base64.b64decode(data, validate=True).decode("utf-8"))
+    except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
+        raise error(f"not a JSON file ({err})") from None
+
+
 def model_from_upload(contents, filename) -> tuple[str, ModelSpec]:
     """(key, spec) of a config.json a browser sent (a dcc.Upload data URL); the key carries the model."""
-    if not isinstance(contents, str) or not contents.startswith("data:") or "," not in contents:
-        raise ModelConfigError("not a file upload")
-    data = contents.split(",", 1)[1]
-    if len(data) * 3 // 4 > MAX_CONFIG_BYTES:
-        raise ModelConfigError(f"larger than {MAX_CONFIG_BYTES >> 20} MiB: not a config.json")
-    try:
-        config = json.loads(base64.b64decode(data, validate=True).decode("utf-8"))
-    except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
-        raise ModelConfigError(f"not a JSON file ({err})") from None
+    config = json_from_upload(contents, MAX_CONFIG_BYTES, ModelConfigError, "a config.json")
     name = model_name(config, Path(filename if isinstance(filename, str) else "config.json"))
     if name == "config":  # a bare config.json without `_name_or_path`: named by its kind and size instead
         size = spec_from_config(config, name).p_total / 1e9

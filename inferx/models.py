@@ -272,28 +272,33 @@ LLAMA2_13B = ModelSpec(
 )
 
 
+KEY_MARK = "~"  # between a carried key's readable name and its payload (model_config.carry); catalog keys never hold it
+
+
 class Catalog(dict):
-    """The catalog's models by key, and beside them any model whose key carries it (`model_config.config_key`):
-    looked up and checked like a catalog key, never listed, so one user's model does not appear in another's
-    menus."""
+    """A catalog's entries by key, and beside them any entry whose key carries it (`model_config.carry`): looked
+    up and checked like a catalog key, never listed, so one user's entry does not appear in another's menus.
+    `reader(key)` returns the entry a key carries, None for a key that does not look like one, and raises
+    ConfigError for one that does but cannot be read. `what` names an entry ("model") and `file` the file such
+    entries come from ("config.json")."""
 
-    @staticmethod
-    def _carried(key) -> ModelSpec | None:
-        """The model a key carries; None for a key that does not look like one; ModelConfigError if damaged."""
-        from .model_config import KEY_MARK, spec_from_key  # it reads this module's specs
+    def __init__(self, entries: dict, reader, what: str, file: str):
+        super().__init__(entries)
+        self.reader, self.what, self.file = reader, what, file
 
-        return spec_from_key(key) if isinstance(key, str) and KEY_MARK in key else None
+    def _carried(self, key):
+        return self.reader(key) if isinstance(key, str) and KEY_MARK in key else None
 
     def __missing__(self, key):
-        from .model_config import ModelConfigError
+        from .deploy import ConfigError
 
         try:
-            spec = self._carried(key)
-        except ModelConfigError:
-            spec = None
-        if spec is None:
+            entry = self._carried(key)
+        except ConfigError:
+            entry = None
+        if entry is None:
             raise KeyError(key)
-        return spec
+        return entry
 
     def __contains__(self, key) -> bool:
         return self.get(key) is not None
@@ -305,14 +310,20 @@ class Catalog(dict):
             return default
 
     def refusal(self, key: str) -> str | None:
-        """Why a key that looks like a model's own is refused (None for any other key: it is just not listed)."""
-        from .model_config import ModelConfigError
+        """Why a key that looks like a carried entry is refused (None for any other key: it is just not listed)."""
+        from .deploy import ConfigError
 
         try:
             self._carried(key)
-        except ModelConfigError as err:
-            return f"is not a readable model key: {err}"
+        except ConfigError as err:
+            return f"is not a readable {self.what} key: {err}"
         return None
+
+
+def _model_from_key(key: str) -> ModelSpec:
+    from .model_config import spec_from_key
+
+    return spec_from_key(key)
 
 
 MODELS: Catalog[str, ModelSpec] = Catalog(
@@ -325,7 +336,10 @@ MODELS: Catalog[str, ModelSpec] = Catalog(
         "llama-3.1-405b": LLAMA31_405B,
         "llama-3-8b": LLAMA3_8B,
         "llama-2-13b": LLAMA2_13B,
-    }
+    },
+    _model_from_key,
+    "model",
+    "config.json",
 )
 
 

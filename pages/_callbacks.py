@@ -11,17 +11,23 @@ import logging
 from dash import ALL, Input, Output, State, callback, clientside_callback, no_update
 
 from inferx import figure_registry as registry
+from inferx.economics import default_price
+from inferx.gpu_spec import GpuSpecError, gpu_from_upload
 from inferx.model_config import ModelConfigError, model_from_upload
-from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, shown_value
+from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, per_gpu_values, shown_value
 from pages._cards import INTERNAL_ERROR
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
     CALIBRATION_INPUTS,
     CALIBRATION_LINE_ID,
+    GPU_CARRIED_ID,
+    GPU_NOTE_ID,
+    GPU_UPLOAD_ID,
     MODEL_NOTE_ID,
     MODEL_UPLOAD_ID,
     calibration_line,
     choice_options,
+    gpu_summary,
     machine_controls,
     model_summary,
     preset_controls,
@@ -106,6 +112,37 @@ def choose_uploaded_model(contents, filename):
     return choice_options("model", key), key, model_summary(spec)
 
 
+@callback(
+    Output(control_id("gpu"), "options"),
+    Output(control_id("gpu"), "value"),
+    Output(GPU_NOTE_ID, "children"),
+    Output(GPU_CARRIED_ID, "data"),
+    Input(GPU_UPLOAD_ID, "contents"),
+    State(GPU_UPLOAD_ID, "filename"),
+    prevent_initial_call=True,
+)
+def choose_uploaded_gpu(contents, filename):
+    """A GPU datasheet chosen in the browser selects its GPU, by a key that carries it, as a config.json does a
+    model, and hands the browser its numbers (`carried_gpu`), from which the menu's change sets bandwidth, compute
+    and HBM for the count chosen. Any other file leaves the GPU as it was."""
+    try:
+        key, gpu = gpu_from_upload(contents)
+    except GpuSpecError as err:
+        shown = filename[:80] if isinstance(filename, str) else "the file"
+        return no_update, no_update, f"Could not read {shown}: {err}", no_update
+    return choice_options("gpu", key), key, gpu_summary(gpu, default_price(key)), {key: per_gpu_values(key)}
+
+
+# A GPU the address carries, or a datasheet read, joins the browser's GPU table (for the address's arithmetic).
+clientside_callback(
+    "window.inferx.learnGpus",
+    Output("ui-config", "data", allow_duplicate=True),
+    Input(GPU_CARRIED_ID, "data"),
+    State("ui-config", "data"),
+    prevent_initial_call="initial_duplicate",
+)
+
+
 def redraw_figures(request, ids) -> dict:
     """{"fig1": figure, …} of a redraw request (checked by `read_redraw`): what the redraw callback answers
     and what the drag route (pages/_drag.py) answers for a drag's step."""
@@ -169,6 +206,7 @@ clientside_callback(
     State(control_id("preset"), "value"),
     State(control_id("wdtype"), "value"),
     State("ui-config", "data"),
+    State(GPU_CARRIED_ID, "data"),
     prevent_initial_call=True,
 )
 

@@ -8,7 +8,8 @@ from dataclasses import replace
 from dash import dcc, get_relative_path, html
 
 from inferx.figure_registry import FIGURES
-from inferx.hardware import GPUS
+from inferx.gpu_spec import MAX_SPEC_BYTES
+from inferx.hardware import GPU, GPUS
 from inferx.model_config import MAX_CONFIG_BYTES
 from inferx.models import ModelSpec, kv_bytes_per_token
 from inferx.presets import HARDWARE
@@ -106,34 +107,44 @@ def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float) ->
 
 def choice_options(name: str, value=None) -> list[dict]:
     """A choice's menu: its listed values, and `value` where it is one the choice takes without listing it (a
-    model from a config.json, which its key carries)."""
+    model from a config.json or a GPU from a datasheet, which its key carries)."""
     p = PARAMS[name]
     options = [{"label": p.label_of(key), "value": key} for key in p.choices]
     if value is not None and value not in p.choices and value in p.options:
-        options.append({"label": f"{p.label_of(value)} (config.json)", "value": value})
+        options.append({"label": f"{p.label_of(value)} ({p.options.file})", "value": value})
     return options
 
 
 MODEL_UPLOAD_ID = "model-upload"
 MODEL_NOTE_ID = "model-upload-note"
+GPU_UPLOAD_ID = "gpu-upload"
+GPU_NOTE_ID = "gpu-upload-note"
 
 
-def model_upload() -> html.Div:
-    """The drop zone under the model menu (pages/_callbacks.choose_uploaded_model reads it), and the line that
-    says what was read."""
+def file_drop(upload_id: str, note_id: str, what: str, file: str, max_size: int) -> html.Div:
+    """A drop zone under a menu (pages/_callbacks reads it: the entry the file describes joins the menu), and the
+    line that says what was read."""
     return html.Div(
         [
             dcc.Upload(
-                html.Div(["Your model: drop or ", html.A("choose", href="#"), " its config.json"]),
-                id=MODEL_UPLOAD_ID,
+                html.Div([f"Your {what}: drop or ", html.A("choose", href="#"), f" its {file}"]),
+                id=upload_id,
                 accept=".json,application/json",
-                max_size=MAX_CONFIG_BYTES,
+                max_size=max_size,
                 multiple=False,
                 className="file-drop",
             ),
-            html.Div(id=MODEL_NOTE_ID, className="unit file-drop-note", role="status"),
+            html.Div(id=note_id, className="unit file-drop-note", role="status"),
         ]
     )
+
+
+def model_upload() -> html.Div:
+    return file_drop(MODEL_UPLOAD_ID, MODEL_NOTE_ID, "model", "config.json", MAX_CONFIG_BYTES)
+
+
+def gpu_upload() -> html.Div:
+    return file_drop(GPU_UPLOAD_ID, GPU_NOTE_ID, "GPU", "datasheet (JSON)", MAX_SPEC_BYTES)
 
 
 def model_summary(spec: ModelSpec) -> str:
@@ -142,6 +153,16 @@ def model_summary(spec: ModelSpec) -> str:
     return (
         f"{spec.name}: {spec.p_total / 1e9:,.3g} B parameters, {spec.p_active / 1e9:,.3g} B read per token "
         f"({kind}), {kv_bytes_per_token(spec, 1.0):,.0f} B of KV cache per token at FP8. "
+        "The address now carries it: copy the link to share it."
+    )
+
+
+def gpu_summary(gpu: GPU, price: float) -> str:
+    """What the page read from a GPU's datasheet, in the units the controls use."""
+    fp8 = "no FP8" if gpu.fp8 is None else f"{gpu.fp8 / 1e12:,.0f} TFLOPS FP8"
+    return (
+        f"{gpu.name}: {gpu.hbm / 1e9:,.0f} GB of HBM at {gpu.bw / 1e12:,.3g} TB/s, {gpu.bf16 / 1e12:,.0f} TFLOPS "
+        f"BF16 and {fp8} (dense), {gpu.power:,.0f} W, ${price:,.2f}/GPU-hour (assumed). "
         "The address now carries it: copy the link to share it."
     )
 
@@ -214,6 +235,8 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 body.append(control(n, values[n]))
                 if n == "model":  # a model of one's own, right under the menu it joins
                     body.append(model_upload())
+                if n == "gpu":  # and a GPU of one's own
+                    body.append(gpu_upload())
     hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
@@ -250,8 +273,19 @@ def controls_panel(values: dict) -> html.Div:
     # its inputs, so prevent_initial_call holds when the router inserts the page. With it outside, a slow
     # browser rewrote the address before dcc.Location had settled, and Location pushed its stale address
     # back, re-rendering the page in a loop.
-    body += [dcc.Store(id="redraw-request"), dcc.Store(id="figure-updates")]
+    body += [dcc.Store(id="redraw-request"), dcc.Store(id="figure-updates"), carried_gpu(values.get("gpu"))]
     return html.Div(body, className="controls")
+
+
+GPU_CARRIED_ID = "gpu-carried"
+
+
+def carried_gpu(gpu) -> dcc.Store:
+    """A GPU the address carries (a datasheet chosen in a browser), for the browser's GPU table: `ui-config` is
+    built once with the app and lists the catalog's only, and the browser multiplies a GPU's numbers by the count
+    chosen (assets/inferx.js learnGpus adds these)."""
+    carried = isinstance(gpu, str) and gpu not in PARAMS["gpu"].choices and gpu in GPUS
+    return dcc.Store(id=GPU_CARRIED_ID, data={gpu: per_gpu_values(gpu)} if carried else None)
 
 
 def explorer_controls(batch: int) -> html.Div:

@@ -13,15 +13,30 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dash import no_update
+from test_model_config import MIXTRAL, data_url
 
 import app  # noqa: F401 (pages register themselves on the app)
 from inferx import calibrated, cli, economics
 from inferx import figure_registry as registry
-from inferx.gpu_spec import MAX_SPEC_BYTES, GpuSpecError, add_gpu_specs, add_gpus_from_env, gpu_from_spec, read_gpu_spec
+from inferx.gpu_spec import (
+    MAX_SPEC_BYTES,
+    GpuSpecError,
+    add_gpu_specs,
+    add_gpus_from_env,
+    gpu_from_key,
+    gpu_from_spec,
+    gpu_from_upload,
+    price_from_key,
+    read_gpu_spec,
+    spec_key,
+)
 from inferx.hardware import GPUS, Machine, machine_record
-from inferx.scenario import Scenario, per_gpu_values
+from inferx.model_config import carry, config_key
+from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param, per_gpu_values
 from pages import home
-from pages._controls import ui_config
+from pages._callbacks import choose_uploaded_gpu
+from pages._controls import GPU_CARRIED_ID, ui_config
 from pages._ids import control_id
 
 GAUDI3 = Path(__file__).parent / "fixtures" / "gpu_specs" / "gaudi3.json"
@@ -179,3 +194,78 @@ def test_the_page_offers_an_added_gpu_and_the_browser_knows_its_numbers(catalog)
     assert menu.value == "gaudi3" and {"label": "Gaudi 3 OAM", "value": "gaudi3"} in menu.options
     # The browser multiplies a GPU's numbers by the count when the GPU or count changes: it has this one's.
     assert ui_config().data["gpus"]["gaudi3"] == per_gpu_values("gaudi3")
+
+
+# --- A datasheet chosen in a browser: the GPU travels in its key --------------------------------------------
+
+
+@pytest.mark.parametrize("key", sorted(GPUS))
+def test_a_keys_gpu_is_the_datasheets(key):
+    carried = spec_key(record(key))
+    assert carried.startswith(f"{key}~g1") and len(carried) < 400
+    # The same GPU, field by field, but for where its numbers came from (the catalog's source is not carried).
+    assert dataclasses.replace(gpu_from_key(carried), source=GPUS[key].source) == GPUS[key]
+    assert price_from_key(carried) == economics.default_price(carried) == economics.default_price(key)
+
+
+def test_a_carried_gpu_is_a_choice_without_being_listed():
+    key = spec_key(json.loads(GAUDI3.read_text()))
+    assert key in GPUS and key not in PARAMS["gpu"].choices and "gaudi3" not in GPUS
+    assert check_param("gpu", key.upper()) == key  # an address's choice is matched in lower case
+    scn = Scenario.from_params(gpu=key, gpus=8)
+    assert (scn.bw, scn.hbm) == pytest.approx((8 * 3.7e12, 8 * 128e9))
+    assert cli.main(["point", "--gpu", key, "--gpus", "8"]) == 0  # the CLI reads it as the page does
+
+
+def test_a_damaged_or_foreign_gpu_key_is_refused_in_words():
+    key = spec_key(json.loads(GAUDI3.read_text()))
+    model = config_key(json.loads(MIXTRAL.read_text()), "mixtral")
+    wrong_count = carry("x", "g1", [1, 2])
+    cases = {
+        key[:-4] + "aaaa": "damaged",
+        key[:60]: "damaged",
+        model: "not of the form name~g1",
+        "x~g1" + "a" * 2000: "not of the form name~g1",
+        wrong_count: "damaged (2 values, not 15)",
+        carry("x", "g1", [None] * 15): "name is missing",
+        carry("x", "g1", ["X", "", "", 128, 1e9, *[1] * 10]): "hbm_tb_s must be between 0.01 and 1,000 TB/s",
+    }
+    for bad, why in cases.items():
+        assert bad not in GPUS and GPUS.get(bad) is None
+        with pytest.raises(InvalidParameter, match=re.escape(why)) as err:
+            check_param("gpu", bad)
+        assert "is not a readable GPU key" in str(err.value)
+    with pytest.raises(InvalidParameter, match="must be one of a100"):
+        check_param("gpu", "tpu-v5")
+
+
+def test_an_upload_selects_the_gpu_its_key_carries():
+    body = GAUDI3.read_bytes()
+    key, gpu = gpu_from_upload(data_url(body))
+    assert key == spec_key(json.loads(body)) and gpu.name == "Gaudi 3 OAM"
+    options, value, note, carried = choose_uploaded_gpu(data_url(body), "gaudi3.json")
+    assert value == key and {"label": "Gaudi 3 OAM (datasheet)", "value": key} in options
+    assert carried == {key: per_gpu_values(key)}  # what the browser multiplies by the count
+    assert note.startswith("Gaudi 3 OAM: 128 GB of HBM at 3.7 TB/s, 1,835 TFLOPS BF16 and 1,835 TFLOPS FP8 (dense)")
+    bad = {
+        "not a file upload": (None, "gpu.json"),
+        "larger than 64 KiB: not a GPU's datasheet": (data_url(b" " * MAX_SPEC_BYTES + b"{}"), "gpu.json"),
+        "not a JSON file": (data_url(b"\xff\xfe"), "gpu.json"),
+        "must be one JSON object": (data_url(b"[1, 2]"), "gpu.json"),
+        "unknown field 'hbm'": (data_url(json.dumps({**json.loads(body), "hbm": 1}).encode()), "gpu.json"),
+    }
+    for why, (contents, filename) in bad.items():
+        *kept, note, carried = choose_uploaded_gpu(contents, filename)
+        assert kept == [no_update, no_update] and carried is no_update
+        assert note.startswith(f"Could not read {filename}: ") and why in note, note
+
+
+def test_a_page_whose_address_carries_a_gpu_hands_the_browser_its_numbers():
+    key = spec_key(json.loads(GAUDI3.read_text()))
+    page = home.layout(gpu=key, gpus="4")
+    menu = next(c for c in page._traverse() if getattr(c, "id", None) == control_id("gpu"))
+    assert menu.value == key and {"label": "Gaudi 3 OAM (datasheet)", "value": key} in menu.options
+    store = next(c for c in page._traverse() if getattr(c, "id", None) == GPU_CARRIED_ID)
+    assert store.data == {key: per_gpu_values(key)}
+    listed = next(c for c in home.layout(gpu="h100")._traverse() if getattr(c, "id", None) == GPU_CARRIED_ID)
+    assert listed.data is None  # the catalog's GPUs are in ui-config already

@@ -174,6 +174,20 @@ def test_clientside_outputs_are_not_server_callbacks(dash_app):
     assert "no server callback" in check_envelope({"output": clientside[0]}, dash_app.app.callback_map)
 
 
+def test_an_allow_duplicate_output_is_named_with_its_hash():
+    """The browser names an allow_duplicate output as Dash declares it, 'data@<hash>'; the check must agree."""
+    output = "..note.children...store.data@622e50b1.."
+    callback_map = {output: {"inputs": [{"id": "up", "property": "contents"}], "state": [], "callback": object()}}
+    body = {
+        "output": output,
+        "outputs": [{"id": "note", "property": "children"}, {"id": "store", "property": "data@622e50b1"}],
+        "inputs": [{"id": "up", "property": "contents", "value": None}],
+    }
+    assert check_envelope(body, callback_map) is None
+    body["outputs"][1]["property"] = "data"
+    assert check_envelope(body, callback_map) == "outputs[1] should be store.data@622e50b1"
+
+
 # --- Served: the fuzz, unknown routes and a killed worker --------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from test_gpu_spec import catalog as gpu_catalog  # noqa: F401 (the fixture puts
 from test_model_config import MIXTRAL, catalog  # noqa: F401 (the fixture puts the catalog back)
 
 from inferx import figure_registry as registry
-from inferx.gpu_spec import add_gpu_specs
+from inferx.gpu_spec import add_gpu_specs, spec_key
 from inferx.model_config import add_model_configs, config_key
 from inferx.scenario import Scenario
 from pages._ids import control_id, value_id
@@ -95,4 +95,39 @@ def test_a_config_json_chosen_in_the_browser_becomes_the_model(server, browser, 
     upload.send_keys(str(bad))
     wait_js(browser, "return document.getElementById('model-upload-note').textContent.includes('Could not read')", 120)
     assert trace_names(figure_data(browser, 2)) == names
+    assert severe_console_errors(browser) == []
+
+
+def test_a_gpu_datasheet_chosen_in_the_browser_becomes_the_gpu(server, browser, tmp_path):
+    browser.get(server.url)  # 8 × H200; 8 × Gaudi 3 holds DeepSeek-R1 as well
+    before = figure_data(browser, 2)
+    upload = element(browser, "#gpu-upload input[type=file]")
+    upload.send_keys(str(GAUDI3))
+    key = spec_key(json.loads(GAUDI3.read_text()))
+    shows = "return document.getElementById(arguments[0]).textContent === arguments[1];"
+    # The menu's change sets the machine from the datasheet and the count, in the browser, as for a catalog GPU.
+    wait_js(browser, shows, args=(value_id("bw"), "29.6 TB/s"), what="8 × 3.7 TB/s")
+    wait_js(browser, shows, args=(value_id("hbm"), "1,024 GB"), what="8 × 128 GB")
+    after = wait_figure_change(browser, 2, before)
+    expected = registry.build(Scenario.from_params(gpu=key, gpus=8), ["fig2"])["fig2"]
+    assert trace_names(after) == [t.get("name") for t in expected["data"]]
+    note = element(browser, "#gpu-upload-note").text
+    assert note.startswith("Gaudi 3 OAM: 128 GB of HBM at 3.7 TB/s, 1,835 TFLOPS BF16 and 1,835 TFLOPS FP8"), note
+    assert "$2.00/GPU-hour (assumed)" in note
+    wait_js(browser, "return location.href.replace(/%7E/gi, '~').includes(arguments[0])", args=(f"gpu={key}",))
+    # The address holds the GPU: opened afresh, the page draws it, names it, and still scales it with the count.
+    browser.get(browser.current_url)
+    assert trace_names(figure_data(browser, 2)) == trace_names(after)
+    menu = element(browser, f"#{control_id('gpu')}")
+    wait_js(browser, "return arguments[0].textContent.includes('Gaudi 3 OAM (datasheet)')", args=(menu,))
+    browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 6})", control_id("gpus"))
+    wait_js(browser, shows, args=(value_id("hbm"), "768 GB"), what="6 × 128 GB")
+    wait_js(browser, shows, args=(value_id("bw"), "22.2 TB/s"), what="6 × 3.7 TB/s")
+    # A file that is not a datasheet leaves the GPU alone and says why.
+    bad = tmp_path / "gpu.json"
+    bad.write_text('{"name": "X", "hbm_gb": 141e9}')
+    element(browser, "#gpu-upload input[type=file]").send_keys(str(bad))
+    wait_js(browser, "return document.getElementById('gpu-upload-note').textContent.includes('Could not read')", 120)
+    assert "Could not read gpu.json: hbm_tb_s is missing" in element(browser, "#gpu-upload-note").text
+    wait_js(browser, shows, args=(value_id("bw"), "22.2 TB/s"), what="the GPU kept")
     assert severe_console_errors(browser) == []
