@@ -653,12 +653,12 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """ITL vs throughput, parametric in B; the ITL floor P_active·b_w/BW dashed."""
     layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
-    floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
-    _hline(layout, 1e3 * floor, RIDGE, f"ITL floor = {1e3 * floor:.3g} ms")
     r = frontier(scn)
-    if r is None:
+    if r is None:  # no floor either: on axes without numbers it would be a line at no particular height
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
+    floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
+    _hline(layout, 1e3 * floor, RIDGE, f"ITL floor = {1e3 * floor:.3g} ms")
     hover = "B = %{customdata:,}<br>T = %{x:,.0f} tok/s<br>ITL = %{y:,.3~r} ms"
     trace = _line(
         "ITL(B) vs T(B)",

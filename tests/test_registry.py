@@ -148,5 +148,8 @@ def test_a_figure_without_curves_keeps_its_axis_titles_but_numbers_nothing():
         assert axes and all(a["showticklabels"] is False and a["showgrid"] is False for a in axes.values()), name
         assert all(a.get("title", {}).get("text") for a in axes.values()), name
         assert "needs 671 GB of weights" in json.dumps(fig["layout"]["annotations"]), name  # the note says why
+        # Nor a line or label at a data height: on axes without numbers it would mark nothing.
+        marks = [*fig["layout"]["shapes"], *fig["layout"]["annotations"]]
+        assert [m for m in marks if m.get("xref") == "x" or m.get("yref") == "y"] == [], name
     for drawn in (registry.build(fits, ["fig1"]), registry.build(fits, ["fig1"], pinned=unfit)):
         assert drawn["fig1"]["data"] and drawn["fig1"]["layout"]["xaxis"].get("showticklabels") is not False
