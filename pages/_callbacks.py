@@ -93,6 +93,12 @@ def calibration_basis(*values):
         return f"Calibration: {err}"
 
 
+def could_not_read(filename, err: Exception) -> str:
+    """The note under a drop zone when its file is refused, naming the file (as the browser sent its name)."""
+    shown = filename[:80] if isinstance(filename, str) else "the file"
+    return f"Could not read {shown}: {err}"
+
+
 @callback(
     Output(control_id("model"), "options"),
     Output(control_id("model"), "value"),
@@ -107,8 +113,7 @@ def choose_uploaded_model(contents, filename):
     try:
         key, spec = model_from_upload(contents, filename)
     except ModelConfigError as err:
-        shown = filename[:80] if isinstance(filename, str) else "the file"
-        return no_update, no_update, f"Could not read {shown}: {err}"
+        return no_update, no_update, could_not_read(filename, err)
     return choice_options("model", key), key, model_summary(spec)
 
 
@@ -128,8 +133,7 @@ def choose_uploaded_gpu(contents, filename):
     try:
         key, gpu = gpu_from_upload(contents)
     except GpuSpecError as err:
-        shown = filename[:80] if isinstance(filename, str) else "the file"
-        return no_update, no_update, f"Could not read {shown}: {err}", no_update
+        return no_update, no_update, could_not_read(filename, err), no_update
     return choice_options("gpu", key), key, gpu_summary(gpu, default_price(key)), {key: per_gpu_values(key)}
 
 
