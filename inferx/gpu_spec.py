@@ -159,7 +159,7 @@ def add_gpus_from_env(environ=None) -> list[str]:
 def spec_key(spec) -> str:
     """A key that carries the GPU of a datasheet record itself (and its price), so that a page's address, an embed
     or `inferx point --gpu` can hold a GPU no catalog lists and any server rebuilds it from the key alone."""
-    key, gpu, price = gpu_from_spec(spec, source="")  # refuse here what the key could not be read back as
+    key = gpu_from_spec(spec, source="")[0]  # refuse here what the key could not be read back as
     return carry(key[:40], KEY_FORMAT, [spec.get(field) for field in CARRIED])
 
 
