@@ -453,9 +453,22 @@ def context_refs(scn: Scenario) -> list[Scenario]:
     return [scn.with_context(S) for S in _context_refs(scn.ctx)]
 
 
-@functools.lru_cache(maxsize=16)
 def preset_refs(scn: Scenario) -> list[Scenario]:
-    return [scn.with_params(preset=preset) for preset in HARDWARE if preset != scn.hardware]
+    return _preset_refs(scn, scn.params["gpu"], scn.params["gpus"])
+
+
+# Keyed by the GPU and count too: a Scenario compares by its SI fields, and which presets it leaves out follows
+# the machine it is on.
+@functools.lru_cache(maxsize=16)
+def _preset_refs(scn: Scenario, gpu: str, gpus: int) -> list[Scenario]:
+    return [scn.with_params(preset=preset) for preset in other_presets(scn)]
+
+
+def other_presets(scn: Scenario) -> list[str]:
+    """The presets Figure 5 draws beside the current settings: each but the one whose machine they are on (its
+    GPU and count), so a GPU picked from the menu is set against all of them, whichever preset is selected."""
+    gpu, count = GPUS[scn.params["gpu"]], scn.params["gpus"]
+    return [key for key, hw in HARDWARE.items() if not (hw.machine.gpu == gpu and hw.n_gpus == count)]
 
 
 def quant_refs(scn: Scenario) -> list[Scenario]:
@@ -741,7 +754,7 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
     layout["xaxis"]["rangemode"] = "tozero"
     data, notes = [], []
-    others = [hw for preset, hw in HARDWARE.items() if preset != scn.hardware]
+    others = [HARDWARE[preset] for preset in other_presets(scn)]
     for hw, ref in zip(others, preset_refs(scn), strict=True):
         r = frontier(ref)
         if r is None:

@@ -46,6 +46,19 @@ def test_frontier_figures_match_the_reference(preset):
     }
 
 
+@pytest.mark.parametrize(
+    ("gpu", "gpus", "left_out"), [("b300", 8, None), ("b200", 8, "b200x8"), ("b200", 4, None), ("h200", 8, "h200x8")]
+)
+def test_fig5_sets_the_gpu_from_the_menu_against_every_other_preset(gpu, gpus, left_out):
+    # The preset menu still reads 8×H200 once another GPU is picked; the H200 preset is then a machine to
+    # compare with, and the preset whose machine the settings are on is the one left out.
+    scn = Scenario.from_params(preset="h200x8", gpu=gpu, gpus=gpus)
+    refs = {t["name"] for t in figures.preset_frontiers(scn)["data"] if t["name"].endswith("(preset)")}
+    assert refs == {f"{hw.label} (preset)" for key, hw in HARDWARE.items() if key != left_out}
+    current = HARDWARE[left_out].label if left_out else f"{gpus}×{figures.GPUS[gpu].name}"
+    assert f"{current} (current)" in by_name(figures.preset_frontiers(scn))
+
+
 def test_fig1_roofline_and_ridge():
     scn = Scenario.from_params(tp=1)
     fig = figures.roofline(scn)

@@ -105,9 +105,9 @@ def test_a_new_figure_is_on_the_dashboard_in_embeds_and_in_redraws(monkeypatch):
 def fresh_references():
     """The other presets' scenarios are cached per state; a test that adds a preset starts and ends without
     those made before or during it."""
-    figures.preset_refs.cache_clear()
+    figures._preset_refs.cache_clear()
     yield
-    figures.preset_refs.cache_clear()
+    figures._preset_refs.cache_clear()
 
 
 def test_a_new_preset_is_one_entry(monkeypatch, capsys, fresh_references):
