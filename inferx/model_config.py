@@ -6,10 +6,12 @@ sliding windows). `add_model_configs` puts files into the live catalog, so a mod
 every page, in the URL and in the CLI; `INFERX_MODELS` names files for the server and the CLI alike.
 
 Read: decoders with gated (SwiGLU-style) MLPs and Hugging Face's field names, which covers the Llama,
-Mistral/Mixtral, Qwen, DeepSeek/Kimi and gpt-oss families; a multimodal config's `text_config` is its
-language model (the vision tower is not served per token). Small terms are approximated: biases other than
-the attention's, and a DeepSeek checkpoint's multi-token-prediction layer (not served without MTP) are left
-out, as the catalog's entries leave them out.
+Mistral/Mixtral, Qwen, DeepSeek/Kimi and gpt-oss families, and the older two-matrix MLPs (GPT-2, GPT-J,
+GPT-NeoX/Pythia, OPT, BLOOM, Falcon, Phi-1/2, StarCoder/StarCoder2, MPT) in their own field names; a
+multimodal config's `text_config` is its language model (the vision tower is not served per token). Small
+terms are approximated: biases other than the attention's, learned position tables, and a DeepSeek
+checkpoint's multi-token-prediction layer (not served without MTP) are left out, as the catalog's entries
+leave them out.
 """
 
 from __future__ import annotations
@@ -29,9 +31,16 @@ from .models import KEY_MARK, MODELS, ModelSpec
 ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
 MAX_SIZE = 1 << 22  # any one size or count: 16× the largest vocabulary published, so only a typo passes it
-# Decoders whose MLP has two matrices (up, down) rather than three: their configs also name sizes differently,
-# so they are refused by name rather than counted wrong.
-UNGATED = ("gpt2", "gpt_neox", "gptj", "opt", "bloom", "falcon", "phi", "gpt_bigcode", "mpt", "starcoder2")
+# Decoders whose MLP has two matrices (up, down) where the gated ones have three (gate, up, down), by model_type.
+TWO_MATRIX_MLP = ("gpt2", "gpt_bigcode", "gptj", "gpt_neox", "opt", "bloom", "falcon", "phi", "starcoder2", "mpt")
+# Their own names for the usual fields (GPT-2's n_embd is hidden_size; OPT's ffn_dim, Falcon's ffn_hidden_size
+# and GPT-2's n_inner the MLP's width), first present wins.
+OWN_NAMES = {
+    "hidden_size": ("n_embd", "n_embed", "d_model"),
+    "num_hidden_layers": ("n_layer", "n_layers"),
+    "num_attention_heads": ("n_head", "n_heads"),
+    "intermediate_size": ("n_inner", "ffn_dim", "ffn_hidden_size"),
+}
 
 
 # Every field the reader looks at, in a fixed order: a model's key carries their values by position (format 1).
@@ -76,6 +85,35 @@ def _language_model(cfg: dict) -> dict:
     return {**cfg, **text} if isinstance(text, dict) else cfg
 
 
+def _usual_names(cfg: dict) -> dict:
+    """A two-matrix family's config in the usual field names, with the sizes its architecture implies where the
+    config leaves them out: the MLP 4 × hidden wide (MPT: its expansion ratio), one KV head for multi-query
+    attention (GPT-BigCode, Falcon-7B), Falcon's num_kv_heads only in its new decoder, MPT's kv_n_heads.
+    Applied again to its own result it changes nothing, so a model's key carries the result."""
+    kind = cfg.get("model_type")
+    if kind not in TWO_MATRIX_MLP:
+        return cfg
+    out = dict(cfg)
+    for usual, own in OWN_NAMES.items():
+        if out.get(usual) is None:
+            out[usual] = next((out[name] for name in own if out.get(name) is not None), None)
+    if out.get("intermediate_size") is None:
+        ratio = _int(out, "expansion_ratio", default=4) if kind == "mpt" else 4
+        out["intermediate_size"] = ratio * _int(out, "hidden_size")
+    if out.get("num_key_value_heads") is None:
+        if kind == "falcon":
+            new = out.get("new_decoder_architecture") is True
+            kv = out.get("num_kv_heads") if new else 1 if out.get("multi_query", True) is not False else None
+        elif kind == "gpt_bigcode":
+            kv = 1 if out.get("multi_query", True) is not False else None
+        elif kind == "mpt" and isinstance(out.get("attn_config"), dict):
+            kv = out["attn_config"].get("kv_n_heads")
+        else:
+            kv = None
+        out["num_key_value_heads"] = kv
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def _moe_layers(cfg: dict, n_layers: int) -> int:
     """How many layers route to experts, by the fields each family uses to mark its dense layers."""
     if "first_k_dense_replace" in cfg or "moe_layer_freq" in cfg:  # DeepSeek-V2/V3, Kimi-K2
@@ -110,10 +148,8 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     """The catalog entry for a Hugging Face config.json's contents. Raises ModelConfigError naming the field."""
     if not isinstance(config, dict):
         raise ModelConfigError("expected a JSON object (a model's config.json)")
-    cfg = _language_model(config)
-    kind = str(cfg.get("model_type", ""))
-    if kind in UNGATED:
-        raise ModelConfigError(f"model_type {kind!r}: only decoders with gated MLPs (Llama-style) are read")
+    cfg = _usual_names(_language_model(config))
+    matrices = 2 if cfg.get("model_type") in TWO_MATRIX_MLP else 3  # in each MLP and expert
     d = _int(cfg, "hidden_size")
     n_layers = _int(cfg, "num_hidden_layers")
     heads = _int(cfg, "num_attention_heads")
@@ -141,14 +177,14 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     moe_layers = _moe_layers(cfg, n_layers) if experts else 0
     if experts:
         per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
-        expert = 3 * d * _int(cfg, "moe_intermediate_size", "intermediate_size")
+        expert = matrices * d * _int(cfg, "moe_intermediate_size", "intermediate_size")
         shared = _int(cfg, "n_shared_experts", "num_shared_experts", default=0)
-        shared_params = shared * expert + 3 * d * _int(cfg, "shared_expert_intermediate_size", default=0)
+        shared_params = shared * expert + matrices * d * _int(cfg, "shared_expert_intermediate_size", default=0)
         moe_layer = experts * expert + shared_params + d * experts  # the router: d → E logits
     else:
         per_token, expert, shared, moe_layer = 0, 0, 0, 0
     dense_layers = n_layers - moe_layers
-    dense_ffn = 3 * d * _int(cfg, "intermediate_size", "intermediate_size_mlp") if dense_layers else 0
+    dense_ffn = matrices * d * _int(cfg, "intermediate_size", "intermediate_size_mlp") if dense_layers else 0
 
     tied = cfg.get("tie_word_embeddings", True) is not False  # transformers' default when the config is silent
     embedding = vocab * d
@@ -255,7 +291,7 @@ def config_key(config: dict, name: str) -> str:
     model from the key alone, so a page's address, an embed or `inferx point --model` can hold a model no
     catalog lists."""
     spec_from_config(config, name)  # refuse here what the key could not be read back as
-    cfg = _language_model(config)
+    cfg = _usual_names(_language_model(config))
     values = [cfg.get(field) for field in READ_FIELDS]
     while values and values[-1] is None:
         values.pop()
