@@ -100,17 +100,14 @@ def _usual_names(cfg: dict) -> dict:
     if out.get("intermediate_size") is None:
         ratio = _int(out, "expansion_ratio", default=4) if kind == "mpt" else 4
         out["intermediate_size"] = ratio * _int(out, "hidden_size")
-    if out.get("num_key_value_heads") is None:
-        if kind == "falcon":
-            new = out.get("new_decoder_architecture") is True
-            kv = out.get("num_kv_heads") if new else 1 if out.get("multi_query", True) is not False else None
-        elif kind == "gpt_bigcode":
-            kv = 1 if out.get("multi_query", True) is not False else None
+    if out.get("num_key_value_heads") is None:  # None left: as many as the query heads
+        one_if_multi_query = 1 if out.get("multi_query", True) is not False else None
+        if kind == "falcon" and out.get("new_decoder_architecture") is True:
+            out["num_key_value_heads"] = out.get("num_kv_heads")
+        elif kind in ("falcon", "gpt_bigcode"):
+            out["num_key_value_heads"] = one_if_multi_query
         elif kind == "mpt" and isinstance(out.get("attn_config"), dict):
-            kv = out["attn_config"].get("kv_n_heads")
-        else:
-            kv = None
-        out["num_key_value_heads"] = kv
+            out["num_key_value_heads"] = out["attn_config"].get("kv_n_heads")
     return {k: v for k, v in out.items() if v is not None}
 
 
