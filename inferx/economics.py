@@ -35,6 +35,7 @@ USD_PER_GPU_HOUR: Catalog[str, float] = Catalog(
         "b200": 5.00,
         "b300": 6.50,
         "gb200": 6.00,
+        "l40s": 1.00,
         "mi300x": 2.50,
         "mi325x": 3.00,
         "mi355x": 4.50,

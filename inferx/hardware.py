@@ -5,7 +5,8 @@ compute is the DENSE tensor rate; the 2:4 structured-sparsity figures vendors
 headline are kept in separate `sparse_*` fields, labelled as such, and are
 exactly twice the dense ones except where a comment says otherwise. FP16 and
 BF16 share one rate on every GPU here. Scale-up link bandwidth is the vendor's
-per-GPU figure, both directions summed (NVLink, AMD Infinity Fabric).
+per-GPU figure, both directions summed (NVLink, AMD Infinity Fabric; PCIe for a
+card without either). `hbm` is the GPU's memory, GDDR on the L40S.
 Units are SI: bytes, bytes/s, FLOP/s, watts.
 """
 
@@ -183,6 +184,26 @@ _DATASHEETS: dict[str, GPU] = {
         scale_up_gpus=72,
         power=1_200,
         source="https://www.nvidia.com/en-us/data-center/gb200-nvl72/",
+    ),
+    # NVIDIA L40S datasheet: 48 GB of GDDR6 (not HBM) at 864 GB/s; FP8 733 TFLOPS dense, 1,466 with sparsity;
+    # BF16 733 with sparsity, and 362.05 dense, 1.2 % below half of it: we take the half, as on every other GPU;
+    # no FP4; no NVLink, GPUs talk over PCIe Gen4 x16 (64 GB/s both ways); 350 W.
+    "l40s": GPU(
+        name="L40S",
+        vendor="NVIDIA",
+        hbm=48 * G,
+        bw=0.864 * T,
+        bf16=366.5 * T,
+        fp8=733 * T,
+        fp4=None,
+        sparse_bf16=733 * T,
+        sparse_fp8=1_466 * T,
+        sparse_fp4=None,
+        link="PCIe Gen4 x16",
+        link_bw=64 * G,
+        scale_up_gpus=8,
+        power=350,
+        source="https://www.nvidia.com/en-us/data-center/l40s/",
     ),
     # AMD Instinct MI300X datasheet: HBM3 192 GB at 5.3 TB/s; FP16/BF16 1,307.4 and FP8 2,614.9 TFLOPS
     # dense (2,614.9 and 5,229.8 with sparsity); no FP4; 7 Infinity Fabric links of 128 GB/s; 750 W.

@@ -90,10 +90,11 @@ def test_the_table_is_the_cheapest_configuration_of_each_gpu(client):
         slo.LIMITED_BY[first["limited_by"]],
     ]
     assert float(cells[3].rstrip("k")) * 1e3 == pytest.approx(first["throughput_per_gpu_tok_s"], rel=5e-3)
-    # 8 × 80 GB (A100, H100) is 640 GB, short of DeepSeek-R1's 671 GB of FP8 weights at every split.
+    # 8 × 80 GB (A100, H100) is 640 GB and 8 × 48 GB (L40S) 384 GB, short of DeepSeek-R1's 671 GB of FP8 weights.
     assert shown[-1] == (
         "No configuration serves it on 8×A100 80GB SXM (needs 671 GB of weights; the machine has 640 GB); "
-        "8×H100 SXM (needs 671 GB of weights; the machine has 640 GB)."
+        "8×H100 SXM (needs 671 GB of weights; the machine has 640 GB); 8×L40S (needs 671 GB of weights; the "
+        "machine has 384 GB)."
     )
 
 
@@ -113,7 +114,7 @@ def test_in_calibrated_mode_each_row_says_where_its_calibration_comes_from(clien
 def test_a_model_nothing_serves_and_a_bad_control_are_said_in_words(client):
     # A 32k-token prompt takes longer than 10 ms to prefill on every machine of the catalog.
     none = texts(post_search(client, page_values(isl=32768, ctx=32768, ttft=10)))
-    assert none == ["None of the 105 configurations serves DeepSeek-R1 within TTFT ≤ 10 ms and TPOT ≤ 50 ms."]
+    assert none == ["None of the 115 configurations serves DeepSeek-R1 within TTFT ≤ 10 ms and TPOT ≤ 50 ms."]
     values = page_values()
     values[list(controls()).index("tpot")] = -5
     assert texts(post_search(client, values)) == ["Could not search: tpot=-5: must be a number from 1 to 500 ms"]
@@ -124,7 +125,7 @@ def test_a_model_nothing_serves_and_a_bad_control_are_said_in_words(client):
     values[list(controls()).index("ttft")] = "500"
     said = texts(post_search(client, values))
     met = sum(1 for r in slo.search({"mode": "calibrated"}) if r["batch"])
-    assert said[0].startswith(f"{met} of 105 configurations serve DeepSeek-R1 within TTFT ≤ 500 ms")
+    assert said[0].startswith(f"{met} of 115 configurations serve DeepSeek-R1 within TTFT ≤ 500 ms")
     assert "Calibration" in said
 
 

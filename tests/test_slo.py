@@ -124,9 +124,9 @@ def test_bad_target_is_refused(value):
 def test_search_covers_the_catalog_at_every_count_and_split():
     rows = slo.search({"ctx": 1024}, tpot_ms=20)
     found = {(r["gpu"], r["gpus"], r["tp"], r["pp"]) for r in rows}
-    # Eight GPUs in 8-GPU domains: 1 + 2 + 3 + 4 splits of 1, 2, 4 and 8 GPUs. GB200's NVL72 rack holds up to 64:
+    # Nine GPUs in 8-GPU domains: 1 + 2 + 3 + 4 splits of 1, 2, 4 and 8 GPUs. GB200's NVL72 rack holds up to 64:
     # 1 + 2 + 3 + 4 + 5 more, then 5 each for 32 and 64 GPUs, whose PP would pass 16 at TP 1 (and TP 2 on 64).
-    assert len(rows) == len(found) == 8 * 10 + 25
+    assert len(rows) == len(found) == 9 * 10 + 25
     eight = {(2, 4), (4, 2), (8, 1), (1, 8)}
     assert {(tp, pp) for g, n, tp, pp in found if (g, n) == ("mi355x", 8)} == eight
     assert ("gb200", 64, 4, 16) in found and ("gb200", 64, 2, 32) not in found and ("h200", 16, 2, 8) not in found
