@@ -209,15 +209,16 @@ PARAMS: dict[str, Param] = {
         preset="n_gpus",
     ),
     # Wide enough for every catalog machine up to 72 GPUs (72 × 8 TB/s, 72 × 13.5 PFLOPS of FP4, 72 × 288 GB),
-    # and low enough for one A100 at BF16 (0.31 PFLOPS) and one 24 GB card at 0.3 TB/s (an L4; the L40S: 48 GB
-    # at 0.86 TB/s). On log2 sliders (drag step: a hundredth of a doubling, 0.7 %), so one GPU and 72 GPUs both
-    # have room on either side; the low ends are no power of two, so no address value near one is on that grid.
+    # and low enough for one A100 at BF16 (0.31 PFLOPS) and one L40S (48 GB at 0.86 TB/s). On log2 sliders (drag
+    # step: a hundredth of a doubling, 0.7 %), so one GPU and 72 GPUs both have room on either side. Bandwidth and
+    # HBM span under ten doublings, so an arrow key moves a tenth of one (keyboard_step); their low ends are no
+    # power of two, so no address value near one lies on the drag grid.
     "bw": Param(
         "Memory bandwidth",
         "TB/s",
         "float",
         None,
-        0.2,
+        0.6,
         600,
         0.01,
         log2=True,
@@ -247,7 +248,7 @@ PARAMS: dict[str, Param] = {
         "GB",
         "float",
         None,
-        20,
+        24,
         21000,
         0.01,
         log2=True,

@@ -32,6 +32,8 @@ def test_a_finer_drag_step_is_kept():
     # doubling per drag step, 0.15 of one per key (not 1,329 presses).
     assert keyboard_step(PARAMS["price"]) == 0.5 and PARAMS["price"].step == 0.05
     assert keyboard_step(PARAMS["compute"]) == 0.15 and PARAMS["compute"].step == 0.01
+    # Bandwidth and HBM span under ten doublings, so a key moves a tenth of one (7 %), not 0.15 (11 %).
+    assert keyboard_step(PARAMS["bw"]) == keyboard_step(PARAMS["hbm"]) == 0.1
 
 
 @pytest.mark.parametrize(

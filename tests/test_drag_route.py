@@ -67,7 +67,7 @@ def test_a_bad_request_is_refused_with_its_reason(client, body, reason):
 
 def test_a_bad_slider_value_is_refused_in_the_redraws_words(client):
     values = page_values()
-    values[list(controls()).index("bw")] = -3  # log₂ of 0.125 TB/s, below the slider's 0.2
+    values[list(controls()).index("bw")] = -3  # log₂ of 0.125 TB/s, below the slider's 0.6
     sent = client.post(ROUTE, json={"values": values, "batch": None, "figures": ["fig1"]})
     said = post_redraw(client, {"values": values, "batch": None, "batchOnly": False}, figure_ids(["fig1"])).get_json()
     assert sent.status_code == 400

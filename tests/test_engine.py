@@ -177,12 +177,12 @@ def test_context_too_long_for_one_request_is_explained():
 @pytest.mark.parametrize(
     "name,value,fragment",
     [
-        ("bw", -1, "bw=-1: must be a number from 0.2 to 600 TB/s"),
-        ("bw", 600.01, "bw=600.01: must be a number from 0.2 to 600 TB/s"),
-        ("hbm", 1e308, "hbm=1e+308: must be a number from 20 to 21,000 GB"),
+        ("bw", -1, "bw=-1: must be a number from 0.6 to 600 TB/s"),
+        ("bw", 600.01, "bw=600.01: must be a number from 0.6 to 600 TB/s"),
+        ("hbm", 1e308, "hbm=1e+308: must be a number from 24 to 21,000 GB"),
         ("compute", 10**400, "compute=100000000000000000...0000000000000000000: must be a number from 0.1 to 1,000"),
         ("ctx", 2e9, "ctx=2000000000.0: must be a whole number from 128 to 131,072 tokens"),
-        ("hbm", float("nan"), "hbm=nan: must be a number from 20 to 21,000 GB"),
+        ("hbm", float("nan"), "hbm=nan: must be a number from 24 to 21,000 GB"),
         ("hbm", float("-inf"), "hbm=-inf: must be a number"),
         ("ctx", 0, "ctx=0: must be a whole number from 128"),
         ("isl", 1000.5, "isl=1000.5: must be a whole number"),

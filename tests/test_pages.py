@@ -30,7 +30,7 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
     values, batch, notices = parse_query({"bw": "999", "util": "abc", "tp": "3", "batch": "-2", "x": "1"})
     assert values["bw"] == 38.4 and values["util"] == 87.0 and values["tp"] == 8 and batch == BATCH.default
     assert notices == [
-        "Ignored bw=999: must be a number from 0.2 to 600 TB/s.",
+        "Ignored bw=999: must be a number from 0.6 to 600 TB/s.",
         "Ignored util=abc: must be a number from 50 to 100 %.",
         "Ignored tp=3: must be a power of two from 1 to 64 GPUs.",
         "Ignored batch=-2: must be a whole number from 1 to 1,073,741,824 requests.",
