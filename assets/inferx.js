@@ -838,6 +838,15 @@
       return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : at(name, per[name] * gpus)));
     },
 
+    /* A GPU chosen by hand communicates over its own scale-up link (its datasheet's), not the preset's: an L40S
+       has PCIe, not NVLink 4.0. The preset's GPU keeps the preset's link, so choosing a preset, which sets its
+       GPU, leaves the link the preset set. */
+    ownLink: function (gpu, preset, cfg) {
+      const p = cfg.presets[preset];
+      if (!gpu) return NO();
+      return p && p.gpu === gpu ? p.ic : cfg.scaleUp;
+    },
+
     /* A GPU count chosen by hand lowers TP to the largest power of two within it (scenario.fitted_tp). */
     fitTp: function (gpus, tp) {
       if (!Number.isInteger(gpus) || gpus < 1 || !(tp > gpus)) return NO();

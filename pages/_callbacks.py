@@ -214,6 +214,17 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
+# A GPU chosen by hand sets the interconnect to its own scale-up link (presets.SCALE_UP); the preset's GPU, the
+# preset's link. Only on a change: an address that names a GPU and no `ic` keeps the preset's link, as it did.
+clientside_callback(
+    "window.inferx.ownLink",
+    Output(control_id("ic"), "value", allow_duplicate=True),
+    Input(control_id("gpu"), "value"),
+    State(control_id("preset"), "value"),
+    State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
 # A GPU count chosen by hand lowers a TP that exceeds it (scenario.fitted_tp), as the server's resolve_params.
 clientside_callback(
     "window.inferx.fitTp",

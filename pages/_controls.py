@@ -12,7 +12,7 @@ from inferx.gpu_spec import MAX_SPEC_BYTES
 from inferx.hardware import GPU, GPUS
 from inferx.model_config import MAX_CONFIG_BYTES
 from inferx.models import ModelSpec, kv_bytes_per_token
-from inferx.presets import HARDWARE
+from inferx.presets import HARDWARE, SCALE_UP
 from inferx.scenario import (
     BATCH,
     GROUPS,
@@ -334,8 +334,8 @@ def ui_config() -> dcc.Store:
     """What the browser-side callbacks need, from the same declarations: the controls in callback order, which
     are log2 sliders (with their drag steps), the sliders' units, decimals and unset words, which controls a
     preset sets, the presets' values (user units), the controls a GPU and count set and each GPU's values, the
-    id prefix, the explorer's graph and its default batch, where a drag asks for its redraws and the store that
-    holds the pinned A."""
+    interconnect a GPU chosen by hand takes (its own scale-up link), the id prefix, the explorer's graph and its
+    default batch, where a drag asks for its redraws and the store that holds the pinned A."""
     data = {
         "controls": list(PARAMS),
         # A log2 slider's drag step and whether its value is a whole number (assets/inferx.js fromPosition).
@@ -345,6 +345,7 @@ def ui_config() -> dcc.Store:
         "presets": {key: default_params(key) for key in HARDWARE},
         "machineControls": list(machine_controls()),
         "gpus": {key: per_gpu_values(key) for key in GPUS},
+        "scaleUp": SCALE_UP,
         "prefix": CONTROL_PREFIX,
         "batchId": BATCH_ID,
         "explorerGraph": next(graph_wrapper_id(key) for key, f in FIGURES.items() if f.reads_batch),

@@ -202,3 +202,21 @@ def test_the_address_leaves_out_what_the_gpu_and_count_give(browser, server):
     browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: Math.log2(20)})", control_id("bw"))
     wait_js(browser, "return location.search.includes('bw=20');", what="a bandwidth of one's own in the address")
     assert severe_console_errors(browser) == []
+
+
+def test_a_gpu_chosen_by_hand_takes_its_own_link_and_the_presets_gpu_the_presets(browser, server):
+    """An L40S picked on the 8×H200 preset communicates over its PCIe link (ic=scale-up, which the address then
+    carries); picking the preset's H200 again gives back the preset's NVLink 4.0 and drops `ic` from the address.
+    An address that names a GPU and no `ic` keeps the preset's link: only a change switches it."""
+    browser.get(server.url + "embed/fig8?gpu=b200")
+    wait_js(browser, "return (document.querySelector('#fig-8 .js-plotly-plot') || {}).data;", what="Figure 8")
+    ic = "return window.dash_component_api.getLayout(arguments[0]).props.value"
+    assert browser.execute_script(ic, control_id("ic")) == "nvlink"
+    pick = "window.dash_clientside.set_props(arguments[0], {value: arguments[1]})"
+    browser.execute_script(pick, control_id("gpu"), "l40s")
+    wait_js(browser, f"{ic} === 'scale-up';", args=(control_id("ic"),), what="the L40S's own link")
+    wait_js(browser, "return location.search.includes('ic=scale-up');", what="the link in the address")
+    browser.execute_script(pick, control_id("gpu"), "h200")
+    wait_js(browser, f"{ic} === 'nvlink';", args=(control_id("ic"),), what="the preset's link again")
+    wait_js(browser, "return !location.search.includes('ic=');", what="the preset's link left out of the address")
+    assert severe_console_errors(browser) == []
