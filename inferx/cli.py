@@ -15,7 +15,9 @@ from .check import MISMATCH, ROWS, format_table
 from .deploy import ConfigError
 from .gpu_spec import ENV as GPU_ENV
 from .gpu_spec import add_gpu_specs, add_gpus_from_env
+from .hardware import GPUS
 from .model_config import ENV, add_model_configs, add_models_from_env
+from .presets import SCALE_UP, interconnect
 from .scenario import (
     BATCH,
     PARAMS,
@@ -24,8 +26,10 @@ from .scenario import (
     Scenario,
     check_batch,
     check_value,
+    default_params,
     domain,
     geometric_batches,
+    link,
 )
 
 # Every-integer output beyond this many rows is refused (a 1-token context on a big machine has B_max in the
@@ -93,6 +97,21 @@ def _add_model_config_option(parser) -> None:
 
 def _scenario(args: argparse.Namespace) -> Scenario:
     return Scenario.from_params(**{name: getattr(args, name) for name in PARAMS})
+
+
+def _note_preset_link(scn: Scenario) -> None:
+    """A GPU named without --ic communicates over the preset's link (as an address without `ic` does, so both
+    give the same numbers); where the GPU's own link is another, stderr says so and how to use it."""
+    if scn.params["gpu"] == default_params(scn.params["preset"])["gpu"]:
+        return  # the preset's own GPU keeps the preset's link, as the page's GPU menu leaves it
+    gpu = GPUS[scn.params["gpu"]]
+    ours, own = link(scn.params), interconnect(SCALE_UP, gpu)
+    if ours.bw != own.bw:
+        print(
+            f"inferx: note: the collectives run over the preset's {ours.label} ({ours.bw / 1e9:,.4g} GB/s one way); "
+            f"the {gpu.name}'s own link is {gpu.link} ({own.bw / 1e9:,.4g} GB/s one way): --ic scale-up uses it",
+            file=sys.stderr,
+        )
 
 
 def _finite(x, digits=6):
@@ -437,6 +456,8 @@ def _run(argv: list[str] | None) -> int:
     if reason:  # a point beyond B_max is a result (unstable), but with no request fitting there is no model
         print(f"inferx: {reason}", file=sys.stderr)
         return 2
+    if args.gpu is not None and args.ic is None:
+        _note_preset_link(scn)
     if args.command == "point":
         print(json.dumps(point_record(scn, batch)))
         return 0

@@ -148,3 +148,22 @@ def test_installed_inferx_command_runs_the_cli():
     out = subprocess.run([script, "point", "--batch", "8"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == json.loads(run_inferx("point", "--batch", "8").stdout)
+
+
+def test_a_gpu_named_without_ic_keeps_the_presets_link_and_says_what_its_own_would_be():
+    """`--gpu l40s` runs over the preset's NVLink 4.0 (so an address with the same values agrees) and says on
+    stderr that the card's own link is PCIe; `--ic scale-up` takes it, which the all-reduce time shows; the
+    preset's own GPU gets no note."""
+    args = ("point", "--gpu", "l40s", "--gpus", "2", "--tp", "2", "--model", "llama-3.3-70b", "--batch", "64")
+    preset_link = run_inferx(*args)
+    own_link = run_inferx(*args, "--ic", "scale-up")
+    assert preset_link.returncode == own_link.returncode == 0, preset_link.stderr
+    assert "NVLink 4.0 (450 GB/s one way)" in preset_link.stderr
+    assert "PCIe Gen4 x16 (32 GB/s one way): --ic scale-up" in preset_link.stderr
+    assert own_link.stderr == ""
+    ours, own = json.loads(preset_link.stdout), json.loads(own_link.stdout)
+    assert ours["t_comm_ms"] == pytest.approx(
+        1e3 * Scenario.from_params(gpu="l40s", gpus=2, tp=2, model="llama-3.3-70b").comm_time(64), rel=1e-5
+    )
+    assert own["t_comm_ms"] > ours["t_comm_ms"]
+    assert run_inferx("point", "--preset", "b200x8", "--gpu", "b200").stderr == ""
