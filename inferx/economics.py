@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
-from .figures import _json_ready, _layout, _line, _note, frontier
+from .figures import _json_ready, _layout, _line, _note, frontier, no_curve_reason
 from .hardware import GPUS, Machine
 from .models import Catalog
 from .scenario import Scenario
@@ -138,7 +138,7 @@ def fig_economics(
     layout = _layout("Interactivity (tok/s per user)", title, xlog=True, ylog=y == "cost", showlegend=True)
     r = frontier(scn)
     if r is None:
-        _note(layout, f"No curve: {scn.unfit_reason()}")
+        _note(layout, f"No curve: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     econ = along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
     name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h (assumed price)"

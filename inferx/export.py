@@ -74,7 +74,7 @@ def figure_record(name: str, fig: dict) -> dict:
             {"name": t.get("name", ""), "x": list(t.get("x") or ()), "y": list(t.get("y") or ())} for t in _traces(fig)
         ],
         "notes": [
-            a["text"]
+            a["text"].replace("<br>", "; ")  # plotly's line breaks: a note is plain text here
             for a in fig["layout"].get("annotations", [])
             if a.get("xref") == "paper" and a.get("yref") == "paper"
         ],

@@ -48,8 +48,11 @@ def _is_day(text: str) -> bool:
 
 
 def benchmarks_url(model: str, base_url: str | None = None, date: str | None = None) -> str:
-    base = (base_url or base_url_from_env()).strip()
-    parts = urllib.parse.urlsplit(base)
+    base = (base_url_from_env() if base_url is None else base_url).strip()  # "" given is refused, not the default
+    try:
+        parts = urllib.parse.urlsplit(base)
+    except ValueError:  # an unclosed IPv6 bracket, "http://[::1"
+        raise FetchError(f"base URL is not a URL: {base!r}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise FetchError(f"base URL must be http:// or https:// with a host, got {base!r}")
     if not model.strip():

@@ -400,6 +400,12 @@ def frontier(scn: Scenario, points: int = CURVE_POINTS, batch: int | None = None
     return evaluate_frontiers([key])[key] if r is _MISSING else r
 
 
+def no_curve_reason(scn: Scenario) -> str:
+    """Why `frontier(scn)` is None: the scenario's unfit reason, or B_max = 1, where a batch of one fills the
+    queue (ρ = B / B_max = 1) and no stable point is left."""
+    return scn.unfit_reason() or f"only one request fits (B_max = {scn.b_max}), which keeps the queue full (ρ = 1)"
+
+
 def _grid_end(scn: Scenario) -> int:
     return max(1, int(RHO_CURVE_END * scn.b_max))
 
@@ -605,7 +611,7 @@ def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         # The stable frontier's batches: it stops at ρ = 0.99, 1 % short of B_max, the same on a log axis.
         r = frontier(s)
         if r is None:
-            notes.append(f"S = {S:,} tokens: {s.unfit_reason() or 'B_max < 2'}")
+            notes.append(f"S = {S:,} tokens: {no_curve_reason(s)}")
             continue
         # B_max goes in the legend and the curve's end gets a dot: labels at the curves' ends ran into each other
         # and into the ceilings' labels on a phone. The entry is short enough to end before the tool bar there.
@@ -640,7 +646,7 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     layout = _layout("Batch size B (concurrent requests)", "Time to first token (ms)", xlog=True, ylog=True)
     r = frontier(scn)
     if r is None:
-        _note(layout, f"No frontier: {scn.unfit_reason() or 'B_max < 2'}")
+        _note(layout, f"No frontier: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     B = r["batch"]
     prefill = float(E.t_prefill(scn.isl, scn.model, scn.compute))
@@ -668,7 +674,7 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     layout = _layout("Output throughput (tok/s)", "Inter-token latency (ms)")
     r = frontier(scn)
     if r is None:  # no floor either: on axes without numbers it would be a line at no particular height
-        _note(layout, f"No curve: {scn.unfit_reason()}")
+        _note(layout, f"No curve: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
     _hline(layout, 1e3 * floor, RIDGE, f"ITL floor = {1e3 * floor:.3g} ms")
@@ -758,12 +764,12 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     for hw, ref in zip(others, preset_refs(scn), strict=True):
         r = frontier(ref)
         if r is None:
-            notes.append(f"{hw.label}: {ref.unfit_reason()}")
+            notes.append(f"{hw.label}: {no_curve_reason(ref)}")
         else:
             data.append(_frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8))
     r = frontier(scn)
     if r is None:
-        notes.insert(0, f"{machine_label(scn)} (current): {scn.unfit_reason()}")
+        notes.insert(0, f"{machine_label(scn)} (current): {no_curve_reason(scn)}")
     else:
         stable = np.isfinite(r["ttft"])
         data += _residual_band(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
@@ -795,7 +801,7 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # Every B up to 64 plus the chosen one, so the dot sits on exact engine values.
     r = frontier(scn, EXPLORER_POINTS, int(batch))
     if r is None:
-        _note(layout, f"No frontier: {scn.unfit_reason()}")
+        _note(layout, f"No frontier: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     # The readouts print these samples, so they keep more digits than a curve needs: rows [B, ITL ms, ρ].
     custom = np.empty((3, r["batch"].size))
@@ -879,14 +885,14 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         name = f"{w.upper()} weights + {kv.upper()} KV"
         r = frontier(ref)
         if r is None:
-            notes.append(f"{name}: {ref.unfit_reason()}")
+            notes.append(f"{name}: {no_curve_reason(ref)}")
         else:
             refs.append(_frontier_trace(name, r, colour, "dash", 1.8))
     r = frontier(scn)
     p = scn.params
     name = f"{machine_label(scn)} (current): {p['wdtype'].upper()} weights + {p['kvdtype'].upper()} KV"
     if r is None:
-        notes.insert(0, f"{name}: {scn.unfit_reason()}")
+        notes.insert(0, f"{name}: {no_curve_reason(scn)}")
     data = _apart(refs, None if r is None else _frontier_trace(name, r, CURRENT, "solid", 2.8), False, True)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
@@ -1096,12 +1102,12 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         r = frontier(ref)
         label = f"{name.capitalize()} (CV {cv:g}, utilisation {util:g} %)"
         if r is None:
-            notes.append(f"{label}: {ref.unfit_reason()}")
+            notes.append(f"{label}: {no_curve_reason(ref)}")
         else:
             refs.append(_frontier_trace(label, r, colour, "dash", 1.8))
     r = frontier(scn)
     if r is None:
-        notes.insert(0, f"{current}: {scn.unfit_reason()}")
+        notes.insert(0, f"{current}: {no_curve_reason(scn)}")
         line = None
     else:
         line = _frontier_trace(f"{current}: CV {scn.cv:g}, utilisation {100 * scn.eta:g} %", r, CURRENT, "solid", 2.8)

@@ -16,17 +16,23 @@ from . import economics
 from .deploy import ConfigError
 from .hardware import GPU, GPUS, MAX_GPUS
 from .model_config import carried, carry, catalog_key, json_from_upload, read_json_file
+from .scenario import PARAMS
 
 ENV = "INFERX_GPUS"  # datasheet files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_SPEC_BYTES = 1 << 16
 
-# field: (unit in words, low, high, SI factor). Bounds far outside any GPU's, to catch a unit mistaken, not to judge.
+# One GPU's memory, bandwidth and dense compute must lie on the dashboard's sliders (a machine of one is drawn);
+# the other bounds are far outside any GPU's, to catch a unit mistaken, not to judge.
+_HBM, _BW, _PEAK = (PARAMS[n] for n in ("hbm", "bw", "compute"))
+_DENSE = ("TFLOPS", round(_PEAK.low * 1e3), round(_PEAK.high * 1e3), 1e12)  # the compute slider is in PFLOPS
+
+# field: (unit in words, low, high, SI factor).
 NUMBERS = {
-    "hbm_gb": ("GB", 1, 100_000, 1e9),
-    "hbm_tb_s": ("TB/s", 0.01, 1_000, 1e12),
-    "dense_bf16_tflops": ("TFLOPS", 1, 1_000_000, 1e12),
-    "dense_fp8_tflops": ("TFLOPS", 1, 1_000_000, 1e12),
-    "dense_fp4_tflops": ("TFLOPS", 1, 1_000_000, 1e12),
+    "hbm_gb": ("GB", _HBM.low, _HBM.high, 1e9),
+    "hbm_tb_s": ("TB/s", _BW.low, _BW.high, 1e12),
+    "dense_bf16_tflops": _DENSE,
+    "dense_fp8_tflops": _DENSE,
+    "dense_fp4_tflops": _DENSE,
     "sparse_bf16_tflops": ("TFLOPS", 1, 2_000_000, 1e12),
     "sparse_fp8_tflops": ("TFLOPS", 1, 2_000_000, 1e12),
     "sparse_fp4_tflops": ("TFLOPS", 1, 2_000_000, 1e12),
@@ -67,7 +73,9 @@ def _number(spec: dict, field: str) -> float | None:
 
 
 def _text(spec: dict, field: str, default: str) -> str:
-    value = spec.get(field, default)
+    value = spec.get(field)
+    if value is None:  # absent, or null as a key carries an absent field
+        return default
     if not isinstance(value, str) or len(value) > 200:
         raise GpuSpecError(f"{field} must be text of at most 200 characters, not {value!r}")
     return value.strip() or default

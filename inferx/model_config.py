@@ -117,7 +117,10 @@ def _moe_layers(cfg: dict, n_layers: int) -> int:
         first, every = _int(cfg, "first_k_dense_replace", default=0), max(1, _int(cfg, "moe_layer_freq", default=1))
         return sum(1 for i in range(first, n_layers) if i % every == 0)
     step = max(1, _int(cfg, "decoder_sparse_step", "interleave_moe_layer_step", default=1))  # Qwen-MoE, Llama 4
-    dense = set(cfg.get("mlp_only_layers") or [])
+    dense = cfg.get("mlp_only_layers") or []
+    if not isinstance(dense, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in dense):
+        raise ModelConfigError(f"mlp_only_layers = {repr(dense)[:80]}: expected a list of layer numbers")
+    dense = set(dense)
     return sum(1 for i in range(n_layers) if (i + 1) % step == 0 and i not in dense)
 
 
@@ -165,6 +168,8 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     else:
         d_head = _int(cfg, "head_dim", default=d // heads)
         kv_heads = _int(cfg, "num_key_value_heads", default=heads) or heads
+        if d_head < 1:  # head_dim 0, or hidden_size below the head count
+            raise ModelConfigError(f"head_dim = {d_head}: a head needs at least one dimension")
         attention_params = 2 * d * heads * d_head + 2 * d * kv_heads * d_head
         if cfg.get("attention_bias"):
             attention_params += (heads + 2 * kv_heads) * d_head + d
@@ -241,6 +246,8 @@ def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigEr
         raise error(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text, so not {what}") from None
+    except RecursionError:  # JSON nested thousands deep
+        raise error(f"{path}: JSON nested too deeply, so not {what}") from None
 
 
 def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
@@ -278,6 +285,8 @@ def carried(key: str, fmt: str, error: type[ConfigError], what: str) -> list:
         values = json.loads(raw)
     except (binascii.Error, zlib.error, ValueError, TypeError) as err:
         raise error(f"damaged ({err})") from None
+    except RecursionError:  # a payload of JSON nested thousands deep
+        raise error("damaged (nested too deeply)") from None
     if not isinstance(values, list):
         raise error("damaged (not a list of values)")
     return values
@@ -317,6 +326,8 @@ def json_from_upload(contents, max_bytes: int, error: type[ConfigError], what: s
         return json.loads(base64.b64decode(data, validate=True).decode("utf-8"))
     except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
         raise error(f"not a JSON file ({err})") from None
+    except RecursionError:
+        raise error("not a JSON file we read: nested too deeply") from None
 
 
 def model_from_upload(contents, filename) -> tuple[str, ModelSpec]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import engine as E
 from . import palette as P
-from .figures import _json_ready, _layout, _line, _note, _vline, frontier
+from .figures import _json_ready, _layout, _line, _note, _vline, frontier, no_curve_reason
 from .scenario import Scenario
 
 N_OUT = 1024  # output tokens per request: InferenceX's 1k/1k workload
@@ -90,7 +90,7 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
     layout = _layout("Request rate λ (req/s)", "Latency (ms)", xlog=True, ylog=True)
     c = rate_curve(scn, n_out)
     if c is None:
-        _note(layout, f"No curve: {scn.unfit_reason()}")
+        _note(layout, f"No curve: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     hover = "λ = %{x:,.3~r} req/s<br>%{y:,.4~r} ms<br>C = %{customdata:,}"
     custom = c["batch"].astype(int).tolist()

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from . import engine as E
-from .figures import EXPLORER_POINTS, _json_ready, _layout, _line, _note, frontier
+from .figures import EXPLORER_POINTS, _json_ready, _layout, _line, _note, frontier, no_curve_reason
 from .palette import REGIME
 from .scenario import Scenario
 
@@ -204,7 +204,7 @@ def fig_regimes(scn: Scenario) -> dict:
     layout["xaxis"]["rangemode"] = "tozero"  # from 0, as Figures 4, 5, 6 and 9
     r = frontier(scn, EXPLORER_POINTS)
     if r is None:
-        _note(layout, f"No curve: {scn.unfit_reason()}")
+        _note(layout, f"No curve: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     data, named = [], set()
     hover = "B = %{customdata:,}<br>T = %{x:,.0f} tok/s<br>TTFT = %{y:,.3~r} ms"

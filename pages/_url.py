@@ -8,6 +8,7 @@ from inferx.scenario import (
     BATCH,
     PARAMS,
     InvalidParameter,
+    Scenario,
     as_number,
     check_batch,
     check_param,
@@ -144,6 +145,12 @@ def parse_pinned(raw) -> tuple[dict | None, list[str]]:
         checked[name] = value
     if not checked:
         notices.append("Nothing is pinned: a= held no valid control.")
+    else:
+        try:  # each value was valid; together they may not be (a GPU count whose bandwidth leaves the slider)
+            Scenario.from_params(**pinned_values(checked))
+        except InvalidParameter as err:
+            notices.append(f"Nothing is pinned: A's settings give {err}.")
+            checked = {}
     if len(notices) > MAX_NOTICES:
         notices[MAX_NOTICES - 1 :] = [f"… and {len(notices) - MAX_NOTICES + 1} more ignored in a=."]
     return (checked or None), notices
