@@ -11,7 +11,10 @@ import numpy as np
 
 from . import calibration_fit as F
 from . import calibration_report as R
+from .hardware import GPUS
 from .measured import MeasuredDataError, load_measured
+
+MODEL_KEY = "deepseek-r1"  # the catalog key of the only model the calibration is fitted to
 
 
 def format_calibrations(fits: dict) -> str:
@@ -50,7 +53,7 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
     try:
         if error_tables:  # refused before the minutes of work, not after
             _check_writable(Path(error_tables))
-        df = load_measured(path)
+        df = _calibrated_models_rows(load_measured(path))
         if command == "calibrate":
             fits = F.fit_all(df)
             spread = R.residual_spread(df, F.calibrations(fits))
@@ -68,11 +71,34 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
                 "source": Path(path).name,
                 "tables": R.error_tables(df),
             }
-            Path(error_tables).write_text(_compact_json(record))
+            try:
+                Path(error_tables).write_text(_compact_json(record))
+            except OSError as err:  # a full disk, found only when writing
+                why = err.strerror or err
+                raise MeasuredDataError(f"--error-tables {error_tables}: cannot write it ({why})") from None
         return 0
     except (MeasuredDataError, OSError) as err:
         print(f"inferx: {err}", file=sys.stderr)
         return 2
+
+
+def _calibrated_models_rows(df):
+    """The rows of the model the calibration is fitted to and predicts (DeepSeek-R1; rows that name no model are
+    taken as its), on a catalog GPU. Rows of another model are left out and stderr says so; a file with none
+    left, or none on a catalog GPU, is refused in words (its tables would be empty)."""
+    names = df["model"].str.strip()
+    other = names.ne("") & ~names.str.lower().str.replace(r"[^a-z0-9]+", "-", regex=True).str.startswith(MODEL_KEY)
+    if other.any():
+        seen = ", ".join(sorted(set(names[other]))[:3])
+        print(f"inferx: note: left out {int(other.sum()):,} rows of other models ({seen}): the calibrated model is "
+              "fitted to DeepSeek-R1 and predicts it only", file=sys.stderr)  # fmt: skip
+        df = df[~other]
+    if df.empty:
+        raise MeasuredDataError("no rows of DeepSeek-R1 in the file")
+    if not df["hardware"].isin(list(GPUS)).any():
+        found = ", ".join(sorted(set(df["hardware"]))[:5])
+        raise MeasuredDataError(f"no rows on a catalog GPU (the file has {found}; the catalog: {', '.join(GPUS)})")
+    return df
 
 
 def _check_writable(path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from conftest import ROOT
 
 from inferx import calibrated as C
 from inferx import engine as E
+from inferx.calibration_cli import _calibrated_models_rows, run
 from inferx.hardware import GPUS
 from inferx.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
 from inferx.measured_figures import divergence_figure, inferencex_figure, overlay_traces
@@ -206,3 +208,27 @@ def test_divergence_figure_ratios(measured):
     article = np.concatenate([t["y"] for t in fig["data"] if t["meta"]["model"] == "article"])
     calibrated = np.concatenate([t["y"] for t in fig["data"] if t["meta"]["model"] == "calibrated"])
     assert np.median(article) > 5 and 0.8 < np.median(calibrated) < 1.25
+
+
+def test_validate_leaves_out_other_models_and_refuses_a_file_with_no_catalog_gpu(measured_paths, tmp_path, capsys):
+    """The calibration is DeepSeek-R1's: rows naming another model are left out and stderr says how many; rows
+    naming none count as DeepSeek-R1's. A file whose rows are all on GPUs outside the catalog, or all of other
+    models, is refused in words instead of printing tables of dashes. A full disk under --error-tables is named."""
+    df = load_measured(measured_paths.csv)
+    mixed = df.copy()
+    mixed.loc[mixed.index[:5], "model"] = "Llama-3-8B"
+    mixed.loc[mixed.index[5:10], "model"] = ""
+    kept = _calibrated_models_rows(mixed)
+    assert list(kept.index) == list(df.index[5:])
+    assert "left out 5 rows of other models (Llama-3-8B)" in capsys.readouterr().err
+    others = tmp_path / "others.csv"
+    df.assign(model="Llama-3-8B").to_csv(others, index=False)
+    unknown = tmp_path / "unknown.csv"
+    df.assign(hardware="tpu-v5").to_csv(unknown, index=False)
+    assert run("validate", str(others)) == 2
+    assert capsys.readouterr().err.endswith("inferx: no rows of DeepSeek-R1 in the file\n")
+    assert run("validate", str(unknown)) == 2
+    assert "inferx: no rows on a catalog GPU (the file has tpu-v5; the catalog: a100," in capsys.readouterr().err
+    if Path("/dev/full").exists():
+        assert run("validate", str(measured_paths.csv), error_tables="/dev/full") == 2
+        assert "inferx: --error-tables /dev/full: cannot write it (No space left on device)" in capsys.readouterr().err
