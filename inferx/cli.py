@@ -107,9 +107,11 @@ def _note_preset_link(scn: Scenario) -> None:
     gpu = GPUS[scn.params["gpu"]]
     ours, own = link(scn.params), interconnect(SCALE_UP, gpu)
     if ours.bw != own.bw:
+        fitted = " (the calibration was fitted with NVLink 4.0 on every GPU)" if scn.mode == "calibrated" else ""
         print(
             f"inferx: note: the collectives run over the preset's {ours.label} ({ours.bw / 1e9:,.4g} GB/s one way); "
-            f"the {gpu.name}'s own link is {gpu.link} ({own.bw / 1e9:,.4g} GB/s one way): --ic scale-up uses it",
+            f"the {gpu.name}'s own link is {gpu.link} ({own.bw / 1e9:,.4g} GB/s one way): --ic scale-up uses it"
+            + fitted,
             file=sys.stderr,
         )
 

@@ -167,3 +167,11 @@ def test_a_gpu_named_without_ic_keeps_the_presets_link_and_says_what_its_own_wou
     )
     assert own["t_comm_ms"] > ours["t_comm_ms"]
     assert run_inferx("point", "--preset", "b200x8", "--gpu", "b200").stderr == ""
+
+
+def test_the_link_note_in_calibrated_mode_says_what_the_fits_used():
+    out = run_inferx("point", "--mode", "calibrated", "--gpu", "b300", "--gpus", "8", "--wdtype", "fp4")
+    assert out.returncode == 0, out.stderr
+    assert "NVLink 5 (900 GB/s one way): --ic scale-up uses it (the calibration was fitted with NVLink 4.0" in (
+        out.stderr
+    )
