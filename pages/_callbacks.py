@@ -14,7 +14,15 @@ from inferx import figure_registry as registry
 from inferx.economics import default_price
 from inferx.gpu_spec import GpuSpecError, gpu_from_upload
 from inferx.model_config import ModelConfigError, model_from_upload
-from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch, per_gpu_values, shown_value
+from inferx.scenario import (
+    BATCH,
+    InvalidParameter,
+    Scenario,
+    check_batch,
+    check_param,
+    per_gpu_values,
+    shown_value,
+)
 from pages._cards import INTERNAL_ERROR
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
@@ -23,12 +31,14 @@ from pages._controls import (
     GPU_CARRIED_ID,
     GPU_NOTE_ID,
     GPU_UPLOAD_ID,
+    MACHINE_NOTE_ID,
     MODEL_NOTE_ID,
     MODEL_UPLOAD_ID,
     calibration_line,
     choice_options,
     gpu_summary,
     machine_controls,
+    machine_note,
     model_summary,
     preset_controls,
     reset_id,
@@ -91,6 +101,22 @@ def calibration_basis(*values):
         return calibration_line(dict(zip(CALIBRATION_INPUTS, values, strict=True)))
     except InvalidParameter as err:
         return f"Calibration: {err}"
+
+
+@callback(
+    Output(MACHINE_NOTE_ID, "children"),
+    Input(control_id("preset"), "value"),
+    Input(control_id("gpu"), "value"),
+    Input(control_id("gpus"), "value"),
+    prevent_initial_call=True,  # the layout already holds the note for the URL's state
+)
+def machine_changed(preset, gpu, gpus):
+    """The note under the preset menu, for the machine the controls now give."""
+    try:
+        return machine_note({"preset": check_param("preset", preset), "gpu": check_param("gpu", gpu),
+                             "gpus": check_param("gpus", gpus)})  # fmt: skip
+    except InvalidParameter:
+        return ""
 
 
 def could_not_read(filename, err: Exception) -> str:

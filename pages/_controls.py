@@ -237,11 +237,27 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                     body.append(model_upload())
                 if n == "gpu":  # and a GPU of one's own
                     body.append(gpu_upload())
+                if n == "preset":  # says when the GPU or count chosen by hand is no longer the preset's machine
+                    note = machine_note(values)
+                    body.append(html.Div(note, id=MACHINE_NOTE_ID, className="unit machine-note", role="status"))
     hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
     body.append(html.Div(calibration_line(values), id=CALIBRATION_LINE_ID, className="calibration-basis small"))
     return body
+
+
+MACHINE_NOTE_ID = "machine-note"
+
+
+def machine_note(values: dict) -> str:
+    """Under the preset menu: the machine drawn when a GPU or count chosen by hand has left the preset's, which
+    the menu still names (it stays the base the address leaves values out against); empty otherwise."""
+    preset = default_params(values["preset"])
+    gpu, count = values["gpu"], values["gpus"]
+    if (gpu, count) == (preset["gpu"], preset["gpus"]) or gpu not in GPUS:
+        return ""
+    return f"Drawing {count}×{GPUS[gpu].name}, chosen by hand, not the preset's machine."
 
 
 CALIBRATION_LINE_ID = "calibration-basis"

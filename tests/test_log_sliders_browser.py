@@ -14,7 +14,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from inferx.scenario import PARAMS, decimals, preset_values, value_at
-from pages._controls import format_slider_value
+from pages._controls import MACHINE_NOTE_ID, format_slider_value
 from pages._ids import control_id, value_id
 
 pytestmark = pytest.mark.browser
@@ -207,16 +207,21 @@ def test_the_address_leaves_out_what_the_gpu_and_count_give(browser, server):
 def test_a_gpu_chosen_by_hand_takes_its_own_link_and_the_presets_gpu_the_presets(browser, server):
     """An L40S picked on the 8×H200 preset communicates over its PCIe link (ic=scale-up, which the address then
     carries); picking the preset's H200 again gives back the preset's NVLink 4.0 and drops `ic` from the address.
-    An address that names a GPU and no `ic` keeps the preset's link: only a change switches it."""
+    An address that names a GPU and no `ic` keeps the preset's link: only a change switches it. The note under
+    the preset menu names the machine drawn while it is not the preset's."""
     browser.get(server.url + "embed/fig8?gpu=b200")
     wait_js(browser, "return (document.querySelector('#fig-8 .js-plotly-plot') || {}).data;", what="Figure 8")
     ic = "return window.dash_component_api.getLayout(arguments[0]).props.value"
     assert browser.execute_script(ic, control_id("ic")) == "nvlink"
+    note = f"return document.getElementById('{MACHINE_NOTE_ID}').textContent === arguments[0];"
+    assert browser.execute_script(note, "Drawing 8×B200, chosen by hand, not the preset's machine.")
     pick = "window.dash_clientside.set_props(arguments[0], {value: arguments[1]})"
     browser.execute_script(pick, control_id("gpu"), "l40s")
     wait_js(browser, f"{ic} === 'scale-up';", args=(control_id("ic"),), what="the L40S's own link")
     wait_js(browser, "return location.search.includes('ic=scale-up');", what="the link in the address")
+    wait_js(browser, note, args=("Drawing 8×L40S, chosen by hand, not the preset's machine.",), what="the note")
     browser.execute_script(pick, control_id("gpu"), "h200")
     wait_js(browser, f"{ic} === 'nvlink';", args=(control_id("ic"),), what="the preset's link again")
     wait_js(browser, "return !location.search.includes('ic=');", what="the preset's link left out of the address")
+    wait_js(browser, note, args=("",), what="no note on the preset's machine")
     assert severe_console_errors(browser) == []

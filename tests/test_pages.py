@@ -315,3 +315,27 @@ def test_methods_says_which_address_values_it_ignores():
     assert notices(modle="x") == ["Ignored unknown parameter 'modle'."]
     assert notices(theme="blue") == ["Ignored theme=blue: must be one of light, dark, auto."]
     assert notices(model="gpt-5")[0].startswith("Ignored model=gpt-5: must be one of")
+
+
+def test_the_note_under_the_preset_names_a_machine_chosen_by_hand():
+    """Empty on a preset's own machine; a GPU or count chosen by hand is named, in the page and by the callback
+    (which answers nothing for values it cannot check: they have their own notices)."""
+    from pages._callbacks import machine_changed  # noqa: PLC0415 (registers callbacks; the app is imported)
+    from pages._controls import MACHINE_NOTE_ID  # noqa: PLC0415
+
+    assert machine_changed("h200x8", "h200", 8) == machine_changed("mi300x4", "mi300x", 4) == ""
+    assert machine_changed("h200x8", "h200", 4) == "Drawing 4×H200 SXM, chosen by hand, not the preset's machine."
+    assert machine_changed("b200x8", "l40s", 2) == "Drawing 2×L40S, chosen by hand, not the preset's machine."
+    assert machine_changed("h200x8", "tpu", 2) == machine_changed("h200x8", "h100", 1000) == ""
+    page = json.loads(json.dumps(home.layout(gpu="h100", gpus="2"), cls=plotly.utils.PlotlyJSONEncoder))
+
+    def note(node):
+        if isinstance(node, dict):
+            if node.get("props", {}).get("id") == MACHINE_NOTE_ID:
+                return node["props"]["children"]
+            return next((n for n in map(note, node.values()) if n is not None), None)
+        if isinstance(node, list):
+            return next((n for n in map(note, node) if n is not None), None)
+        return None
+
+    assert note(page) == "Drawing 2×H100 SXM, chosen by hand, not the preset's machine."
