@@ -13,6 +13,7 @@ from . import calibration_fit as F
 from . import calibration_report as R
 from .hardware import GPUS
 from .measured import MeasuredDataError, load_measured
+from .models import catalog_key
 
 MODEL_KEY = "deepseek-r1"  # the catalog key of the only model the calibration is fitted to
 
@@ -87,7 +88,8 @@ def _calibrated_models_rows(df):
     taken as its), on a catalog GPU. Rows of another model are left out and stderr says so; a file with none
     left, or none on a catalog GPU, is refused in words (its tables would be empty)."""
     names = df["model"].str.strip()
-    other = names.ne("") & ~names.str.lower().str.replace(r"[^a-z0-9]+", "-", regex=True).str.startswith(MODEL_KEY)
+    ours = {name: catalog_key(name) == MODEL_KEY for name in names.unique() if name}  # dsr1, DeepSeek-R1-0528
+    other = names.map(lambda name: bool(name) and not ours[name])
     if other.any():
         seen = ", ".join(sorted(set(names[other]))[:3])
         print(f"inferx: note: left out {int(other.sum()):,} rows of other models ({seen}): the calibrated model is "

@@ -212,12 +212,14 @@ def test_divergence_figure_ratios(measured):
 
 def test_validate_leaves_out_other_models_and_refuses_a_file_with_no_catalog_gpu(measured_paths, tmp_path, capsys):
     """The calibration is DeepSeek-R1's: rows naming another model are left out and stderr says how many; rows
-    naming none count as DeepSeek-R1's. A file whose rows are all on GPUs outside the catalog, or all of other
-    models, is refused in words instead of printing tables of dashes. A full disk under --error-tables is named."""
+    naming none, or its API rows' key dsr1, count as DeepSeek-R1's. A file whose rows are all on GPUs outside
+    the catalog, or all of other models, is refused in words instead of printing tables of dashes. A full disk
+    under --error-tables is named."""
     df = load_measured(measured_paths.csv)
     mixed = df.copy()
     mixed.loc[mixed.index[:5], "model"] = "Llama-3-8B"
     mixed.loc[mixed.index[5:10], "model"] = ""
+    mixed.loc[mixed.index[10:15], "model"] = "dsr1"  # how InferenceX's API rows name it
     kept = _calibrated_models_rows(mixed)
     assert list(kept.index) == list(df.index[5:])
     assert "left out 5 rows of other models (Llama-3-8B)" in capsys.readouterr().err
