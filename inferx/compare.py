@@ -9,9 +9,11 @@ the current one shows it, and a faded copy over it only changed its colour.
 
 from __future__ import annotations
 
+import math
+
 from .figures import decade_ticks, level_lines, x_extent
 from .hardware import GPUS
-from .scenario import Scenario, default_params
+from .scenario import PARAMS, Scenario, default_params, machine_values
 
 PINNED_GROUP = "pinned-A"
 PINNED_OPACITY = 0.5
@@ -36,12 +38,26 @@ def machine_label(scn: Scenario) -> str:
 
 
 def _own_settings(scn: Scenario) -> dict:
-    """The controls that set a scenario apart from its preset, its machine (preset, GPU, count) aside."""
-    return {k: v for k, v in compact_params(scn.params).items() if k not in ("preset", "gpu", "gpus")}
+    """The controls that set a scenario apart from its preset, its machine (preset, GPU, count) aside, and
+    bandwidth, compute and HBM where they are that machine's (the label's "5×B300" says them)."""
+    p = scn.params
+    machine = machine_values(p["preset"], p["gpu"], p["gpus"], p["wdtype"])
+    return {
+        k: v
+        for k, v in compact_params(p).items()
+        if k not in ("preset", "gpu", "gpus") and not (k in machine and math.isclose(v, machine[k], rel_tol=5e-3))
+    }  # 5e-3: a slider's value is the machine's rounded to 3 significant figures
+
+
+def _setting(name: str, value) -> str:
+    """One control as A's labels name it, in its unit: "ctx 8,192 tokens", "bw 40 TB/s", "ic scale-up"."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    shown = f"{value:,g}" if number else str(value)
+    return f"{name} {shown} {PARAMS[name].unit}".rstrip() if number else f"{name} {shown}"
 
 
 def _described(scn: Scenario, settings: dict) -> str:
-    shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in settings.items())
+    shown = ", ".join(_setting(k, v) for k, v in settings.items())
     return f"{machine_label(scn)} · {shown}" if shown else machine_label(scn)
 
 

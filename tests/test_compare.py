@@ -70,13 +70,14 @@ def test_a_trace_a_change_did_not_move_keeps_its_place_undrawn():
 def test_the_legends_name_a_by_what_sets_it_apart():
     """ "A = 8×H200 SXM" beside a current 8×H200 said nothing: the settings of A's own that differ are named."""
     now = Scenario.from_params(preset="h200x8", ctx=8192)
-    assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=4096), now) == "8×H200 SXM · ctx 4096"
+    assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=4096), now) == "8×H200 SXM · ctx 4,096 tokens"
     assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=8192), now) == "8×H200 SXM"
-    assert compare.legend_label(A, NOW) == "4×MI300X · ctx 8192"  # NOW's tp 4 is A's preset's own
+    assert compare.legend_label(A, NOW) == "4×MI300X · ctx 8,192 tokens"  # NOW's tp 4 is A's preset's own
     many = Scenario.from_params(preset="mi300x4", ctx=8192, isl=512, cv=1.5, util=60)
-    assert compare.legend_label(many, Scenario.from_params()) == "4×MI300X · ctx 8192, isl 512, cv 1.5, …"
+    expected = "4×MI300X · ctx 8,192 tokens, isl 512 tokens, cv 1.5, …"
+    assert compare.legend_label(many, Scenario.from_params()) == expected
     fig = registry.build(now, ["fig4"], pinned=Scenario.from_params(preset="h200x8", ctx=4096))["fig4"]
-    assert fig["layout"]["legend"]["title"]["text"] == "A = 8×H200 SXM · ctx 4096 (faded)"
+    assert fig["layout"]["legend"]["title"]["text"] == "A = 8×H200 SXM · ctx 4,096 tokens (faded)"
 
 
 def test_a_s_level_lines_come_as_named_faded_traces_where_they_differ():
@@ -126,7 +127,7 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
     merged = registry.build(NOW, names, 64, pinned=A)
     mine, theirs = registry.build(NOW, names, 64), registry.build(A, names, 64)
     for name in names:
-        assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X · ctx 8192"), name
+        assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X · ctx 8,192 tokens"), name
         # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks.
         levels = {(s["y0"], s["line"].get("color")) for _, s in level_lines(theirs[name]["layout"])}
         levels -= {(s["y0"], s["line"].get("color")) for _, s in level_lines(mine[name]["layout"])}
@@ -315,3 +316,12 @@ def test_a_label_left_near_the_left_edge_by_a_s_wider_axis_turns_to_stay_on_the_
     moved = next(n for n in merged["layout"]["annotations"] if "unstable" in n["text"])
     assert moved["xanchor"] == "left" and moved["xshift"] > 0 and moved["x"] == label["x"]
     assert next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])["xanchor"] == "right"
+
+
+def test_as_labels_give_each_setting_in_its_unit_and_leave_out_what_the_machine_gives():
+    """5×B300 sets bandwidth, compute and HBM: the label's machine says them; a bandwidth of one's own is
+    named, in TB/s, and every other number carries its unit."""
+    chosen = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, ic="scale-up", util=80, power=0.8)
+    assert compare.describe(chosen) == "5×B300 · util 80 %, tp 4 GPUs, ic scale-up, power 0.8 × TDP"
+    slower = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, bw=30, ctx=16384)
+    assert compare.describe(slower) == "5×B300 · bw 30 TB/s, ctx 16,384 tokens, tp 4 GPUs"
