@@ -166,7 +166,7 @@ def link(values: dict) -> Interconnect:
 
 def _interconnect_label(key: str) -> str:
     if key == SCALE_UP:  # its bandwidth follows the GPU menu
-        return f"The chosen GPU's scale-up link (datasheet) · α {INTERCONNECTS['nvlink'].alpha * 1e6:g} µs"
+        return "The GPU's own link (datasheet)"  # short: the sidebar's menu shows ~30 characters; Figure 8 names it
     ic = INTERCONNECTS[key]
     return f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
@@ -257,7 +258,20 @@ def machine_note(values: dict) -> str:
     gpu, count = values["gpu"], values["gpus"]
     if (gpu, count) == (preset["gpu"], preset["gpus"]) or gpu not in GPUS:
         return ""
-    return f"Drawing {count}×{GPUS[gpu].name}, chosen by hand, not the preset's machine."
+    note = f"Drawing {count}×{GPUS[gpu].name}, chosen by hand, not the preset's machine"
+    if _takes_the_articles_numbers(values["preset"]):
+        note += ": datasheet numbers (dense compute), where the preset takes the article's"
+    return note + "."
+
+
+@functools.cache
+def _takes_the_articles_numbers(preset: str) -> bool:
+    """Whether a preset's bandwidth, compute or HBM differ from its own machine's datasheet numbers: the article
+    took sparse compute for 8×H200 and 8×B200 (and 192 GB a B200), so a count moved by one halves compute, which
+    the note explains rather than leave it to look like a bug."""
+    values, one = default_params(preset), per_gpu_values(default_params(preset)["gpu"])
+    sheet = {"bw": one["bw"], "hbm": one["hbm"], "compute": one["compute"][values["wdtype"]]}
+    return any(not math.isclose(values[k], v * values["gpus"], rel_tol=5e-3) for k, v in sheet.items())
 
 
 CALIBRATION_LINE_ID = "calibration-basis"

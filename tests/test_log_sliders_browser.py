@@ -214,12 +214,13 @@ def test_a_gpu_chosen_by_hand_takes_its_own_link_and_the_presets_gpu_the_presets
     ic = "return window.dash_component_api.getLayout(arguments[0]).props.value"
     assert browser.execute_script(ic, control_id("ic")) == "nvlink"
     note = f"return document.getElementById('{MACHINE_NOTE_ID}').textContent === arguments[0];"
-    assert browser.execute_script(note, "Drawing 8×B200, chosen by hand, not the preset's machine.")
+    article = ": datasheet numbers (dense compute), where the preset takes the article's."
+    assert browser.execute_script(note, "Drawing 8×B200, chosen by hand, not the preset's machine" + article)
     pick = "window.dash_clientside.set_props(arguments[0], {value: arguments[1]})"
     browser.execute_script(pick, control_id("gpu"), "l40s")
     wait_js(browser, f"{ic} === 'scale-up';", args=(control_id("ic"),), what="the L40S's own link")
     wait_js(browser, "return location.search.includes('ic=scale-up');", what="the link in the address")
-    wait_js(browser, note, args=("Drawing 8×L40S, chosen by hand, not the preset's machine.",), what="the note")
+    wait_js(browser, note, args=("Drawing 8×L40S, chosen by hand, not the preset's machine" + article,))
     browser.execute_script(pick, control_id("gpu"), "h200")
     wait_js(browser, f"{ic} === 'nvlink';", args=(control_id("ic"),), what="the preset's link again")
     wait_js(browser, "return !location.search.includes('ic=');", what="the preset's link left out of the address")

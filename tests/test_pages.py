@@ -324,8 +324,12 @@ def test_the_note_under_the_preset_names_a_machine_chosen_by_hand():
     from pages._controls import MACHINE_NOTE_ID  # noqa: PLC0415
 
     assert machine_changed("h200x8", "h200", 8) == machine_changed("mi300x4", "mi300x", 4) == ""
-    assert machine_changed("h200x8", "h200", 4) == "Drawing 4×H200 SXM, chosen by hand, not the preset's machine."
-    assert machine_changed("b200x8", "l40s", 2) == "Drawing 2×L40S, chosen by hand, not the preset's machine."
+    # The article's 8×H200 and 8×B200 take sparse compute, so a machine of their GPU's datasheet has half of it.
+    article = ", chosen by hand, not the preset's machine: datasheet numbers (dense compute), where the preset takes "
+    article += "the article's."
+    assert machine_changed("h200x8", "h200", 4) == "Drawing 4×H200 SXM" + article
+    assert machine_changed("b200x8", "l40s", 2) == "Drawing 2×L40S" + article
+    assert machine_changed("mi300x4", "mi300x", 8) == "Drawing 8×MI300X, chosen by hand, not the preset's machine."
     assert machine_changed("h200x8", "tpu", 2) == machine_changed("h200x8", "h100", 1000) == ""
     page = json.loads(json.dumps(home.layout(gpu="h100", gpus="2"), cls=plotly.utils.PlotlyJSONEncoder))
 
@@ -338,4 +342,4 @@ def test_the_note_under_the_preset_names_a_machine_chosen_by_hand():
             return next((n for n in map(note, node) if n is not None), None)
         return None
 
-    assert note(page) == "Drawing 2×H100 SXM, chosen by hand, not the preset's machine."
+    assert note(page) == "Drawing 2×H100 SXM" + article
