@@ -41,9 +41,22 @@ def _quantity_unit(text: str) -> tuple[str, str]:
     return (match[1], match[2]) if match else (text, "")
 
 
+# A unit that counts things ("requests", "concurrent requests", "GPUs"), not a rate ("tok/s") or a time ("ms").
+_COUNTED = re.compile(r"[A-Za-z ]*[A-Za-z]{3,}s")
+
+
 @functools.lru_cache(maxsize=4096)  # a redraw states the same few points in several figures' texts
 def _with_unit(v: float, unit: str) -> str:
-    return f"{number(v)} {unit}".strip() if unit != "%" else f"{number(v)} %"
+    """A number in its unit as a sentence says it: "41.2 ms", "87 %", "$17 per million output tokens",
+    "1 concurrent request"."""
+    shown = number(v)
+    if unit == "%":
+        return f"{shown} %"
+    if unit.startswith("$"):
+        return f"${shown}{unit[1:]}"
+    if shown == "1" and _COUNTED.fullmatch(unit):
+        unit = unit[:-1]
+    return f"{shown} {unit}".strip()
 
 
 def _points(trace: dict) -> tuple:

@@ -56,6 +56,24 @@ def test_every_figure_carries_a_text_alternative_of_its_current_numbers():
     assert {"usdPerHour", "watts", "summary"} <= set(figs["fig6"]["layout"]["meta"])  # the builder's meta kept
 
 
+@pytest.mark.parametrize(
+    ("value", "unit", "text"),
+    [
+        (1, "concurrent requests", "1 concurrent request"),
+        (2, "concurrent requests", "2 concurrent requests"),
+        (1, "GPUs", "1 GPU"),
+        (1, "tok/s", "1 tok/s"),
+        (1, "ms", "1 ms"),
+        (17.04, "$ per million output tokens", "$17.0 per million output tokens"),
+        (87, "%", "87 %"),
+    ],
+)
+def test_a_number_is_said_in_its_unit_as_a_sentence_says_it(value, unit, text):
+    trace = {"name": "T", "x": [value], "y": [value]}
+    axes = {axis: {"title": {"text": f"Q ({unit})"}} for axis in ("xaxis", "yaxis")}
+    assert summary("F", {"layout": axes, "data": [trace]}).endswith(f"T: {text} at {text}.")
+
+
 def test_the_text_alternative_follows_the_settings():
     slow = registry.build(Scenario.from_params(bw=5), ["fig4"], 64)["fig4"]
     fast = registry.build(Scenario.from_params(bw=50), ["fig4"], 64)["fig4"]
