@@ -257,9 +257,9 @@ FIGURES: dict[str, Figure] = _entries(
         "speculative-batch",
         "Figure 14 · Where speculation stops paying",
         "The speed-up of speculative decoding ($k=5$, $\\alpha=0.8$) against batch size, for a draft on GPU "
-        "HBM and on SRAM, each with the article's compute-only verify (dotted) and a roofline verify that also "
-        "reads the weights (solid). As the batch grows the target's step is no longer idle bandwidth, and the "
-        "crosses mark where the gain ends.",
+        "HBM (the article's H100 figure, 3.35 TB/s, whatever GPU the target runs on) and on SRAM, each with the "
+        "article's compute-only verify (dotted) and a roofline verify that also reads the weights (solid). As "
+        "the batch grows the target's step is no longer idle bandwidth, and the crosses mark where the gain ends.",
         r"\text{speed-up}(B)=\frac{\text{ITL}(B)}{\text{ITL}_\text{eff}(B)}",
         beyond.spec_batch,
         grids=spec.batch_grids,
