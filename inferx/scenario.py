@@ -460,13 +460,17 @@ def machine_values(preset: str, gpu: str, gpus: int, wdtype: str) -> dict:
     when the preset is that machine (so the article's presets stay exact), else the catalog's, with dense
     compute at the weight dtype's precision."""
     hw = HARDWARE[preset]
-    names = [name for name, p in PARAMS.items() if p.machine]
     if (gpu, gpus) == (hw.family, hw.n_gpus):
         values = preset_values(preset)
-        return {name: values[name] for name in names}
+        return {name: values[name] for name, p in PARAMS.items() if p.machine}
+    return datasheet_values(gpu, gpus, wdtype)
+
+
+def datasheet_values(gpu: str, gpus: int, wdtype: str) -> dict:
+    """bw, compute and hbm of `gpus` × `gpu` from the catalog, with dense compute at the weight dtype's precision."""
     one = per_gpu_values(gpu)
     values = {"bw": one["bw"], "hbm": one["hbm"], "compute": one["compute"][wdtype]}
-    return {name: values[name] * gpus for name in names}
+    return {name: values[name] * gpus for name, p in PARAMS.items() if p.machine}
 
 
 def default_params(preset: str = "h200x8") -> dict:

@@ -20,6 +20,7 @@ from inferx.scenario import (
     PARAMS,
     Param,
     Scenario,
+    datasheet_values,
     decimals,
     default_params,
     keyboard_step,
@@ -269,9 +270,9 @@ def _takes_the_articles_numbers(preset: str) -> bool:
     """Whether a preset's bandwidth, compute or HBM differ from its own machine's datasheet numbers: the article
     took sparse compute for 8×H200 and 8×B200 (and 192 GB a B200), so a count moved by one halves compute, which
     the note explains rather than leave it to look like a bug."""
-    values, one = default_params(preset), per_gpu_values(default_params(preset)["gpu"])
-    sheet = {"bw": one["bw"], "hbm": one["hbm"], "compute": one["compute"][values["wdtype"]]}
-    return any(not math.isclose(values[k], v * values["gpus"], rel_tol=5e-3) for k, v in sheet.items())
+    values = default_params(preset)
+    sheet = datasheet_values(values["gpu"], values["gpus"], values["wdtype"])
+    return any(not math.isclose(values[k], v, rel_tol=5e-3) for k, v in sheet.items())
 
 
 CALIBRATION_LINE_ID = "calibration-basis"
