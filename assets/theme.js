@@ -99,11 +99,30 @@
     return out;
   }
 
-  /* A dark grey fill (a band) mirrored: a grey haze on white becomes a light haze on the dark card. */
-  function mirroredFill(colour) {
+  /* A band on the dark card. A grey haze on white is mirrored into a light haze; a coloured one (the queue's
+     orange, Figure 9's crimson gap) is made more opaque until it stands out from the dark card as much as it
+     does from white: at the same alpha the crimson gap all but vanished (1.08:1 against 1.33:1). */
+  const MAX_DARK_FILL_ALPHA = 0.5;
+  const fillCache = new Map();
+  function darkFill(colour, surface) {
+    const key = `${colour}|${surface}`;
+    if (fillCache.has(key)) return fillCache.get(key);
     const c = rgba(colour);
-    if (!c || Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) > 24 || luminance(c) > 0.2) return colour;
-    return `rgba(${255 - c[0]},${255 - c[1]},${255 - c[2]},${c[3]})`;
+    const g = rgba(surface);
+    let out = colour;
+    if (c && g) {
+      if (Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) <= 24) {
+        if (luminance(c) <= 0.2) out = `rgba(${255 - c[0]},${255 - c[1]},${255 - c[2]},${c[3]})`;
+      } else if (c[3] < 1) {
+        const over = (ground, a) => [0, 1, 2].map((i) => a * c[i] + (1 - a) * ground[i]);
+        const wanted = contrast(over([255, 255, 255], c[3]), [255, 255, 255]);
+        let a = c[3];
+        while (a < MAX_DARK_FILL_ALPHA && contrast(over(g, a), g) < wanted) a = Math.min(a + 0.02, MAX_DARK_FILL_ALPHA);
+        if (a > c[3]) out = `rgba(${c[0]},${c[1]},${c[2]},${a.toFixed(2)})`;
+      }
+    }
+    fillCache.set(key, out);
+    return out;
   }
 
   /* The plot colours of the dark theme, from style.css's variables (one place for the palette); read once per
@@ -174,7 +193,7 @@
       out.shapes = layout.shapes.map((s) => {
         const b = Object.assign({}, s);
         if (s.line && s.line.color) b.line = Object.assign({}, s.line, { color: legible(s.line.color, c.surface, c.text, 3) });
-        if (s.fillcolor) b.fillcolor = mirroredFill(s.fillcolor);
+        if (s.fillcolor) b.fillcolor = darkFill(s.fillcolor, c.surface);
         return b;
       });
     }
@@ -202,12 +221,12 @@
       const line = fix(t.line, "color", 3);
       const marker = fix(t.marker, "color", 3);
       const textfont = fix(t.textfont, "color", 4.5);
-      const fill = typeof t.fillcolor === "string" && mirroredFill(t.fillcolor) !== t.fillcolor;
+      const fill = typeof t.fillcolor === "string" && darkFill(t.fillcolor, c.surface) !== t.fillcolor;
       // A pinned A's faded curves at half opacity: a grey one all but vanished on the dark card.
       const faded = t.legendgroup === PINNED_GROUP && t.opacity < DARK_PINNED_OPACITY;
       if (line || marker || textfont || fill || faded) out = Object.assign({}, t);
       if (faded) out.opacity = DARK_PINNED_OPACITY;
-      if (fill) out.fillcolor = mirroredFill(t.fillcolor);
+      if (fill) out.fillcolor = darkFill(t.fillcolor, c.surface);
       if (line) out.line = line;
       if (marker) out.marker = marker;
       if (textfont) out.textfont = textfont;

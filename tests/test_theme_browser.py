@@ -522,6 +522,47 @@ def test_a_pinned_as_faded_curves_stay_visible_in_the_dark(browser, server, them
     assert severe_console_errors(browser) == []
 
 
+def _channels(colour: str) -> list[float]:
+    """[r, g, b, a] of "#rrggbb", "#rgb", "rgb(…)" or "rgba(…)"."""
+    if colour.startswith("#"):
+        hexes = colour[1:] if len(colour) == 7 else "".join(c * 2 for c in colour[1:])
+        return [int(hexes[i : i + 2], 16) for i in (0, 2, 4)] + [1.0]
+    values = [float(v) for v in colour[colour.index("(") + 1 : -1].split(",")]
+    return values + [1.0] * (4 - len(values))
+
+
+def _band_contrast(fill: str, paper: str) -> float:
+    """Contrast of a translucent fill ("rgba(r,g,b,a)") drawn on `paper` ("rgb(r,g,b)"), against the paper."""
+    *rgb, alpha = _channels(fill)
+    ground = _channels(paper)[:3]
+    over = [alpha * c + (1 - alpha) * g for c, g in zip(rgb, ground, strict=True)]
+
+    def lum(c):
+        lin = [(v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted([lum(over), lum(ground)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_a_coloured_band_stands_out_from_the_dark_card_as_from_the_light_one(browser, server):
+    """Figure 9's crimson gap at the light theme's alpha was 1.08:1 on the dark card (1.33:1 on white)."""
+    band = (
+        "const gd = document.querySelector('#fig-9 .js-plotly-plot');"
+        "const t = gd && gd.data && gd.data.find((t) => t.name === 'Ideal-to-realistic gap');"
+        "return t ? [t.fillcolor, gd._fullLayout.paper_bgcolor] : null;"
+    )
+    seen = {}
+    for theme in ("light", "dark"):
+        browser.get(server.url + f"embed/fig9?theme={theme}")
+        figure_data(browser, 9)
+        wait_paper(browser, 9, theme == "dark")
+        seen[theme] = _band_contrast(*wait_js(browser, band, 30, what="the gap band"))
+    assert seen["light"] > 1.25, seen
+    assert seen["dark"] >= seen["light"] - 0.01, seen
+    assert severe_console_errors(browser) == []
+
+
 def tab_until(driver, script: str, limit: int = 200) -> int:
     """Tab presses until `script` (about document.activeElement) holds; fails after `limit`."""
     for presses in range(1, limit + 1):
