@@ -94,18 +94,10 @@
     setAttr(input, "aria-label", text || "Choose a file");
   }
 
-  const MADE_BUTTONS = ".clip[role='button'], .updatemenu-button[role='button']";
+  const MADE_BUTTONS = ".updatemenu-button[role='button']";
 
-  /* --- Copy buttons: Dash's Clipboard is a clickable div; make it a button a keyboard can reach and press. --- */
-  function repairClipboard(clip) {
-    setAttr(clip, "role", "button");
-    setAttr(clip, "tabindex", "0");
-    const name = clip.getAttribute("title") || (clip.parentElement ? clip.parentElement.textContent.trim() : "");
-    setAttr(clip, "aria-label", name || "Copy");
-  }
-
-  /* Enter or Space on an element made a button here (a copy button, a plotly menu button) clicks it, within the
-     key press, so the browser still lets a copy button write the clipboard. An SVG element has no click(). */
+  /* Enter or Space on an element made a button here (a plotly menu button) clicks it. An SVG element has no
+     click(). */
   function onButtonKey(e) {
     const el = e.target;
     if ((e.key === "Enter" || e.key === " ") && el instanceof Element && el.matches(MADE_BUTTONS)) {
@@ -182,7 +174,6 @@
     document.querySelectorAll(".dash-options-list").forEach(repairOptions);
     document.querySelectorAll(".dash-dropdown-focus-target[aria-hidden]").forEach(repairDropdown);
     document.querySelectorAll("input[type='file']").forEach(repairFileInput);
-    document.querySelectorAll(".clip").forEach(repairClipboard);
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((b) => b.setAttribute("tabindex", "-1"));
     document.querySelectorAll(".graph-wrap .js-plotly-plot").forEach(hookGraph);
     // MathJax makes every formula a Tab stop (for its context menu): 46 on the dashboard, between the controls

@@ -1,4 +1,4 @@
-/* The figure cards' downloads and copy-embed-code buttons, as plain elements with one listener for them all.
+/* The figure cards' downloads and the copy-link and copy-embed-code buttons, as plain elements with one listener for them all.
 
    pages/_export.py renders each download row as one empty element whose data-export spec says what to build:
    Dash's renderer has every component of the page re-check its props on each update of its store, many times
@@ -167,18 +167,32 @@
     if (!ok) throw new Error("the browser refused to copy");
   }
 
-  async function copyEmbed(button) {
-    // inferx.copyLink first writes an address change of the last moment, so the code has the current settings.
-    const href = window.inferx && window.inferx.copyLink ? window.inferx.copyLink() : window.location.href;
-    const src = `${window.location.origin}${button.dataset.embedPath}${new URL(href).search}`;
-    const code = `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure"></iframe>`;
+  /* The share row's copy buttons: a tick on the button once copied and a line in the row's status, which a
+     screen reader announces and which is shown when the browser refuses (no uncaught rejection either way). */
+  async function copyFrom(button, text) {
+    const status = button.closest(".share") && button.closest(".share").querySelector(".share-status");
+    const say = (line, shown) => {
+      if (!status) return;
+      status.textContent = line;
+      status.classList.toggle("visually-hidden", !shown);
+    };
     try {
-      await copy(code);
+      await copy(text);
       button.classList.add("copied");
       window.setTimeout(() => button.classList.remove("copied"), COPIED_MS);
+      say(button.dataset.copyLink ? "Link copied" : "Embed code copied", false);
     } catch (err) {
       button.title = `Could not copy: ${err}`;
+      say(`Could not copy: ${err && err.message ? err.message : err}`, true);
     }
+  }
+
+  // inferx.copyLink first writes an address change of the last moment, so what is copied has the current settings.
+  const currentAddress = () => (window.inferx && window.inferx.copyLink ? window.inferx.copyLink() : window.location.href);
+
+  function embedCode(button) {
+    const src = `${window.location.origin}${button.dataset.embedPath}${new URL(currentAddress()).search}`;
+    return `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure"></iframe>`;
   }
 
   // Buttons are native, so Enter and Space reach this listener as clicks.
@@ -188,7 +202,9 @@
     const row = kind && kind.closest(".export-tools[data-export]");
     if (row) return void download(row, kind.dataset.exportKind);
     const embed = target && target.closest("button[data-embed-path]");
-    if (embed) copyEmbed(embed);
+    if (embed) return void copyFrom(embed, embedCode(embed));
+    const link = target && target.closest("button[data-copy-link]");
+    if (link) copyFrom(link, currentAddress());
   });
 
   window.inferxExport = { buildRows: buildRows }; // read by the browser tests

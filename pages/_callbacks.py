@@ -300,7 +300,3 @@ clientside_callback(
     State("ui-config", "data"),
     prevent_initial_call=True,
 )
-
-clientside_callback(
-    "window.inferx.copyLink", Output("copy-link", "content"), Input("copy-link", "n_clicks"), prevent_initial_call=True
-)

@@ -103,10 +103,22 @@ def theme_toggle() -> html.Div:
 
 
 def share_buttons(fig: str | None) -> html.Div:
-    """Copy-link and copy-embed-code buttons: inside a wiki iframe the address bar never changes."""
-    items = [html.Span([dcc.Clipboard(id="copy-link", className="clip"), " Copy link"], className="share-btn")]
+    """Copy-link and copy-embed-code buttons: inside a wiki iframe the address bar never changes. Plain buttons
+    with no callback: assets/export.js's listener writes the clipboard."""
+    items = [
+        html.Button(
+            "Copy link",
+            type="button",
+            id="copy-link",
+            className="share-btn copy-btn",
+            title="Copy a link to this page with the current settings",
+            **{"data-copy-link": "true"},
+        )
+    ]
     if fig:
         items.append(embed_button(fig, "Copy embed code"))
+    # What a copy did, for a screen reader (the tick says it on screen) and, if the browser refused, for everyone.
+    items.append(html.Span(className="share-status visually-hidden", role="status"))
     return html.Div(items, className="share")
 
 

@@ -6,8 +6,8 @@ axe-core (MPL-2.0, from the npm registry) is vendored in tests/assets so the sui
 from __future__ import annotations
 
 import pytest
-from browser_checks import element
-from conftest import ROOT
+from browser_checks import click, element
+from conftest import ROOT, severe_console_errors
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
@@ -276,12 +276,40 @@ def test_a_copy_button_is_reached_and_pressed_with_the_keyboard(browser, server)
     browser.execute_script("document.activeElement.blur(); window.scrollTo({top: 0, behavior: 'instant'});")
     stops = [tab(browser) for _ in range(12)]
     copy = [s for s in stops if s["id"] == "copy-link"]
-    assert copy and copy[0]["role"] == "button", stops
+    assert copy and copy[0]["tag"] == "BUTTON", stops
+    origin = browser.execute_script("return location.origin")
+    browser.execute_cdp_cmd(
+        "Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"], "origin": origin}
+    )
     while browser.execute_script("return document.activeElement.id") != "copy-link":
         tab(browser, shift=True)
     ActionChains(browser).send_keys(Keys.ENTER).perform()
-    # Dash's Clipboard shows its check icon once the text is written.
-    wait_js(browser, "return document.querySelector('#copy-link [data-icon=check-circle]');", SETTLE_S, "copied")
+    status = "return document.querySelector('.share .share-status').textContent"
+    wait_js(browser, f"return ({status.removeprefix('return ')}) === 'Link copied'", SETTLE_S, "copied")
+    read = "const done = arguments[0]; navigator.clipboard.readText().then(done, e => done('error: ' + e));"
+    assert browser.execute_async_script(read) == browser.current_url
+
+
+def test_a_refused_copy_says_so_on_the_page_with_no_console_error(browser, server):
+    """A browser that refuses the clipboard (no permission, plain http) gets a line, not an uncaught rejection."""
+    load(browser, server, "/")
+    origin = browser.execute_script("return location.origin")
+    permission = {"permission": {"name": "clipboard-write"}, "setting": "denied", "origin": origin}
+    browser.execute_cdp_cmd("Browser.setPermission", permission)
+    try:
+        click(browser, browser.find_element("id", "copy-link"))
+        status = wait_js(
+            browser,
+            "const s = document.querySelector('.share .share-status');"
+            "const shown = !s.classList.contains('visually-hidden');"
+            "return shown && s.textContent.startsWith('Could not copy') && s.textContent;",
+            SETTLE_S,
+            "the refusal shown",
+        )
+        assert "Could not copy: " in status
+        assert severe_console_errors(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "granted"})
 
 
 def test_the_linear_log_buttons_are_toggle_buttons_the_keyboard_reaches_and_presses(browser, server):
