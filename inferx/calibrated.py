@@ -220,13 +220,15 @@ def instance(gpu: str, gpus, precision: str = "fp8", dp_attention=False) -> Inst
 # --- Predictions --------------------------------------------------------------------
 
 
+def _step_parts(cal: Calibration, m: Instance, B, S, model: ModelSpec, tokens=None):
+    """(HBM, arithmetic) seconds of one decode step of B sequences scoring `tokens` tokens (default B)."""
+    tokens = B if tokens is None else tokens
+    memory = weight_bytes(tokens, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model, m.b_kv)
+    return memory / (cal.bw_fraction * m.bw), decode_flops(tokens, S, model) / (cal.compute_fraction * m.compute)
+
+
 def _step(cal: Calibration, m: Instance, B, S, model: ModelSpec):
-    memory = weight_bytes(B, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model, m.b_kv)
-    return (
-        cal.step_overhead_s
-        + memory / (cal.bw_fraction * m.bw)
-        + decode_flops(B, S, model) / (cal.compute_fraction * m.compute)
-    )
+    return cal.step_overhead_s + sum(_step_parts(cal, m, B, S, model))
 
 
 def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
@@ -234,12 +236,17 @@ def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK
 
     The weight GEMMs run at the weights' tensor rate, the attention at BF16's (`attention_speed`).
     """
+    return sum(_prefill_parts(cal, m, isl, model))
+
+
+def _prefill_parts(cal: Calibration, m: Instance, isl, model: ModelSpec):
+    """`prefill_time`'s (HBM, arithmetic) seconds: every weight read once, then the prompt's FLOPs."""
     attention = prefill_attention_flops(model, isl)
     gemms = prefill_flops(isl, model) - attention
     compute = cal.prefill_fraction * m.compute
     return (
-        weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw)
-        + (gemms + attention / np.asarray(m.attention_speed, dtype=float)) / compute
+        weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw),
+        (gemms + attention / np.asarray(m.attention_speed, dtype=float)) / compute,
     )
 
 
@@ -284,13 +291,7 @@ def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK
         return _step(cal, m, B, S, model) + comm
     k = MTP_DRAFTS
     tokens = B * (k + 1)
-    memory = weight_bytes(tokens, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model, m.b_kv)
-    verify = (
-        cal.step_overhead_s
-        + memory / (cal.bw_fraction * m.bw)
-        + decode_flops(tokens, S, model) / (cal.compute_fraction * m.compute)
-        + comm_time(tokens, m.tp, model)
-    )
+    verify = cal.step_overhead_s + sum(_step_parts(cal, m, B, S, model, tokens)) + comm_time(tokens, m.tp, model)
     draft = verify / model.n_layers
     return E.itl_speculative(k, cal.acceptance, draft, verify)
 
@@ -651,6 +652,22 @@ def scenario_point(scn, B) -> dict:
     wait = poll_wait(info["poll_iterations"], B) * tpot
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + first + u * t_pf / (2.0 * (1.0 - u))
     return {"step": tpot, "ttft": ttft + queue, "t_prefill": t_pf}
+
+
+def scenario_resource_times(scn, B) -> tuple[np.ndarray, np.ndarray]:
+    """(HBM, arithmetic) seconds per output token of a Scenario at decode batches B: the decode step's two
+    resource terms (a verify step's, spread over its drafts and accepted tokens, with MTP) plus those of the
+    B/OSL prefills that stall each step. Which is larger says whether bandwidth or compute binds."""
+    cal, m, isl, osl, mtp, _ = _scenario_inputs(scn)
+    B = np.asarray(B, dtype=float)
+    if mtp:
+        k = MTP_DRAFTS
+        share = (k / scn.model.n_layers + 1.0) / E.expected_accepted(k, cal.acceptance)
+        memory, compute = (share * t for t in _step_parts(cal, m, B, scn.ctx, scn.model, B * (k + 1)))
+    else:
+        memory, compute = _step_parts(cal, m, B, scn.ctx, scn.model)
+    pf_memory, pf_compute = _prefill_parts(cal, m, isl, scn.model)
+    return memory + B / osl * pf_memory, compute + B / osl * pf_compute
 
 
 def calibrated_step(scn, B):

@@ -3,14 +3,16 @@
 Five limits, each a boolean mask over the batch sizes (several can hold at once):
 
 - bandwidth: the step's memory time (weights + KV read at HBM bandwidth) exceeds its compute time;
-- compute: the compute time 2·P_active·B / FLOP/s is the larger;
+- compute: the compute time (2·P_active·B / FLOP/s in the article's model) is the larger;
 - communication: t_comm (all-reduce + pipeline) is more than `COMM_SHARE` of the step (ITL);
 - queue: ρ = B / B_max past `RHO_QUEUE`, where the boxed TTFT's wait is over 6.7× its residual;
 - kv_capacity: ρ at or past `RHO_KV`: the KV cache is nearly full, so the batch cannot grow.
 
 `binding` names one limit per batch size, the first of `PRIORITY` that holds: capacity, then the queue, then
-communication, then whichever roofline term is larger. The roofline split uses the article's two terms in
-both model modes (the calibrated model scales the step, not which term is larger).
+communication, then whichever roofline term is larger. Each model mode splits its own step
+(`Scenario.resource_times`): the article's two terms, or the calibrated model's HBM and arithmetic time (its
+weights read at the experts a batch touches, its prefill stall included), so the limit named and the gains
+the sentence gives come from one model.
 """
 
 from __future__ import annotations
@@ -48,8 +50,7 @@ def regime_masks(scn: Scenario, B) -> dict[str, np.ndarray]:
 def _masks(scn: Scenario, B) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """`regime_masks` and t_comm at `B`, which the sensitivity readout reuses."""
     B = np.atleast_1d(np.asarray(B, dtype=float))
-    memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa) / scn.bw
-    compute = 2.0 * scn.model.p_active * B / scn.compute
+    memory, compute = scn.resource_times(B)
     if scn.mode == "calibrated":
         step, comm = scn.step_and_comm(B)
     else:  # the article's step is the larger of the two terms just computed

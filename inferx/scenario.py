@@ -693,6 +693,17 @@ class Scenario:
         B = np.asarray(B, dtype=float)
         return _calibrated_point(self, B)["step"] if self.mode == "calibrated" else _step(self, B), _comm(self, B)
 
+    def resource_times(self, B):
+        """(HBM, arithmetic) seconds of a step at batch sizes B, in the selected model mode: the article's two
+        roofline terms, or the calibrated model's (per output token, prefill stall included)."""
+        B = np.asarray(B, dtype=float)
+        if self.mode == "calibrated":
+            from .calibrated import scenario_resource_times  # calibrated imports this module
+
+            return scenario_resource_times(self, B)
+        memory = E.bytes_per_step(B, self.ctx, self.model, self.b_w, self.kappa) / self.bw
+        return memory, 2.0 * self.model.p_active * B / self.compute
+
     def comm_time(self, B):
         """t_comm (s) for batch sizes B: the all-reduces and pipeline hand-offs of one step."""
         return _comm(self, np.asarray(B, dtype=float))

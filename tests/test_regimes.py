@@ -119,3 +119,39 @@ def test_fig_regimes_colours_each_run():
 def test_fig_regimes_explains_a_machine_without_a_frontier():
     fig = R.fig_regimes(Scenario.from_params(wdtype="fp16"))
     assert fig["data"] == [] and "GB of weights; the machine has" in fig["layout"]["annotations"][0]["text"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"mode": "calibrated"},
+        {"mode": "calibrated", "mtp": "on"},
+        {"mode": "calibrated", "model": "llama-3.3-70b", "gpu": "mi325x", "gpus": 8},
+    ],
+)
+def test_calibrated_limit_is_the_resource_its_own_step_follows_most(params):
+    """The calibrated step adds its HBM and arithmetic times, so throughput's elasticity to each resource is that
+    resource's share of the step: the limit named must be the one with the larger share. It was named from the
+    article's terms, so Llama 3.3 70B on 8×MI325X at B = 100 read "bandwidth-bound" beside a +30 % gain from
+    doubling compute and +6 % from +43 % bandwidth."""
+    scn = Scenario.from_params(**params)
+    B = np.array([1, 4, 16, 64, 100, 256, 1024])
+    masks = R.regime_masks(scn, B)
+    shares = R.elasticities(scn, B)
+    assert np.array_equal(masks["compute"], shares["compute"] > shares["bw"])
+    assert np.array_equal(masks["bandwidth"], ~masks["compute"])
+    memory, compute = scn.resource_times(B)
+    assert np.allclose(shares["compute"] / shares["bw"], compute / memory, rtol=1e-4)
+
+
+def test_calibrated_step_is_its_overhead_plus_its_resource_times():
+    from inferx import calibrated
+
+    scn = Scenario.from_params(mode="calibrated", model="llama-3.3-70b", gpu="mi325x", gpus=8)
+    B = np.array([1.0, 100.0, 1000.0])
+    memory, compute = scn.resource_times(B)
+    overhead = calibrated.scenario_calibration(scn)["calibration"].step_overhead_s
+    assert np.allclose(overhead + memory + compute, calibrated.calibrated_step(scn, B), rtol=1e-12)
+    assert R.sensitivity(scn, 100)["regime"] == "compute"
+    article = Scenario.from_params(model="llama-3.3-70b", gpu="mi325x", gpus=8)
+    assert R.regime_masks(article, [100])["bandwidth"][0]  # the article's terms: weights at full bandwidth
