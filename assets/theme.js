@@ -252,6 +252,22 @@
     return lines.join("<br>");
   }
 
+  /* Notes (paper-placed, no arrow) wrapped to the plot's width at any graph width, the layout itself where none
+     needs it: a 600 px frame is not narrow, yet Figure 7's one-line note covered the y axis's labels. */
+  function fittedNotes(layout, el) {
+    if (!el || !el.clientWidth || !Array.isArray(layout.annotations)) return layout;
+    let changed = false;
+    const annotations = layout.annotations.map((a) => {
+      if (a.showarrow !== false || a.xref !== "paper") return a;
+      const size = (a.font && a.font.size) || 12;
+      const text = wrapped(a.text, Math.max(20, Math.floor((el.clientWidth - 100) / (0.6 * size))));
+      if (text === a.text) return a;
+      changed = true;
+      return Object.assign({}, a, { text });
+    });
+    return changed ? Object.assign({}, layout, { annotations }) : layout;
+  }
+
   /* A horizontal legend under the plot moved above it (a copy), else the legend as it is. */
   function legendAbove(legend) {
     if (!legend || legend.orientation !== "h" || (legend.y !== undefined && legend.y >= 0)) return legend;
@@ -355,7 +371,7 @@
     if (el) originals.set(el, { data, layout });
     const compact = narrow(el) && !state.printing;
     if (el) el.dataset.compact = compact;
-    const near = compact || state.printing ? layout : legendNear(layout, el);
+    const near = compact || state.printing ? layout : fittedNotes(legendNear(layout, el), el);
     if (!dark() && !compact && near === layout) return args;
     let d = compact ? compactData(data, el.clientWidth, layout) : data;
     if (dark()) d = darkData(d);

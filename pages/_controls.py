@@ -81,19 +81,21 @@ def format_slider_value(name: str, value) -> str:
     return f"{value:,.{decimals(PARAMS[name], value)}f}" + (f" {unit}" if unit else "")
 
 
+MAX_MARKS = 7  # labels a ~200 px sidebar slider holds apart: compute's nine (0.1 … 1K) ran together
+
+
 def _log2_marks(p: Param) -> dict:
     """Marks of a log2 slider at readable values: a count's every second power of two (128, 512, 2K, …); a
-    quantity's 1 and 3 of each decade (1, 3, 10, 30, 100 TB/s, …), each at its position (log2 of it)."""
+    quantity's 1 and 3 of each decade (1, 3, 10, 30, 100 TB/s, …), or its decades alone where those would be
+    more than `MAX_MARKS`, each at its position (log2 of it)."""
     if p.kind == "int":
         low, high = math.ceil(math.log2(p.low)), math.floor(math.log2(p.high))
         return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, 2)}
-    marks = {}
-    for decade in range(math.floor(math.log10(p.low)), math.ceil(math.log10(p.high)) + 1):
-        for value in (10.0**decade, 3 * 10.0**decade):
-            value = float(f"{value:.12g}")  # 0.30000000000000004 is 0.3
-            if p.low <= value <= p.high:
-                marks[round(math.log2(value), 6)] = f"{value / 1000:g}K" if value >= 1000 else f"{value:g}"
-    return marks
+    decades = range(math.floor(math.log10(p.low)), math.ceil(math.log10(p.high)) + 1)
+    shown = [(first, float(f"{first * 10.0**d:.12g}")) for d in decades for first in (1, 3)]  # 0.3, not 0.3000…04
+    shown = [(first, v) for first, v in shown if p.low <= v <= p.high]
+    values = [v for first, v in shown if len(shown) <= MAX_MARKS or first == 1]
+    return {round(math.log2(v), 6): f"{v / 1000:g}K" if v >= 1000 else f"{v:g}" for v in values}
 
 
 def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float) -> html.Div:
@@ -129,7 +131,7 @@ def file_drop(upload_id: str, note_id: str, what: str, file: str, max_size: int)
     return html.Div(
         [
             dcc.Upload(
-                html.Div([f"Your {what}: drop or ", html.A("choose", href="#"), f" its {file}"]),
+                html.Div([f"Your {what}: drop or ", html.Span("choose", className="file-choose"), f" its {file}"]),
                 id=upload_id,
                 accept=".json,application/json",
                 max_size=max_size,

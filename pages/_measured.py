@@ -250,7 +250,7 @@ def upload_panel(switch: bool = False) -> html.Div:
         )
     items += [
         dcc.Upload(
-            html.Div(["Drop or ", html.A("choose", href="#"), " an InferenceX CSV / API JSON"]),
+            html.Div(["Drop or ", html.Span("choose", className="file-choose"), " an InferenceX CSV / API JSON"]),
             id="measured-upload",
             accept=".csv,.json,text/csv,application/json",
             max_size=UPLOAD_MAX_BYTES,

@@ -353,3 +353,52 @@ def test_a_link_to_another_page_moves_focus_to_its_heading(browser, server):
     browser.execute_script("window.dash_clientside.set_props('ctl-ctx', {value: 12})")
     wait_js(browser, "return location.search.includes('ctx=4096')", what="the address rewritten")
     assert browser.execute_script("return document.activeElement.id") == "pin-a"
+
+
+def test_a_file_drop_is_one_tab_stop_that_shows_its_focus(browser, server):
+    """Each drop zone was two stops: a "choose" link (href="#", which put "#" in the address) and Dash's file
+    input at opacity 0.00001, whose focus showed nothing at all."""
+    load(browser, server, "/")
+    assert browser.execute_script("return document.querySelectorAll('a[href=\"#\"]').length") == 0
+    browser.execute_script("document.activeElement.blur(); window.scrollTo({top: 0, behavior: 'instant'});")
+    stops = []
+    while not browser.execute_script("return document.activeElement.matches('#gpu-upload input[type=file]')"):
+        assert len(stops) < 60, f"the GPU drop zone not reached in 60 Tab presses: {stops[-5:]}"
+        stops.append(tab(browser))
+    assert stops[-1]["tag"] == "INPUT" and stops[-2]["tag"] != "A", stops[-3:]
+    ring = browser.execute_script(
+        "const s = getComputedStyle(document.querySelector('#gpu-upload .file-drop'));"
+        "return [s.outlineStyle, s.outlineWidth];"
+    )
+    assert ring == ["solid", "2px"], ring
+
+
+def test_a_focused_button_has_a_solid_ring_on_the_dark_card(browser, server):
+    """Bootstrap's half-transparent focus glow measured 1.8:1 on the dark card around Pin as A."""
+    load(browser, server, "/?theme=dark")
+    browser.execute_script("document.activeElement.blur(); window.scrollTo({top: 0, behavior: 'instant'});")
+    stops = [tab(browser)]
+    while stops[-1]["id"] != "pin-a":
+        assert len(stops) < 60, f"Pin as A not reached in 60 Tab presses: {stops[-5:]}"
+        stops.append(tab(browser))
+    ring, ground = browser.execute_script(
+        "const a = document.activeElement, s = getComputedStyle(a);"
+        "let e = a.parentElement, bg = 'rgba(0, 0, 0, 0)';"
+        "while (e && (bg = getComputedStyle(e).backgroundColor).startsWith('rgba') && bg.endsWith(' 0)'))"
+        "  e = e.parentElement;"  # the first ancestor that paints a background
+        "return [[s.outlineStyle, s.outlineWidth, s.outlineColor], bg];"
+    )
+    assert ring[:2] == ["solid", "2px"], ring
+    assert contrast(ring[2], ground) >= 3, (ring, ground)
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast of two computed CSS colours ("rgb(…)" or "rgba(…)", alpha ignored)."""
+
+    def luminance(colour: str) -> float:
+        rgb = [float(v) / 255 for v in colour[colour.index("(") + 1 : -1].split(",")[:3]]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted([luminance(a), luminance(b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)

@@ -325,6 +325,42 @@ def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, serv
     assert severe_console_errors(browser) == []
 
 
+def test_a_note_in_a_600_px_frame_is_wrapped_clear_of_the_y_axis(browser, server):
+    """600 px is not narrow (no compact layout), yet Figure 7's one-line note ran over the y axis's labels,
+    so "1000" read as "10"."""
+    with viewport(browser, 600, 450):
+        browser.get(server.url + "embed/fig7")
+        figure_data(browser, 7)
+        wait_settled(browser, "#fig-7 .main-svg")
+        boxes = browser.execute_script(
+            "const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+            "const note = [...document.querySelectorAll('#fig-7 .annotation')]"
+            "  .find((a) => a.textContent.includes('needs'));"
+            "return {note: note && box(note), ticks: [...document.querySelectorAll('#fig-7 .ytick text')].map(box)};"
+        )
+    assert boxes["note"], "Figure 7's note about the weights that do not fit"
+    left, top, right, bottom = boxes["note"]
+    overlaps = [t for t in boxes["ticks"] if t[0] < right and left < t[2] and t[1] < bottom and top < t[3]]
+    assert boxes["ticks"] and overlaps == [], boxes
+    assert right <= 600
+    assert severe_console_errors(browser) == []
+
+
+def test_the_explorers_readouts_show_every_value_whole_beside_the_controls(browser, server):
+    """At 900 px three readouts a row in Figure 6's card cut "0.0007 (0.072 %)" to "0.0007 (0.072…"."""
+    with viewport(browser, 900, 800):
+        browser.get(server.url)
+        figure_data(browser, 6)
+        cut = (
+            "const v = [...document.querySelectorAll('#card-fig6 .explorer-readouts .readout-value')];"
+            "return v.length > 0 && v.every((e) => e.textContent.trim())"
+            "  && v.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent);"
+        )
+        wait_js(browser, "const c = (() => { " + cut + " })(); return Array.isArray(c);", what="the readouts filled")
+        assert browser.execute_script(cut) == []
+    assert severe_console_errors(browser) == []
+
+
 @pytest.mark.parametrize("size", [(800, 500), (420, 500)])
 @pytest.mark.parametrize("fig", [5, 6])
 def test_embed_fits_its_frame_with_title_and_scenario_first(browser, server, fig, size):
