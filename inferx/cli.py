@@ -181,8 +181,16 @@ def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
     ]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's, with an error said in two lines: the usage of `point` alone is some fifteen lines, which
+    pushed the one line that matters out of a terminal's view."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n{self.prog} --help lists the options.\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="inferx", description="LLM serving frontier from hardware physics.")
+    parser = _Parser(prog="inferx", description="LLM serving frontier from hardware physics.")
     sub = parser.add_subparsers(dest="command", required=True)
     point = sub.add_parser("point", help="one operating point as JSON")
     _add_scenario_options(point)

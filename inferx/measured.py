@@ -134,7 +134,12 @@ def load_measured(path: str | os.PathLike) -> pd.DataFrame:
         content = path.read_bytes()
     except OSError as err:
         raise MeasuredDataError(f"{path}: cannot read ({err.strerror or err})") from None
-    return load_measured_bytes(content, path.name)
+    try:
+        return load_measured_bytes(content, path.name)
+    except MeasuredDataError as err:  # a command line may name several files: say which one is at fault
+        if path.name in str(err):
+            raise
+        raise MeasuredDataError(f"{path}: {err}") from None
 
 
 def parse_upload(contents, filename="", max_bytes: int | None = None) -> pd.DataFrame:

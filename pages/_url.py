@@ -12,11 +12,13 @@ from inferx.scenario import (
     as_number,
     check_batch,
     check_param,
+    near_miss,
     resolve_params,
     shown_value,
     value_at,
 )
 
+QUERY_NAMES = (*PARAMS, "batch", "theme")  # what an address may name besides A (`a=`, read by the page)
 MAX_NOTICES = 8  # a hostile address with thousands of bad keys still gets a page of readable length
 # `theme=` is read by the browser (assets/theme.js), not by the figures: an embed in a dark wiki asks for dark.
 THEMES = ("light", "dark", "auto")
@@ -54,7 +56,7 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
                 notices.append(f"Ignored theme={shown_value(raw)}: must be one of {', '.join(THEMES)}.")
             continue
         if name != "batch" and name not in PARAMS:
-            notices.append(f"Ignored unknown parameter {shown_value(name)!r}.")
+            notices.append(f"Ignored unknown parameter {_quoted(name)}{near_miss(name, QUERY_NAMES)}.")
             continue
         try:
             if name == "batch":
@@ -67,6 +69,12 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
     if len(notices) > MAX_NOTICES:
         notices[MAX_NOTICES - 1 :] = [f"… and {len(notices) - MAX_NOTICES + 1} more ignored."]
     return values, batch, notices
+
+
+def _quoted(name: str) -> str:
+    """A parameter's name as a notice quotes it: 'modle', or escaped (once) where it holds control characters."""
+    shown = shown_value(name)
+    return repr(shown) if name.isprintable() else shown
 
 
 def control_values_to_params(values: list) -> dict:

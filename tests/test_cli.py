@@ -55,6 +55,8 @@ def test_batch_defaults_to_eight_as_on_the_page():
         (["point", "--batch", "8", "--tp", "3"], "tp=3: must be a power of two from 1 to 64 GPUs"),
         (["point", "--batch", "8", "--cv", "1e308"], "cv=1e308: must be a number from 0 to 2"),
         (["frontier", "--tp", "0"], "tp=0: must be a power of two"),
+        (["point", "--model", "llama3-8b"], "llama-2-13b (did you mean llama-3-8b?)"),
+        (["point", "--gpu", "mi30x"], "mi355x (did you mean mi300x?)"),
         (["frontier", "--points", "1"], "points=1: must be a whole number from 2 to 1,000,000"),
         # No request fits: `point` exits as `frontier` does, with the same reason.
         (["point", *NO_FIT], "no request fits: one 131,072-token KV cache needs 18.42 GB"),
@@ -96,7 +98,8 @@ def test_every_batch_output_is_refused_past_its_cap_with_the_way_out():
     biggest = ["--hbm", "4096", "--ctx", "128", "--wdtype", "fp4", "--kvdtype", "fp4", "--util", "100"]  # 1.7 M
     out = run_inferx("frontier", *biggest)
     assert out.returncode == 2 and "pass --points N" in out.stderr and "Traceback" not in out.stderr
-    assert "usage: inferx frontier" in out.stderr  # the subcommand's usage, not the top level's
+    assert "inferx frontier --help lists the options" in out.stderr  # the subcommand's help, not the top level's
+    assert len(out.stderr.splitlines()) == 2  # the error and where the options are, not fifteen lines of usage
     sampled = run_inferx("frontier", *biggest, "--points", "50", "--format", "json")
     assert len(json.loads(sampled.stdout)) == 50
 

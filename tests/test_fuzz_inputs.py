@@ -158,7 +158,10 @@ def test_every_cli_option_takes_any_value_without_a_traceback(options, command, 
     assert re.search(r"^inferx( point| frontier)?: (error: )?\S", err, re.MULTILINE), (argv, err)
     refusal = first_refusal(options, points)
     if refusal is not None and not extra:  # the CLI refuses a value in the Python API's words
-        assert err.endswith(f"inferx {command}: error: {refusal}\n"), (argv, err)
+        assert err.endswith(f"inferx {command}: error: {refusal}\ninferx {command} --help lists the options.\n"), (
+            argv,
+            err,
+        )
 
 
 any_valid = st.sampled_from(NAMES).flatmap(valid_value)

@@ -117,6 +117,7 @@ def test_broken_file_names_row_and_column(tmp_path, name, text, expected):
         load_measured(write(tmp_path, name, text))
     for fragment in expected:
         assert fragment in str(err.value)
+    assert name in str(err.value)  # the file at fault, when a command line names several
 
 
 def test_broken_json_items_name_index_and_column(tmp_path):

@@ -38,6 +38,17 @@ def test_parse_query_keeps_good_values_and_reports_bad_ones():
     ]
 
 
+def test_a_misspelt_name_or_choice_gets_a_guess_and_a_control_character_is_escaped_once():
+    _, _, notices = parse_query({"bww": "3", "gpu": "mi30x", "\x00": "1", "wdtype": "fp9"})
+    assert notices == [
+        "Ignored unknown parameter 'bww' (did you mean bw?).",
+        "Ignored gpu=mi30x: must be one of a100, h100, h200, b200, b300, gb200, l40s, mi300x, mi325x, mi355x "
+        "(did you mean mi300x?).",
+        "Ignored unknown parameter '\\x00'.",  # shown as '\x00', not as '\\x00'
+        "Ignored wdtype=fp9: must be one of fp16, bf16, fp8, int8, fp4, int4.",  # nothing close enough
+    ]
+
+
 def test_a_bad_preset_keeps_the_default_hardware_and_says_so():
     values, _, notices = parse_query({"preset": "tpu", "bw": "20"})
     assert (values["preset"], values["hbm"], values["bw"]) == ("h200x8", 1128.0, 20.0)
@@ -312,7 +323,7 @@ def test_methods_says_which_address_values_it_ignores():
     assert notices(ctx="8192", gpu="b300") == [
         "Ignored ctx, gpu: this page's tables cover every preset; it reads only model."
     ]
-    assert notices(modle="x") == ["Ignored unknown parameter 'modle'."]
+    assert notices(modle="x") == ["Ignored unknown parameter 'modle' (did you mean mode or model?)."]
     assert notices(theme="blue") == ["Ignored theme=blue: must be one of light, dark, auto."]
     assert notices(model="gpt-5")[0].startswith("Ignored model=gpt-5: must be one of")
 
