@@ -354,7 +354,8 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
         "--search",
         action="store_true",
         help="try every catalog GPU (or --gpu) at each power-of-two count its scale-up domain holds (or --gpus), "
-        "split every way into TP × PP, at datasheet numbers (other hardware options are ignored); cheapest first",
+        "tensor-parallel across it (a pipeline stage per domain past one), at datasheet numbers (other hardware "
+        "options are ignored); cheapest first",
     )
 
 

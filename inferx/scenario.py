@@ -8,7 +8,6 @@ units (TB/s, PFLOPS, GB, tokens, percent). `Scenario` holds the same in SI units
 from __future__ import annotations
 
 import difflib
-
 import functools
 import math
 import operator
@@ -540,7 +539,8 @@ def check_value(name: str, p: Param, value):
         text = value.strip().lower() if isinstance(value, str) else None
         if text not in p.options:
             refusal = getattr(p.options, "refusal", None)  # the model catalog explains a damaged model key
-            raise InvalidParameter(name, (refusal and refusal(text)) or f"must be {domain(p)}{near_miss(text, p.choices)}", value)
+            said = (refusal and refusal(text)) or f"must be {domain(p)}{near_miss(text, p.choices)}"
+            raise InvalidParameter(name, said, value)
         return text
     number = as_number(value)
     # NaN fails every comparison, and ±inf lies outside every domain.
@@ -555,7 +555,8 @@ def check_value(name: str, p: Param, value):
 
 
 def near_miss(text, known) -> str:
-    """" (did you mean llama-3-8b?)" where `text` looks like a misspelling of one or two of `known`, else ""."""
+    """The suffix ' (did you mean llama-3-8b?)' where `text` looks like a misspelling of one or two of `known`,
+    else ''."""
     close = difflib.get_close_matches(text, list(known), n=2, cutoff=0.75) if isinstance(text, str) and text else []
     return f" (did you mean {' or '.join(close)}?)" if close else ""
 

@@ -133,17 +133,20 @@ def catalog_counts(gpu: str) -> list[int]:
 
 
 def _search_count(value) -> int:
-    """A GPU count given to the search: a power of two, so that TP × PP can split it."""
+    """A GPU count given to the search: a power of two, as the TP that spans it is."""
     count = check_value("gpus", PARAMS["gpus"], value)
     if count & (count - 1):
-        raise InvalidParameter("gpus", "must be a power of two to be split into TP × PP for --search", value)
+        raise InvalidParameter("gpus", "must be a power of two for --search (TP spans the count)", value)
     return count
 
 
 def candidates(base: dict) -> list[dict]:
     """The configurations a search tries: every catalog GPU (or `base`'s `gpu`), at every power-of-two count
-    its scale-up domain holds (or `base`'s `gpus`), split every way into TP × PP = count (powers of two, PP
-    within its control's range), with the other controls from `base` (user units). Each takes its datasheet's
+    its scale-up domain holds (or `base`'s `gpus`), as tensor parallelism across the count, or, past one domain,
+    across the domain with a pipeline stage per domain, with the other controls from `base` (user units). A
+    pipeline within a domain is not offered: the article's model charges PP only its hand-offs, not the stages
+    a request's token passes one after another, so it would rank every PP split above TP (4×MI355X at TP 1,
+    PP 4 came first) on a latency no pipeline has. Each takes its datasheet's
     HBM, bandwidth and dense compute at the weight dtype times the count, so that GPUs compare on one
     footing (the article's 8×H200 and 8×B200 presets quote sparse FP8; here they are dense), over the GPU's own
     scale-up link, or InfiniBand for a count given past the GPU's scale-up domain."""
@@ -158,8 +161,8 @@ def candidates(base: dict) -> list[dict]:
             machine = {"gpu": gpu, "gpus": n, "bw": n * one["bw"], "hbm": n * one["hbm"],
                        "compute": n * one["compute"][wdtype],
                        "ic": SCALE_UP if n <= GPUS[gpu].scale_up_gpus else "infiniband"}  # fmt: skip
-            splits = [(1 << k, n >> k) for k in range(n.bit_length()) if n >> k <= PARAMS["pp"].high]
-            out += [{**rest, **machine, "tp": tp, "pp": pp} for tp, pp in splits]
+            tp = min(n, 1 << (min(GPUS[gpu].scale_up_gpus, MAX_GPUS).bit_length() - 1))  # the domain's TP
+            out.append({**rest, **machine, "tp": tp, "pp": n // tp})
     return out
 
 

@@ -38,7 +38,7 @@ def search_card() -> dbc.Card:
     body = [
         html.Div(html.H2(TITLE, className="card-title"), className="card-head"),
         html.P(
-            "Every catalog GPU at each power-of-two count its scale-up domain holds, split every way into TP × PP, "
+            "Every catalog GPU at each power-of-two count its scale-up domain holds, tensor-parallel across it, "
             "serving this model and workload under the TTFT and TPOT targets: the cheapest configuration of each "
             "GPU, cheapest per million output tokens first.",
             className="fig-subtitle",
@@ -54,8 +54,9 @@ def search_card() -> dbc.Card:
         html.P(
             "Each machine is its datasheet (dense compute at the weight format, HBM bandwidth and capacity) over its "
             "scale-up link, so 8×H200 and 8×B200 have half the compute of the article's presets, which quote sparse "
-            "FP8. Prices are the Price control, or each GPU's assumed rental rate. The article's model charges a "
-            "split only its collectives, so it favours wide PP over wide TP.",
+            "FP8. Prices are the Price control, or each GPU's assumed rental rate. Pipeline splits are left out: the "
+            "article's model charges a pipeline only its hand-offs, not the stages each token passes in turn, so "
+            "it would rank every one above TP on a latency no pipeline has.",
             className="caption small",
         ),
     ]
@@ -102,7 +103,7 @@ def result_table(rows: list[dict], params: dict) -> list:
     caption = html.Caption("The cheapest configuration of each GPU within the targets", className="visually-hidden")
     table = dbc.Table([caption, head, body], size="sm", className="search-table")
     out = [html.P(said), scroll_box(table, "The cheapest configuration of each GPU within the targets")]
-    missed = {}  # each GPU that serves in no configuration: the first split of its largest count, with its reason
+    missed = {}  # each GPU that serves in no configuration: its largest count, with the reason
     for r in rows:
         if r["gpu"] not in best and (r["gpu"] not in missed or r["gpus"] > missed[r["gpu"]]["gpus"]):
             missed[r["gpu"]] = r
