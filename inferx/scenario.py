@@ -494,7 +494,15 @@ def resolve_params(checked: dict, base: dict | None = None) -> dict:
     values.update(checked)
     if "gpu" in checked or "gpus" in checked:
         machine = machine_values(values["preset"], values["gpu"], values["gpus"], values["wdtype"])
-        values.update({name: v for name, v in machine.items() if name not in checked})
+        machine = {name: v for name, v in machine.items() if name not in checked}
+        for name, v in machine.items():  # a datasheet within its bounds can still pass a control's at a count
+            p = PARAMS[name]
+            if not p.low <= v <= p.high:
+                amount = f"{v:,.0f}" if v >= 1000 else f"{v:.4g}"
+                what = f"{values['gpus']} × {GPUS[values['gpu']].name} has {amount} {p.unit} of {p.help}"
+                span = f"{p.low:,g} to {p.high:,g} {p.unit}"
+                raise InvalidParameter("gpus", f"{what}, outside the {p.label} control's {span}", values["gpus"])
+        values.update(machine)
         if "tp" not in checked:
             values["tp"] = fitted_tp(values["tp"], values["gpus"])
     return values

@@ -38,6 +38,7 @@ from pages import home
 from pages._callbacks import choose_uploaded_gpu
 from pages._controls import GPU_CARRIED_ID, ui_config
 from pages._ids import control_id
+from pages._url import parse_query
 
 GAUDI3 = Path(__file__).parent / "fixtures" / "gpu_specs" / "gaudi3.json"
 
@@ -167,7 +168,7 @@ def test_the_cli_refuses_a_bad_datasheet_in_one_line(catalog, capsys, tmp_path, 
         cli.main(["point", "--gpu-spec", str(bad)])
     assert stop.value.code == 2
     why = f"{bad}: hbm_gb is missing (needed: name, hbm_gb"
-    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"inferx point: error: {why}")
+    assert capsys.readouterr().err.strip().splitlines()[0].startswith(f"inferx point: error: {why}")
     monkeypatch.setenv("INFERX_GPUS", str(bad))
     assert cli.main(["hardware"]) == 2
     assert capsys.readouterr().err.startswith(f"inferx: INFERX_GPUS: {why}")
@@ -215,6 +216,22 @@ def test_a_carried_gpu_is_a_choice_without_being_listed():
     scn = Scenario.from_params(gpu=key, gpus=8)
     assert (scn.bw, scn.hbm) == pytest.approx((8 * 3.7e12, 8 * 128e9))
     assert cli.main(["point", "--gpu", key, "--gpus", "8"]) == 0  # the CLI reads it as the page does
+
+
+def test_a_datasheet_past_a_controls_range_at_its_count_is_refused_by_the_cli_and_the_page(capsys):
+    """100 TB/s a GPU is a datasheet within bounds, but 72 of them have 7,200 TB/s: past the bandwidth control's
+    600, so the page could not draw it ("Could not draw these settings: bw=7200.0") while the CLI printed it."""
+    fast = spec_key({**json.loads(GAUDI3.read_text()), "hbm_tb_s": 100})
+    said = "gpus=72: 72 × Gaudi 3 OAM has 7,200 TB/s of aggregate HBM bandwidth, outside the Memory bandwidth "
+    with pytest.raises(InvalidParameter, match=re.escape(said + "control's 0.6 to 600 TB/s")):
+        Scenario.from_params(gpu=fast, gpus=72)
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["point", "--gpu", fast, "--gpus", "72"])
+    assert stop.value.code == 2 and said in capsys.readouterr().err
+    assert Scenario.from_params(gpu=fast, gpus=4).bw == pytest.approx(400e12)  # 400 TB/s is within the range
+    values, _, notices = parse_query({"gpu": fast, "gpus": "72", "ctx": "2048"})
+    assert notices == [f"Ignored gpu and gpus: {said}control's 0.6 to 600 TB/s."]
+    assert (values["gpu"], values["gpus"], values["bw"], values["ctx"]) == ("h200", 8, 38.4, 2048)  # the rest kept
 
 
 def test_a_damaged_or_foreign_gpu_key_is_refused_in_words():

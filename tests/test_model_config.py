@@ -239,7 +239,7 @@ def test_the_cli_refuses_a_bad_config_in_one_line(catalog, capsys, tmp_path, mon
         cli.main(["point", "--model-config", str(bad)])
     assert stop.value.code == 2
     why = f"{bad}: no hidden_size: a config.json of a decoder gives it"
-    assert capsys.readouterr().err.strip().splitlines()[-1] == f"inferx point: error: {why}"
+    assert capsys.readouterr().err.strip().splitlines()[0] == f"inferx point: error: {why}"
     monkeypatch.setenv("INFERX_MODELS", str(bad))
     assert cli.main(["models"]) == 2
     assert capsys.readouterr().err == f"inferx: INFERX_MODELS: {why}\n"
