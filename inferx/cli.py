@@ -26,6 +26,7 @@ from .scenario import (
     Scenario,
     check_batch,
     check_value,
+    context_note,
     default_params,
     domain,
     geometric_batches,
@@ -114,6 +115,12 @@ def _note_preset_link(scn: Scenario) -> None:
             + fitted,
             file=sys.stderr,
         )
+
+
+def _note_context(scn: Scenario) -> None:
+    note = context_note(scn.params["ctx"], scn.params["isl"])
+    if note:
+        print(f"inferx: note: {note}", file=sys.stderr)
 
 
 def _finite(x, digits=6):
@@ -380,6 +387,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
                 raise ValueError("--points samples the frontier table; a figure has its own samples")
     except (InvalidParameter, ValueError) as err:
         command.error(str(err))
+    _note_context(scn)
     if args.command == "slo":
         ttft, tpot, price, fraction = (scn.params[name] for _, name, *_ in SLO_ALIASES)
         if args.search:
@@ -469,6 +477,7 @@ def _run(argv: list[str] | None) -> int:
         return 2
     if args.gpu is not None and args.ic is None:
         _note_preset_link(scn)
+    _note_context(scn)
     if args.command == "point":
         print(json.dumps(point_record(scn, batch)))
         return 0

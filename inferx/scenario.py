@@ -508,6 +508,17 @@ def resolve_params(checked: dict, base: dict | None = None) -> dict:
     return values
 
 
+def context_note(ctx: int, isl: int) -> str:
+    """Said when a prompt is longer than the context: B_max and each step's KV read take `ctx` tokens a request
+    and the prefill `isl`, so such a pair draws requests whose cache could not hold their own prompt."""
+    if isl <= ctx:
+        return ""
+    return (
+        f"The input ({isl:,} tokens) is longer than the context ({ctx:,} tokens): B_max and each step's KV read "
+        f"count {ctx:,} tokens a request, the prefill {isl:,}."
+    )
+
+
 def fitted_tp(tp: int, gpus: int) -> int:
     """TP kept within a GPU count chosen by hand: the largest power of two up to the count where TP exceeds it
     (the browser's `fitTp` does the same). A TP set explicitly is left alone: the article's model reads TP only

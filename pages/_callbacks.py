@@ -20,6 +20,7 @@ from inferx.scenario import (
     Scenario,
     check_batch,
     check_param,
+    context_note,
     per_gpu_values,
     shown_value,
 )
@@ -28,6 +29,7 @@ from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
     CALIBRATION_INPUTS,
     CALIBRATION_LINE_ID,
+    CONTEXT_NOTE_ID,
     GPU_CARRIED_ID,
     GPU_NOTE_ID,
     GPU_UPLOAD_ID,
@@ -115,6 +117,20 @@ def machine_changed(preset, gpu, gpus):
     try:
         return machine_note({"preset": check_param("preset", preset), "gpu": check_param("gpu", gpu),
                              "gpus": check_param("gpus", gpus)})  # fmt: skip
+    except InvalidParameter:
+        return ""
+
+
+@callback(
+    Output(CONTEXT_NOTE_ID, "children"),
+    Input(control_id("ctx"), "value"),
+    Input(control_id("isl"), "value"),
+    prevent_initial_call=True,  # the layout already holds the note for the URL's state
+)
+def context_changed(ctx_position, isl_position):
+    """The note under the input length, from the two log2 sliders' positions."""
+    try:
+        return context_note(value_from_position("ctx", ctx_position), value_from_position("isl", isl_position))
     except InvalidParameter:
         return ""
 

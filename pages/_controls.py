@@ -20,6 +20,7 @@ from inferx.scenario import (
     PARAMS,
     Param,
     Scenario,
+    context_note,
     datasheet_values,
     decimals,
     default_params,
@@ -244,6 +245,9 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 if n == "preset":  # says when the GPU or count chosen by hand is no longer the preset's machine
                     note = machine_note(values)
                     body.append(html.Div(note, id=MACHINE_NOTE_ID, className="unit machine-note", role="status"))
+                if n == "isl":  # says when the prompt is longer than the context the KV cache is sized for
+                    note = context_note(values["ctx"], values["isl"])
+                    body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note", role="status"))
     hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
@@ -252,6 +256,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
 
 
 MACHINE_NOTE_ID = "machine-note"
+CONTEXT_NOTE_ID = "context-note"
 
 
 def machine_note(values: dict) -> str:

@@ -178,3 +178,11 @@ def test_the_link_note_in_calibrated_mode_says_what_the_fits_used():
     assert "NVLink 5 (900 GB/s one way): --ic scale-up uses it (the calibration was fitted with NVLink 4.0" in (
         out.stderr
     )
+
+
+def test_a_prompt_longer_than_the_context_gets_a_note_on_stderr():
+    note = "inferx: note: The input (8,192 tokens) is longer than the context (1,024 tokens)"
+    for command in (["point"], ["frontier", "--points", "4"], ["slo"]):
+        out = run_inferx(*command, "--isl", "8192")
+        assert out.returncode in (0, 1) and out.stderr.startswith(note), (command, out.stderr)
+    assert run_inferx("point", "--isl", "8192", "--ctx", "9216").stderr == ""

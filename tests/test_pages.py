@@ -343,14 +343,33 @@ def test_the_note_under_the_preset_names_a_machine_chosen_by_hand():
     assert machine_changed("mi300x4", "mi300x", 8) == "Drawing 8×MI300X, chosen by hand, not the preset's machine."
     assert machine_changed("h200x8", "tpu", 2) == machine_changed("h200x8", "h100", 1000) == ""
     page = json.loads(json.dumps(home.layout(gpu="h100", gpus="2"), cls=plotly.utils.PlotlyJSONEncoder))
+    assert layout_node(page, MACHINE_NOTE_ID)["children"] == "Drawing 2×H100 SXM" + article
 
-    def note(node):
-        if isinstance(node, dict):
-            if node.get("props", {}).get("id") == MACHINE_NOTE_ID:
-                return node["props"]["children"]
-            return next((n for n in map(note, node.values()) if n is not None), None)
-        if isinstance(node, list):
-            return next((n for n in map(note, node) if n is not None), None)
-        return None
 
-    assert note(page) == "Drawing 2×H100 SXM" + article
+def layout_node(node, node_id: str):
+    """The props of the component `node_id` in a layout as JSON."""
+    if isinstance(node, dict):
+        if node.get("props", {}).get("id") == node_id:
+            return node["props"]
+        return next((n for n in (layout_node(v, node_id) for v in node.values()) if n is not None), None)
+    if isinstance(node, list):
+        return next((n for n in (layout_node(v, node_id) for v in node) if n is not None), None)
+    return None
+
+
+def test_a_prompt_longer_than_the_context_is_said_under_the_input_length():
+    """ctx sizes each request's KV cache and isl its prefill; an 8,192-token prompt in a 1,024-token context
+    gave B_max = 11,050 without a word (and 1,227 once the context held it)."""
+    from pages._callbacks import context_changed  # noqa: PLC0415 (registers callbacks; the app is imported)
+    from pages._controls import CONTEXT_NOTE_ID  # noqa: PLC0415
+
+    said = (
+        "The input (8,192 tokens) is longer than the context (1,024 tokens): B_max and each step's KV read "
+        "count 1,024 tokens a request, the prefill 8,192."
+    )
+    assert context_changed(10, 13) == said  # log2 positions: 1,024 and 8,192 tokens
+    assert context_changed(13, 13) == context_changed(14, 13) == "" and context_changed("x", 13) == ""
+    page = json.loads(json.dumps(home.layout(isl="8192"), cls=plotly.utils.PlotlyJSONEncoder))
+    assert layout_node(page, CONTEXT_NOTE_ID)["children"] == said
+    page = json.loads(json.dumps(home.layout(isl="8192", ctx="9216"), cls=plotly.utils.PlotlyJSONEncoder))
+    assert layout_node(page, CONTEXT_NOTE_ID)["children"] == ""
