@@ -116,7 +116,10 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
                 custom=marks.astype(int).tolist(),
                 mode="markers+text",
                 text=[f"{int(b)}" for b in marks],  # short: at phone width the labels sit close
-                textposition="top center",
+                # Above and below in turn, the last above: near the peak rate neighbours run together ("256512").
+                textposition=[
+                    "top center" if (marks.size - 1 - i) % 2 == 0 else "bottom center" for i in range(marks.size)
+                ],
                 marker={"size": 7, "color": "#000000"},
             )
         )

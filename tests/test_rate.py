@@ -67,6 +67,10 @@ def test_rate_figure_marks_the_benchmark_concurrencies(tp1):
     e2e = hand_e2e(64)
     assert marks["x"][i] == pytest.approx(64 / e2e, rel=1e-3) and marks["y"][i] == pytest.approx(1e3 * e2e, rel=1e-3)
     assert "peak" in fig["layout"]["annotations"][0]["text"]
+    # Neighbours' labels on opposite sides (at phone width "256" and "512" ran together), the last one above.
+    sides = [p.split()[0] for p in marks["textposition"]]
+    assert len(sides) == len(marks["text"]) and sides[-1] == "top"
+    assert all(a != b for a, b in zip(sides, sides[1:], strict=False))
 
 
 def test_rate_figure_without_a_frontier():
