@@ -95,7 +95,7 @@ def test_frontier_points_gives_that_many_geometric_samples(points):
 
 
 def test_every_batch_output_is_refused_past_its_cap_with_the_way_out():
-    biggest = ["--hbm", "4096", "--ctx", "128", "--wdtype", "fp4", "--kvdtype", "fp4", "--util", "100"]  # 1.7 M
+    biggest = ["--hbm", "4096", "--ctx", "128", "--isl", "128", "--wdtype", "fp4", "--kvdtype", "fp4", "--util", "100"]
     out = run_inferx("frontier", *biggest)
     assert out.returncode == 2 and "pass --points N" in out.stderr and "Traceback" not in out.stderr
     assert "inferx frontier --help lists the options" in out.stderr  # the subcommand's help, not the top level's

@@ -89,10 +89,9 @@ def test_a_pinned_gpu_count_past_the_sliders_is_a_notice_not_a_500():
     big = spec_key({**record("b200"), "name": "Big", "hbm_tb_s": 500})  # two of them: 1,000 TB/s, past 600
     assert parse_pinned(f"gpu:{big},gpus:1")[0] == {"gpu": big, "gpus": 1}
     pinned, notices = parse_pinned(f"gpu:{big},gpus:2")
-    assert pinned is None and notices == [
-        "Nothing is pinned: A's settings give bw=1000.0: must be a number from 0.6 to 600 TB/s."
-    ]
-    assert "Nothing is pinned: A's settings give bw=1000.0" in str(home.layout(a=f"gpu:{big},gpus:2"))
+    said = "gpus=2: 2 × Big has 1,000 TB/s of aggregate HBM bandwidth, outside the Memory bandwidth control's"
+    assert pinned is None and notices == [f"Nothing is pinned: A's settings give {said} 0.6 to 600 TB/s."]
+    assert f"Nothing is pinned: A's settings give {said}" in str(home.layout(a=f"gpu:{big},gpus:2"))
 
 
 def test_one_request_that_fits_is_said_in_every_figure_not_none(capsys):
