@@ -18,6 +18,7 @@ from inferx.scenario import (
     BATCH,
     GROUPS,
     PARAMS,
+    InvalidParameter,
     Param,
     Scenario,
     context_note,
@@ -26,6 +27,7 @@ from inferx.scenario import (
     default_params,
     keyboard_step,
     per_gpu_values,
+    resolve_params,
     slider_position,
 )
 from pages._compare import PINNED_ID
@@ -266,6 +268,10 @@ def machine_note(values: dict) -> str:
     gpu, count = values["gpu"], values["gpus"]
     if (gpu, count) == (preset["gpu"], preset["gpus"]) or gpu not in GPUS:
         return ""
+    try:  # a datasheet (one's own) whose numbers at this count pass a control's range cannot be drawn
+        resolve_params({name: values[name] for name in ("preset", "gpu", "gpus")})
+    except InvalidParameter as err:
+        return f"Cannot draw this machine: {err.reason}."
     note = f"Drawing {count}×{GPUS[gpu].name}, chosen by hand, not the preset's machine"
     if _takes_the_articles_numbers(values["preset"]):
         note += ": datasheet numbers (dense compute), where the preset takes the article's"

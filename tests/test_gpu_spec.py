@@ -232,6 +232,14 @@ def test_a_datasheet_past_a_controls_range_at_its_count_is_refused_by_the_cli_an
     values, _, notices = parse_query({"gpu": fast, "gpus": "72", "ctx": "2048"})
     assert notices == [f"Ignored gpu and gpus: {said}control's 0.6 to 600 TB/s."]
     assert (values["gpu"], values["gpus"], values["bw"], values["ctx"]) == ("h200", 8, 38.4, 2048)  # the rest kept
+    # The page's GPU menu and count set the sliders in the browser: the note under the preset says why nothing draws.
+    from pages._callbacks import machine_changed  # noqa: PLC0415 (registers callbacks; the app is imported)
+
+    assert (
+        machine_changed("h200x8", fast, 72)
+        == f"Cannot draw this machine: {said[len('gpus=72: ') :]}control's 0.6 to 600 TB/s."
+    )
+    assert machine_changed("h200x8", fast, 4).startswith("Drawing 4×Gaudi 3 OAM, chosen by hand")
 
 
 def test_a_damaged_or_foreign_gpu_key_is_refused_in_words():
