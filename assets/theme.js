@@ -252,15 +252,23 @@
     return lines.join("<br>");
   }
 
-  /* Notes (paper-placed, no arrow) wrapped to the plot's width at any graph width, the layout itself where none
-     needs it: a 600 px frame is not narrow, yet Figure 7's one-line note covered the y axis's labels. */
+  /* Notes (paper-placed, no arrow, long enough to wrap) wrapped to the plot's width at any graph width, the
+     layout itself where none needs it: a 600 px frame is not narrow, yet Figure 7's one-line note covered the
+     y axis's labels. The graph keeps the widths it wrapped for, so a resize that changes them redraws it. */
+  const isNote = (a) =>
+    !!a && a.showarrow === false && a.xref === "paper" && typeof a.text === "string" && a.text.length > 20;
+  const noteChars = (a, el) =>
+    Math.max(20, Math.floor((el.clientWidth - 100) / (0.6 * ((a.font && a.font.size) || 12))));
+  const notesKey = (layout, el) => (layout.annotations || []).filter(isNote).map((a) => noteChars(a, el)).join();
   function fittedNotes(layout, el) {
     if (!el || !el.clientWidth || !Array.isArray(layout.annotations)) return layout;
+    const key = notesKey(layout, el);
+    if (el.dataset.notesKey !== key) el.dataset.notesKey = key;
+    if (!key) return layout;
     let changed = false;
     const annotations = layout.annotations.map((a) => {
-      if (a.showarrow !== false || a.xref !== "paper") return a;
-      const size = (a.font && a.font.size) || 12;
-      const text = wrapped(a.text, Math.max(20, Math.floor((el.clientWidth - 100) / (0.6 * size))));
+      if (!isNote(a)) return a;
+      const text = wrapped(a.text, noteChars(a, el));
       if (text === a.text) return a;
       changed = true;
       return Object.assign({}, a, { text });
@@ -456,7 +464,10 @@
   /* A graph whose dress no longer fits its size: it crossed the narrow width (a rotated phone, a resized
      frame), or its legend under the plot is no longer at its distance (a taller or shorter frame). */
   function misfit(gd) {
-    return String(narrow(gd) && !state.printing) !== gd.dataset.compact || legendAstray(gd);
+    if (String(narrow(gd) && !state.printing) !== gd.dataset.compact || legendAstray(gd)) return true;
+    const drawn = originals.get(gd);
+    const key = drawn ? notesKey(drawn.layout || {}, gd) : "";
+    return gd.dataset.compact === "false" && (gd.dataset.notesKey || "") !== key;
   }
 
   let resizeTimer = 0;

@@ -196,7 +196,8 @@ FIGURES: dict[str, Figure] = _entries(
         "(bandwidth), the tensor cores (compute), collectives taking over half the step (communication), the queue "
         "past $\\rho=0.85$, or a KV cache at least 95 % full. The grey band is the part that meets both latency "
         "targets; the star is its best throughput, the largest batch that meets them, since TTFT and ITL both "
-        "grow with $B$.",
+        "grow with $B$. In calibrated mode the two times are the calibrated step's: the experts a batch touches "
+        "at the achieved bandwidth, the FLOPs at the achieved compute, and the prefills that stall each step.",
         _stacked(
             r"\text{bandwidth-bound}\iff t_\text{HBM}\ge t_\text{FLOP}",
             r"t_\text{HBM}=\frac{P_\text{active}b_w+BS\kappa}{\text{BW}}",

@@ -137,7 +137,7 @@ def load_measured(path: str | os.PathLike) -> pd.DataFrame:
     try:
         return load_measured_bytes(content, path.name)
     except MeasuredDataError as err:  # a command line may name several files: say which one is at fault
-        if path.name in str(err):
+        if str(err).startswith(path.name):
             raise
         raise MeasuredDataError(f"{path}: {err}") from None
 

@@ -162,6 +162,7 @@ def candidates(base: dict) -> list[dict]:
                        "compute": n * one["compute"][wdtype],
                        "ic": SCALE_UP if n <= GPUS[gpu].scale_up_gpus else "infiniband"}  # fmt: skip
             tp = min(n, 1 << (min(GPUS[gpu].scale_up_gpus, MAX_GPUS).bit_length() - 1))  # the domain's TP
+            tp = max(tp, n // PARAMS["pp"].high)  # a small domain at a large count: no more stages than PP has
             out.append({**rest, **machine, "tp": tp, "pp": n // tp})
     return out
 

@@ -1,4 +1,4 @@
-"""The callbacks every page with controls shares: the redraw, presets, slider labels, the explorer, copying.
+"""The callbacks every page with controls shares: the redraw, presets, slider labels, the explorer, the notes.
 
 Importing this module registers them (pages import it for that); the inputs come from the parameters'
 declarations, so a new parameter is an input of every one that reads the controls.
@@ -110,13 +110,14 @@ def calibration_basis(*values):
     Input(control_id("preset"), "value"),
     Input(control_id("gpu"), "value"),
     Input(control_id("gpus"), "value"),
+    Input(control_id("wdtype"), "value"),  # compute is the datasheet's at the weights' precision
     prevent_initial_call=True,  # the layout already holds the note for the URL's state
 )
-def machine_changed(preset, gpu, gpus):
+def machine_changed(preset, gpu, gpus, wdtype="fp8"):
     """The note under the preset menu, for the machine the controls now give."""
     try:
         return machine_note({"preset": check_param("preset", preset), "gpu": check_param("gpu", gpu),
-                             "gpus": check_param("gpus", gpus)})  # fmt: skip
+                             "gpus": check_param("gpus", gpus), "wdtype": check_param("wdtype", wdtype)})  # fmt: skip
     except InvalidParameter:
         return ""
 

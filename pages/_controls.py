@@ -269,7 +269,7 @@ def machine_note(values: dict) -> str:
     if (gpu, count) == (preset["gpu"], preset["gpus"]) or gpu not in GPUS:
         return ""
     try:  # a datasheet (one's own) whose numbers at this count pass a control's range cannot be drawn
-        resolve_params({name: values[name] for name in ("preset", "gpu", "gpus")})
+        resolve_params({name: values[name] for name in ("preset", "gpu", "gpus", "wdtype") if name in values})
     except InvalidParameter as err:
         return f"Cannot draw this machine: {err.reason}."
     note = f"Drawing {count}×{GPUS[gpu].name}, chosen by hand, not the preset's machine"
@@ -290,7 +290,7 @@ def _takes_the_articles_numbers(preset: str) -> bool:
 
 CALIBRATION_LINE_ID = "calibration-basis"
 # The controls that decide which calibration a calibrated scenario uses (the line under the controls).
-CALIBRATION_INPUTS = ("mode", "preset", "gpu", "wdtype", "framework", "model", "mtp", "acceptance")
+CALIBRATION_INPUTS = ("mode", "preset", "gpu", "gpus", "wdtype", "framework", "model", "mtp", "acceptance")
 
 
 def calibration_line(values: dict) -> list:
@@ -301,7 +301,12 @@ def calibration_line(values: dict) -> list:
     from inferx.calibrated import basis_text, scenario_calibration  # numpy only; kept out of article pages
 
     given = {name: values.get(name) for name in CALIBRATION_INPUTS}
-    info = scenario_calibration(Scenario.from_params(**given))
+    try:
+        info = scenario_calibration(Scenario.from_params(**given))
+    except InvalidParameter as err:
+        if err.name != "gpus":
+            raise
+        return []  # a GPU and count no control can draw: the note under the preset says why
     source = "set" if info["acceptance_source"] == "set" else "the calibration's"
     alpha = f"; MTP α {info['acceptance']:.0%} ({source})" if values.get("mtp") == "on" else ""
     line = [html.Span(basis_text(info) + alpha, className="calibration-text")]

@@ -68,8 +68,9 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
     try:
         values = resolve_params(checked)  # the preset's values, then the GPU and count's, then the address's
     except InvalidParameter as err:  # a GPU whose datasheet at this count passes a control's range
-        notices.append(f"Ignored gpu and gpus: {err}.")
-        values = resolve_params({k: v for k, v in checked.items() if k not in ("gpu", "gpus")})
+        given = [k for k in ("gpu", "gpus") if k in checked]
+        notices.append(f"Ignored {' and '.join(f'{k}={shown_value(checked[k])}' for k in given)}: {err.reason}.")
+        values = resolve_params({k: v for k, v in checked.items() if k not in given})
     if len(notices) > MAX_NOTICES:
         notices[MAX_NOTICES - 1 :] = [f"… and {len(notices) - MAX_NOTICES + 1} more ignored."]
     return values, batch, notices

@@ -365,7 +365,13 @@ def test_a_file_drop_is_one_tab_stop_that_shows_its_focus(browser, server):
     while not browser.execute_script("return document.activeElement.matches('#gpu-upload input[type=file]')"):
         assert len(stops) < 60, f"the GPU drop zone not reached in 60 Tab presses: {stops[-5:]}"
         stops.append(tab(browser))
-    assert stops[-1]["tag"] == "INPUT" and stops[-2]["tag"] != "A", stops[-3:]
+    inside = "return !!document.activeElement.closest('#gpu-upload')"
+    tab(browser, shift=True)
+    assert not browser.execute_script(inside), "a second stop in the drop zone, before its input"
+    tab(browser)
+    tab(browser)
+    assert not browser.execute_script(inside), "a second stop in the drop zone, after its input"
+    tab(browser, shift=True)
     ring = browser.execute_script(
         "const s = getComputedStyle(document.querySelector('#gpu-upload .file-drop'));"
         "return [s.outlineStyle, s.outlineWidth];"

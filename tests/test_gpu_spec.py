@@ -33,7 +33,7 @@ from inferx.gpu_spec import (
 )
 from inferx.hardware import GPUS, Machine, machine_record
 from inferx.model_config import carry, config_key
-from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param, per_gpu_values
+from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param, per_gpu_values, shown_value
 from pages import home
 from pages._callbacks import choose_uploaded_gpu
 from pages._controls import GPU_CARRIED_ID, ui_config
@@ -222,24 +222,31 @@ def test_a_datasheet_past_a_controls_range_at_its_count_is_refused_by_the_cli_an
     """100 TB/s a GPU is a datasheet within bounds, but 72 of them have 7,200 TB/s: past the bandwidth control's
     600, so the page could not draw it ("Could not draw these settings: bw=7200.0") while the CLI printed it."""
     fast = spec_key({**json.loads(GAUDI3.read_text()), "hbm_tb_s": 100})
-    said = "gpus=72: 72 × Gaudi 3 OAM has 7,200 TB/s of aggregate HBM bandwidth, outside the Memory bandwidth "
-    with pytest.raises(InvalidParameter, match=re.escape(said + "control's 0.6 to 600 TB/s")):
+    why = "72 × Gaudi 3 OAM has 7,200 TB/s of aggregate HBM bandwidth, outside the Memory bandwidth control's "
+    why += "0.6 to 600 TB/s"
+    said = f"gpus=72: {why}"
+    with pytest.raises(InvalidParameter, match=re.escape(said)):
         Scenario.from_params(gpu=fast, gpus=72)
     with pytest.raises(SystemExit) as stop:
         cli.main(["point", "--gpu", fast, "--gpus", "72"])
     assert stop.value.code == 2 and said in capsys.readouterr().err
     assert Scenario.from_params(gpu=fast, gpus=4).bw == pytest.approx(400e12)  # 400 TB/s is within the range
     values, _, notices = parse_query({"gpu": fast, "gpus": "72", "ctx": "2048"})
-    assert notices == [f"Ignored gpu and gpus: {said}control's 0.6 to 600 TB/s."]
+    assert notices == [f"Ignored gpu={shown_value(fast)} and gpus=72: {why}."]  # only what the address gave
+    _, _, notices = parse_query({"gpu": spec_key({**json.loads(GAUDI3.read_text()), "hbm_tb_s": 500})})
+    assert notices[0].startswith("Ignored gpu=gaudi3~") and " and gpus" not in notices[0]  # 8 of them: 4,000 TB/s
     assert (values["gpu"], values["gpus"], values["bw"], values["ctx"]) == ("h200", 8, 38.4, 2048)  # the rest kept
     # The page's GPU menu and count set the sliders in the browser: the note under the preset says why nothing draws.
     from pages._callbacks import machine_changed  # noqa: PLC0415 (registers callbacks; the app is imported)
 
-    assert (
-        machine_changed("h200x8", fast, 72)
-        == f"Cannot draw this machine: {said[len('gpus=72: ') :]}control's 0.6 to 600 TB/s."
-    )
-    assert machine_changed("h200x8", fast, 4).startswith("Drawing 4×Gaudi 3 OAM, chosen by hand")
+    assert machine_changed("h200x8", fast, 72, "fp8") == f"Cannot draw this machine: {why}."
+    assert machine_changed("h200x8", fast, 4, "fp8").startswith("Drawing 4×Gaudi 3 OAM, chosen by hand")
+    # Compute is the datasheet's at the weights' precision: 64 of a 20 PFLOPS FP4 GPU pass 1,000 PFLOPS at FP4 only.
+    big = spec_key({**json.loads(GAUDI3.read_text()), "dense_fp8_tflops": 10000, "dense_fp4_tflops": 20000})
+    assert machine_changed("h200x8", big, 64, "fp8").startswith("Drawing 64×Gaudi 3 OAM")
+    assert machine_changed("h200x8", big, 64, "fp4").startswith("Cannot draw this machine: 64 × Gaudi 3 OAM has 1,280")
+    # The calibration line under the controls leaves such a machine to that note instead of failing the page.
+    assert home.layout(gpu=fast, gpus="1", mode="calibrated") is not None
 
 
 def test_a_damaged_or_foreign_gpu_key_is_refused_in_words():

@@ -1,17 +1,21 @@
 """Goodput under TTFT/TPOT targets: the boundary batch against hand-found ones, and `inferx slo`."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from cli_checks import run_inferx
 
 from inferx import slo
+from inferx.gpu_spec import spec_key
 from inferx.scenario import InvalidParameter, Scenario
 
 # DeepSeek R1, 8×H200 preset, FP8, S = S_in = 1024, TP = 1 (no communication), CV = 0, η = 0.87.
 KV_PER_REQUEST = 61 * 576 * 1024
 BW, COMPUTE, P_ACTIVE, B_MAX = 38.4e12, 31.664e15, 37e9, 11050
+
+GAUDI3 = Path(__file__).parent / "fixtures" / "gpu_specs" / "gaudi3.json"
 
 
 def hand_itl(B):
@@ -161,6 +165,9 @@ def test_search_narrows_to_a_gpu_and_a_count():
     across = slo.candidates({"gpu": "h200", "gpus": 16})  # two 8-GPU NVLink domains: TP within, a stage each
     assert [(c["tp"], c["pp"], c["ic"]) for c in across] == [(8, 2, "infiniband")]
     assert {c["ic"] for c in slo.candidates({})} == {"scale-up"}
+    # A datasheet's 2-GPU domain at 64 GPUs: 32 stages would pass PP's 16, so TP widens to 4.
+    pair = spec_key({**json.loads(GAUDI3.read_text()), "scale_up_gpus": 2})
+    assert [(c["tp"], c["pp"]) for c in slo.candidates({"gpu": pair, "gpus": 64})] == [(4, 16)]
     with pytest.raises(InvalidParameter, match="gpus=6: must be a power of two for --search"):
         slo.candidates({"gpus": 6})
 

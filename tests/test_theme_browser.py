@@ -325,20 +325,28 @@ def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, serv
     assert severe_console_errors(browser) == []
 
 
+NOTE_JS = (
+    "const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+    "const note = [...document.querySelectorAll('#fig-7 .annotation')].find((a) => a.textContent.includes('needs'));"
+    "return note && {note: box(note), lines: Math.max(1, note.querySelectorAll('tspan.line').length),"
+    " ticks: [...document.querySelectorAll('#fig-7 .ytick text')].map(box)};"
+)
+
+
 def test_a_note_in_a_600_px_frame_is_wrapped_clear_of_the_y_axis(browser, server):
     """600 px is not narrow (no compact layout), yet Figure 7's one-line note ran over the y axis's labels,
-    so "1000" read as "10"."""
-    with viewport(browser, 600, 450):
+    so "1000" read as "10". A frame resized from wide to 600 px wraps it again."""
+    with viewport(browser, 1000, 450):  # the same height: only the width calls for a redraw
         browser.get(server.url + "embed/fig7")
         figure_data(browser, 7)
-        wait_settled(browser, "#fig-7 .main-svg")
-        boxes = browser.execute_script(
-            "const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
-            "const note = [...document.querySelectorAll('#fig-7 .annotation')]"
-            "  .find((a) => a.textContent.includes('needs'));"
-            "return {note: note && box(note), ticks: [...document.querySelectorAll('#fig-7 .ytick text')].map(box)};"
+        wide = wait_js(browser, f"const n = (() => {{ {NOTE_JS} }})(); return n && n.lines === 1 && n;", 30)
+        assert wide["note"][2] <= 1000
+        browser.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride", {"width": 600, "height": 450, "deviceScaleFactor": 1, "mobile": False}
         )
-    assert boxes["note"], "Figure 7's note about the weights that do not fit"
+        boxes = wait_js(browser, f"const n = (() => {{ {NOTE_JS} }})(); return n && n.lines > 1 && n;", 30)
+        wait_settled(browser, "#fig-7 .main-svg")
+        boxes = browser.execute_script(NOTE_JS)
     left, top, right, bottom = boxes["note"]
     overlaps = [t for t in boxes["ticks"] if t[0] < right and left < t[2] and t[1] < bottom and top < t[3]]
     assert boxes["ticks"] and overlaps == [], boxes
