@@ -282,8 +282,8 @@ def test_the_calibration_line_callback_answers_for_the_controls():
     client = inferx_app.server.test_client()
     deps = client.get("/_dash-dependencies").get_json()
     dep = next(d for d in deps if d["output"].startswith("calibration-basis."))
-    values = {"mode": "calibrated", "preset": "h200x8", "gpu": "h200", "wdtype": "fp8", "framework": "trt",
-              "model": "kimi-k2", "mtp": "off", "acceptance": None}  # fmt: skip
+    values = {"mode": "calibrated", "preset": "h200x8", "gpu": "h200", "gpus": 8, "wdtype": "fp8",
+              "framework": "trt", "model": "kimi-k2", "mtp": "off", "acceptance": None}  # fmt: skip
     body = {
         "output": dep["output"],
         "outputs": {"id": "calibration-basis", "property": "children"},
