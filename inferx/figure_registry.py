@@ -133,7 +133,8 @@ FIGURES: dict[str, Figure] = _entries(
         "decode step itself turns compute-bound (the collectives may still bind the whole ITL there, as Figure 10 "
         "shows). The article puts that bend at the ridge batch $B^*$, but each request's KV "
         "read adds bytes as the batch adds FLOPs, so compute takes over later, at $B_c$ (688 rather than 412 on "
-        "8×H200 FP8 at 1,024 tokens of context), and past about 2,550 tokens not at all.",
+        "8×H200 FP8 at 1,024 tokens of context), and past about 2,550 tokens not at all. In calibrated mode the arrow "
+        "follows the calibrated step's own split, as Figure 10 does.",
         _stacked(
             r"\rho=\frac{B}{B_\text{max}},\qquad B_\text{max}=\left\lfloor\eta\,\frac{\text{HBM}-P_\text{total}\,b_w}"
             r"{S\,\kappa}\right\rfloor",

@@ -10,6 +10,7 @@ reference curve keeps its series colour on every figure.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import threading
 from collections import OrderedDict
@@ -840,6 +841,24 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     return {"data": [line, dot], "layout": layout}
 
 
+def compute_bend(scn: Scenario, batches) -> float:
+    """The batch size from which the step's arithmetic outlasts its HBM read (inf if never within `batches`):
+    the article's B_c in closed form, or where the calibrated step's two times cross (`Scenario.resource_times`,
+    the split Figure 10 colours by), interpolated between the sampled `batches`."""
+    if scn.mode != "calibrated":
+        return float(E.compute_bound_batch(scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute))
+    b = np.asarray(batches, dtype=float)
+    memory, compute = scn.resource_times(b)
+    lead = compute - memory
+    over = np.flatnonzero(lead > 0)
+    if over.size == 0:
+        return math.inf
+    j = int(over[0])
+    if j == 0:
+        return float(b[0])
+    return float(b[j - 1] + (b[j] - b[j - 1]) * -lead[j - 1] / (lead[j] - lead[j - 1]))
+
+
 def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -> None:
     """The bend where the step turns compute-bound (more batch stops buying throughput for free; the article
     puts it at B*, which leaves out the KV reads) and the band past ρ = 0.85 (where the queue, and TTFT with
@@ -851,7 +870,7 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
         # Halfway up: the top right is where the graph's tool bar shows.
         label = {"xanchor": "right", "xshift": -4, "y": 0.5, "font": {"size": 11, "color": QUEUE_TEXT}}
         layout["annotations"][-1].update(label)
-    b_bend = E.compute_bound_batch(scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute)
+    b_bend = compute_bend(scn, r["batch"])
     if r["batch"][0] <= b_bend <= r["batch"][-1]:
         x = float(np.interp(b_bend, r["batch"], r["throughput"]))
         y = float(np.interp(b_bend, r["batch"], ttft_ms))

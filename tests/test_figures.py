@@ -330,6 +330,20 @@ def test_fig6_marks_where_the_step_turns_compute_bound_and_the_unstable_stretch(
     assert band["x1"] == fig["layout"]["xaxis"]["range"][1]
 
 
+def test_fig6s_compute_mark_in_calibrated_mode_is_where_figure_10_turns_compute_bound():
+    """The arrow took the article's B_c in both modes: Llama 3.3 70B on 8×MI325X read "compute-bound" at B = 100
+    in the readouts beside an arrow at B = 452."""
+    from inferx import regimes  # noqa: PLC0415
+
+    scn = Scenario.from_params(mode="calibrated", model="llama-3.3-70b", gpu="mi325x", gpus=8)
+    fig = figures.explorer(scn, batch=100)
+    bend = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound from B = "))
+    at = int(bend["text"].rsplit(" ", 1)[1].replace(",", ""))
+    every = np.arange(1, scn.b_max)
+    first = int(every[np.argmax(regimes.regime_masks(scn, every)["compute"])])  # 20
+    assert first - 1 <= at <= first < 100
+
+
 def test_fig6_has_no_compute_bound_mark_where_the_kv_reads_keep_the_step_memory_bound():
     ref = Reference(ctx=4096)  # S·κ above 2·P_active·BW / compute: the KV reads outgrow the FLOPs
     assert ref.compute_bound_from == math.inf
