@@ -278,22 +278,25 @@ def rank_attention_time(cal: Calibration, m: Instance, isl, model: ModelSpec = D
     return np.where(m.dp_attention, work / (cal.prefill_fraction * m.compute) * (n - 1.0), 0.0)
 
 
-def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False):
-    """Seconds per output token of the decode phase alone (no prefills), comms included.
+def mtp_share(acceptance: float, model: ModelSpec) -> float:
+    """Verify steps' worth of time per output token with MTP: each of the k drafts costs one layer's share of a
+    step, and E[accepted] = (1 − α^(k+1)) / (1 − α) tokens come out per sequence (`engine.itl_speculative`)."""
+    return (MTP_DRAFTS / model.n_layers + 1.0) / E.expected_accepted(MTP_DRAFTS, acceptance)
+
+
+def decode_time(cal: Calibration, m: Instance, B, S, model: ModelSpec = DEEPSEEK_R1, mtp: bool = False, comms=True):
+    """Seconds per output token of the decode phase alone (no prefills), comms included unless `comms` is
+    False (a scenario adds those of its own interconnect: `Scenario.comm_time`).
 
     With MTP a verify step scores k + 1 tokens per sequence (more experts touched, more
-    FLOPs, the same KV read), each of the k drafts costs one layer's share of a step,
-    and E[accepted] = (1 − α^(k+1)) / (1 − α) tokens come out per sequence.
+    FLOPs, the same KV read), spread over the tokens accepted (`mtp_share`).
     """
     B = np.asarray(B, dtype=float)
-    comm = comm_time(B, m.tp, model)
-    if not mtp:
-        return _step(cal, m, B, S, model) + comm
-    k = MTP_DRAFTS
-    tokens = B * (k + 1)
-    verify = cal.step_overhead_s + sum(_step_parts(cal, m, B, S, model, tokens)) + comm_time(tokens, m.tp, model)
-    draft = verify / model.n_layers
-    return E.itl_speculative(k, cal.acceptance, draft, verify)
+    tokens = B * (MTP_DRAFTS + 1) if mtp else B
+    step = cal.step_overhead_s + sum(_step_parts(cal, m, B, S, model, tokens))
+    if comms:
+        step = step + comm_time(tokens, m.tp, model)
+    return step * mtp_share(cal.acceptance, model) if mtp else step
 
 
 def dp_balance_wait(cal: Calibration, m: Instance, arrivals, iteration):
@@ -580,12 +583,13 @@ def scenario_calibration(scn) -> dict:
     acceptance = getattr(scn, "acceptance", None)
     if acceptance is not None:
         cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
-    note = (
-        None
-        if scn.params.get("model", CALIBRATED_MODEL) == CALIBRATED_MODEL
-        else f"The calibration comes from DeepSeek-R1 runs; {scn.model.name} is predicted with DeepSeek-R1's "
-        "fitted efficiencies and overheads, not its own."
-    )
+    note = None
+    if scn.params.get("model", CALIBRATED_MODEL) != CALIBRATED_MODEL:
+        note = (f"The calibration comes from DeepSeek-R1 runs; {scn.model.name} is predicted with DeepSeek-R1's "
+                "fitted efficiencies and overheads, not its own.")  # fmt: skip
+        if getattr(scn, "mtp", False):  # DeepSeek-R1 alone ships a multi-token-prediction module
+            note += (f" MTP is DeepSeek-R1's draft module at its acceptance; {scn.model.name} has none of its own, "
+                     "so read it as a draft model that predicts as well.")  # fmt: skip
     return {
         "calibration": cal,
         "gpu": gpu,
@@ -629,7 +633,7 @@ def _scenario_inputs(scn):
         if precision == "fp4" and spec.fp4 and spec.fp8:
             dense *= spec.fp4 / spec.fp8
     speed = attention_speed(gpu, precision) if gpu in GPUS else 1.0
-    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.tp, scn.b_w, False, scn.hbm, scn.b_kv, speed)
+    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.kv_copies, scn.b_w, False, scn.hbm, scn.b_kv, speed)
     return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False)), info
 
 
@@ -641,17 +645,24 @@ def scenario_point(scn, B) -> dict:
     """
     cal, m, isl, osl, mtp, info = _scenario_inputs(scn)
     B = np.asarray(B, dtype=float)
-    t_dec = decode_time(cal, m, B, scn.ctx, scn.model, mtp) - comm_time(B, m.tp, scn.model)
+    comm = scn.comm_time(B)  # the scenario's own interconnect, per output token as `decode_time` spreads it
+    t_dec = decode_time(cal, m, B, scn.ctx, scn.model, mtp, comms=False) + comm
+    # As `at_batch`: an iteration emits E[accepted] tokens per sequence with MTP; a new request waits on them.
+    iteration = t_dec * (E.expected_accepted(MTP_DRAFTS, cal.acceptance) if mtp else 1.0)
     t_pf = prefill_time(cal, m, isl, scn.model)
     stall = B / osl * t_pf
     tpot = t_dec + stall
-    u = stall / (tpot + comm_time(B, m.tp, scn.model))
-    first = t_dec * E.expected_accepted(MTP_DRAFTS, cal.acceptance) * cal.first_token_steps if mtp else 0.0
-    queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
+    u = stall / tpot
     # The stack's scheduler polling: one interval at every batch (`scenario_poll_interval`).
-    wait = poll_wait(info["poll_iterations"], B) * tpot
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + first + u * t_pf / (2.0 * (1.0 - u))
-    return {"step": tpot, "ttft": ttft + queue, "t_prefill": t_pf}
+    wait = iteration * (poll_wait(info["poll_iterations"], B) + (cal.first_token_steps if mtp else 0.0))
+    queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
+    return {"step": tpot - comm, "ttft": ttft, "t_prefill": t_pf}
+
+
+def scenario_mtp_share(scn) -> float:
+    """`mtp_share` of a Scenario in calibrated mode with MTP on (its calibration's or its own acceptance)."""
+    return mtp_share(scenario_calibration(scn)["acceptance"], scn.model)
 
 
 def scenario_resource_times(scn, B) -> tuple[np.ndarray, np.ndarray]:
@@ -661,9 +672,8 @@ def scenario_resource_times(scn, B) -> tuple[np.ndarray, np.ndarray]:
     cal, m, isl, osl, mtp, _ = _scenario_inputs(scn)
     B = np.asarray(B, dtype=float)
     if mtp:
-        k = MTP_DRAFTS
-        share = (k / scn.model.n_layers + 1.0) / E.expected_accepted(k, cal.acceptance)
-        memory, compute = (share * t for t in _step_parts(cal, m, B, scn.ctx, scn.model, B * (k + 1)))
+        share = mtp_share(cal.acceptance, scn.model)
+        memory, compute = (share * t for t in _step_parts(cal, m, B, scn.ctx, scn.model, B * (MTP_DRAFTS + 1)))
     else:
         memory, compute = _step_parts(cal, m, B, scn.ctx, scn.model)
     pf_memory, pf_compute = _prefill_parts(cal, m, isl, scn.model)

@@ -89,8 +89,10 @@ FIGURES: dict[str, Figure] = _entries(
         "Prefill of the prompt sets a floor that batching cannot lower. On top sits the wait for a decode slot, "
         "modelled as an M/G/1 queue: small while the batch is far from the KV limit, unbounded as "
         "$\\rho=B/B_\\text{max}\\to1$. Operators stay left of the shaded band, where $\\rho>0.85$ and the wait "
-        "climbs to a wall at $B_\\text{max}$.",
-        r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{t_\text{step}}{1-B/B_\text{max}}",
+        "climbs to a wall at $B_\\text{max}$. The wait counts whole steps with their collectives (ITL, the "
+        "article's $t_\\text{step}^\\text{dist}$ when TP or PP is above one). In calibrated mode the floor is the "
+        "calibrated prefill, and the wait also holds each request's fixed cost and the scheduler's polling.",
+        r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{\text{ITL}(B)}{1-B/B_\text{max}}",
         F.ttft_parts,
         current=True,
         subtitle="TTFT sits on the prefill floor for most batch sizes, then climbs without bound as ρ nears 1.",
@@ -246,7 +248,8 @@ FIGURES: dict[str, Figure] = _entries(
         "rate $\\alpha$ each round yields on average fewer than $k+1$ tokens. Longer drafts pay off only while "
         "acceptance stays high. Shown at $B=1$ with a 1.6 B-parameter INT8 draft on GPU HBM. Solid: a verify "
         "pass that reads the target's weights like any decode step. Dotted: the article's verify, which counts "
-        "only the arithmetic of $k$ tokens and so promises a gain no real pass delivers.",
+        "only the arithmetic of $k$ tokens and so promises a gain no real pass delivers. Both sides are the article's "
+        "roofline in either mode; the calibrated model speculates only with MTP (its own control).",
         _stacked(
             r"\text{ITL}_\text{eff}=\frac{k\,\delta+t_\text{verify}}{E[\text{accepted}]}",
             r"E[\text{accepted}]=\frac{1-\alpha^{k+1}}{1-\alpha}",
@@ -261,7 +264,8 @@ FIGURES: dict[str, Figure] = _entries(
         "The speed-up of speculative decoding ($k=5$, $\\alpha=0.8$) against batch size, for a draft on GPU "
         "HBM (the article's H100 figure, 3.35 TB/s, whatever GPU the target runs on) and on SRAM, each with the "
         "article's compute-only verify (dotted) and a roofline verify that also reads the weights (solid). As "
-        "the batch grows the target's step is no longer idle bandwidth, and the crosses mark where the gain ends.",
+        "the batch grows the target's step is no longer idle bandwidth, and the crosses mark where the gain ends. "
+        "As in Figure 13, plain decoding is the article's roofline step in either mode.",
         r"\text{speed-up}(B)=\frac{\text{ITL}(B)}{\text{ITL}_\text{eff}(B)}",
         beyond.spec_batch,
         grids=spec.batch_grids,

@@ -650,11 +650,13 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         _note(layout, f"No frontier: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     B = r["batch"]
-    prefill = float(E.t_prefill(scn.isl, scn.model, scn.compute))
+    prefill = scn.prefill
     hover = "B = %{x:,.0f}<br>%{y:,.3~r} ms"
+    # The calibrated TTFT adds a fixed cost per request and the scheduler's wait to the queue.
+    wait = "Queueing wait" if scn.mode == "article" else "Queueing wait and per-request costs"
     data = [
         _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), PREFILL, "dash", 2, hover),
-        _line("Queueing wait", B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover),
+        _line(wait, B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover),
         _line("TTFT total", B, 1e3 * r["ttft"], CURRENT, "solid", 2.5, hover),
     ]
     # Past ρ = 0.85 the queueing wait climbs to a wall at B_max: shade that stretch, not the usable one.

@@ -388,6 +388,13 @@ def kv_bytes_per_token(model: ModelSpec, b_kv: float, context=None):
     return kv_bytes_per_sequence(model, b_kv, context) / np.asarray(context, dtype=float)
 
 
+def kv_copies(model: ModelSpec, tp) -> float:
+    """Copies of each request's KV cache a tensor-parallel group of `tp` GPUs holds: MLA's latent is not split by
+    head, so every GPU keeps all of it (tp copies); MHA and GQA split their KV heads across the GPUs, and only a
+    group wider than the heads repeats them (tp / heads copies, at least one)."""
+    return float(tp) if model.attention == "mla" else max(1.0, tp / model.n_kv_heads)
+
+
 def weight_bytes(model: ModelSpec, b_w: float) -> float:
     """P_total · b_w: bytes of weights held in HBM."""
     return model.p_total * b_w

@@ -691,12 +691,26 @@ class Scenario:
 
     @functools.cached_property
     def prefill_time(self) -> float:
-        """The article's t_prefill(S_in), s (the calibrated model has its own)."""
+        """The article's t_prefill(S_in), s (the calibrated model has its own: `prefill`)."""
         return E.t_prefill(self.isl, self.model, self.compute)
 
     @functools.cached_property
+    def prefill(self) -> float:
+        """One prompt's prefill, s, in the selected model mode: the TTFT's floor."""
+        if self.mode == "calibrated":
+            return float(_calibrated_point(self, 1.0)["t_prefill"])
+        return float(self.prefill_time)
+
+    @functools.cached_property
+    def kv_copies(self) -> float:
+        """Copies of each request's KV cache the machine holds: one in the article's model; in the calibrated
+        model, as its tensor-parallel group keeps them (`models.kv_copies`), which its step reads and B_max
+        divides the headroom among."""
+        return M.kv_copies(self.model, self.tp) if self.mode == "calibrated" else 1.0
+
+    @functools.cached_property
     def b_max(self) -> int:
-        return int(E.b_max(self.headroom, self.ctx, self.kappa, self.eta))
+        return int(E.b_max(self.headroom, self.ctx, self.kappa * self.kv_copies, self.eta))
 
     def unfit_reason(self) -> str | None:
         """Why no frontier exists, in words a page can show, or None if one does."""
@@ -707,9 +721,10 @@ class Scenario:
         if self.headroom <= 0:
             return memory_fit_message(self.weight_bytes, self.hbm)
         if self.b_max < 1:
-            need = self.ctx * self.kappa / self.eta / 1e9
+            need = self.ctx * self.kappa * self.kv_copies / self.eta / 1e9
+            copies = f" ({self.kv_copies:g} copies, one a GPU of TP {self.tp})" if self.kv_copies > 1 else ""
             return (
-                f"no request fits: one {self.ctx:,}-token KV cache needs {need:,.2f} GB "
+                f"no request fits: one {self.ctx:,}-token KV cache{copies} needs {need:,.2f} GB "
                 f"of the {self.headroom / 1e9:,.2f} GB headroom at {self.eta:.0%} utilisation"
             )
         return None
@@ -719,7 +734,12 @@ class Scenario:
     def step_and_comm(self, B):
         """(t_step, t_comm) in seconds for batch sizes B, in the selected model mode."""
         B = np.asarray(B, dtype=float)
-        return _calibrated_point(self, B)["step"] if self.mode == "calibrated" else _step(self, B), _comm(self, B)
+        return _calibrated_point(self, B)["step"] if self.mode == "calibrated" else _step(self, B), self.comm_time(B)
+
+    def roofline_itl(self, B):
+        """The article's ITL (s) at batch sizes B in either mode: its roofline step with the collectives."""
+        B = np.asarray(B, dtype=float)
+        return E.itl(_step(self, B), _comm(self, B))
 
     def resource_times(self, B):
         """(HBM, arithmetic) seconds of a step at batch sizes B, in the selected model mode: the article's two
@@ -733,8 +753,15 @@ class Scenario:
         return memory, 2.0 * self.model.p_active * B / self.compute
 
     def comm_time(self, B):
-        """t_comm (s) for batch sizes B: the all-reduces and pipeline hand-offs of one step."""
-        return _comm(self, np.asarray(B, dtype=float))
+        """t_comm (s) per output token for batch sizes B: the all-reduces and pipeline hand-offs of one step; with
+        MTP (calibrated mode), those of a verify step over B·(k + 1) tokens and its drafts, spread over the
+        tokens accepted, as the calibrated step is."""
+        B = np.asarray(B, dtype=float)
+        if self.mode == "calibrated" and self.mtp:
+            from .calibrated import MTP_DRAFTS, scenario_mtp_share  # calibrated imports this module
+
+            return _comm(self, B * (MTP_DRAFTS + 1)) * scenario_mtp_share(self)
+        return _comm(self, B)
 
     def evaluate(self, B) -> dict:
         """Every per-batch quantity, as arrays aligned with B (TTFT is ∞ where ρ ≥ 1)."""
@@ -750,9 +777,7 @@ class Scenario:
             "b_star": E.ridge_batch(self.compute, self.bw, self.b_w),
             "ridge": E.ridge_intensity(self.compute, self.bw),
             "t_inf": float(E.kv_ceiling(self.ctx, self.kappa, self.bw)),
-            "t_prefill": float(_calibrated_point(self, 1.0)["t_prefill"])
-            if self.mode == "calibrated"
-            else float(E.t_prefill(self.isl, self.model, self.compute)),
+            "t_prefill": self.prefill,
             "itl_floor": E.itl_floor(self.model.p_active, self.b_w, self.bw),
             "unfit": self.unfit_reason(),
         }
@@ -823,6 +848,9 @@ def evaluate_all(scenarios: list[Scenario], grids: list, read_only: bool = False
             calibrated[a, b] = _calibrated_point(s, B[a:b])
             step[a:b] = calibrated[a, b]["step"]
     comm = _comm(cols, B)
+    for s, (a, b) in zip(scenarios, spans, strict=True):
+        if s.mode == "calibrated" and s.mtp:
+            comm[a:b] = s.comm_time(B[a:b])
     itl = E.itl(step, comm)
     rho = E.utilisation(B, cols.b_max)
     out = {

@@ -87,7 +87,7 @@ def speculative(
     delta = draft_step() if delta is None else float(delta)
     B = np.asarray(B, dtype=float)
     if baseline is None:
-        base = E.itl(*scn.step_and_comm(np.atleast_1d(B).ravel()))
+        base = scn.roofline_itl(np.atleast_1d(B).ravel())
         base = base.reshape(B.shape) if B.ndim else base[0]
     else:
         base = baseline
@@ -117,7 +117,7 @@ def batch_grids(scn: Scenario) -> list[tuple[int, int]]:
 def _vanishing_grid(scn: Scenario) -> tuple[np.ndarray, np.ndarray]:
     """`vanishing_batch`'s first grid and the plain ITL on it, shared by the four curves of Figure 14."""
     grid = frontier_batches(scn.b_max, VANISHING_POINTS)
-    base = E.itl(*scn.step_and_comm(grid))
+    base = scn.roofline_itl(grid)
     base.setflags(write=False)
     return grid, base
 
@@ -163,7 +163,7 @@ def fig_spec_k(scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, k_m
     delta = draft_step(bw=DRAFT_DEVICES[draft])
     data = []
     # The plain ITL and each verify time are the same for every α: computed once (`speculative`, by hand).
-    plain = E.itl(*scn.step_and_comm(np.atleast_1d(np.asarray(B, dtype=float))))[0]
+    plain = scn.roofline_itl(np.atleast_1d(B))[0]
     hover = "k = %{x}<br>ITL_eff = %{y:,.3~r} ms<br>speed-up %{customdata}×"
     curves = [(f"α = {a:g}", a, "roofline", P.SERIES[i % len(P.SERIES)], "solid") for i, a in enumerate(alphas)]
     # The article's verify leaves out the weight read, so it promises more than any pass can deliver.
@@ -197,7 +197,7 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
     # The curves' batch sizes and vanishing_batch's first grid, end to end: one verify pass per model serves
     # all four curves and the first step of the four searches for where each ends (`speculative`, by hand).
     both = np.concatenate([B, grid])
-    base = np.concatenate([E.itl(*scn.step_and_comm(B)), grid_base])  # the plain ITL every curve divides
+    base = np.concatenate([scn.roofline_itl(B), grid_base])  # the plain ITL every curve divides
     k = np.asarray(k, dtype=float)
     accepted = E.expected_accepted(k, alpha)
     verify = {mode: verify_time(scn, k, both, mode) for mode in ("roofline", "article")}

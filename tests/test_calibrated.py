@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,10 +13,13 @@ from conftest import ROOT
 
 from inferx import calibrated as C
 from inferx import engine as E
+from inferx import figure_registry as registry
+from inferx import models as M
 from inferx.calibration_cli import _calibrated_models_rows, run
 from inferx.hardware import GPUS
 from inferx.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
 from inferx.measured_figures import divergence_figure, inferencex_figure, overlay_traces
+from inferx.models import MODELS
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
 
@@ -55,6 +59,64 @@ def test_calibrated_scenario_matches_the_runtime_model():
         direct = E.t_step(batch, art.ctx, art.model, art.b_w, art.kappa, art.bw, art.compute)
         assert art.evaluate(batch)["t_step"] == pytest.approx(direct)
         assert scn.evaluate(batch)["itl"].min() > 3 * art.evaluate(batch)["itl"].max() / 2
+
+
+def test_calibrated_scenario_gives_the_runtime_model_ttft_with_and_without_mtp():
+    # B200 SGLang's scheduler looks for new requests every 30 iterations, MI300X's every 4, H200's at each one:
+    # the wait counts whole iterations, collectives included, and with MTP each emits E[accepted] tokens.
+    batch = np.array([1.0, 8.0, 64.0, 256.0])
+    for gpu in ("b200", "mi300x", "h200"):
+        for mtp in (False, True):
+            scn = Scenario.from_params(mode="calibrated", gpu=gpu, gpus=8, ctx=1536, isl=1024, osl=1024,
+                                       mtp="on" if mtp else "off")  # fmt: skip
+            info = C.scenario_calibration(scn)
+            m = replace(C.instance(gpu, 8, info["precision"]), poll_iterations=info["poll_iterations"])
+            expected = C.at_batch(info["calibration"], m, batch, 1024, 1024, scn.model, mtp)
+            got = scn.evaluate(batch)
+            assert got["itl"] == pytest.approx(expected["tpot"], rel=1e-9), (gpu, mtp)
+            assert got["ttft"] == pytest.approx(expected["ttft"], rel=1e-9), (gpu, mtp)
+
+
+def test_calibrated_mtp_step_stays_positive_where_collectives_outweigh_it():
+    # 72 GPUs in one TP group: the all-reduces of a verify step's 4·B tokens, spread over the ~3.7 tokens each
+    # accepted, cost more than the whole step they once were subtracted from.
+    scn = Scenario.from_params(mode="calibrated", mtp="on", acceptance=95, gpu="b200", gpus=72, tp=64,
+                               model="llama-3.1-405b", wdtype="fp4")  # fmt: skip
+    B = np.array([1.0, 8.0, 64.0, 512.0])
+    step, comm = scn.step_and_comm(B)
+    share = C.mtp_share(0.95, scn.model)
+    assert comm == pytest.approx(scn.with_params(mtp="off").comm_time(B * (C.MTP_DRAFTS + 1)) * share)
+    assert (step > 0).all() and (comm > 0).all()
+    r = scn.evaluate(B)
+    assert (r["throughput"] > 0).all() and (r["ttft"] > scn.prefill).all()
+    fig = registry.build(scn, ["fig1"])["fig1"]
+    assert all(min(t["y"]) > 0 for t in fig["data"] if t.get("y"))
+
+
+def test_calibrated_kv_capacity_counts_the_copies_tensor_parallelism_keeps():
+    qwen, llama = MODELS["qwen3-235b-a22b"], MODELS["llama-3.3-70b"]
+    assert (M.kv_copies(DEEPSEEK_R1, 8), M.kv_copies(llama, 8), M.kv_copies(llama, 16)) == (8, 1, 2)
+    assert qwen.n_kv_heads == 4 and M.kv_copies(qwen, 8) == 2
+    for model, copies in (("deepseek-r1", 8), ("llama-3.3-70b", 1), ("qwen3-235b-a22b", 2)):
+        article = Scenario.from_params(model=model, gpu="b200", gpus=8)
+        calibrated = article.with_params(mode="calibrated")
+        room = article.eta * article.headroom / (article.ctx * article.kappa)
+        assert (article.b_max, calibrated.b_max) == (int(room), int(room / copies)), model
+    # The step reads as many copies as B_max leaves room for: at the last batch the cache fills the headroom.
+    scn = Scenario.from_params(mode="calibrated", gpu="b200", gpus=8)
+    cal, m, *_ = C._scenario_inputs(scn)
+    kv = C.kv_bytes(scn.b_max, scn.ctx, m.kv_copies, scn.model, m.b_kv)
+    assert scn.eta * scn.headroom * 0.999 < kv <= scn.eta * scn.headroom
+
+
+def test_calibrated_ttft_parts_stand_on_the_calibrated_prefill():
+    scn = Scenario.from_params(mode="calibrated", gpu="b200", gpus=8)
+    fig = registry.build(scn, ["fig3"])["fig3"]
+    prefill, wait, total = fig["data"]
+    assert scn.summary()["t_prefill"] == scn.prefill > 10 * scn.prefill_time  # not the article's sparse peak
+    assert prefill["y"][0] == pytest.approx(1e3 * scn.prefill, rel=1e-3)
+    assert wait["name"] == "Queueing wait and per-request costs"
+    assert np.add(prefill["y"], wait["y"]) == pytest.approx(total["y"], rel=2e-3)
 
 
 # --- Against measured rows: the synthetic fixture, or InferenceX's own ($INFERX_TEST_MEASURED_DIR) ---------------
@@ -234,3 +296,10 @@ def test_validate_leaves_out_other_models_and_refuses_a_file_with_no_catalog_gpu
     if Path("/dev/full").exists():
         assert run("validate", str(measured_paths.csv), error_tables="/dev/full") == 2
         assert "inferx: --error-tables /dev/full: cannot write it (No space left on device)" in capsys.readouterr().err
+
+
+def test_mtp_on_a_model_without_a_draft_module_is_said():
+    llama = Scenario.from_params(mode="calibrated", model="llama-3.3-70b", gpu="h200", gpus=1, mtp="on")
+    assert "Llama-3.3-70B has none of its own" in C.scenario_calibration(llama)["note"]
+    assert "MTP" not in C.scenario_calibration(llama.with_params(mtp="off"))["note"]
+    assert C.scenario_calibration(Scenario.from_params(mode="calibrated", mtp="on"))["note"] is None  # DeepSeek-R1

@@ -556,9 +556,10 @@ def test_the_page_and_point_wait_for_the_stacks_scheduler_at_one_interval(monkey
     every = C.scenario_point(scn, B)
     # B200 SGLang's recipe looks every 30 iterations from 16 users up; a scenario keeps that at every batch (a
     # recipe's concurrency is not the scenario's batch), so 14.5 iterations more once others decode, none for a
-    # lone request.
+    # lone request. An iteration is a decode step with its collectives, as in `at_batch` (prefills run apart).
     waits = np.array([0.0, 14.5, 14.5, 14.5, 14.5])
-    assert polled["ttft"] - every["ttft"] == pytest.approx(waits * every["step"], rel=1e-9)
+    iteration = every["step"] - B / scn.osl * every["t_prefill"] + scn.comm_time(B)
+    assert polled["ttft"] - every["ttft"] == pytest.approx(waits * iteration, rel=1e-9)
     assert np.array_equal(polled["step"], every["step"])
 
 

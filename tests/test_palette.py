@@ -22,6 +22,7 @@ REGIME_OF.update({shade.upper(): key for key, shade in P.TEXT.items()})  # each 
 REGIME_TRACES = {
     ("fig3", "Prefill t_prefill(S_in)"): "compute",
     ("fig3", "Queueing wait"): "queue",
+    ("fig3", "Queueing wait and per-request costs"): "queue",  # calibrated mode's name for it
     **{("fig10", label): key for key, label in regimes.LABELS.items()},
 }
 # What a mark in a limit's colour may say: B* and the ITL floor are the bandwidth limit's, B_max the KV cache's,
