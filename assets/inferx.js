@@ -5,9 +5,20 @@
   const fmt = {
     throughput: (v) => `${Math.round(v).toLocaleString("en-US")} tok/s`,
     ms: (v) => (v >= 100 ? `${Math.round(v).toLocaleString("en-US")} ms` : `${v.toPrecision(3)} ms`),
-    rho: (v) => `${v.toFixed(v < 0.01 ? 4 : 3)} (${(100 * v).toPrecision(2)} %)`,
+    rho: (v) => `${utilisation(v)} (${percent(100 * v)} %)`,
     batch: (b) => Math.round(b).toLocaleString("en-US"),
   };
+  /* ρ and its percentage in plain digits at any size: toPrecision turns 99.5 into "1.0e+2" and a ρ of 7e-7 into
+     "0.0000", and rounding up would show 1.000 (100 %) for a batch the queue still drains. */
+  function utilisation(v) {
+    if (v > 0 && v < 1e-4) return "< 0.0001";
+    return v >= 0.9995 && v < 1 ? "0.999" : v.toFixed(v < 0.01 ? 4 : 3);
+  }
+  function percent(p) {
+    if (p > 0 && p < 0.01) return "< 0.01";
+    if (p >= 99 && p < 100) return String(Math.min(Number(p.toFixed(2)), 99.99));
+    return String(Number(p.toPrecision(2)));
+  }
   const toBatch = (pos) => Math.max(1, Math.round(Math.pow(2, pos)));
 
   /* A log2 slider's position to its value, as the server reads it (inferx.scenario.value_at): a count rounded

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import economics, rate, regimes, slo, spec
 from . import figures as F
+from .figure_text import number
 from .figures import memoised
 from .scenario import Scenario
 
@@ -58,7 +59,7 @@ def money(usd: float) -> str:
 def goodput_text(scn: Scenario) -> str:
     """The goodput readout: the largest batch meeting both targets, its throughput, cost and energy."""
     g = goodput(scn)
-    targets = f"TTFT ≤ {g['ttft_target_ms']:,.4g} ms and TPOT ≤ {g['tpot_target_ms']:,.4g} ms"
+    targets = f"TTFT ≤ {g['ttft_target_ms']:,.6g} ms and TPOT ≤ {g['tpot_target_ms']:,.6g} ms"
     if not g["batch"]:
         return f"No batch size meets {targets}: {g['reason']}."
     return (
@@ -66,7 +67,7 @@ def goodput_text(scn: Scenario) -> str:
         f"Under {targets}: up to B = {g['batch']:,}, {F.si(g['throughput_tok_s'], unit='tok/s')} "
         f"({F.si(g['throughput_per_gpu_tok_s'], unit='tok/s')} per GPU), {money(g['cost_per_mtok_usd'])} per "
         "million tokens, "
-        f"{g['tokens_per_joule']:.3g} tok/J; the {slo.LIMITED_BY[g['limited_by']]} stops a larger batch."
+        f"{number(g['tokens_per_joule'])} tok/J; the {slo.LIMITED_BY[g['limited_by']]} stops a larger batch."
     )
 
 
@@ -126,7 +127,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     ok = slo.meets(r["ttft"], r["itl"], p["ttft"] / 1e3, p["tpot"] / 1e3)
     if ok.any():
         band = F._line(
-            f"meets TTFT ≤ {p['ttft']:,.4g} ms and TPOT ≤ {p['tpot']:,.4g} ms",
+            f"meets TTFT ≤ {p['ttft']:,.6g} ms and TPOT ≤ {p['tpot']:,.6g} ms",
             r["throughput"][ok],
             1e3 * r["ttft"][ok],
             SLO_BAND,
@@ -135,7 +136,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
         )
         band["hoverinfo"] = "skip"
         fig["data"].insert(0, band)
-    F._hline(fig["layout"], p["ttft"], "#555555", f"TTFT target {p['ttft']:,.4g} ms", "left")
+    F._hline(fig["layout"], p["ttft"], "#555555", f"TTFT target {p['ttft']:,.6g} ms", "left")
     g = goodput(scn)
     if g["batch"]:
         fig["data"].append(

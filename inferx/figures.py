@@ -22,6 +22,7 @@ import orjson
 from . import engine as E
 from . import palette as P
 from .calibrated import band_label, residual_band, scenario_calibration
+from .figure_text import number
 from .hardware import GPUS
 from .presets import HARDWARE, INTERCONNECTS
 from .scenario import BATCH, Scenario, comm_times, evaluate_all, frontier_batches, link, log_batches, sample_grids
@@ -680,7 +681,7 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         _note(layout, f"No curve: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     floor = E.itl_floor(scn.model.p_active, scn.b_w, scn.bw)
-    _hline(layout, 1e3 * floor, RIDGE, f"ITL floor = {1e3 * floor:.3g} ms")
+    _hline(layout, 1e3 * floor, RIDGE, f"ITL floor = {number(1e3 * floor)} ms")
     hover = "B = %{customdata:,}<br>T = %{x:,.0f} tok/s<br>ITL = %{y:,.3~r} ms"
     trace = _line(
         "ITL(B) vs T(B)",

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import engine as E
 from . import palette as P
+from .figure_text import number
 from .figures import _json_ready, _layout, _line, _note, _vline, frontier, no_curve_reason
 from .scenario import Scenario
 
@@ -123,7 +124,7 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
                 marker={"size": 7, "color": "#000000"},
             )
         )
-    _vline(layout, c["peak_rate"], "#555555", f"peak {c['peak_rate']:.3g} req/s at C = {c['peak_batch']:,}")
+    _vline(layout, c["peak_rate"], "#555555", f"peak {number(c['peak_rate'])} req/s at C = {c['peak_batch']:,}")
     # Left of the line (the curves end at it), halfway up: TTFT runs along the foot, E2E above the middle.
     layout["annotations"][-1].update(xanchor="right", xshift=-4, y=0.45, yanchor="middle")
     # Fixed: the labels' text would otherwise widen plotly's autorange far past the peak.

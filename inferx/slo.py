@@ -13,6 +13,7 @@ import numpy as np
 
 from . import economics, regimes
 from .calibrated import scenario_calibration
+from .figure_text import number
 from .hardware import GPUS, MAX_GPUS
 from .presets import SCALE_UP
 from .scenario import PARAMS, InvalidParameter, Scenario, check_value, per_gpu_values
@@ -105,7 +106,7 @@ def goodput(
     if b == 0:
         return out | {
             "batch": 0,
-            "reason": f"B = 1 misses: TTFT {1e3 * nxt['ttft']:.4g} ms, TPOT {1e3 * nxt['itl']:.4g} ms",
+            "reason": f"B = 1 misses: TTFT {number(1e3 * nxt['ttft'])} ms, TPOT {number(1e3 * nxt['itl'])} ms",
         }
     r = {k: float(v) for k, v in at_b.items()}
     econ = economics.along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import engine as E
 from . import palette as P
+from .figure_text import number
 from .figures import _hline, _json_ready, _layout, _line, _note
 from .models import dense_params, expected_distinct_experts, params_read_per_step
 from .scenario import Scenario, frontier_batches, log_batches
@@ -178,7 +179,7 @@ def fig_spec_k(scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, k_m
     base = float(plain)
     # Above the line at the short drafts, on two lines (narrow): a verify pass costs about one plain step, so
     # there every curve is below the line (under it, the label met the lowest-acceptance curve on a phone).
-    _hline(layout, 1e3 * base, "#000000", f"no speculation:<br>{1e3 * base:.3g} ms at B = {B:,}", "left")
+    _hline(layout, 1e3 * base, "#000000", f"no speculation:<br>{number(1e3 * base)} ms at B = {B:,}", "left")
     # On a backing, as other labels inside a plot: a pinned A's curves can pass behind it on a narrow graph.
     layout["annotations"][-1].update(align="left", bgcolor="rgba(255,255,255,0.85)")
     return {"data": data, "layout": layout}

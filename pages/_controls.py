@@ -9,6 +9,7 @@ from dataclasses import replace
 from dash import dcc, get_relative_path, html
 
 from inferx.figure_registry import FIGURES
+from inferx.figure_text import number
 from inferx.gpu_spec import MAX_SPEC_BYTES
 from inferx.hardware import GPU, GPUS
 from inferx.model_config import MAX_CONFIG_BYTES
@@ -158,8 +159,8 @@ def model_summary(spec: ModelSpec) -> str:
     """What the page read from a config.json, in the units the controls use."""
     kind = f"{spec.experts_per_token} of {spec.n_routed_experts} experts a token" if spec.is_moe else "dense"
     return (
-        f"{spec.name}: {spec.p_total / 1e9:,.3g} B parameters, {spec.p_active / 1e9:,.3g} B read per token "
-        f"({kind}), {kv_bytes_per_token(spec, 1.0):,.0f} B of KV cache per token at FP8. "
+        f"{spec.name}: {number(spec.p_total / 1e9)} billion parameters, {number(spec.p_active / 1e9)} billion read "
+        f"per token ({kind}), {kv_bytes_per_token(spec, 1.0):,.0f} bytes of KV cache per token at FP8. "
         "The address now carries it: copy the link to share it."
     )
 

@@ -76,6 +76,13 @@ def test_the_utilisation_label_keeps_its_greek_rho(explorer):
     assert shown.endswith("ρ") and shown.startswith("UTILISATION")
 
 
+def test_the_utilisation_readout_stays_in_plain_digits_and_below_one_until_the_wall(explorer):
+    cases = {7.2e-7: "< 0.0001 (< 0.01 %)", 0.0012: "0.0012 (0.12 %)", 0.1234: "0.123 (12 %)",
+             0.995: "0.995 (99.5 %)", 0.99991: "0.999 (99.99 %)"}  # fmt: skip
+    shown = explorer.execute_script(f"return {list(cases)}.map(window.inferx.formats.rho)")
+    assert dict(zip(cases, shown, strict=True)) == cases
+
+
 def test_every_displayed_equation_fits_a_420_px_phone(chromium, server):
     """No caption's equation is wider than its caption at 420 px (before, Figure 10's was 766 px in 347)."""
     browser = chromium

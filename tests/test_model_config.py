@@ -328,7 +328,9 @@ def test_the_upload_callback_selects_the_model_or_says_why_not():
     body = (CONFIGS / "Mistral-7B-v0.1" / "config.json").read_bytes()
     options, value, note = choose_uploaded_model(data_url(body), "mistral.json")
     assert options[-1]["value"] == value and spec_from_key(value).sliding_window == 4096
-    assert note.startswith("mistral: 7.24 B parameters, 7.11 B read per token (dense), 65,536 B of KV cache")
+    assert note.startswith(
+        "mistral: 7.24 billion parameters, 7.11 billion read per token (dense), 65,536 bytes of KV cache"
+    )
     options, value, note = choose_uploaded_model(data_url(b"{}"), "x.json")
     assert options is no_update and value is no_update
     assert note == "Could not read x.json: no hidden_size: a config.json of a decoder gives it"
