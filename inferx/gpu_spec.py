@@ -16,7 +16,7 @@ from . import economics
 from .deploy import ConfigError
 from .hardware import GPU, GPUS, MAX_GPUS
 from .model_config import carried, carry, catalog_key, json_from_upload, read_json_file
-from .scenario import PARAMS
+from .scenario import PARAMS, shown_value
 
 ENV = "INFERX_GPUS"  # datasheet files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_SPEC_BYTES = 1 << 16
@@ -63,10 +63,13 @@ def _number(spec: dict, field: str) -> float | None:
     if value is None:
         return None
     unit, low, high, _ = NUMBERS[field]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    # Not math.isfinite, which overflows on an integer past a float's range (JSON's integers have none).
+    infinite = isinstance(value, float) and not math.isfinite(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or infinite:
         raise GpuSpecError(f"{field} must be a number in {unit}, not {value!r}")
-    if not low <= value <= high:
-        raise GpuSpecError(f"{field} must be between {low:,} and {high:,} {unit}, not {value:,}")
+    if not low <= value <= high:  # compared as written: an integer past any float's range is only out of range
+        shown = f"{value:,}" if abs(value) < 1e15 else shown_value(value)
+        raise GpuSpecError(f"{field} must be between {low:,} and {high:,} {unit}, not {shown}")
     if field == "scale_up_gpus" and value != int(value):
         raise GpuSpecError(f"scale_up_gpus must be a whole number of GPUs, not {value:,}")
     return value
@@ -97,7 +100,7 @@ def gpu_from_spec(spec, source: str) -> tuple[str, GPU, float]:
     name = _text(spec, "name", "")
     key = catalog_key(_text(spec, "key", name))
     if not key:
-        raise GpuSpecError(f"its key {spec.get('key', name)!r} has no letters or digits")
+        raise GpuSpecError(f"its key {spec.get('key', name)!r} has none of the letters a-z or digits a key is made of")
 
     def flops(precision: str, sparse: bool = False) -> float | None:
         dense = values[f"dense_{precision}_tflops"]

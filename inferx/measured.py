@@ -370,7 +370,8 @@ def _derive_gpu_counts(frame: pd.DataFrame) -> None:
         return pd.to_numeric(values, errors="coerce")
 
     tp, pre, dec = number("decode_tp"), number("num_prefill_gpu_raw"), number("num_decode_gpu_raw")
-    disagg = frame.get("disagg", pd.Series(False, index=frame.index)).astype(str).str.lower() == "true"
+    disagg = frame.get("disagg", pd.Series(False, index=frame.index)).astype(str).str.strip().str.lower()
+    disagg = disagg.map(BOOLEAN_TEXT).eq(True)  # as `_boolean` reads it (which refuses what is neither, later)
     workers = number("decode_num_workers").fillna(0) + number("prefill_num_workers").fillna(0)
     legacy = disagg & (workers == 0)
     frame["n_gpus"] = np.where(disagg & ~legacy, pre + dec, tp)
@@ -461,12 +462,14 @@ def _numeric(frame: pd.DataFrame, column: str, where, required: bool = False) ->
     return values
 
 
+BOOLEAN_TEXT = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False, "": False}
+
+
 def _boolean(frame: pd.DataFrame, column: str, where) -> pd.Series:
     if column not in frame:
         return pd.Series(False, index=frame.index)
-    mapping = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False, "": False}
     text = frame[column].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v))
-    values = text.str.strip().str.lower().map(mapping)
+    values = text.str.strip().str.lower().map(BOOLEAN_TEXT)
     bad = values.isna()
     if bad.any():
         i = int(np.argmax(bad.to_numpy()))

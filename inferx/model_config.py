@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .deploy import ConfigError
 from .models import KEY_MARK, MODELS, ModelSpec
+from .scenario import shown_value
 
 ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
@@ -69,10 +70,10 @@ def _int(cfg: dict, *names: str, default: int | None = None) -> int:
         value = cfg.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_SIZE:
-            raise ModelConfigError(f"{name} = {value!r}: expected a whole number from 0 to {MAX_SIZE:,}")
-        if value != int(value):
-            raise ModelConfigError(f"{name} = {value!r}: expected a whole number from 0 to {MAX_SIZE:,}")
+        number = not isinstance(value, bool) and isinstance(value, int | float)
+        if not (number and 0 <= value <= MAX_SIZE and value == int(value)):
+            shown = repr(value)[:40] if isinstance(value, str) else shown_value(value)  # also a 4,300-digit one
+            raise ModelConfigError(f"{name} = {shown}: expected a whole number from 0 to {MAX_SIZE:,}")
         return int(value)
     if default is None:
         raise ModelConfigError(f"no {' or '.join(names)}: a config.json of a decoder gives it")
@@ -132,6 +133,7 @@ def _windowed_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
     longest = cfg.get("max_position_embeddings")
     if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
         return 0, ()
+    window = _int(cfg, "sliding_window")  # a size like any other: no larger than MAX_SIZE
     if isinstance(longest, int) and window >= longest:
         return 0, ()
     types = cfg.get("layer_types")
@@ -239,7 +241,7 @@ def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigEr
     try:
         if path.stat().st_size > max_bytes:
             raise error(f"{path}: larger than {max_bytes >> 10} KiB, so not {what}")
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as some editors write, is no error
     except OSError as err:
         raise error(f"{path}: cannot read it ({err.strerror or err})") from None
     except json.JSONDecodeError as err:
@@ -257,7 +259,7 @@ def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
         name = model_name(config, Path(path))
         key = catalog_key(name)
         if not key:
-            raise ModelConfigError(f"its model's name {name!r} gives no key (letters or digits needed)")
+            raise ModelConfigError(f"its model's name {name!r} gives no key (made of its letters a-z and digits)")
         return key, spec_from_config(config, name, source=str(path))
     except ModelConfigError as err:
         raise ModelConfigError(f"{path}: {err}") from None
@@ -265,10 +267,16 @@ def read_model_config(path: str | os.PathLike) -> tuple[str, ModelSpec]:
 
 def carry(name: str, fmt: str, values: list) -> str:
     """A key that carries an entry itself: a readable `name` (a catalog key), the format, then `values` as JSON,
-    compressed in lower-case base32 (choices are matched in lower case)."""
+    compressed in lower-case base32 (choices are matched in lower case). ValueError where `carried` would not read
+    it back: a key longer than MAX_KEY_CHARS, or values longer than MAX_PAYLOAD_BYTES."""
     raw = json.dumps(values, separators=(",", ":"), ensure_ascii=False).encode()
     payload = base64.b32encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=").lower()
-    return f"{name}{KEY_MARK}{fmt}{payload}"
+    key = f"{name}{KEY_MARK}{fmt}{payload}"
+    if len(raw) > MAX_PAYLOAD_BYTES:
+        raise ValueError(f"its fields take {len(raw):,} bytes, at most {MAX_PAYLOAD_BYTES:,}")
+    if len(key) > MAX_KEY_CHARS:
+        raise ValueError(f"its key would take {len(key):,} characters, at most {MAX_KEY_CHARS:,}")
+    return key
 
 
 def carried(key: str, fmt: str, error: type[ConfigError], what: str) -> list:
@@ -301,7 +309,10 @@ def config_key(config: dict, name: str) -> str:
     values = [cfg.get(field) for field in READ_FIELDS]
     while values and values[-1] is None:
         values.pop()
-    return carry(catalog_key(name)[:40] or "model", KEY_FORMAT, [name, *values])
+    try:
+        return carry(catalog_key(name)[:40] or "model", KEY_FORMAT, [name, *values])
+    except ValueError as err:  # long per-layer lists (layer_types, mlp_only_layers) of a very deep model
+        raise ModelConfigError(f"too large to carry in a link: {err}") from None
 
 
 @functools.lru_cache(maxsize=128)  # one object per key while it is in use (scenarios of one model share it)
@@ -323,7 +334,7 @@ def json_from_upload(contents, max_bytes: int, error: type[ConfigError], what: s
         size = f"{max_bytes >> 20} MiB" if max_bytes >= 1 << 20 else f"{max_bytes >> 10} KiB"
         raise error(f"larger than {size}: not {what}")
     try:
-        return json.loads(base64.b64decode(data, validate=True).decode("utf-8"))
+        return json.loads(base64.b64decode(data, validate=True).decode("utf-8-sig"))
     except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
         raise error(f"not a JSON file ({err})") from None
     except RecursionError:
@@ -336,7 +347,8 @@ def model_from_upload(contents, filename) -> tuple[str, ModelSpec]:
     name = model_name(config, Path(filename if isinstance(filename, str) else "config.json"))
     if name == "config":  # a bare config.json without `_name_or_path`: named by its kind and size instead
         size = spec_from_config(config, name).p_total / 1e9
-        name = f"{_language_model(config).get('model_type') or 'model'} {size:.3g}B"
+        shown = f"{size:.3g}" if size < 1000 else f"{size:.0f}"  # 1030B, not 1.03e+03B
+        name = f"{_language_model(config).get('model_type') or 'model'} {shown}B"
     key = config_key(config, name)
     return key, spec_from_key(key)
 

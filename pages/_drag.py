@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from dash import hooks
-from flask import Response, request
+from flask import Response
 from plotly.io.json import to_json_plotly
 
 from inferx import figure_registry as registry
@@ -21,6 +21,7 @@ from inferx.scenario import InvalidParameter, shown_value
 from pages._callbacks import redraw_figures
 from pages._cards import INTERNAL_ERROR
 from pages._controls import DRAG_ROUTE
+from pages._url import json_body
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +36,7 @@ def _refuse(text: str, status: int = 400) -> Response:
 def drag_route() -> Response:
     """POST {values, batch, figures, pinned?}: {"fig1": figure, …} as the redraw callback returns them, or a
     400 with the reason for a bad request."""
-    try:
-        body = request.get_json(silent=True)  # from the browser, so from anyone: read_redraw checks each field
-    except RecursionError:  # nested past the parser's depth: no control state is
-        body = None
+    body = json_body()  # read_redraw checks each field
     if not isinstance(body, dict):
         return _refuse("Could not redraw: the request must be a JSON object")
     if "figures" not in body:  # a drag names the graphs in view; it never asks for every figure

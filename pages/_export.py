@@ -18,13 +18,13 @@ import logging
 from urllib.parse import parse_qs
 
 from dash import get_relative_path, hooks, html
-from flask import Response, jsonify, request
+from flask import Response, jsonify
 
 from inferx import export
 from inferx import figure_registry as registry
 from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch
 from pages._compare import PINNED_ID, pinned_scenario
-from pages._url import control_values_to_params, parse_query, value_from_position
+from pages._url import control_values_to_params, json_body, parse_query, value_from_position
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def _refuse(text: str, status: int = 400) -> Response:
 def export_route() -> Response:
     """POST {fig, kind, values, batch, pinned, search}: a CSV or JSON file, or {"filename"} for an image; a
     400 with the reason for a bad request."""
-    body = request.get_json(silent=True)  # from the browser, so from anyone: each field is checked before use
+    body = json_body()  # each field is checked before use
     if not isinstance(body, dict):
         return _refuse("the request must be a JSON object")
     fig, kind = body.get("fig"), body.get("kind")

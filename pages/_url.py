@@ -1,8 +1,10 @@
-"""Reading a page's address and the browser's control values into checked parameters."""
+"""Reading a page's address, the browser's control values and its requests' bodies into checked parameters."""
 
 from __future__ import annotations
 
 import math
+
+from flask import request
 
 from inferx.scenario import (
     BATCH,
@@ -175,3 +177,12 @@ def pinned_values(compact) -> dict:
     if not isinstance(compact, dict) or not 0 < len(compact) <= len(PARAMS):
         raise InvalidParameter("pinned", f"must be an object of 1 to {len(PARAMS)} controls", compact)
     return resolve_params({name: check_param(name, value) for name, value in compact.items()})
+
+
+def json_body():
+    """The request's JSON body, or None where it is not JSON or nests past the parser's depth (it comes from the
+    browser, so from anyone: the caller checks each field)."""
+    try:
+        return request.get_json(silent=True)
+    except RecursionError:
+        return None

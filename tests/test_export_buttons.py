@@ -120,6 +120,13 @@ def test_a_bad_request_is_refused_with_its_reason(client, body, reason):
     assert sent.get_data(as_text=True).startswith(f"Could not export: {reason}"), sent.get_data(as_text=True)
 
 
+def test_a_body_nested_past_the_parser_is_refused_not_a_500(client):
+    deep = '{"fig": "fig1", "kind": "csv", "values": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    sent = client.post("/_export", data=deep, content_type="application/json")
+    assert sent.status_code == 400
+    assert sent.get_data(as_text=True) == "Could not export: the request must be a JSON object"
+
+
 def test_the_page_state_comes_from_the_controls_or_else_the_address():
     values = [None] * len(controls())
     scn, batch, a = page_state(values, None, None, "?model=llama-3.3-70b&ctx=9999")

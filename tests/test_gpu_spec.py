@@ -89,11 +89,13 @@ def test_every_catalog_record_reads_back_as_its_gpu(key):
         ({"hbm_tb_s": "4.8"}, "hbm_tb_s must be a number in TB/s, not '4.8'"),
         ({"power_w": True}, "power_w must be a number in W, not True"),
         ({"dense_bf16_tflops": float("nan")}, "dense_bf16_tflops must be a number in TFLOPS, not nan"),
+        ({"hbm_gb": 10**400}, "hbm_gb must be between 24 and 21,000 GB, not 1000000000"),  # past any float
+        ({"hbm_gb": -(10**400)}, "hbm_gb must be between 24 and 21,000 GB, not -1000000000"),
         ({"scale_up_gpus": 7.5}, "scale_up_gpus must be a whole number of GPUs, not 7.5"),
         ({"scale_up_gpus": 512}, "scale_up_gpus must be between 1 and 72 GPUs"),
         ({"gpus": 8}, "gpus must be 1: give one GPU's numbers"),
         ({"dense_fp4_tflops": None, "sparse_fp4_tflops": 20000}, "sparse_fp4_tflops is given without dense_fp4"),
-        ({"key": "--", "name": "--"}, "its key '--' has no letters or digits"),
+        ({"key": "--", "name": "--"}, "its key '--' has none of the letters a-z or digits a key is made of"),
         ({"name": ["B200"]}, "name must be text of at most 200 characters"),
     ],
 )

@@ -184,6 +184,13 @@ def test_api_bytes_load_like_an_upload():
     assert parse_upload(data_url(raw, "application/json"), "api.json").equals(df)
 
 
+def test_a_disaggregated_flag_counts_its_gpus_however_it_is_written():
+    pools = {"num_prefill_gpu": 4, "num_decode_gpu": 8, "prefill_num_workers": 1, "decode_num_workers": 1}
+    items = [api_item(disagg=flag, **pools) for flag in (True, "true", "yes", "1", "Yes ")]
+    df = load_measured_bytes(json.dumps(items).encode(), "api.json")
+    assert df["disagg"].all() and df["n_gpus"].tolist() == [12] * len(items)
+
+
 # Cells an attacker or a broken export might write, for the fuzz below.
 CELL = st.one_of(
     st.sampled_from(

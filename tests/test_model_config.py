@@ -10,6 +10,7 @@ import json
 import os
 import re
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -164,6 +165,7 @@ def test_a_multimodal_config_is_read_by_its_language_model():
         ({"hidden_size": "big"}, "hidden_size = 'big': expected a whole number"),
         ({"num_attention_heads": True}, "num_attention_heads = True"),
         ({"num_hidden_layers": 10**12}, "num_hidden_layers = 1000000000000: expected a whole number from 0 to 4,19"),
+        ({"sliding_window": 10**400}, r"sliding_window = 1+0+\.\.\.0+: expected a whole number"),
         ({"intermediate_size": 1.5}, "intermediate_size = 1.5"),
         ({"head_dim": float("nan")}, "head_dim = nan"),
         ({"vocab_size": 0}, "must be > 0"),
@@ -175,6 +177,23 @@ def test_a_config_that_is_not_a_model_says_which_field(change, message):
     broken = {k: v for k, v in {**config("Meta-Llama-3-8B"), **change}.items() if v is not None}
     with pytest.raises(ModelConfigError, match=message):
         spec_from_config(broken, "x")
+
+
+def test_a_config_with_a_byte_order_mark_reads_as_without(tmp_path):
+    body = (CONFIGS / "Mistral-7B-v0.1" / "config.json").read_bytes()
+    (tmp_path / "Mistral-7B-v0.1").mkdir()
+    (tmp_path / "Mistral-7B-v0.1" / "config.json").write_bytes(b"\xef\xbb\xbf" + body)  # as some editors save it
+    folders = (tmp_path / "Mistral-7B-v0.1", CONFIGS / "Mistral-7B-v0.1")
+    (key, spec), (plain_key, plain) = (read_model_config(p / "config.json") for p in folders)
+    assert key == plain_key and replace(spec, source="") == replace(plain, source="")
+    assert model_from_upload(data_url(b"\xef\xbb\xbf" + body), "c.json") == model_from_upload(data_url(body), "c.json")
+
+
+def test_a_config_too_long_to_carry_in_a_link_says_so():
+    deep = {**config("Mistral-7B-v0.1"), "num_hidden_layers": 4000}
+    deep["layer_types"] = ["sliding_attention" if i % 3 else "full_attention" for i in range(4000)]
+    with pytest.raises(ModelConfigError, match=r"^too large to carry in a link: its fields take [\d,]+ bytes"):
+        model_from_upload(data_url(json.dumps(deep).encode()), "deep.json")
 
 
 def test_a_file_that_is_not_a_config_names_the_file(tmp_path):
