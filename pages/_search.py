@@ -15,6 +15,7 @@ from dash import Input, Output, State, callback, clientside_callback, dcc, html
 
 from inferx import slo
 from inferx.beyond import money
+from inferx.figure_text import number
 from inferx.figures import si
 from inferx.models import MODELS
 from inferx.scenario import InvalidParameter, Scenario
@@ -31,7 +32,8 @@ AGAIN_ID = "catalog-search-again"  # written in the browser when a control the s
 SEARCH_INPUTS = tuple(name for name in controls() if name not in slo.HARDWARE_CONTROLS)
 TITLE = "Which machine meets the targets for the least?"
 # Output tokens throughout (the sentence above the table says so); "Stopped by": what keeps the batch from growing.
-HEADERS = ("Machine", "TP × PP", "Largest batch", "tok/s per GPU", "$ per M tokens", "tok/J", "Stopped by")
+# The cost, which orders the rows, next to the machine: on a phone the table scrolls sideways past the rest.
+HEADERS = ("Machine", "$ per M tokens", "TP × PP", "Largest batch", "tok/s per GPU", "tok/J", "Stopped by")
 
 
 def search_card() -> dbc.Card:
@@ -66,7 +68,7 @@ def search_card() -> dbc.Card:
 def result_table(rows: list[dict], params: dict) -> list:
     """How many configurations meet the targets, the cheapest of each GPU as a table (cheapest first), and the
     GPUs none of whose configurations does, each with the reason of its largest."""
-    targets = f"TTFT ≤ {params['ttft']:,.4g} ms and TPOT ≤ {params['tpot']:,.4g} ms"
+    targets = f"TTFT ≤ {params['ttft']:,.6g} ms and TPOT ≤ {params['tpot']:,.6g} ms"
     model = MODELS[params["model"]].name
     met = [r for r in rows if r["batch"]]
     if not met:
@@ -87,11 +89,11 @@ def result_table(rows: list[dict], params: dict) -> list:
             html.Tr(
                 [
                     html.Th(r["machine"], scope="row"),
+                    html.Td(money(r["cost_per_mtok_usd"])),
                     html.Td(f"{r['tp']} × {r['pp']}"),
                     html.Td(f"{r['batch']:,}"),
                     html.Td(si(r["throughput_per_gpu_tok_s"])),
-                    html.Td(money(r["cost_per_mtok_usd"])),
-                    html.Td(f"{r['tokens_per_joule']:.3g}"),
+                    html.Td(number(r["tokens_per_joule"])),
                     html.Td(slo.LIMITED_BY[r["limited_by"]]),
                     *([html.Td(r["calibration_basis"])] if calibrated else []),
                 ]

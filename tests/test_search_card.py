@@ -15,6 +15,7 @@ from test_dashboard_browser import open_page
 import app as inferx_app
 from inferx import slo
 from inferx.beyond import money
+from inferx.figure_text import number
 from pages._ids import control_id
 from pages._search import BUTTON_ID, RESULT_ID
 from pages._url import controls
@@ -82,14 +83,14 @@ def test_the_table_is_the_cheapest_configuration_of_each_gpu(client):
     cells = shown[shown.index(first["machine"]) :][:7]
     assert cells == [
         first["machine"],
+        money(first["cost_per_mtok_usd"]),
         f"{first['tp']} × {first['pp']}",
         f"{first['batch']:,}",
-        cells[3],  # three significant figures with an SI prefix, checked below
-        money(first["cost_per_mtok_usd"]),
-        f"{first['tokens_per_joule']:.3g}",
+        cells[4],  # three significant figures with an SI prefix, checked below
+        number(first["tokens_per_joule"]),
         slo.LIMITED_BY[first["limited_by"]],
     ]
-    assert float(cells[3].rstrip("k")) * 1e3 == pytest.approx(first["throughput_per_gpu_tok_s"], rel=5e-3)
+    assert float(cells[4].rstrip("k")) * 1e3 == pytest.approx(first["throughput_per_gpu_tok_s"], rel=5e-3)
     # 8 × 80 GB (A100, H100) is 640 GB and 8 × 48 GB (L40S) 384 GB, short of DeepSeek-R1's 671 GB of FP8 weights.
     assert shown[-1] == (
         "No configuration serves it on 8×A100 80GB SXM (needs 671 GB of weights; the machine has 640 GB); "
