@@ -479,6 +479,9 @@ def _run(argv: list[str] | None) -> int:
         _note_preset_link(scn)
     _note_context(scn)
     if args.command == "point":
+        if batch > scn.b_max:  # an answer (stable false), but of a batch whose KV caches the machine cannot hold
+            print(f"inferx: note: B = {batch:,} passes B_max = {scn.b_max:,}, the most requests whose KV caches fit: "
+                  "its throughput and ITL are the roofline's, which no server reaches", file=sys.stderr)  # fmt: skip
         print(json.dumps(point_record(scn, batch)))
         return 0
     if points is None and scn.b_max > MAX_ROWS:

@@ -33,8 +33,14 @@ def test_point_json_contract_matches_engine():
 
 
 def test_unstable_point_has_null_ttft():
-    rec = json.loads(run_inferx("point", "--batch", "100000").stdout)
+    out = run_inferx("point", "--batch", "100000")
+    rec = json.loads(out.stdout)
     assert rec["stable"] is False and rec["ttft_ms"] is None and rec["rho"] > 1
+    # Past B_max the roofline still answers, but the caches do not fit: stderr says so, the JSON stays clean.
+    b_max = Scenario.from_params().b_max
+    assert out.stderr.startswith(f"inferx: note: B = 100,000 passes B_max = {b_max:,}, the most requests whose KV")
+    at_wall = run_inferx("point", "--batch", str(b_max))
+    assert at_wall.stderr == "" and json.loads(at_wall.stdout)["stable"] is False
 
 
 NO_FIT = ["--preset", "mi300x4", "--hbm", "680", "--ctx", "131072", "--kvdtype", "fp16", "--util", "50"]
