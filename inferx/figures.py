@@ -862,6 +862,9 @@ def compute_bend(scn: Scenario, batches) -> float:
     return float(b[j - 1] + (b[j] - b[j - 1]) * -lead[j - 1] / (lead[j] - lead[j - 1]))
 
 
+LABEL_SPAN = 0.35  # of the explorer's throughput axis: the width "ρ > 0.85: unstable" takes on a phone
+
+
 def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -> None:
     """The bend where the step turns compute-bound (more batch stops buying throughput for free; the article
     puts it at B*, which leaves out the KV reads) and the band past ρ = 0.85 (where the queue, and TTFT with
@@ -870,8 +873,20 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
     if r["batch"][-1] > b_unstable:
         x0 = float(np.interp(b_unstable, r["batch"], r["throughput"]))
         _band(layout, x0, layout["xaxis"]["range"][1], QUEUE_BAND, "ρ > 0.85: unstable")
-        # Halfway up: the top right is where the graph's tool bar shows.
-        label = {"xanchor": "right", "xshift": -4, "y": 0.5, "font": {"size": 11, "color": QUEUE_TEXT}}
+        # Left of the band where no curve runs (halfway up, the calibrated curve ran through the words). Throughput
+        # and TTFT rise together, so nothing lies above and left of where the frontier enters the band: there,
+        # unless that is near the top, where the tool bar and the compute-bound label may be; then at the foot if
+        # the frontier stays clear of it over the label's width (about a third of the axis, on a phone), else
+        # above all the same while there is room.
+        low, high = layout["yaxis"]["range"]
+        height = (np.log10(ttft_ms) - low) / (high - low)
+        entry = float(np.interp(b_unstable, r["batch"], height))
+        foot_clear = np.minimum.reduce(height[r["throughput"] >= x0 - LABEL_SPAN * layout["xaxis"]["range"][1]]) > 0.12
+        if entry < 0.8 or (not foot_clear and entry < 0.93):
+            y = {"y": entry + 0.02, "yanchor": "bottom"}
+        else:
+            y = {"y": 0.02, "yanchor": "bottom"} if foot_clear else {"y": 0.5}
+        label = {"xanchor": "right", "xshift": -4, **y, "font": {"size": 11, "color": QUEUE_TEXT}}
         layout["annotations"][-1].update(label)
     b_bend = compute_bend(scn, r["batch"])
     if r["batch"][0] <= b_bend <= r["batch"][-1]:
@@ -888,8 +903,12 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
                 "arrowhead": 2,
                 "arrowwidth": 1.2,
                 "arrowcolor": P.REGIME["compute"],  # the mark of the compute limit, as prefill is on Figure 3
-                "ax": -30,
-                "ay": -42,
+                # Up and to the left, or to the right near the y axis, whose title the words covered (B = 15).
+                **(
+                    {"ax": -30, "ay": -42}
+                    if x > LABEL_SPAN * layout["xaxis"]["range"][1]
+                    else {"ax": 20, "ay": -70, "xanchor": "left"}
+                ),  # higher: the frontier rises under the words
                 "font": {"size": 11, "color": P.TEXT["compute"]},
                 "bgcolor": "rgba(255,255,255,0.85)",
             }

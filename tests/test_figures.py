@@ -352,6 +352,26 @@ def test_fig6_has_no_compute_bound_mark_where_the_kv_reads_keep_the_step_memory_
     assert any(a["text"] == "ρ > 0.85: unstable" for a in fig["layout"]["annotations"])
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"ctx": 131072}, {"mode": "calibrated", "gpu": "b200", "gpus": 8},
+     {"mode": "calibrated", "model": "llama-3.3-70b", "gpu": "mi325x", "gpus": 8}],
+)  # fmt: skip
+def test_fig6_unstable_label_sits_where_no_curve_runs(params):
+    fig = figures.explorer(Scenario.from_params(**params), batch=8)
+    label = next(a for a in fig["layout"]["annotations"] if a["text"] == "ρ > 0.85: unstable")
+    band = next(s for s in fig["layout"]["shapes"] if s["type"] == "rect")
+    low, high = fig["layout"]["yaxis"]["range"]
+    line = fig["data"][0]
+    heights = [((np.log10(y) - low) / (high - low), x) for x, y in zip(line["x"], line["y"], strict=True)]
+    assert label["xanchor"] == "right" and label["yanchor"] == "bottom"
+    if label["y"] > 0.1:  # above the frontier where it enters the band: every point left of it lies lower
+        assert max(h for h, x in heights if x <= band["x0"]) < label["y"] < 0.95
+    else:  # at the foot: the frontier runs well above it over the label's width
+        span = band["x0"] - figures.LABEL_SPAN * fig["layout"]["xaxis"]["range"][1]
+        assert min(h for h, x in heights if x >= span) > label["y"] + 0.1
+
+
 def test_fig6_has_no_compute_bound_mark_past_the_frontiers_end():
     # 690 GB of HBM leaves 19 GB for the KV cache: B_max about 460, short of the bend at 689.
     ref = Reference(hbm=690)
