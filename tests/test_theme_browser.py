@@ -264,6 +264,15 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
         assert drawer["top"] > rect(browser, "#fig-1")["top"] + 100
         press_slider(browser, "ctl-bw", Keys.END)
         wait_figure_change(browser, 1, before)
+        # Scrolled down its controls, the drawer keeps its Close button in view, over the controls it passes.
+        browser.execute_script("document.getElementById('controls-drawer').scrollTop = 600")
+        close = browser.execute_script(
+            "const b = document.querySelector('#controls-drawer .drawer-head button').getBoundingClientRect();"
+            "const d = document.getElementById('controls-drawer').getBoundingClientRect();"
+            "const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);"
+            "return {inside: b.top >= d.top - 1 && b.bottom <= d.bottom, top: !!hit && !!hit.closest('.drawer-head')};"
+        )
+        assert close == {"inside": True, "top": True}
 
         # Escape closes it and gives focus back to the button.
         browser.switch_to.active_element.send_keys(Keys.ESCAPE)
