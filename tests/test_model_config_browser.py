@@ -81,7 +81,8 @@ def test_a_config_json_chosen_in_the_browser_becomes_the_model(server, browser, 
     names = trace_names(after)
     assert names == [t.get("name") for t in registry.build(Scenario.from_params(model=key), ["fig2"])["fig2"]["data"]]
     note = element(browser, "#model-upload-note").text
-    assert note.startswith("mixtral 46.7B: 46.7 B parameters, 12.7 B read per token (2 of 8 experts a token)"), note
+    expected = "mixtral 46.7B: 46.7 billion parameters, 12.7 billion read per token (2 of 8 experts a token)"
+    assert note.startswith(expected), note
     assert f"model={key}" in browser.current_url.replace("%7E", "~")
     # The address holds the model: opened afresh (a colleague's browser), the page draws it again.
     browser.get(browser.current_url)
