@@ -323,8 +323,12 @@ def load_upload(contents, filename):
     return store, f"Loaded {len(df):,} measured points from {name}.{note}", "success", True
 
 
-@callback(Output("measured-status", "children"), Input("measured-data", "data"))
-def show_status(data):
+@callback(
+    Output("measured-status", "children"),
+    Input("measured-data", "data"),
+    Input("measured-upload", "id"),  # as the page opens too (the store is the app shell's, not the page's)
+)
+def show_status(data, _upload=None):
     return status_text(data)
 
 

@@ -150,8 +150,11 @@ def _options(values, label=str) -> list[dict]:
 @callback(
     [Output(f"ix-{key}", "options") for key in FILTERS] + [Output(f"ix-{key}", "disabled") for key in FILTERS],
     Input("measured-data", "data"),
+    # The store is the app shell's: without an input in the page, Dash would not run this as the page opens, and
+    # the filters would stay empty for the server's file or an upload made before a visit to another page.
+    Input(FILTERS_ID, "id"),
 )
-def fill_filters(data):
+def fill_filters(data, _panel=None):
     """Dropdown choices from the values present in the data, then whether each is disabled: without data all
     are (an empty menu opened to a blank sliver)."""
     try:

@@ -224,6 +224,7 @@ return n > 0 ? n : null;
 """
 
 
+FILTER_OPTIONS = "(window.dash_component_api.getLayout('ix-{key}').props.options || []).map((o) => o.value)"
 FILTERS_DISABLED = (  # a JS expression: each filter's `disabled`
     "['hardware', 'precision', 'workload', 'framework', 'spec_method', 'topology']"
     ".map((k) => window.dash_component_api.getLayout('ix-' + k).props.disabled === true)"
@@ -238,6 +239,13 @@ def test_browser_filters_wait_for_data(browser, server, measured_paths):
     assert browser.execute_script(f"return {FILTERS_DISABLED};") == [True] * 6
     element(browser, "#measured-upload input[type=file]").send_keys(str(measured_paths.csv))
     wait_js(browser, f"return {FILTERS_DISABLED}.every((d) => !d);", what="the filters enabled by the upload")
+    # The upload stays in the page's memory across a visit to another page, and the filters come back filled.
+    click(browser, element(browser, "#nav-methods"))
+    wait_js(browser, "return document.querySelector('#nav-methods.active');", what="/methods drawn")
+    click(browser, element(browser, "#nav-inferencex"))
+    wait_js(browser, f"return {FILTERS_DISABLED}.every((d) => !d);", what="the filters enabled again")
+    assert len(wait_js(browser, f"const o = {FILTER_OPTIONS.format(key='hardware')}; return o.length > 1 && o;")) > 1
+    assert "measured points from the upload" in element(browser, "#measured-status").text
     assert severe_console_errors(browser) == []
 
 
@@ -250,8 +258,14 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_
     points = wait_js(driver, MEASURED_POINTS_JS.format(fig="ix"), what="measured points on #fig-ix")
     assert points > 20
     assert driver.execute_script(f"return {FILTERS_DISABLED};") == [False] * 6  # the server's file: data at once
+    # ... and their choices with it, and the status line under the upload names the file.
+    hardware = wait_js(driver, f"const o = {FILTER_OPTIONS.format(key='hardware')}; return o.length > 1 && o;")
+    assert hardware[0] == "all" and "h200" in hardware
+    status = wait_js(driver, "return document.getElementById('measured-status').textContent;", what="the status")
+    rows = len(load_measured(measured_paths.csv))
+    assert status == f"{rows:,} measured points from the server file ($INFERX_MEASURED)."
     summary = driver.find_element("id", "ix-summary").text
-    assert f"{points:,} of {len(load_measured(measured_paths.csv)):,}" in summary
+    assert f"{points:,} of {rows:,}" in summary
     shots = Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path))
     driver.save_screenshot(str(shots / "inferencex.png"))
     assert severe_console_errors(driver) == []
