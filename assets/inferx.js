@@ -787,6 +787,8 @@
       const fired = window.dash_clientside.callback_context.triggered.map((t) => t.prop_id);
       sliderLabels(args, fired, cfg);
       followAddress(args, batchPos, pinned, cfg);
+      // A page without the registry's figures (/inferencex) draws through its own callback: nothing to ask for.
+      if (!pageFigures().length) throw window.dash_clientside.PreventUpdate;
       const request = { values: args, batch: batchPos, batchOnly: fired.every((id) => id.startsWith(`${cfg.batchId}.`)) };
       if (pinned) request.pinned = pinned;
       redraws.explorer = `fig${cfg.explorerGraph.slice(4)}`;

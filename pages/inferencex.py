@@ -45,6 +45,9 @@ its concurrency, date and framework; click it for the link to its run.
 def sidebar(values: dict) -> html.Div:
     # The controls that move the model curve (Param.overlay); the others are there but hidden.
     body = [share_buttons(None), *control_groups(values, overlay_only=True), upload_panel()]
+    # The output of the browser's callback that writes the sliders' labels and the address (assets/inferx.js:
+    # controlsChanged), beside its inputs as on `/`; this page redraws its one figure through its own callback.
+    body.append(dcc.Store(id="redraw-request"))
     # A drawer below 768 px, as on / (the Controls button is in the layout).
     return html.Div(
         [drawer_head("Controls", "controls-drawer"), html.Div(body, className="controls")],

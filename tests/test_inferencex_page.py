@@ -250,6 +250,19 @@ def test_browser_filters_wait_for_data(browser, server, measured_paths):
 
 
 @pytest.mark.browser
+def test_browser_inferencex_controls_move_their_labels_and_the_address(browser, server):
+    """The page's controls write their value labels and the address, as on `/`, so Copy link copies what is drawn."""
+    browser.get(server.url + "inferencex?model=kimi-k2&ctx=8192")
+    figure_data(browser, "ix")
+    browser.execute_script("window.dash_clientside.set_props('ctl-ctx', {value: 11})")  # log2(2,048 tokens)
+    wait_js(browser, "return document.getElementById('ctl-ctx-value').textContent === '2,048 tokens';", what="label")
+    wait_js(browser, "return location.search.includes('ctx=2048') && location.search.includes('model=kimi-k2');",
+            what="the address")  # fmt: skip
+    assert browser.execute_script("return window.inferxRedraws.inFlight") is False  # no redraw asked of `/`'s kind
+    assert severe_console_errors(browser) == []
+
+
+@pytest.mark.browser
 def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_paths):
     from inferx.measured import load_measured
 
