@@ -13,7 +13,7 @@ import math
 
 from .figures import decade_ticks, level_lines, x_extent
 from .hardware import GPUS
-from .scenario import PARAMS, Scenario, default_params, machine_values
+from .scenario import CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
 
 PINNED_GROUP = "pinned-A"
 PINNED_OPACITY = 0.5
@@ -42,10 +42,12 @@ def _own_settings(scn: Scenario) -> dict:
     bandwidth, compute and HBM where they are that machine's (the label's "5×B300" says them)."""
     p = scn.params
     machine = machine_values(p["preset"], p["gpu"], p["gpus"], p["wdtype"])
+    # The article's model reads no calibrated-mode control: naming them would say A differs where it does not.
+    unread = ("preset", "gpu", "gpus", *(CALIBRATED_ONLY if scn.mode == "article" else ()))
     return {
         k: v
         for k, v in compact_params(p).items()
-        if k not in ("preset", "gpu", "gpus") and not (k in machine and math.isclose(v, machine[k], rel_tol=5e-3))
+        if k not in unread and not (k in machine and math.isclose(v, machine[k], rel_tol=5e-3))
     }  # 5e-3: a slider's value is the machine's rounded to 3 significant figures
 
 
@@ -74,6 +76,8 @@ def legend_label(pinned: Scenario, current: Scenario) -> str:
     not share, e.g. "8×H200 SXM · ctx 4096" beside a current 8×H200 at ctx 8192 (the machine alone said nothing)."""
     mine = current.params
     differ = {k: v for k, v in _own_settings(pinned).items() if mine.get(k) != v}
+    if pinned.mode != current.mode:  # first: it changes every number (the default mode is in no address)
+        differ = {"mode": pinned.mode, **differ}
     if len(differ) <= LEGEND_SETTINGS:
         return _described(pinned, differ)
     return _described(pinned, dict(list(differ.items())[:LEGEND_SETTINGS])) + ", …"

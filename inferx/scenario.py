@@ -411,6 +411,7 @@ PARAMS: dict[str, Param] = {
         overlay=False,
     ),
 }
+CALIBRATED_ONLY = ("osl", "framework", "mtp", "acceptance")  # controls the article's model does not read
 # The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`
 # under the same rules. 2^30 is the top of the batch slider's log2 scale.
 BATCH = Param(

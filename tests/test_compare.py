@@ -325,3 +325,13 @@ def test_as_labels_give_each_setting_in_its_unit_and_leave_out_what_the_machine_
     assert compare.describe(chosen) == "5×B300 · util 80 %, tp 4 GPUs, ic scale-up, power 0.8 × TDP"
     slower = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, bw=30, ctx=16384)
     assert compare.describe(slower) == "5×B300 · bw 30 TB/s, ctx 16,384 tokens, tp 4 GPUs"
+
+
+def test_an_article_mode_a_is_named_by_its_mode_not_by_controls_it_does_not_read():
+    # The address of a page that had been in calibrated mode still carries the stack and MTP: the article's
+    # model ignores them, so A's labels must not read "framework trt" beside a current vLLM curve.
+    a = Scenario.from_params(preset="h200x8", framework="trt", mtp="on")
+    current = Scenario.from_params(mode="calibrated", framework="vllm", mtp="on")
+    assert compare.describe(a) == "8×H200 SXM"
+    assert compare.legend_label(a, current) == "8×H200 SXM · mode article"
+    assert compare.legend_label(current, a) == "8×H200 SXM · mode calibrated, framework vllm"
