@@ -129,18 +129,24 @@ def status_template(app_templates) -> dict:
         (lambda t: {k: v for k, v in t.items() if k != "output"}, "no 'output'"),
         (lambda t: {**t, "output": "nope.children"}, "no server callback"),
         (lambda t: {**t, "output": ["x"]}, "no 'output'"),
-        (lambda t: {**t, "inputs": "x"}, "'inputs' should list 1"),
-        (lambda t: {**t, "inputs": []}, "'inputs' should list 1"),
-        (lambda t: {**t, "inputs": [5]}, "inputs[0] should be measured-data.data"),
-        (lambda t: {**t, "inputs": [{"id": "ctl-bw", "property": "data"}]}, "inputs[0] should be"),
-        (lambda t: {**t, "inputs": [{"id": "measured-data", "property": "value"}]}, "inputs[0] should be"),
+        (lambda t: {**t, "inputs": "x"}, "'inputs' should list 2"),
+        (lambda t: {**t, "inputs": []}, "'inputs' should list 2"),
+        (lambda t: {**t, "inputs": [5, t["inputs"][1]]}, "inputs[0] should be measured-data.data"),
+        (lambda t: {**t, "inputs": [{"id": "ctl-bw", "property": "data"}, t["inputs"][1]]}, "inputs[0] should be"),
+        (
+            lambda t: {**t, "inputs": [{"id": "measured-data", "property": "value"}, t["inputs"][1]]},
+            "inputs[0] should be",
+        ),
         (lambda t: {**t, "state": [{"id": "x", "property": "y"}]}, "'state' should list 0"),
         (lambda t: {**t, "outputs": [t["outputs"], t["outputs"]]}, "outputs[0] should be"),
         (lambda t: {k: v for k, v in t.items() if k != "outputs"}, "no 'outputs'"),
         (lambda t: {**t, "outputs": None}, "no 'outputs'"),
         (lambda t: {**t, "changedPropIds": [1]}, "changedPropIds"),
-        (lambda t: {**t, "inputs": [{**t["inputs"][0], "value": json.loads("[" * 60 + "]" * 60)}]}, "nested"),
-        (lambda t: {**t, "inputs": [{**t["inputs"][0], "\ud800": 1}]}, "lone surrogate"),
+        (
+            lambda t: {**t, "inputs": [{**t["inputs"][0], "value": json.loads("[" * 60 + "]" * 60)}, t["inputs"][1]]},
+            "nested",
+        ),
+        (lambda t: {**t, "inputs": [{**t["inputs"][0], "\ud800": 1}, t["inputs"][1]]}, "lone surrogate"),
     ],
 )
 def test_malformed_envelopes_are_named(dash_app, app_templates, mutate, fragment):
@@ -372,7 +378,10 @@ def test_a_worker_killed_mid_requests_loses_no_request():
             {
                 "output": "measured-status.children",
                 "outputs": {"id": "measured-status", "property": "children"},
-                "inputs": [{"id": "measured-data", "property": "data", "value": None}],
+                "inputs": [
+                    {"id": "measured-data", "property": "data", "value": None},
+                    {"id": "measured-upload", "property": "id", "value": "measured-upload"},
+                ],
                 "changedPropIds": [],
             }
         ).encode()

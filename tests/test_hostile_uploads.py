@@ -474,7 +474,10 @@ def status_body(store) -> dict:
     return {
         "output": "measured-status.children",
         "outputs": {"id": "measured-status", "property": "children"},
-        "inputs": [{"id": "measured-data", "property": "data", "value": store}],
+        "inputs": [
+            {"id": "measured-data", "property": "data", "value": store},
+            {"id": "measured-upload", "property": "id", "value": "measured-upload"},  # the page's own input
+        ],
         "changedPropIds": ["measured-data.data"],
     }
 
@@ -485,7 +488,10 @@ def filters_body(store) -> dict:
     return {
         "output": ".." + "...".join(f"ix-{k}.{prop}" for k, prop in props) + "..",
         "outputs": [{"id": f"ix-{k}", "property": prop} for k, prop in props],
-        "inputs": [{"id": "measured-data", "property": "data", "value": store}],
+        "inputs": [
+            {"id": "measured-data", "property": "data", "value": store},
+            {"id": "ix-filters", "property": "id", "value": "ix-filters"},  # the page's own input
+        ],
         "changedPropIds": ["measured-data.data"],
     }
 
