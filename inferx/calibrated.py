@@ -638,7 +638,8 @@ def _scenario_inputs(scn):
 
 
 def scenario_point(scn, B) -> dict:
-    """`at_batch` of a Scenario: TPOT, TTFT and prefill time at decode batches B.
+    """`at_batch` of a Scenario: TPOT without the collectives (`step`), the collectives (`comm`, as
+    `Scenario.comm_time`), TTFT and prefill time at decode batches B.
 
     The decode step uses the scenario's context S = ctx (its KV length) instead of ISL + OSL/2, so the
     context slider still acts; the prefill share uses its ISL and OSL.
@@ -657,7 +658,7 @@ def scenario_point(scn, B) -> dict:
     wait = iteration * (poll_wait(info["poll_iterations"], B) + (cal.first_token_steps if mtp else 0.0))
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
-    return {"step": tpot - comm, "ttft": ttft, "t_prefill": t_pf}
+    return {"step": tpot - comm, "comm": comm, "ttft": ttft, "t_prefill": t_pf}
 
 
 def scenario_mtp_share(scn) -> float:

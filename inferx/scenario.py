@@ -735,7 +735,10 @@ class Scenario:
     def step_and_comm(self, B):
         """(t_step, t_comm) in seconds for batch sizes B, in the selected model mode."""
         B = np.asarray(B, dtype=float)
-        return _calibrated_point(self, B)["step"] if self.mode == "calibrated" else _step(self, B), self.comm_time(B)
+        if self.mode == "calibrated":
+            point = _calibrated_point(self, B)
+            return point["step"], point["comm"]
+        return _step(self, B), _comm(self, B)
 
     def roofline_itl(self, B):
         """The article's ITL (s) at batch sizes B in either mode: its roofline step with the collectives."""
@@ -842,16 +845,12 @@ def evaluate_all(scenarios: list[Scenario], grids: list, read_only: bool = False
     cols = scenarios[0] if one else _columns(scenarios, _COLUMNS, sizes)
     ends = sizes if one else np.cumsum(sizes).tolist()
     spans = list(zip([0, *ends[:-1]], ends, strict=True))
-    step = _step(cols, B)
+    step, comm = _step(cols, B), _comm(cols, B)
     calibrated = {}
     for s, (a, b) in zip(scenarios, spans, strict=True):
-        if s.mode == "calibrated":
+        if s.mode == "calibrated":  # its own step, and with MTP its collectives spread over the tokens accepted
             calibrated[a, b] = _calibrated_point(s, B[a:b])
-            step[a:b] = calibrated[a, b]["step"]
-    comm = _comm(cols, B)
-    for s, (a, b) in zip(scenarios, spans, strict=True):
-        if s.mode == "calibrated" and s.mtp:
-            comm[a:b] = s.comm_time(B[a:b])
+            step[a:b], comm[a:b] = calibrated[a, b]["step"], calibrated[a, b]["comm"]
     itl = E.itl(step, comm)
     rho = E.utilisation(B, cols.b_max)
     out = {
