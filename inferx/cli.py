@@ -74,25 +74,26 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
     _add_gpu_spec_option(group)
 
 
-def _add_gpu_spec_option(parser) -> None:
+def _add_gpu_spec_option(parser, serves: bool = True) -> None:
+    serve = ", and, unless --gpu names another, serves it" if serves else ""
     parser.add_argument(
         "--gpu-spec",
         action="append",
         default=[],
         metavar="FILE",
         help=f"a GPU's datasheet as JSON, in the fields of `inferx hardware --format json`: adds it to the catalog "
-        f"(as {GPU_ENV} does) and, unless --gpu names another, serves it; repeatable",
+        f"(as {GPU_ENV} does){serve}; repeatable",
     )
 
 
-def _add_model_config_option(parser) -> None:
+def _add_model_config_option(parser, serves: bool = True) -> None:
+    serve = ", and, unless --model names another, serves it" if serves else ""
     parser.add_argument(
         "--model-config",
         action="append",
         default=[],
         metavar="FILE",
-        help=f"a Hugging Face config.json: adds its model to the catalog (as {ENV} does) and, unless --model names "
-        "another, serves it; repeatable",
+        help=f"a Hugging Face config.json: adds its model to the catalog (as {ENV} does){serve}; repeatable",
     )
 
 
@@ -126,6 +127,17 @@ def _note_context(scn: Scenario) -> None:
 def _finite(x, digits=6):
     x = float(x)
     return None if not math.isfinite(x) else float(f"{x:.{digits}g}")
+
+
+def _rounded(value):
+    """Floats of a JSON answer to 6 significant figures, as `point` writes them (None where not finite)."""
+    if isinstance(value, float):
+        return _finite(value)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
 
 
 def point_record(scn: Scenario, batch: int) -> dict:
@@ -290,8 +302,8 @@ def _add_catalog_commands(sub) -> None:
     )
     for p in (models, hardware):
         p.add_argument("--format", choices=("table", "json"), default="table", help="a table, or JSON with every field")
-    _add_model_config_option(models)
-    _add_gpu_spec_option(hardware)
+    _add_model_config_option(models, serves=False)
+    _add_gpu_spec_option(hardware, serves=False)
 
 
 def _list_catalog(args: argparse.Namespace) -> int:
@@ -348,6 +360,11 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
         help=f"write one figure's plotted data instead, as its card's CSV button does: its number "
         f"(1-{len(FIGURE_NAMES)}) or name ({', '.join(FIGURE_NAMES)})",
     )
+    frontier.add_argument(
+        "--batch",
+        metavar="BATCH",
+        help=f"with --figure 6 (explorer): the batch size its dot marks, {domain(BATCH)} (default {BATCH.default})",
+    )
     slo = sub.add_parser(
         "slo",
         help="the best operating point that meets a TTFT and a TPOT target, as JSON (exit 1 if none does)",
@@ -368,7 +385,7 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
 
 def _run_beyond(args: argparse.Namespace) -> int:
     """`inferx slo` and `inferx frontier --figure NAME`."""
-    from . import export, slo
+    from . import export, figure_registry, slo
 
     command = args.subparser
     try:
@@ -385,6 +402,9 @@ def _run_beyond(args: argparse.Namespace) -> int:
             name = export.figure_name(args.figure)
             if args.points is not None:
                 raise ValueError("--points samples the frontier table; a figure has its own samples")
+            batch = BATCH.default if args.batch is None else check_batch(args.batch)
+            if args.batch is not None and not figure_registry.FIGURES[name].reads_batch:
+                raise ValueError(f"--batch marks the explorer's point: it goes with --figure 6, not {args.figure}")
     except (InvalidParameter, ValueError) as err:
         command.error(str(err))
     _note_context(scn)
@@ -397,16 +417,16 @@ def _run_beyond(args: argparse.Namespace) -> int:
             except InvalidParameter as err:
                 command.error(str(err))
             best = rows[0] if rows[0]["batch"] else None
-            print(json.dumps({"candidates": rows, "best": best}))
+            print(json.dumps(_rounded({"candidates": rows, "best": best})))
             return 0 if best else 1
         reason = scn.unfit_reason()
         if reason:  # no request fits, as `point` and `frontier` say
             print(f"inferx: {reason}", file=sys.stderr)
             return 2
         result = slo.goodput(scn, ttft, tpot, price, fraction)
-        print(json.dumps({"scenario": scn.params, **result}))
+        print(json.dumps(_rounded({"scenario": scn.params, **result})))
         return 0 if result["batch"] else 1
-    fig = export.build_figure(scn, name)
+    fig = export.build_figure(scn, name, batch)
     record = export.figure_record(name, fig)
     if not any(t["x"] for t in record["traces"]):  # nothing drawn: the figure's note says why, as `frontier` does
         print(f"inferx: {'; '.join(record['notes']) or 'nothing to plot for these settings'}", file=sys.stderr)
@@ -468,6 +488,10 @@ def _run(argv: list[str] | None) -> int:
     try:
         scn = _scenario(args)
         batch = check_batch(args.batch) if args.command == "point" else None
+        if args.command == "frontier" and args.batch is not None:
+            raise InvalidParameter(
+                "batch", "the frontier table has every batch size; --batch goes with --figure 6", args.batch
+            )
         points = None if getattr(args, "points", None) is None else check_value("points", POINTS, args.points)
     except InvalidParameter as err:
         command.error(str(err))

@@ -116,6 +116,19 @@ def test_help_of_every_subcommand(command):
     assert out.returncode == 0 and "usage: inferx " + command in out.stdout, out.stderr
 
 
+@pytest.mark.parametrize(
+    ("command", "option", "chooser"), [("models", "--model-config", "--model"), ("hardware", "--gpu-spec", "--gpu")]
+)
+def test_a_listing_help_names_no_option_it_lacks(command, option, chooser):
+    """`models` and `hardware` list the catalog: a file added there is listed, not served, and they have no
+    --model or --gpu to name another."""
+    out = run_inferx(command, "--help")
+    flat = " ".join(out.stdout.split())
+    assert out.returncode == 0 and option in flat and chooser + " " not in flat.replace(option, ""), flat
+    served = " ".join(run_inferx("point", "--help").stdout.split())
+    assert f"unless {chooser} names another, serves it" in served
+
+
 def test_calibrate_prints_the_calibration_file_on_stdout_and_its_table_on_stderr():
     """`inferx calibrate … > inferx/calibration.json` must write a file the model reads."""
     fixture = Path(__file__).parent / "fixtures" / "synthetic_api_benchmarks.json"

@@ -85,6 +85,22 @@ def test_the_csv_button_writes_what_the_cli_writes(client, fig):
     assert sent.headers["Content-Disposition"] == disposition
 
 
+def test_the_explorers_csv_at_another_batch_is_what_the_cli_writes_with_batch(client):
+    """Figure 6 marks the explorer's batch (64 here, slider position 6): `--batch` gives the CLI the same file;
+    other figures and the frontier table have no point to mark and refuse it."""
+    sent = ask(client, "fig6", "csv", page_values(preset="b200x8"), batch=6.0)
+    run = [sys.executable, "-m", "inferx", "frontier", "--preset", "b200x8"]
+    cli = subprocess.run([*run, "--figure", "6", "--batch", "64"], cwd=ROOT, capture_output=True, text=True,
+                         check=True, timeout=120)  # fmt: skip
+    assert sent.get_data(as_text=True) == cli.stdout
+    at_8 = subprocess.run([*run, "--figure", "6"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert at_8.stdout != cli.stdout and at_8.stdout.splitlines()[:-1] == cli.stdout.splitlines()[:-1]
+    for extra, message in ((["--figure", "5"], "goes with --figure 6, not 5"), ([], "has every batch size")):
+        refused = subprocess.run([*run, *extra, "--batch", "64"], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=120)  # fmt: skip
+        assert refused.returncode == 2 and message in refused.stderr and len(refused.stderr.splitlines()) == 2
+
+
 def test_the_json_button_holds_the_figure_record_with_a(client):
     a = Scenario.from_params(preset="mi300x4")
     sent = ask(client, "fig4", "json", page_values(), pinned={"preset": "mi300x4"})

@@ -178,12 +178,21 @@ def test_cli_slo_matches_the_library():
     rec = json.loads(out.stdout)
     assert rec["batch"] == 572 and rec["limited_by"] == "tpot"
     assert rec["scenario"]["tp"] == 1 and rec["ttft_target_ms"] == 100
+    library = slo.goodput(Scenario.from_params(tp=1), 100, 1.5)
+    assert rec["throughput_tok_s"] == float(f"{library['throughput_tok_s']:.6g}")
+    assert all(float(f"{v:.6g}") == v for v in rec.values() if isinstance(v, float))
+    assert rec["itl_ms"] != library["itl_ms"]  # the library's own float has more figures than the 6 written
 
 
 def test_cli_slo_search_and_failures():
     rec = json.loads(run_inferx("slo", "--search", "--tpot-ms", "20").stdout)
     assert rec["best"] == rec["candidates"][0] and rec["best"]["batch"] > 0
-    assert rec["candidates"] == json.loads(json.dumps(slo.search({}, tpot_ms=20)))
+    library = slo.search({}, tpot_ms=20)
+    assert [r["batch"] for r in rec["candidates"]] == [r["batch"] for r in library]
+    for got, want in zip(rec["candidates"], library, strict=True):
+        assert got.keys() == want.keys()
+        for key, value in want.items():  # the same numbers, to the 6 significant figures written
+            assert got[key] == (float(f"{value:.6g}") if isinstance(value, float) else value), key
     narrowed = json.loads(run_inferx("slo", "--search", "--gpu", "gb200", "--gpus", "64").stdout)["candidates"]
     assert [(r["machine"], r["tp"], r["pp"]) for r in narrowed] == [("64×GB200", 64, 1)]
     odd = run_inferx("slo", "--search", "--gpus", "6")
