@@ -19,6 +19,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 
 from .measured import MeasuredDataError, parse_measured
 
@@ -151,8 +152,23 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and 0 < value <= 3600):
-        raise argparse.ArgumentTypeError(f"expected seconds between 0 and 3600, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, up to 3600; got {text!r}")
     return value
+
+
+def _unwritable(output: str) -> str:
+    """Why `output` cannot be written, or "" (stdout, or a file its folder lets us create or replace)."""
+    if output == "-":
+        return ""
+    path = Path(output)
+    if path.is_dir():
+        return "it is a folder"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"no folder {str(folder)!r}"
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return "permission denied"
+    return ""
 
 
 def add_fetch_parser(subparsers) -> None:
@@ -168,6 +184,10 @@ def cli(model: str, output: str, base_url: str | None, date: str | None, timeout
     """`inferx fetch`: download, check, write; a progress line on stderr; exit 2 with one line on failure."""
     err = sys.stderr
     tty = err.isatty()
+    unwritable = _unwritable(output)
+    if unwritable:  # said before the download, not after it
+        print(f"inferx: cannot write {output}: {unwritable}", file=err)
+        return 2
     try:
         url = benchmarks_url(model, base_url, date)
         print(f"inferx: fetching {url}", file=err, flush=True)

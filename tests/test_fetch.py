@@ -199,6 +199,17 @@ def test_cli_errors_exit_2_with_one_line(api, tmp_path, args, expected):
     assert not out.exists()
 
 
-def test_cli_refuses_a_bad_timeout():
-    run = inferx("fetch", "-o", "x.json", "--timeout", "nan")
-    assert run.returncode == 2 and b"seconds between 0 and 3600" in run.stderr and b"Traceback" not in run.stderr
+@pytest.mark.parametrize(("where", "expected"), [("missing/rows.json", "no folder"), (".", "it is a folder")])
+def test_cli_refuses_an_output_it_cannot_write_before_downloading(api, tmp_path, where, expected):
+    asked = len(api.queries)
+    run = inferx("fetch", "--base-url", api.url, "-o", str(tmp_path / where))
+    stderr = run.stderr.decode()
+    assert run.returncode == 2 and len(stderr.splitlines()) == 1 and expected in stderr, stderr
+    assert len(api.queries) == asked  # nothing downloaded
+
+
+@pytest.mark.parametrize("timeout", ["nan", "0", "-1", "3601"])
+def test_cli_refuses_a_bad_timeout(timeout):
+    run = inferx("fetch", "-o", "x.json", "--timeout", timeout)
+    expected = f"expected a number of seconds above 0, up to 3600; got '{timeout}'".encode()
+    assert run.returncode == 2 and expected in run.stderr and b"Traceback" not in run.stderr
