@@ -18,21 +18,26 @@ from .models import catalog_key
 MODEL_KEY = "deepseek-r1"  # the catalog key of the only model the calibration is fitted to
 
 
+def _spread(s: float | None, field: str) -> str:
+    """A relative 1σ in 8 characters: "±  54%", "± 1258%", "± >100×" past ten thousand per cent."""
+    if s is None:  # not fitted: no attention-DP rows, or the typical MTP acceptance and first-token steps
+        return "" if field == "dp_wait_steps" else "  (typ.)"
+    if not np.isfinite(s):
+        return "±  bound"
+    return f"±{s:>6.0%}" if s < 100 else "± >100×"
+
+
 def format_calibrations(fits: dict) -> str:
     names = ("f_bw", "f_c", "f_pf", "t_0 ms", "t_req ms", "t_adm ms", "α MTP", "w_dp steps", "f_q", "m MTP")
     scale = (1, 1, 1, 1e3, 1e3, 1e3, 1, 1, 1, 1)
-    head = f"{'GPU/stack':<16} {'rows':>5} " + " ".join(f"{n:>15}" for n in names)
+    width = max(len("GPU/stack"), *(len(key) for key in fits))
+    head = f"{'GPU/stack':<{width}} {'rows':>5} " + " ".join(f"{n:>16}" for n in names)
     lines = [head, "-" * len(head)]
     for key, (cal, sigma, n) in fits.items():
         cells = []
         for (field, value), k in zip(cal.__dict__.items(), scale, strict=True):
-            s = sigma.get(field)
-            if s is None:  # not fitted: no attention-DP rows, or the typical MTP acceptance and first-token steps
-                spread = "" if field == "dp_wait_steps" else "  (typ.)"
-            else:
-                spread = "±  bound" if not np.isfinite(s) else f"±{s:>5.0%}"
-            cells.append(f"{value * k:>7.3g} {spread:>7}")
-        lines.append(f"{key:<16} {n:>5} " + " ".join(cells))
+            cells.append(f"{value * k:>7.3g} {_spread(sigma.get(field), field):>8}")
+        lines.append(f"{key:<{width}} {n:>5} " + " ".join(cells))
     lines.append("± is the relative 1σ from the fit's Jacobian; 'bound': the parameter sits at its limit.")
     return "\n".join(lines)
 
@@ -110,4 +115,3 @@ def _check_writable(path: Path) -> None:
         raise MeasuredDataError(f"--error-tables {path}: no directory {path.parent}")
     if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise MeasuredDataError(f"--error-tables {path}: not writable")
-

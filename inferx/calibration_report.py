@@ -144,12 +144,12 @@ def _groups(df: pd.DataFrame):
     for name, key in (
         ("GPU", df["hardware"]),
         ("precision", df["precision"]),
-        ("MTP", pd.Series(mtp, index=df.index)),
+        ("", pd.Series(mtp, index=df.index)),  # its values name themselves: "MTP", "no MTP"
         ("stack", df["framework"]),
         ("ISL/OSL", df["isl"].astype(str) + "/" + df["osl"].astype(str)),
     ):
         for value in sorted(key[single].unique()):
-            yield f"{name} {value}", single & (key == value)
+            yield f"{name} {value}".lstrip(), single & (key == value)
     for precision in sorted(df.loc[single, "precision"].unique()):
         for flag in ("no MTP", "MTP"):
             yield f"{precision} {flag}", single & (df["precision"] == precision) & (mtp == flag)

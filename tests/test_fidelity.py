@@ -282,6 +282,39 @@ def test_validation_scores_every_gpu_and_cross_validates(rows, fits):
     )
 
 
+def test_calibrate_table_keeps_its_columns_for_long_keys_and_huge_spreads():
+    from inferx.calibration_cli import format_calibrations
+
+    cal = C.calibration_for("b200", "sglang", None, "fp8")[0]
+    fields = list(cal.__dict__)
+    wild = {fields[0]: float("inf"), fields[1]: 1.0e4, fields[2]: 12.58, fields[3]: 0.25}
+    fits = {"b200/sglang/fp8": (cal, {fields[3]: 0.25}, 15), "mi355x/sglang/fp4": (cal, wild, 13)}
+    lines = format_calibrations(fits).splitlines()
+    table = [lines[0], *lines[2:-1]]
+    assert len({len(line) for line in table}) == 1, table  # every row as wide as the header
+    assert lines[1] == "-" * len(lines[0])
+    row = lines[-2]
+    assert row.startswith("mi355x/sglang/fp4 ") and "±  bound" in row and "± >100×" in row and "± 1258%" in row
+
+
+def test_validate_names_its_speculation_groups_once():
+    rows = pd.DataFrame(
+        {
+            "disagg": [False, False],
+            "is_multinode": [False, False],
+            "spec_method": ["mtp", "none"],
+            "hardware": ["b200", "b200"],
+            "precision": ["fp8", "fp8"],
+            "framework": ["sglang", "sglang"],
+            "isl": [1024, 1024],
+            "osl": [1024, 1024],
+        }
+    )
+    names = [name for name, sel in R._groups(rows) if sel.any()]
+    assert {"MTP", "no MTP", "fp8 MTP", "fp8 no MTP", "GPU b200"} <= set(names), names
+    assert not any("MTP MTP" in n or "MTP no" in n for n in names), names
+
+
 def test_validate_cli_on_a_gpu_it_never_saw(tmp_path):
     only = tmp_path / "mi325x.csv"
     lines = ROWS.read_text().splitlines()
