@@ -9,7 +9,6 @@ from inferx import figure_registry as registry
 from inferx import figures
 from inferx.calibrated import load_error_tables
 from inferx.check import MISMATCH, ROWS
-from inferx.figure_text import with_summary
 from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
 from inferx.models import MODELS
@@ -212,9 +211,12 @@ def divergence_section():
             id="divergence-note",
         )
         return [dcc.Markdown(DIVERGENCE, mathjax=True), note]
-    shown = "The figure shows measured/model TPOT for every run, open markers for the article's model and filled "
-    shown += "ones for the calibrated model; a perfect model sits on the dotted line at 1."
-    figure = with_summary("The article's model, the calibrated model and the measurements", divergence_figure(df))
+    shown = (
+        "The figure shows measured/model TPOT for each single-node FP8 run without speculative decoding on the "
+        "article's three GPUs (H200, MI300X and B200), open markers for the article's model and filled ones for "
+        "the calibrated model, nudged apart at the same concurrency; a perfect model sits on the dotted line at 1."
+    )
+    figure = divergence_figure(df)
     graph = dcc.Graph(id="divergence-graph", figure=figure, config=figures.GRAPH_CONFIG, style={"height": "460px"})
     return [dcc.Markdown(DIVERGENCE, mathjax=True), html.P(shown), described_graph("fig-divergence", graph, figure)]
 

@@ -16,6 +16,7 @@ from inferx import engine as E
 from inferx import figure_registry as registry
 from inferx import models as M
 from inferx.calibration_cli import _calibrated_models_rows, run
+from inferx.figure_text import number
 from inferx.hardware import GPUS
 from inferx.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
 from inferx.measured_figures import divergence_figure, inferencex_figure, overlay_traces
@@ -267,6 +268,10 @@ def test_divergence_figure_ratios(measured):
         part = rows[rows["hardware"] == family]
         expected = part["median_tpot_ms"] / pred.loc[part.index, f"tpot_{mode}_ms"]
         assert trace["y"] == pytest.approx(expected.to_numpy(), rel=1e-3)
+        # The text alternative gives the measured concurrencies, not the nudged x drawn.
+        low, high = (number(v) for v in (part["concurrency"].min(), part["concurrency"].max()))
+        said = f"{trace['name']}: {len(part):,} runs at concurrency {low} to {high}, measured/model "
+        assert said in fig["layout"]["meta"]["summary"] and min(trace["x"]) != part["concurrency"].min()
     article = np.concatenate([t["y"] for t in fig["data"] if t["meta"]["model"] == "article"])
     calibrated = np.concatenate([t["y"] for t in fig["data"] if t["meta"]["model"] == "calibrated"])
     assert np.median(article) > 5 and 0.8 < np.median(calibrated) < 1.25

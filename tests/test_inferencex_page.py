@@ -192,6 +192,7 @@ def test_methods_section_with_and_without_env_file(dash_app, monkeypatch, measur
     section = methods.divergence_section()
     said, described = section[1:]  # what the figure shows, then the graph with its text alternative
     assert "open markers for the article's model" in said.children
+    assert "each single-node FP8 run without speculative decoding" in said.children
     fig = described.children[0].figure
     assert {t["meta"]["model"] for t in fig["data"]} == {"article", "calibrated"}
     monkeypatch.setenv("INFERX_MEASURED", str(Path(__file__)))  # not a measured file: a note, no crash
