@@ -851,6 +851,16 @@
       return cfg.machineControls.map((name) => (per[name] === undefined ? NO() : at(name, per[name] * gpus)));
     },
 
+    /* A weight format chosen on a GPU chosen by hand sets dense compute to that GPU's peak at the format, as
+       choosing the GPU after the format does (resolve_params reads the format first either way). On the
+       preset's own machine the preset's compute stays, as on the server. */
+    formatCompute: function (wdtype, gpu, gpus, preset, cfg, carried) {
+      const machine = window.inferx.applyMachine(gpu, gpus, preset, wdtype, cfg, carried);
+      const p = cfg.presets[preset];
+      if (p && p.gpu === gpu && p.gpus === gpus) return NO();
+      return machine[cfg.machineControls.indexOf("compute")];
+    },
+
     /* A GPU chosen by hand communicates over its own scale-up link (its datasheet's), not the preset's: an L40S
        has PCIe, not NVLink 4.0. The preset's GPU keeps the preset's link, so choosing a preset, which sets its
        GPU, leaves the link the preset set. */

@@ -257,6 +257,19 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
+# A weight format chosen after the GPU sets that GPU's dense compute at the format, as choosing it before does.
+clientside_callback(
+    "window.inferx.formatCompute",
+    Output(control_id("compute"), "value", allow_duplicate=True),
+    Input(control_id("wdtype"), "value"),
+    State(control_id("gpu"), "value"),
+    State(control_id("gpus"), "value"),
+    State(control_id("preset"), "value"),
+    State("ui-config", "data"),
+    State(GPU_CARRIED_ID, "data"),
+    prevent_initial_call=True,
+)
+
 # A GPU chosen by hand sets the interconnect to its own scale-up link (presets.SCALE_UP); the preset's GPU, the
 # preset's link. Only on a change: an address that names a GPU and no `ic` keeps the preset's link, as it did.
 clientside_callback(

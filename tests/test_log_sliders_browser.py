@@ -13,7 +13,7 @@ from conftest import reset_browser, severe_console_errors
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from inferx.scenario import PARAMS, decimals, preset_values, value_at
+from inferx.scenario import PARAMS, datasheet_values, decimals, preset_values, value_at
 from pages._controls import MACHINE_NOTE_ID, format_slider_value
 from pages._ids import control_id, value_id
 
@@ -201,6 +201,31 @@ def test_the_address_leaves_out_what_the_gpu_and_count_give(browser, server):
     assert not any(f"{name}=" in query for name in ("bw", "compute", "hbm")), query
     browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: Math.log2(20)})", control_id("bw"))
     wait_js(browser, "return location.search.includes('bw=20');", what="a bandwidth of one's own in the address")
+    assert severe_console_errors(browser) == []
+
+
+def test_a_weight_format_chosen_after_the_gpu_sets_its_compute_as_before_it_does(browser, server):
+    """6 × B200 chosen by hand, then FP4: compute is the B200's FP4 peak times 6, what the address (which leaves
+    compute out) gives back; back on the preset's own machine a format change keeps the preset's compute."""
+    browser.get(server.url + "embed/fig1?gpu=b200&gpus=6")
+    wait_js(browser, "return (document.querySelector('#fig-1 .js-plotly-plot') || {}).data;", what="Figure 1")
+    shows = "return document.getElementById(arguments[0]).textContent === arguments[1];"
+    fp8 = format_slider_value("compute", datasheet_values("b200", 6, "fp8")["compute"])
+    fp4 = format_slider_value("compute", datasheet_values("b200", 6, "fp4")["compute"])
+    assert fp8 != fp4 and browser.execute_script(shows, value_id("compute"), fp8)
+    pick = "window.dash_clientside.set_props(arguments[0], {value: arguments[1]})"
+    browser.execute_script(pick, control_id("wdtype"), "fp4")
+    wait_js(browser, shows, args=(value_id("compute"), fp4), what="the B200's FP4 compute × 6")
+    wait_js(browser, "return location.search.includes('wdtype=fp4');", what="the format in the address")
+    assert "compute=" not in browser.execute_script("return location.search")
+    # The preset's machine again: its compute, which a format change leaves alone.
+    browser.execute_script(pick, control_id("gpu"), "h200")
+    browser.execute_script(pick, control_id("gpus"), 8)
+    article = format_slider_value("compute", preset_values("h200x8")["compute"])
+    wait_js(browser, shows, args=(value_id("compute"), article), what="the preset's compute")
+    browser.execute_script(pick, control_id("wdtype"), "fp8")
+    wait_js(browser, "return location.search.includes('wdtype=') === false;", what="the preset's format")
+    assert browser.execute_script(shows, value_id("compute"), article)
     assert severe_console_errors(browser) == []
 
 
