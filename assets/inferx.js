@@ -667,8 +667,35 @@
         const query = address.model ? `?model=${encodeURIComponent(address.model)}` : "";
         window.dash_clientside.set_props("nav-methods", { href: path + query });
       }
+      if (!address.path.includes("/embed/")) {
+        try {
+          window.sessionStorage.setItem(SCENARIO_KEY, window.location.search);
+        } catch (e) {} // storage refused (a privacy mode): the links stay plain
+        scenarioLinks().forEach(([id, href]) => window.dash_clientside.set_props(id, { href }));
+      }
     }
     address.next = null;
+  }
+
+  /* The Dashboard and InferenceX links carry the scenario last shown in this tab (its controls, and on the
+     Dashboard its pinned A, which /inferencex does not take), so a visit to another page loses nothing. */
+  const SCENARIO_KEY = "inferx-scenario";
+  function scenarioLinks() {
+    let search = "";
+    try {
+      search = window.sessionStorage.getItem(SCENARIO_KEY) || "";
+    } catch (e) {}
+    const links = [];
+    [
+      ["nav-dashboard", true],
+      ["nav-inferencex", false],
+    ].forEach(([id, pinned]) => {
+      const el = document.getElementById(id);
+      if (!el) return;
+      const parts = search.replace(/^\?/, "").split("&").filter((p) => p && (pinned || !p.startsWith("a=")));
+      links.push([id, new URL(el.href).pathname + (parts.length ? `?${parts.join("&")}` : "")]);
+    });
+    return links;
   }
 
   /* The "value unit" text beside each moved slider's label, as format_slider_value writes it on the server
@@ -825,6 +852,12 @@
       });
       if (updates && (lazy.waiting.size || lazy.stale.size)) drawWaitingWhenIdle();
       throw window.dash_clientside.PreventUpdate;
+    },
+
+    /* On a page's opening: its Dashboard and InferenceX links, with the scenario this tab last showed. */
+    scenarioLinks: function () {
+      const links = new Map(scenarioLinks());
+      return ["nav-dashboard", "nav-inferencex"].map((id) => links.get(id) || NO());
     },
 
     /* GPUs a page's address carries (pages/_controls.carried_gpu), added to the GPU table applyMachine reads. */

@@ -257,6 +257,14 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
+# Every page's Dashboard and InferenceX links carry the scenario last shown in the tab (assets/inferx.js).
+clientside_callback(
+    "window.inferx.scenarioLinks",
+    Output("nav-dashboard", "href"),
+    Output("nav-inferencex", "href"),
+    Input("nav-dashboard", "id"),
+)
+
 # A weight format chosen after the GPU sets that GPU's dense compute at the format, as choosing it before does.
 clientside_callback(
     "window.inferx.formatCompute",
