@@ -614,7 +614,7 @@
      give, and the batch). --- */
   const address = { next: null, path: null, model: null, timer: 0 };
 
-  /* What the address may leave out: the preset's values, with bandwidth, compute and HBM those of the GPU and
+  /* What the address may leave out: the preset's values, with bandwidth, compute, HBM and TP those of the GPU and
      count chosen (as applyMachine sets them, and as the server's resolve_params derives them from gpu and
      gpus). Written in, they would stay when a reader edits the GPU in a copied link. */
   function derivedValues(shown, cfg) {
@@ -623,6 +623,9 @@
     cfg.machineControls.forEach((name, k) => {
       if (typeof machine[k] === "number") base[name] = controlValue(name, machine[k], cfg);
     });
+    // And TP lowered to the count (fitTp, resolve_params): written in, it would stay when the count is edited.
+    const tp = window.inferx.fitTp(shown.gpus, base.tp);
+    if (typeof tp === "number") base.tp = tp;
     return base;
   }
 
