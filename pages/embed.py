@@ -41,16 +41,21 @@ def path_name(given):
 
 
 def scenario_line(values: dict) -> str:
-    """One line naming what the figure shows: machine, model, precisions and context, with units."""
-    label = {name: PARAMS[name].label_of for name in ("gpu", "model", "wdtype", "kvdtype", "mode")}
+    """One line naming what the figure shows: machine, model, precisions and lengths, with units; in calibrated
+    mode also the software stack, the output length and speculative decoding, which only that mode reads."""
+    label = {name: PARAMS[name].label_of for name in ("gpu", "model", "wdtype", "kvdtype", "framework")}
     parts = [
         f"{values['gpus']}×{label['gpu'](values['gpu'])}, {values['bw']:,.1f} TB/s",
         label["model"](values["model"]),
         f"{label['wdtype'](values['wdtype'])} weights, {label['kvdtype'](values['kvdtype'])} KV cache",
-        f"context {values['ctx']:,} tokens",
+        f"context {values['ctx']:,} tokens, input {values['isl']:,} tokens",
     ]
-    if values["mode"] != PARAMS["mode"].default:
-        parts.append(label["mode"](values["mode"]).strip().lower())
+    if values["mode"] == "calibrated":
+        stack = f"calibrated: {label['framework'](values['framework'])}, output {values['osl']:,} tokens"
+        if values["mtp"] == "on":
+            alpha = values["acceptance"]
+            stack += f", MTP with α {'fitted' if alpha is None else f'{alpha:g} %'}"
+        parts.append(stack)
     return " · ".join(parts)
 
 

@@ -34,12 +34,17 @@ def test_scenario_line_names_machine_model_precisions_and_context_with_units():
     assert float(machine.split(", ")[1].removesuffix(" TB/s")) == pytest.approx(4 * per_gpu, abs=0.05)
     assert model == "Kimi-K2"
     assert dtypes == "FP8 weights, FP16 KV cache"
-    assert context == "context 8,192 tokens"
+    assert context == "context 8,192 tokens, input 1,024 tokens"
 
 
-def test_scenario_line_says_when_the_physics_is_calibrated():
-    assert scenario_line(resolve_params({"mode": "calibrated"})).endswith(" · calibrated")
-    assert "calibrated" not in scenario_line(resolve_params({}))
+def test_scenario_line_says_when_the_physics_is_calibrated_and_what_only_that_mode_reads():
+    line = scenario_line(resolve_params({"mode": "calibrated", "framework": "trt", "osl": 8192}))
+    assert line.endswith(" · calibrated: TensorRT-LLM, output 8,192 tokens"), line
+    spec = scenario_line(resolve_params({"mode": "calibrated", "mtp": "on", "acceptance": 65}))
+    assert spec.endswith(" · calibrated: SGLang, output 1,024 tokens, MTP with α 65 %"), spec
+    fitted = scenario_line(resolve_params({"mode": "calibrated", "mtp": "on"}))
+    assert fitted.endswith(", MTP with α fitted"), fitted
+    assert "calibrated" not in scenario_line(resolve_params({"framework": "trt", "mtp": "on"}))
 
 
 def browser_values(params: dict) -> list:
