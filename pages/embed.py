@@ -97,7 +97,7 @@ def layout(name=None, **query):
                 ],
                 className="embed-title-row",
             ),
-            html.P(scenario_line(values), id=SCENARIO_ID, className="embed-scenario"),
+            html.P(line := scenario_line(values), id=SCENARIO_ID, className="embed-scenario", title=line),
         ],
         className="embed-head",
     )
@@ -125,11 +125,18 @@ def layout(name=None, **query):
     return html.Main([head, notices_area(notices), *body, settings], className="embed", id=f"card-{fig}")
 
 
-@callback(Output(SCENARIO_ID, "children"), Input("redraw-request", "data"), prevent_initial_call=True)
+@callback(
+    Output(SCENARIO_ID, "children"),
+    Output(SCENARIO_ID, "title"),
+    Input("redraw-request", "data"),
+    prevent_initial_call=True,
+)
 def follow_scenario(request):
-    """The scenario line follows the drawer's controls (the request the figure's redraw is drawn from)."""
+    """The scenario line (and its title, the whole line where a short frame cuts it) follows the drawer's
+    controls (the request the figure's redraw is drawn from)."""
     try:
         given = control_values_to_params(request.get("values"))
-        return scenario_line(resolve_params({k: check_param(k, v) for k, v in given.items() if v is not None}))
+        line = scenario_line(resolve_params({k: check_param(k, v) for k, v in given.items() if v is not None}))
     except (InvalidParameter, AttributeError, KeyError, TypeError):
-        return no_update  # the redraw reports a bad value; the line keeps the last good scenario
+        return no_update, no_update  # the redraw reports a bad value; the line keeps the last good scenario
+    return line, line

@@ -54,8 +54,8 @@ def browser_values(params: dict) -> list:
 
 def test_embed_scenario_line_follows_the_controls_sent_for_a_redraw():
     params = {**default_params("mi300x4"), "ctx": 32768, "bw": 10.0}
-    line = follow_scenario({"values": browser_values(params), "batch": 3, "batchOnly": False})
-    assert line == scenario_line(params)
+    line, title = follow_scenario({"values": browser_values(params), "batch": 3, "batchOnly": False})
+    assert line == title == scenario_line(params)
     assert "context 32,768 tokens" in line and ", 10.0 TB/s" in line and "MI300X" in line
 
 
@@ -69,4 +69,4 @@ def bad_bandwidth() -> list:
 def test_embed_scenario_line_keeps_its_text_for_a_bad_request(request_):
     from dash import no_update
 
-    assert follow_scenario(request_) is no_update
+    assert follow_scenario(request_) == (no_update, no_update)
