@@ -171,7 +171,12 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     if data and (meta is None or isinstance(meta, dict)):
         a_meta = pinned.get("layout", {}).get("meta")
         layout["meta"] = {**(meta or {}), "pinned": {**(a_meta or {}), "label": label, "first": len(data)}}
-    if not data:  # the current settings do not fit: the figure says why, and stays as it is
+    if not data:  # the current settings do not fit: the figure says why, and that A waits for them
+        if theirs:
+            text = f"A ({label}) is drawn again once the current settings fit"
+            note = {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "yshift": -34,
+                    "showarrow": False, "font": {"size": 11}}  # fmt: skip
+            layout["annotations"] = [*layout.get("annotations", []), note]
         return {**current, "layout": layout}
     if not theirs:
         note = {"text": f"A ({label}) does not fit this machine", "xref": "paper", "yref": "paper", "x": 1,

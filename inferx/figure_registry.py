@@ -312,12 +312,13 @@ def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH, pinned: Scena
     names = list(FIGURES) if names is None else list(names)
     grids = [g for n in names if FIGURES[n].grids for g in FIGURES[n].grids(scn)]
     F.evaluate_frontiers(frontier_keys(scn, names, batch), grids)  # one numpy pass for all of them
-    figs = {name: with_summary(FIGURES[name].title, FIGURES[name].builder(scn, batch)) for name in names}
+    figs = {name: FIGURES[name].builder(scn, batch) for name in names}
     if pinned is not None:
         theirs = _pinned_figures(tuple(sorted(pinned.params.items())), tuple(names), batch)
         label = compare.legend_label(pinned, scn)
         figs = {name: compare.merge(figs[name], theirs[name], label) for name in names}
-    return {name: _unnumbered_if_empty(fig) for name, fig in figs.items()}
+    # Summarised after the merge, so a text alternative names A's curves too.
+    return {name: _unnumbered_if_empty(with_summary(FIGURES[name].title, fig)) for name, fig in figs.items()}
 
 
 def _unnumbered_if_empty(fig: dict) -> dict:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import app as inferx_app
 from inferx import compare
 from inferx import figure_registry as registry
+from inferx.figure_text import MAX_TRACES
 from inferx.figures import level_lines
 from inferx.scenario import PARAMS, Scenario, check_param
 from pages import embed, home
@@ -118,21 +119,37 @@ def test_a_that_does_not_fit_is_named_and_current_settings_that_do_not_fit_stay_
     merged = compare.merge(current, {"data": [], "layout": {}}, "1×A100")
     assert merged["data"] == current["data"]
     assert merged["layout"]["annotations"][-1]["text"] == "A (1×A100) does not fit this machine"
+    # Current settings that do not fit keep their note, and say that A waits for them (A, not drawn, has no
+    # place on axes that the current settings give no range).
     empty = {"data": [], "layout": {"annotations": [{"text": "does not fit"}]}}
-    assert compare.merge(empty, current, "x") == empty
+    waiting = compare.merge(empty, current, "x")
+    assert waiting["data"] == [] and waiting["layout"]["annotations"][0] == {"text": "does not fit"}
+    assert waiting["layout"]["annotations"][1]["text"] == "A (x) is drawn again once the current settings fit"
+    assert compare.merge(empty, {"data": [], "layout": {}}, "x") == empty
 
 
 def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
     names = list(registry.DASHBOARD)
     merged = registry.build(NOW, names, 64, pinned=A)
     mine, theirs = registry.build(NOW, names, 64), registry.build(A, names, 64)
+    stated = []
     for name in names:
-        assert merged[name] == compare.merge(mine[name], theirs[name], "4×MI300X · ctx 8,192 tokens"), name
+        summary = merged[name]["layout"]["meta"].pop("summary")  # of the merged figure: A's curves named too
+        expected = compare.merge(mine[name], theirs[name], "4×MI300X · ctx 8,192 tokens")
+        expected["layout"]["meta"].pop("summary")
+        assert merged[name] == expected, name
+        assert summary.startswith(mine[name]["layout"]["meta"]["summary"].split(". ")[0])
+        ours = len(mine[name]["data"])
+        named = [t for t in merged[name]["data"][ours:] if t.get("name") and t.get("visible", True) is not False]
+        if named and ours < MAX_TRACES:  # within the traces a summary states one by one
+            assert f"{named[0]['name']}: " in summary, name
+            stated.append(name)
         # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks.
         levels = {(s["y0"], s["line"].get("color")) for _, s in level_lines(theirs[name]["layout"])}
         levels -= {(s["y0"], s["line"].get("color")) for _, s in level_lines(mine[name]["layout"])}
         extra = len(mine[name]["data"]) + len(theirs[name]["data"]) + len(levels)
         assert len(merged[name]["data"]) == extra, name
+    assert {"fig1", "fig4", "fig6"} <= set(stated), stated
     hits = registry._pinned_figures.cache_info().hits
     registry.build(NOW.with_params(ctx=4096), names, 64, pinned=A)  # the controls move, A stays
     assert registry._pinned_figures.cache_info().hits == hits + 1
