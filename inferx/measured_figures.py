@@ -33,6 +33,7 @@ FRAMEWORK_STYLE = {
 FAMILY_COLOUR = {family: HARDWARE[preset].colour for family, preset in C.FAMILY_PRESET.items()}
 MODEL_COLOUR = {"calibrated": P.CURRENT, "article": P.VIOLET}
 MAX_CONCURRENCY = 512
+MAX_OTHER_COUNTS = 3  # GPU counts besides the most common one that get their own curve
 HOVER = (
     "%{fullData.name}<br>concurrency %{customdata[0]}<br>date %{customdata[1]}<br>"
     "framework %{customdata[2]} · %{customdata[4]} GPUs<br>run: %{customdata[3]}<extra></extra>"
@@ -67,7 +68,9 @@ def _layout(title_x: str, title_y: str, **extra) -> dict:
     return layout
 
 
-def _point_traces(rows: pd.DataFrame, x, y, prefix: str = "measured") -> list[dict]:
+def _point_traces(rows: pd.DataFrame, x, y, values: str, prefix: str = "measured") -> list[dict]:
+    """One marker trace per serving engine; `values` is the hover's line of the plotted values, in units."""
+    hover = "%{fullData.name}<br>" + values + "<br>" + HOVER.split("<br>", 1)[1]
     traces = []
     for i, (framework, part) in enumerate(rows.groupby("framework", sort=True)):
         colour, symbol = _style(framework, i)
@@ -79,7 +82,7 @@ def _point_traces(rows: pd.DataFrame, x, y, prefix: str = "measured") -> list[di
                 "x": np.asarray(x.loc[part.index], dtype=float).tolist(),
                 "y": np.asarray(y.loc[part.index], dtype=float).tolist(),
                 "customdata": _customdata(part),
-                "hovertemplate": HOVER,
+                "hovertemplate": hover,
                 "marker": {"color": colour, "symbol": symbol, "size": 8, "line": {"width": 1, "color": "#333333"}},
                 "meta": {"measured": True, "framework": framework},
             }
@@ -160,29 +163,13 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     own = scn.params.get("gpus") or HARDWARE[scn.hardware].n_gpus
     gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else own
     curves = model_curves(scn, gpus, isl, osl, calibrations)
-    label = f"{gpus}×{GPUS[gpu].name}, {isl}/{osl}"  # as every other legend writes a machine
-    data = []
-    for mode in ("article", "calibrated"):
-        selected = mode == scn.mode
-        c = curves[mode]
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "name": f"{mode} model ({label})" + (" · selected" if selected else ""),
-                "x": _rounded(c["interactivity"]),
-                "y": _rounded(c["throughput_per_gpu"]),
-                "customdata": curves["batch"].astype(int).tolist(),
-                "hovertemplate": f"{mode} model<br>concurrency %{{customdata:,}}<br>%{{x:,.3~r}} tok/s/user"
-                "<br>%{y:,.4~r} tok/s/GPU<extra></extra>",
-                "line": {
-                    "color": MODEL_COLOUR[mode],
-                    "width": 3 if selected else 1.5,
-                    "dash": "solid" if selected else "dash",
-                },
-                "meta": {"model": mode},
-            }
-        )
+    data = [_model_trace(curves, mode, gpus, f"{GPUS[gpu].name}, {isl}/{osl}", mode == scn.mode)
+            for mode in ("article", "calibrated")]  # fmt: skip
+    # Throughput per GPU depends on the count: points at another count get the selected model at theirs.
+    others = sorted({int(n) for n in rows["n_gpus"]} - {gpus})[:MAX_OTHER_COUNTS] if not rows.empty else []
+    for n in others:
+        at_n = model_curves(scn, n, isl, osl, calibrations)
+        data.append(_model_trace(at_n, scn.mode, n, f"{GPUS[gpu].name}, {isl}/{osl}", True, dash="dot"))
     key = curves["spread_key"]
     band = C.residual_band(curves["calibrated"]["throughput_per_gpu"], "throughput_per_gpu", key)
     if band is not None:  # where 80 % of the fit's measurements fell around the calibrated curve
@@ -195,7 +182,8 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
              "name": C.band_label("throughput_per_gpu", key), "meta": {"band": "high", "metric": "throughput_per_gpu"}},
         ]  # fmt: skip
     if not rows.empty:
-        data += _point_traces(rows, rows["interactivity_tok_s_user"], rows["output_tput_per_gpu_tok_s"])
+        values = "%{x:,.3~r} tok/s/user · %{y:,.4~r} tok/s/GPU"
+        data += _point_traces(rows, rows["interactivity_tok_s_user"], rows["output_tput_per_gpu_tok_s"], values)
     layout = _layout("Interactivity (tok/s per user = 1000 / TPOT ms)", "Output throughput per GPU (tok/s/GPU)")
     # Log axes: the article's curve sits about ten times above and to the right of the measured points, and on
     # linear axes it pressed them and the calibrated curve flat against the corner.
@@ -208,6 +196,23 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     fig = {"data": data, "layout": layout}
     decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
     return fig
+
+
+def _model_trace(curves: dict, mode: str, gpus: int, machine: str, selected: bool, dash: str = "solid") -> dict:
+    """One model's curve of `model_curves` at `gpus` GPUs; the selected mode's drawn bold, the other dashed."""
+    c = curves[mode]
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "name": f"{mode} model ({gpus}×{machine})" + (" · selected" if selected else ""),
+        "x": _rounded(c["interactivity"]),
+        "y": _rounded(c["throughput_per_gpu"]),
+        "customdata": curves["batch"].astype(int).tolist(),
+        "hovertemplate": f"{mode} model, {gpus} GPUs<br>concurrency %{{customdata:,}}<br>%{{x:,.3~r}} tok/s/user"
+        "<br>%{y:,.4~r} tok/s/GPU<extra></extra>",
+        "line": {"color": MODEL_COLOUR[mode], "width": 3 if selected else 1.5, "dash": dash if selected else "dash"},
+        "meta": {"model": mode, "gpus": gpus},
+    }
 
 
 def _rounded(values) -> list:
@@ -231,7 +236,8 @@ def overlay_traces(df: pd.DataFrame | None, kind: str) -> list[dict]:
     y_column = "median_tpot_ms" if kind == "fig4" else "median_ttft_ms"
     x = instance_output_throughput(df)
     rows = df[x.notna() & df[y_column].notna() & (df[y_column] > 0)]
-    return _point_traces(rows, x, df[y_column])
+    y_name = "TPOT" if kind == "fig4" else "TTFT"
+    return _point_traces(rows, x, df[y_column], f"%{{x:,.4~r}} tok/s · {y_name} %{{y:,.3~r}} ms")
 
 
 DIVERGENCE_TITLE = "The article's model, the calibrated model and the measurements"

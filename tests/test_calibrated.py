@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import ROOT
 
@@ -19,7 +20,7 @@ from inferx.calibration_cli import _calibrated_models_rows, run
 from inferx.figure_text import number
 from inferx.hardware import GPUS
 from inferx.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
-from inferx.measured_figures import divergence_figure, inferencex_figure, overlay_traces
+from inferx.measured_figures import divergence_figure, inferencex_figure, model_curves, overlay_traces
 from inferx.models import MODELS
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
@@ -236,6 +237,27 @@ def test_inferencex_figure_follows_the_gpu_control(measured):
     spec = GPUS["mi355x"]
     own = C.predict_closed_loop(cal, "mi355x", B, 1024, 1024, 8, False, scn.model, spec.bw, spec.fp8)
     assert calibrated["y"] == pytest.approx(own["throughput_per_gpu"], rel=1e-3)
+
+
+def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_points(measured):
+    """Runs on 4 and on 8 GPUs: per-GPU throughput differs between the counts, so each count gets its own curve
+    of the selected model (the most common count both models, as before); a point's hover gives its values."""
+    rows = filter_measured(measured, hardware="b200", precision="fp8", isl=1024, osl=1024, spec_method="none",
+                           topology="single")  # fmt: skip
+    four = rows.head(3).assign(n_gpus=4)
+    mixed = pd.concat([measured, four], ignore_index=True)
+    scn = Scenario.from_params(preset="b200x8", mode="calibrated")
+    fig = inferencex_figure(scn, mixed, {"osl": 1024})
+    models = [t for t in fig["data"] if "model" in t.get("meta", {})]
+    assert [(t["meta"]["model"], t["meta"]["gpus"]) for t in models] == [
+        ("article", 8), ("calibrated", 8), ("calibrated", 4)
+    ]
+    at_four = model_curves(scn, 4, 1024, 1024)
+    assert models[2]["y"] == pytest.approx(at_four["calibrated"]["throughput_per_gpu"], rel=1e-3)
+    assert models[2]["name"].startswith(f"calibrated model (4×{GPUS['b200'].name}, 1024/1024)")
+    assert models[2]["y"] != pytest.approx(models[1]["y"][: len(models[2]["y"])], rel=1e-3)
+    points = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
+    assert all("tok/s/user" in t["hovertemplate"] and "tok/s/GPU" in t["hovertemplate"] for t in points)
 
 
 def test_inferencex_figure_without_data_still_draws_the_model():
