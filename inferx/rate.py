@@ -125,8 +125,11 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
             )
         )
     _vline(layout, c["peak_rate"], "#555555", f"peak {number(c['peak_rate'])} req/s at C = {c['peak_batch']:,}")
-    # Left of the line (the curves end at it), halfway up: TTFT runs along the foot, E2E above the middle.
-    layout["annotations"][-1].update(xanchor="right", xshift=-4, y=0.45, yanchor="middle")
+    # Left of the line (the curves end at it), in the gap between TTFT and E2E where the label runs: their
+    # geometric mean at half the peak rate (the axis is log), wherever the mode puts the two curves.
+    half = np.log10(c["peak_rate"] / 2)
+    gap = [np.interp(half, np.log10(c["rate"]), np.log10(1e3 * c[k])) for k in ("ttft", "e2e")]
+    layout["annotations"][-1].update(xanchor="right", xshift=-4, y=float(np.mean(gap)), yref="y", yanchor="middle")
     # Fixed: the labels' text would otherwise widen plotly's autorange far past the peak.
     layout["xaxis"]["range"] = [float(np.log10(c["rate"][0])), float(np.log10(c["peak_rate"] * 1.6))]
     return {"data": data, "layout": layout}

@@ -73,6 +73,21 @@ def test_rate_figure_marks_the_benchmark_concurrencies(tp1):
     assert all(a != b for a, b in zip(sides, sides[1:], strict=False))
 
 
+@pytest.mark.parametrize("params", [{}, {"mode": "calibrated"}, {"preset": "mi300x4", "ctx": 32768}])
+def test_the_peak_label_sits_between_ttft_and_e2e_where_it_runs(params):
+    """Left of the peak line, over the span its text takes (a factor of four in rate), the label's height lies
+    between the TTFT curve and the E2E curve: in calibrated mode TTFT runs through the paper's middle."""
+    fig = rate.fig_rate(Scenario.from_params(**params))
+    label = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("peak"))
+    assert label["yref"] == "y" and label["xanchor"] == "right"
+    ttft, e2e = fig["data"][0], fig["data"][1]
+    peak = 10 ** label["x"]
+    span = [i for i, x in enumerate(ttft["x"]) if peak / 4 <= x <= peak / 1.5]
+    assert span
+    for i in span:
+        assert np.log10(ttft["y"][i]) < label["y"] < np.log10(e2e["y"][i]), (params, ttft["x"][i])
+
+
 def test_rate_figure_without_a_frontier():
     fig = rate.fig_rate(Scenario.from_params(wdtype="fp16"))
     assert fig["data"] == [] and "GB of weights; the machine has" in fig["layout"]["annotations"][0]["text"]
