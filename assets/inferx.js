@@ -670,36 +670,73 @@
         const query = address.model ? `?model=${encodeURIComponent(address.model)}` : "";
         window.dash_clientside.set_props("nav-methods", { href: path + query });
       }
-      if (!address.path.includes("/embed/")) {
-        try {
-          window.sessionStorage.setItem(SCENARIO_KEY, window.location.search);
-        } catch (e) {} // storage refused (a privacy mode): the links stay plain
+      if (rememberScenario()) {
         scenarioLinks().forEach(([id, href]) => window.dash_clientside.set_props(id, { href }));
       }
     }
     address.next = null;
   }
 
-  /* The Dashboard and InferenceX links carry the scenario last shown in this tab (its controls, and on the
-     Dashboard its pinned A, which /inferencex does not take), so a visit to another page loses nothing. */
+  /* The Dashboard and InferenceX links carry the scenario last shown in this tab (the controls of either page;
+     the Dashboard's also its pinned A, which /inferencex does not take and so leaves as it was), so a visit to
+     another page loses nothing. Kept in sessionStorage: the tab's, not written by embeds. */
   const SCENARIO_KEY = "inferx-scenario";
-  function scenarioLinks() {
-    let search = "";
+  const PINNED_KEY = "inferx-pinned";
+  const NAV_LINKS = ["nav-dashboard", "nav-inferencex"];
+
+  function linkPath(id) {
+    const link = window.dash_component_api && window.dash_component_api.getLayout(id);
+    return link && link.props.href ? new URL(link.props.href, window.location.href).pathname : null;
+  }
+
+  function stored(key) {
     try {
-      search = window.sessionStorage.getItem(SCENARIO_KEY) || "";
-    } catch (e) {}
+      return window.sessionStorage.getItem(key) || "";
+    } catch (e) {
+      return ""; // storage refused (a privacy mode): the links stay plain
+    }
+  }
+
+  /* The address shown, if this page is the Dashboard or /inferencex: true when kept. */
+  function rememberScenario() {
+    const here = window.location.pathname;
+    const page = NAV_LINKS.find((id) => linkPath(id) === here);
+    if (!page) return false;
+    const parts = window.location.search.replace(/^\?/, "").split("&").filter(Boolean);
+    try {
+      window.sessionStorage.setItem(SCENARIO_KEY, parts.filter((p) => !p.startsWith("a=")).join("&"));
+      const pinned = parts.find((p) => p.startsWith("a=")) || "";
+      if (page === "nav-dashboard") window.sessionStorage.setItem(PINNED_KEY, pinned);
+    } catch (e) {
+      return false;
+    }
+    return true;
+  }
+
+  function scenarioLinks() {
+    const scenario = stored(SCENARIO_KEY);
+    const pinned = stored(PINNED_KEY);
     const links = [];
-    [
-      ["nav-dashboard", true],
-      ["nav-inferencex", false],
-    ].forEach(([id, pinned]) => {
-      const el = document.getElementById(id);
-      if (!el) return;
-      const parts = search.replace(/^\?/, "").split("&").filter((p) => p && (pinned || !p.startsWith("a=")));
-      links.push([id, new URL(el.href).pathname + (parts.length ? `?${parts.join("&")}` : "")]);
+    NAV_LINKS.forEach((id) => {
+      const path = linkPath(id);
+      if (path === null) return;
+      const query = [scenario, id === "nav-dashboard" ? pinned : ""].filter(Boolean).join("&");
+      links.push([id, path + (query ? `?${query}` : "")]);
     });
     return links;
   }
+
+  // A change of the last moment (the address waits 150 ms) is written before a navbar link leaves the page.
+  document.addEventListener(
+    "click",
+    (e) => {
+      if (address.next !== null && e.target.closest && e.target.closest(".navbar a")) {
+        window.clearTimeout(address.timer);
+        writeAddress();
+      }
+    },
+    true
+  );
 
   /* The "value unit" text beside each moved slider's label, as format_slider_value writes it on the server
      (the unset word for a slider given back to the model). Written into the element itself, not through
@@ -857,10 +894,12 @@
       throw window.dash_clientside.PreventUpdate;
     },
 
-    /* On a page's opening: its Dashboard and InferenceX links, with the scenario this tab last showed. */
+    /* On a page's opening: the address it opened with, if it is the Dashboard or /inferencex, then its
+       Dashboard and InferenceX links with the scenario this tab last showed. */
     scenarioLinks: function () {
+      rememberScenario();
       const links = new Map(scenarioLinks());
-      return ["nav-dashboard", "nav-inferencex"].map((id) => links.get(id) || NO());
+      return NAV_LINKS.map((id) => links.get(id) || NO());
     },
 
     /* GPUs a page's address carries (pages/_controls.carried_gpu), added to the GPU table applyMachine reads. */

@@ -483,22 +483,38 @@ def test_switching_model_and_gpu_redraws_and_a_copied_link_restores_them(browser
     assert severe_console_errors(browser) == []
 
 
+NAV_HREF = "return document.querySelector('#nav-methods.active') && document.getElementById(arguments[0]).href;"
+
+
 def test_the_dashboard_link_brings_back_the_settings_after_another_page(browser, server):
-    """Settings and a pinned A survive a visit to /methods; /inferencex's link carries the settings without A,
-    which that page does not take."""
-    open_page(browser, server, "/?a=preset:mi300x4", ["fig1"])
-    browser.execute_script("window.dash_clientside.set_props('ctl-util', {value: 70})")
-    wait_js(browser, "return location.search.includes('util=70');", what="the address written")
+    """An address opened as it is, with A pinned, survives visits to /methods and /inferencex: the InferenceX link
+    carries the settings without A (that page does not take it), and a control moved there comes back too."""
+    open_page(browser, server, "/?util=70&a=preset:mi300x4", ["fig1"])
     click(browser, browser.find_element("id", "nav-methods"))
-    link = "return document.querySelector('#nav-methods.active') && document.getElementById(arguments[0]).href;"
-    wait_js(browser, f"{link[:-1]}.includes('util=70');", args=("nav-dashboard",), what="/methods, its links set")
-    dashboard, inferencex = (browser.execute_script(link, i) for i in ("nav-dashboard", "nav-inferencex"))
+    wait_js(browser, f"{NAV_HREF[:-1]}.includes('util=70');", args=("nav-dashboard",), what="/methods, its links")
+    dashboard, inferencex = (browser.execute_script(NAV_HREF, i) for i in ("nav-dashboard", "nav-inferencex"))
     assert "a=preset:mi300x4" in dashboard and "util=70" in inferencex and "a=" not in inferencex, inferencex
+    click(browser, browser.find_element("id", "nav-inferencex"))
+    wait_js(browser, "return location.pathname === '/inferencex' && location.search.includes('util=70');")
+    browser.execute_script("window.dash_clientside.set_props('ctl-ctx', {value: 12})")  # log2(4,096 tokens)
+    wait_js(browser, "return location.search.includes('ctx=4096');", what="/inferencex's address written")
     click(browser, browser.find_element("id", "nav-dashboard"))
-    wait_js(browser, "return location.pathname === '/' && location.search.includes('util=70');", what="back on /")
+    wait_js(browser, "return location.pathname === '/' && location.search.includes('ctx=4096');", what="back on /")
     util = "window.dash_component_api.getLayout('ctl-util').props.value === 70"
     pinned = f"({traces('fig1')} || []).some((t) => (t.name || '').startsWith('A: '))"
     wait_js(browser, f"return {util} && {pinned};", what="utilisation at 70 % and A drawn again")
+    assert severe_console_errors(browser) == []
+
+
+def test_a_change_just_before_a_navbar_link_is_carried(browser, server):
+    """The address waits 150 ms for the controls to rest; a navbar link followed within that time still carries
+    the last change."""
+    open_page(browser, server, "/", ["fig1"])
+    browser.execute_script(
+        "window.dash_clientside.set_props('ctl-isl', {value: 12});"  # log2(4,096 tokens)
+        "window.setTimeout(() => document.getElementById('nav-methods').click(), 20);"
+    )
+    wait_js(browser, f"{NAV_HREF[:-1]}.includes('isl=4096');", args=("nav-dashboard",), what="/methods, its links")
     assert severe_console_errors(browser) == []
 
 

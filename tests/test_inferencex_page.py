@@ -305,7 +305,7 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_
     # Nothing of the data is stored: the tab keeps only the address (for the navbar's links).
     assert storage_state(driver) == {"cookie": "", "local": [], "session": ["inferx-scenario"]}
     kept = driver.execute_script("return window.sessionStorage.getItem('inferx-scenario')")
-    assert kept == driver.execute_script("return location.search") and len(kept) < 200
+    assert kept == driver.execute_script("return location.search").lstrip("?") and len(kept) < 200
     assert [e for e in severe_console_errors(driver) if "favicon" not in e] == []
 
 
