@@ -136,9 +136,17 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
     if not levels or span is None:
         return []
     return [
-        {"type": "scatter", "mode": "lines", "name": f"A: {text}", "x": span, "y": [shape["y0"]] * 2,
-         "line": {**(shape.get("line") or {}), "dash": "dot"}, "opacity": PINNED_OPACITY,
-         "legendgroup": PINNED_GROUP, "hovertemplate": f"A: {text}<extra></extra>"}  # fmt: skip
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": f"A: {text}",
+            "x": span,
+            "y": [shape["y0"]] * 2,
+            "line": {**(shape.get("line") or {}), "dash": "dot"},
+            "opacity": PINNED_OPACITY,
+            "legendgroup": PINNED_GROUP,
+            "hovertemplate": f"A: {text}<extra></extra>",
+        }  # fmt: skip
         for text, shape in levels
     ]
 
@@ -172,11 +180,17 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
         a_meta = pinned.get("layout", {}).get("meta")
         layout["meta"] = {**(meta or {}), "pinned": {**(a_meta or {}), "label": label, "first": len(data)}}
     if not data:  # the current settings do not fit: the figure says why, and that A waits for them
-        if theirs:
+        if theirs:  # a line of the figure's own note, so the two never overlap however the note wraps
             text = f"A ({label}) is drawn again once the current settings fit"
-            note = {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "yshift": -34,
-                    "showarrow": False, "font": {"size": 11}}  # fmt: skip
-            layout["annotations"] = [*layout.get("annotations", []), note]
+            notes = list(layout.get("annotations") or [])
+            if notes:
+                notes[-1] = {
+                    **notes[-1],
+                    "text": f"{notes[-1].get('text', '')}<br><span style='font-size:0.85em'>{text}</span>",
+                }
+            else:
+                notes = [{"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False}]
+            layout["annotations"] = notes
         return {**current, "layout": layout}
     if not theirs:
         note = {"text": f"A ({label}) does not fit this machine", "xref": "paper", "yref": "paper", "x": 1,

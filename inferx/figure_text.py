@@ -87,6 +87,9 @@ def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
     name = trace.get("name")
     if not name or trace.get("visible") in (False, "legendonly"):
         return None
+    meta = trace.get("meta")
+    if isinstance(meta, dict) and meta.get("band") == "low":  # a band's lower edge: the upper one names the band
+        return None
     name = str(name)
     name = (re.sub(r"<[^>]+>", "", name) if "<" in name else name).strip()
     if not name:
@@ -105,7 +108,7 @@ def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
     return text
 
 
-def summary(title: str, fig: dict) -> str:
+def summary(title: str, fig: dict, max_traces: int = MAX_TRACES) -> str:
     """What the figure shows, in numbers: its title, its axes, and for each named trace where it starts and
     ends (and its peak where that lies between), e.g. "… ITL(B) vs T(B): from 2.19 ms at 457 tok/s to …"."""
     layout = fig.get("layout") or {}
@@ -115,7 +118,7 @@ def summary(title: str, fig: dict) -> str:
         parts.append(f"{y_name} against {x_name[0].lower() + x_name[1:] if x_name[1:2].islower() else x_name}.")
     texts, more = [], 0
     for trace in fig.get("data") or []:
-        if len(texts) < MAX_TRACES:
+        if len(texts) < max_traces:
             text = _trace_text(trace, x_unit, y_unit)
             texts += [text] if text else []
         else:  # past the first few, only counted
@@ -125,12 +128,16 @@ def summary(title: str, fig: dict) -> str:
         parts.append(f"And {more} more traces.")
     if not texts:
         parts.append("Nothing is drawn for these settings.")
+        if not fig.get("data"):  # its notes say why (and, in a comparison, when A comes back)
+            notes = [a.get("text") for a in layout.get("annotations") or [] if isinstance(a, dict)]
+            words = [" ".join(re.sub(r"<[^>]+>", " ", n).split()) for n in notes if isinstance(n, str)]
+            parts += [w.rstrip(".") + "." for w in words if w]
     return " ".join(parts)
 
 
-def with_summary(title: str, fig: dict) -> dict:
+def with_summary(title: str, fig: dict, max_traces: int = MAX_TRACES) -> dict:
     """`fig` with its summary in `layout.meta.summary` (a builder's own meta is kept)."""
     layout = fig.setdefault("layout", {})
     meta = layout.get("meta")
-    layout["meta"] = {**(meta if isinstance(meta, dict) else {}), "summary": summary(title, fig)}
+    layout["meta"] = {**(meta if isinstance(meta, dict) else {}), "summary": summary(title, fig, max_traces)}
     return fig

@@ -34,6 +34,9 @@ FAMILY_COLOUR = {family: HARDWARE[preset].colour for family, preset in C.FAMILY_
 MODEL_COLOUR = {"calibrated": P.CURRENT, "article": P.VIOLET}
 MAX_CONCURRENCY = 512
 MAX_OTHER_COUNTS = 3  # GPU counts besides the most common one that get their own curve
+# Traces /inferencex's text alternative states one by one: up to five model curves, the band, and the runs of
+# every serving engine.
+SUMMARY_TRACES = 16
 HOVER = (
     "%{fullData.name}<br>concurrency %{customdata[0]}<br>date %{customdata[1]}<br>"
     "framework %{customdata[2]} · %{customdata[4]} GPUs<br>run: %{customdata[3]}<extra></extra>"
@@ -166,7 +169,8 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     data = [_model_trace(curves, mode, gpus, f"{GPUS[gpu].name}, {isl}/{osl}", mode == scn.mode)
             for mode in ("article", "calibrated")]  # fmt: skip
     # Throughput per GPU depends on the count: points at another count get the selected model at theirs.
-    others = sorted({int(n) for n in rows["n_gpus"]} - {gpus})[:MAX_OTHER_COUNTS] if not rows.empty else []
+    counts = [] if rows.empty else [int(n) for n in rows["n_gpus"].value_counts().index]  # most runs first
+    others = [n for n in counts if n != gpus][:MAX_OTHER_COUNTS]
     for n in others:
         at_n = model_curves(scn, n, isl, osl, calibrations)
         data.append(_model_trace(at_n, scn.mode, n, f"{GPUS[gpu].name}, {isl}/{osl}", True, dash="dot"))

@@ -7,7 +7,7 @@ from dash import Input, Output, callback, clientside_callback, dcc, get_relative
 from inferx import figures
 from inferx.figure_text import with_summary
 from inferx.measured import filter_options
-from inferx.measured_figures import inferencex_figure
+from inferx.measured_figures import SUMMARY_TRACES, inferencex_figure
 from inferx.models import catalog_key
 from inferx.scenario import InvalidParameter, Scenario
 from pages._callbacks import CONTROL_INPUTS
@@ -36,12 +36,13 @@ InferenceX plots each benchmark run as one point: how fast a single user receive
 lines are the two models over concurrency for the GPU the controls set (with its weight format, stack and
 MTP) at the selected ISL/OSL, on as many GPUs as most of the runs shown: the article's roofline and the
 calibrated model, which also pays for every expert a batch routes to, a fixed cost per step and the prefills
-that interrupt decoding (see [Methods]({methods})). Runs on another GPU count get the selected model at their
-count, dotted, since throughput per GPU depends on it. The Hardware, Precision, Framework and Speculation filters choose the runs
-shown, not the curves: set the controls to match them. Both axes are logarithmic,
-because the article's curve lies about ten times above and to the right of the measured runs. Cleared filters follow
-the model: the chosen GPU, its weight format, no speculative decoding, single node. Hover a point for
-its values, concurrency, date and framework; click it for the link to its run.
+that interrupt decoding (see [Methods]({methods})). Runs on another GPU count (up to three, the most common
+first) get the selected model at their count, dotted, since throughput per GPU depends on it. The Hardware,
+Precision, Framework and Speculation filters choose the runs shown, not the curves: set the controls to match
+them. Both axes are logarithmic, because the article's curve lies about ten times above and to the right of
+the measured runs. Cleared filters follow the model: the chosen GPU, its weight format, no speculative
+decoding, single node. Hover a point for its values, concurrency, date and framework; click it for the link
+to its run.
 """
 
 
@@ -210,7 +211,7 @@ def draw(*args):
         scn = Scenario.from_params(**control_values_to_params(list(values)))
         df, source = measured_frame(data)
         scn, about = rows_model(scn, df)
-        fig = with_summary(TITLE, inferencex_figure(scn, df, filters_from_values(*filter_values)))
+        fig = with_summary(TITLE, inferencex_figure(scn, df, filters_from_values(*filter_values)), SUMMARY_TRACES)
     except (InvalidParameter, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError) as err:
         # Every input here came from the browser; a value of the wrong type or size gets a sentence, not a 500.
         return no_update, f"Could not draw: {err}"

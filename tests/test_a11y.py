@@ -80,6 +80,20 @@ def test_the_text_alternative_follows_the_settings():
     assert slow["layout"]["meta"]["summary"] != fast["layout"]["meta"]["summary"]
 
 
-def test_a_figure_with_nothing_drawn_says_so():
+def test_a_figure_with_nothing_drawn_says_so_and_why():
     empty = {"layout": {"xaxis": {"title": {"text": "Batch (requests)"}}}, "data": []}
     assert "Nothing is drawn" in summary("Figure 0 · Empty", empty)
+    empty["layout"]["annotations"] = [{"text": "No curve: needs 1,342 GB<br><span>of weights</span>"}]
+    said = summary("Figure 0 · Empty", empty)
+    assert said.endswith("Nothing is drawn for these settings. No curve: needs 1,342 GB of weights."), said
+
+
+def test_a_band_is_said_once_and_a_longer_summary_can_be_asked_for():
+    line = {"name": "curve", "x": [1, 2], "y": [1, 2]}
+    low = {"name": "band", "x": [1, 2], "y": [0.5, 1], "meta": {"band": "low"}, "showlegend": False}
+    high = {"name": "band", "x": [1, 2], "y": [2, 4], "meta": {"band": "high"}}
+    said = summary("F", {"layout": {}, "data": [line, low, high]})
+    assert said.count("band:") == 1 and "from 2 at 1 to 4 at 2" in said
+    many = {"layout": {}, "data": [{**line, "name": f"c{i}"} for i in range(10)]}
+    assert summary("F", many).endswith("And 4 more traces.")
+    assert "c9: " in summary("F", many, max_traces=10) and "more traces" not in summary("F", many, max_traces=10)

@@ -17,10 +17,10 @@ from inferx import engine as E
 from inferx import figure_registry as registry
 from inferx import models as M
 from inferx.calibration_cli import _calibrated_models_rows, run
-from inferx.figure_text import number
+from inferx.figure_text import number, with_summary
 from inferx.hardware import GPUS
 from inferx.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
-from inferx.measured_figures import divergence_figure, inferencex_figure, model_curves, overlay_traces
+from inferx.measured_figures import SUMMARY_TRACES, divergence_figure, inferencex_figure, model_curves, overlay_traces
 from inferx.models import MODELS
 from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
 from inferx.scenario import Scenario
@@ -258,6 +258,16 @@ def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_poi
     assert models[2]["y"] != pytest.approx(models[1]["y"][: len(models[2]["y"])], rel=1e-3)
     points = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
     assert all("tok/s/user" in t["hovertemplate"] and "tok/s/GPU" in t["hovertemplate"] for t in points)
+    # The page's text alternative reaches the runs past the extra curve and the band.
+    said = with_summary("F", fig, SUMMARY_TRACES)["layout"]["meta"]["summary"]
+    assert all(f"{t['name']}: " in said for t in points) and "more traces" not in said
+    # More runs on 2 GPUs than on 4: with one extra count allowed, the 2-GPU curve is the one drawn.
+    two = rows.head(5).assign(n_gpus=2)
+    scored = pd.concat([measured, four, two], ignore_index=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("inferx.measured_figures.MAX_OTHER_COUNTS", 1)
+        drawn = inferencex_figure(scn, scored, {"osl": 1024})
+    assert [t["meta"]["gpus"] for t in drawn["data"] if "model" in t.get("meta", {})] == [8, 8, 2]
 
 
 def test_inferencex_figure_without_data_still_draws_the_model():

@@ -123,9 +123,14 @@ def test_a_that_does_not_fit_is_named_and_current_settings_that_do_not_fit_stay_
     # place on axes that the current settings give no range).
     empty = {"data": [], "layout": {"annotations": [{"text": "does not fit"}]}}
     waiting = compare.merge(empty, current, "x")
-    assert waiting["data"] == [] and waiting["layout"]["annotations"][0] == {"text": "does not fit"}
-    assert waiting["layout"]["annotations"][1]["text"] == "A (x) is drawn again once the current settings fit"
+    assert waiting["data"] == [] and len(waiting["layout"]["annotations"]) == 1
+    said = waiting["layout"]["annotations"][0]["text"]
+    assert said.startswith("does not fit<br>") and "A (x) is drawn again once the current settings fit" in said
+    assert empty["layout"]["annotations"][0] == {"text": "does not fit"}  # the input is left as it was
     assert compare.merge(empty, {"data": [], "layout": {}}, "x") == empty
+    # The text alternative gives the reason and A's return.
+    built = registry.build(Scenario.from_params(wdtype="fp16"), ["fig4"], 8, pinned=A)["fig4"]["layout"]["meta"]
+    assert "needs 1,342 GB of weights" in built["summary"] and "is drawn again once the current" in built["summary"]
 
 
 def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
