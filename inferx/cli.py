@@ -424,7 +424,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
             print(f"inferx: {reason}", file=sys.stderr)
             return 2
         result = slo.goodput(scn, ttft, tpot, price, fraction)
-        print(json.dumps(_rounded({"scenario": scn.params, **result})))
+        print(json.dumps({"scenario": scn.params, **_rounded(result)}))  # the inputs as given
         return 0 if result["batch"] else 1
     fig = export.build_figure(scn, name, batch)
     record = export.figure_record(name, fig)

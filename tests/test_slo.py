@@ -182,6 +182,8 @@ def test_cli_slo_matches_the_library():
     assert rec["throughput_tok_s"] == float(f"{library['throughput_tok_s']:.6g}")
     assert all(float(f"{v:.6g}") == v for v in rec.values() if isinstance(v, float))
     assert rec["itl_ms"] != library["itl_ms"]  # the library's own float has more figures than the 6 written
+    given = json.loads(run_inferx("slo", "--bw", "38.41234567").stdout)["scenario"]
+    assert given["bw"] == 38.41234567  # the scenario echoes the inputs as given
 
 
 def test_cli_slo_search_and_failures():
