@@ -684,9 +684,17 @@
   const PINNED_KEY = "inferx-pinned";
   const NAV_LINKS = ["nav-dashboard", "nav-inferencex"];
 
+  /* The path of navbar link `id`, or null on a page without one (an embed). From the page, or before it is
+     drawn (a page's opening) from Dash's layout, whose getLayout throws for an id it does not hold. */
   function linkPath(id) {
-    const link = window.dash_component_api && window.dash_component_api.getLayout(id);
-    return link && link.props.href ? new URL(link.props.href, window.location.href).pathname : null;
+    const el = document.getElementById(id);
+    if (el && el.href) return new URL(el.href).pathname;
+    try {
+      const link = window.dash_component_api.getLayout(id);
+      return link && link.props.href ? new URL(link.props.href, window.location.href).pathname : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   function stored(key) {

@@ -261,9 +261,12 @@ def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_poi
     # The page's text alternative reaches the runs past the extra curve and the band.
     said = with_summary("F", fig, SUMMARY_TRACES)["layout"]["meta"]["summary"]
     assert all(f"{t['name']}: " in said for t in points) and "more traces" not in said
-    # More runs on 2 GPUs than on 4: with one extra count allowed, the 2-GPU curve is the one drawn.
-    two = rows.head(5).assign(n_gpus=2)
-    scored = pd.concat([measured, four, two], ignore_index=True)
+    # More runs on 2 GPUs than on any other count but 8: with one extra count allowed, the 2-GPU curve is drawn.
+    shown = filter_measured(mixed, hardware="b200", precision="fp8", isl=1024, osl=1024, spec_method="none",
+                            topology="single")  # fmt: skip
+    most = int(shown["n_gpus"][shown["n_gpus"] != 8].value_counts().max())
+    two = pd.concat([rows.head(1)] * (most + 1), ignore_index=True).assign(n_gpus=2)
+    scored = pd.concat([mixed, two], ignore_index=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("inferx.measured_figures.MAX_OTHER_COUNTS", 1)
         drawn = inferencex_figure(scn, scored, {"osl": 1024})
