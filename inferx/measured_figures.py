@@ -14,7 +14,7 @@ from . import calibrated as C
 from . import palette as P
 from .figure_text import number
 from .figures import decade_ticks, round_sig
-from .hardware import GPUS
+from .hardware import GPUS, memory_fit_message
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
 from .scenario import log_batches
@@ -128,7 +128,8 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     # Concurrency stops where the KV cache of the batch no longer fits beside the weights.
     hbm = scn.hbm / count * gpus
     kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
-    fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if hbm > scn.weight_bytes else 1
+    unfit = memory_fit_message(scn.weight_bytes, hbm)  # no curve at all: one point of a machine that cannot load
+    fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if unfit is None else 1
     batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)
     cal = info["calibration"]
     if calibrations is not None:
@@ -141,6 +142,7 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     return {
         "batch": batch,
         "gpu": gpu,
+        "unfit": unfit,
         "spread_key": info["spread_key"],
         "calibrated": {"interactivity": 1.0 / calib["tpot"], "throughput_per_gpu": calib["throughput_per_gpu"]},
         "article": {"interactivity": 1.0 / art["tpot"], "throughput_per_gpu": art["throughput_per_gpu"]},
@@ -166,16 +168,19 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     own = scn.params.get("gpus") or HARDWARE[scn.hardware].n_gpus
     gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else own
     curves = model_curves(scn, gpus, isl, osl, calibrations)
-    data = [_model_trace(curves, mode, gpus, f"{GPUS[gpu].name}, {isl}/{osl}", mode == scn.mode)
-            for mode in ("article", "calibrated")]  # fmt: skip
+    machine = f"{GPUS[gpu].name}, {isl}/{osl}"
     # Throughput per GPU depends on the count: points at another count get the selected model at theirs.
     counts = [] if rows.empty else [int(n) for n in rows["n_gpus"].value_counts().index]  # most runs first
     others = [n for n in counts if n != gpus][:MAX_OTHER_COUNTS]
-    for n in others:
-        at_n = model_curves(scn, n, isl, osl, calibrations)
-        data.append(_model_trace(at_n, scn.mode, n, f"{GPUS[gpu].name}, {isl}/{osl}", True, dash="dot"))
+    at_counts = [(gpus, curves)] + [(n, model_curves(scn, n, isl, osl, calibrations)) for n in others]
+    # A count that cannot load the weights has no model curve, only the reason.
+    unfit = [f"{n}×{GPUS[gpu].name} {c['unfit']}" for n, c in at_counts if c["unfit"]]
+    fits = not curves["unfit"]
+    modes = ("article", "calibrated") if fits else ()
+    data = [_model_trace(curves, mode, gpus, machine, mode == scn.mode) for mode in modes]
+    data += [_model_trace(c, scn.mode, n, machine, True, dash="dot") for n, c in at_counts[1:] if not c["unfit"]]
     key = curves["spread_key"]
-    band = C.residual_band(curves["calibrated"]["throughput_per_gpu"], "throughput_per_gpu", key)
+    band = C.residual_band(curves["calibrated"]["throughput_per_gpu"], "throughput_per_gpu", key) if fits else None
     if band is not None:  # where 80 % of the fit's measurements fell around the calibrated curve
         x = _rounded(curves["calibrated"]["interactivity"])
         edge = {"color": "rgba(0, 0, 0, 0)", "width": 0}
@@ -197,6 +202,9 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
         layout["annotations"].append(
             {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.95, "showarrow": False}
         )
+    for k, text in enumerate(unfit):
+        note = {"text": f"No model curve: {text}", "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.85 - 0.08 * k}
+        layout["annotations"].append({**note, "showarrow": False})
     fig = {"data": data, "layout": layout}
     decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
     return fig

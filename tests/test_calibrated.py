@@ -261,16 +261,24 @@ def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_poi
     # The page's text alternative reaches the runs past the extra curve and the band.
     said = with_summary("F", fig, SUMMARY_TRACES)["layout"]["meta"]["summary"]
     assert all(f"{t['name']}: " in said for t in points) and "more traces" not in said
-    # More runs on 2 GPUs than on any other count but 8: with one extra count allowed, the 2-GPU curve is drawn.
+    # More runs on 16 GPUs than on any other count but 8: with one extra count allowed, the 16-GPU curve is drawn.
     shown = filter_measured(mixed, hardware="b200", precision="fp8", isl=1024, osl=1024, spec_method="none",
                             topology="single")  # fmt: skip
     most = int(shown["n_gpus"][shown["n_gpus"] != 8].value_counts().max())
-    two = pd.concat([rows.head(1)] * (most + 1), ignore_index=True).assign(n_gpus=2)
-    scored = pd.concat([mixed, two], ignore_index=True)
+    sixteen = pd.concat([rows.head(1)] * (most + 1), ignore_index=True).assign(n_gpus=16)
+    scored = pd.concat([mixed, sixteen], ignore_index=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("inferx.measured_figures.MAX_OTHER_COUNTS", 1)
         drawn = inferencex_figure(scn, scored, {"osl": 1024})
-    assert [t["meta"]["gpus"] for t in drawn["data"] if "model" in t.get("meta", {})] == [8, 8, 2]
+    assert [t["meta"]["gpus"] for t in drawn["data"] if "model" in t.get("meta", {})] == [8, 8, 16]
+
+
+def test_inferencex_figure_says_why_a_machine_that_cannot_load_the_weights_has_no_curve():
+    """8×H100 has 640 GB for DeepSeek-R1's 671 GB of FP8 weights: no one-point curve, the reason instead."""
+    fig = inferencex_figure(Scenario.from_params(gpu="h100", gpus=8), None)
+    assert not [t for t in fig["data"] if "model" in t.get("meta", {}) or "band" in t.get("meta", {})]
+    notes = [a["text"] for a in fig["layout"]["annotations"]]
+    assert "No model curve: 8×H100 SXM needs 671 GB of weights; the machine has 640 GB" in notes
 
 
 def test_inferencex_figure_without_data_still_draws_the_model():
