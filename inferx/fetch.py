@@ -160,6 +160,8 @@ def _unwritable(output: str) -> str:
     """Why `output` cannot be written, or "" (stdout, or a file its folder lets us create or replace)."""
     if output == "-":
         return ""
+    if not output.strip():
+        return "no file name given (use '-' for stdout)"
     path = Path(output)
     if path.is_dir():
         return "it is a folder"
@@ -186,7 +188,7 @@ def cli(model: str, output: str, base_url: str | None, date: str | None, timeout
     tty = err.isatty()
     unwritable = _unwritable(output)
     if unwritable:  # said before the download, not after it
-        print(f"inferx: cannot write {output}: {unwritable}", file=err)
+        print(f"inferx: cannot write {output!r}: {unwritable}", file=err)
         return 2
     try:
         url = benchmarks_url(model, base_url, date)

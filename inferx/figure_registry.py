@@ -318,18 +318,7 @@ def build(scn: Scenario, names=None, batch: int = F.DEFAULT_BATCH, pinned: Scena
         label = compare.legend_label(pinned, scn)
         figs = {name: compare.merge(figs[name], theirs[name], label) for name in names}
     # Summarised after the merge, so a text alternative names A's curves too.
-    return {name: _unnumbered_if_empty(with_summary(FIGURES[name].title, fig)) for name, fig in figs.items()}
-
-
-def _unnumbered_if_empty(fig: dict) -> dict:
-    """A figure with no curve (its note says why) keeps its axis titles, which say what it would plot, but not
-    the ticks and grid plotly numbers an empty range with (−1 to 6), which read as data."""
-    if fig["data"]:
-        return fig
-    layout = dict(fig["layout"])
-    for axis in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
-        layout[axis] = {**layout[axis], "showticklabels": False, "showgrid": False, "zeroline": False}
-    return {**fig, "layout": layout}
+    return {name: F.unnumbered_if_empty(with_summary(FIGURES[name].title, fig)) for name, fig in figs.items()}
 
 
 @functools.lru_cache(maxsize=16)

@@ -135,6 +135,17 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
             spec.update(tickmode="array", tickvals=one_two_five(low / 2, high * 2))
 
 
+def unnumbered_if_empty(fig: dict) -> dict:
+    """A figure with no curve (its note says why) keeps its axis titles, which say what it would plot, but not
+    the ticks and grid plotly numbers an empty range with (−1 to 6), which read as data."""
+    if fig["data"]:
+        return fig
+    layout = dict(fig["layout"])
+    for axis in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+        layout[axis] = {**layout[axis], "showticklabels": False, "showgrid": False, "zeroline": False}
+    return {**fig, "layout": layout}
+
+
 def one_two_five(low: float, high: float) -> list[float]:
     """The numbers 1, 2 and 5 times a power of ten from `low` to `high`."""
     decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)

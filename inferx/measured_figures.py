@@ -13,7 +13,7 @@ import pandas as pd
 from . import calibrated as C
 from . import palette as P
 from .figure_text import number
-from .figures import decade_ticks, round_sig
+from .figures import decade_ticks, round_sig, unnumbered_if_empty
 from .hardware import GPUS, memory_fit_message
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
@@ -207,16 +207,18 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
         layout["annotations"].append({**note, "showarrow": False})
     fig = {"data": data, "layout": layout}
     decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
-    return fig
+    return unnumbered_if_empty(fig)
 
 
 def _model_trace(curves: dict, mode: str, gpus: int, machine: str, selected: bool, dash: str = "solid") -> dict:
-    """One model's curve of `model_curves` at `gpus` GPUs; the selected mode's drawn bold, the other dashed."""
+    """One model's curve of `model_curves` at `gpus` GPUs; the selected mode's drawn bold, the other dashed.
+    A dotted curve (another GPU count) is always the selected mode's, so its name does not say so."""
     c = curves[mode]
+    tag = " · selected" if selected and dash != "dot" else ""
     return {
         "type": "scatter",
         "mode": "lines",
-        "name": f"{mode} model ({gpus}×{machine})" + (" · selected" if selected else ""),
+        "name": f"{mode} model ({gpus}×{machine}){tag}",
         "x": _rounded(c["interactivity"]),
         "y": _rounded(c["throughput_per_gpu"]),
         "customdata": curves["batch"].astype(int).tolist(),

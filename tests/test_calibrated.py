@@ -254,7 +254,9 @@ def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_poi
     ]
     at_four = model_curves(scn, 4, 1024, 1024)
     assert models[2]["y"] == pytest.approx(at_four["calibrated"]["throughput_per_gpu"], rel=1e-3)
-    assert models[2]["name"].startswith(f"calibrated model (4×{GPUS['b200'].name}, 1024/1024)")
+    # Only the main count's two curves need "selected": every dotted one is the selected mode's.
+    assert models[2]["name"] == f"calibrated model (4×{GPUS['b200'].name}, 1024/1024)"
+    assert models[1]["name"].endswith(" · selected") and not models[0]["name"].endswith(" · selected")
     assert models[2]["y"] != pytest.approx(models[1]["y"][: len(models[2]["y"])], rel=1e-3)
     points = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
     assert all("tok/s/user" in t["hovertemplate"] and "tok/s/GPU" in t["hovertemplate"] for t in points)
@@ -279,6 +281,10 @@ def test_inferencex_figure_says_why_a_machine_that_cannot_load_the_weights_has_n
     assert not [t for t in fig["data"] if "model" in t.get("meta", {}) or "band" in t.get("meta", {})]
     notes = [a["text"] for a in fig["layout"]["annotations"]]
     assert "No model curve: 8×H100 SXM needs 671 GB of weights; the machine has 640 GB" in notes
+    # Nothing is drawn: the axes keep their titles but not the numbered ticks of an empty range.
+    assert not fig["data"]
+    for axis in ("xaxis", "yaxis"):
+        assert fig["layout"][axis]["showticklabels"] is False and fig["layout"][axis]["title"]["text"]
 
 
 def test_inferencex_figure_without_data_still_draws_the_model():

@@ -199,10 +199,13 @@ def test_cli_errors_exit_2_with_one_line(api, tmp_path, args, expected):
     assert not out.exists()
 
 
-@pytest.mark.parametrize(("where", "expected"), [("missing/rows.json", "no folder"), (".", "it is a folder")])
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [("missing/rows.json", "no folder"), (".", "it is a folder"), ("", "cannot write '': no file name given")],
+)
 def test_cli_refuses_an_output_it_cannot_write_before_downloading(api, tmp_path, where, expected):
     asked = len(api.queries)
-    run = inferx("fetch", "--base-url", api.url, "-o", str(tmp_path / where))
+    run = inferx("fetch", "--base-url", api.url, "-o", str(tmp_path / where) if where else "")
     stderr = run.stderr.decode()
     assert run.returncode == 2 and len(stderr.splitlines()) == 1 and expected in stderr, stderr
     assert len(api.queries) == asked  # nothing downloaded
