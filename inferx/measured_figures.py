@@ -289,14 +289,15 @@ def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
     for family, part in rows.groupby("hardware", sort=True):
         for mode, symbol in (("article", "circle-open"), ("calibrated", "circle")):
             ratio = part["median_tpot_ms"] / pred.loc[part.index, f"tpot_{mode}_ms"]
-            said.append(_divergence_text(f"{family} · {mode} model", part["concurrency"], ratio))
+            name = f"{GPUS[family].name} · {mode} model"  # the GPU as the catalog names it, not its key
+            said.append(_divergence_text(name, part["concurrency"], ratio))
             # Spread points at the same concurrency a little so both models stay visible.
             jitter = 1.06 if mode == "calibrated" else 1 / 1.06
             data.append(
                 {
                     "type": "scatter",
                     "mode": "markers",
-                    "name": f"{family} · {mode} model",
+                    "name": name,
                     "x": (part["concurrency"].to_numpy(float) * jitter).tolist(),
                     "y": _rounded(ratio),
                     "customdata": _customdata(part),
@@ -312,7 +313,7 @@ def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
 
 
 def _divergence_text(name: str, concurrency: pd.Series, ratio: pd.Series) -> str:
-    """E.g. "b200 · article model: 42 runs at concurrency 4 to 256, measured/model 0.712 to 9.80, median 6.10."."""
+    """E.g. "B200 · article model: 42 runs at concurrency 4 to 256, measured/model 0.712 to 9.80, median 6.10."."""
     c, r = concurrency.to_numpy(float), ratio.to_numpy(float)
     runs = f"{len(r):,} run{'s' if len(r) != 1 else ''}"
     span = f"{number(c.min())} to {number(c.max())}" if c.min() < c.max() else number(c.min())

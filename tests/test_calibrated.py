@@ -319,6 +319,7 @@ def test_divergence_figure_ratios(measured):
         assert trace["y"] == pytest.approx(expected.to_numpy(), rel=1e-3)
         # The text alternative gives the measured concurrencies, not the nudged x drawn.
         low, high = (number(v) for v in (part["concurrency"].min(), part["concurrency"].max()))
+        assert trace["name"] == f"{GPUS[family].name} · {mode} model"  # "H200 SXM", not the key "h200"
         said = f"{trace['name']}: {len(part):,} runs at concurrency {low} to {high}, measured/model "
         assert said in fig["layout"]["meta"]["summary"] and min(trace["x"]) != part["concurrency"].min()
     article = np.concatenate([t["y"] for t in fig["data"] if t["meta"]["model"] == "article"])
