@@ -617,6 +617,11 @@
   /* What the address may leave out: the preset's values, with bandwidth, compute, HBM and TP those of the GPU and
      count chosen (as applyMachine sets them, and as the server's resolve_params derives them from gpu and
      gpus). Written in, they would stay when a reader edits the GPU in a copied link. */
+  /* Whether gpu × gpus is the preset `p`'s own machine, whose values are the preset's, not the catalog's. */
+  function presetMachine(p, gpu, gpus) {
+    return Boolean(p) && p.gpu === gpu && p.gpus === gpus;
+  }
+
   function derivedValues(shown, cfg) {
     const base = Object.assign({}, cfg.presets[shown.preset] || {});
     const machine = window.inferx.applyMachine(shown.gpu, shown.gpus, shown.preset, shown.wdtype, cfg);
@@ -927,7 +932,7 @@
     applyMachine: function (gpu, gpus, preset, wdtype, cfg, carried) {
       const p = cfg.presets[preset];
       const at = (name, v) => positionOf(name, v, cfg);
-      if (p && p.gpu === gpu && p.gpus === gpus) return cfg.machineControls.map((name) => at(name, p[name]));
+      if (presetMachine(p, gpu, gpus)) return cfg.machineControls.map((name) => at(name, p[name]));
       const one = cfg.gpus[gpu] || (carried && carried[gpu]); // a datasheet's GPU, before learnGpus has run
       if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
       const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
@@ -938,9 +943,8 @@
        choosing the GPU after the format does (resolve_params reads the format first either way). On the
        preset's own machine the preset's compute stays, as on the server. */
     formatCompute: function (wdtype, gpu, gpus, preset, cfg, carried) {
+      if (presetMachine(cfg.presets[preset], gpu, gpus)) return NO();
       const machine = window.inferx.applyMachine(gpu, gpus, preset, wdtype, cfg, carried);
-      const p = cfg.presets[preset];
-      if (p && p.gpu === gpu && p.gpus === gpus) return NO();
       return machine[cfg.machineControls.indexOf("compute")];
     },
 
