@@ -129,12 +129,19 @@ def _finite(x, digits=6):
     return None if not math.isfinite(x) else float(f"{x:.{digits}g}")
 
 
+def _utilisation(rho):
+    """ρ to 6 significant figures, but a ρ below 1 never shown as 1: that would say the queue is saturated
+    (TTFT ∞) beside a finite TTFT. B = B_max − 1 with B_max in the millions is 0.9999996."""
+    shown = _finite(rho)
+    return 0.999999 if shown is not None and shown >= 1 > float(rho) else shown
+
+
 def _rounded(value):
     """Floats of a JSON answer to 6 significant figures, as `point` writes them (None where not finite)."""
     if isinstance(value, float):
         return _finite(value)
     if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
+        return {k: _utilisation(v) if k == "rho" else _rounded(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return value
@@ -153,7 +160,7 @@ def point_record(scn: Scenario, batch: int) -> dict:
         "t_step_ms": _finite(1e3 * r["t_step"]),
         "t_prefill_ms": _finite(1e3 * s["t_prefill"]),
         "t_comm_ms": _finite(1e3 * r["t_comm"]),
-        "rho": _finite(r["rho"]),
+        "rho": _utilisation(r["rho"]),
         "b_max": int(s["b_max"]),
         "b_star": _finite(s["b_star"]),
         "ridge_flop_per_byte": _finite(s["ridge"]),
@@ -192,7 +199,7 @@ def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
             "throughput_tok_s": _finite(t),
             "ttft_ms": _finite(1e3 * f) if ok else None,
             "itl_ms": _finite(1e3 * i),
-            "rho": _finite(rho),
+            "rho": _utilisation(rho),
         }
         for b, t, f, i, rho, ok in zip(
             batches, r["throughput"], r["ttft"], r["itl"], r["rho"], r["stable"], strict=True

@@ -32,6 +32,18 @@ def test_point_json_contract_matches_engine():
     assert rec["kv_headroom_gb"] == pytest.approx(97.0)
 
 
+def test_a_utilisation_just_below_one_is_not_printed_as_one():
+    """With B_max in the millions, B = B_max − 1 has ρ = 0.9999996, a stable queue with a finite TTFT:
+    6 significant figures would round it to 1.0, the saturated value. The wall itself stays 1.0."""
+    big = ["--hbm", "21000", "--ctx", "128", "--isl", "128", "--kvdtype", "fp4"]
+    b_max = Scenario.from_params(hbm=21000, ctx=128, isl=128, kvdtype="fp4").b_max
+    assert b_max > 2_000_000  # so that 1 − 1/B_max rounds to 1 at 6 figures
+    rec = json.loads(run_inferx("point", *big, "--batch", str(b_max - 1)).stdout)
+    assert rec["stable"] is True and rec["ttft_ms"] is not None and rec["rho"] == 0.999999
+    assert json.loads(run_inferx("point", *big, "--batch", str(b_max)).stdout)["rho"] == 1.0
+    assert cli._utilisation(0.5) == 0.5 and cli._utilisation(float("inf")) is None
+
+
 def test_unstable_point_has_null_ttft():
     out = run_inferx("point", "--batch", "100000")
     rec = json.loads(out.stdout)
