@@ -20,6 +20,7 @@ from .model_config import ENV, add_model_configs, add_models_from_env
 from .presets import SCALE_UP, interconnect
 from .scenario import (
     BATCH,
+    CALIBRATED_ONLY,
     PARAMS,
     InvalidParameter,
     Param,
@@ -122,6 +123,18 @@ def _note_context(scn: Scenario) -> None:
     note = context_note(scn.params["ctx"], scn.params["isl"])
     if note:
         print(f"inferx: note: {note}", file=sys.stderr)
+
+
+def _note_unread(args: argparse.Namespace, scn: Scenario) -> None:
+    """Options given that the article's model does not read: said, so that --mtp on giving the same numbers as
+    --mtp off is not taken for an answer."""
+    given = [f"--{name}" for name in CALIBRATED_ONLY if getattr(args, name, None) is not None]
+    if given and scn.mode == "article":
+        print(
+            f"inferx: note: {', '.join(given)} {'is' if len(given) == 1 else 'are'} read by the calibrated model only; "
+            f"the article's model ignores {'it' if len(given) == 1 else 'them'} (add --mode calibrated)",
+            file=sys.stderr,
+        )
 
 
 def _finite(x, digits=6):
@@ -415,6 +428,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
     except (InvalidParameter, ValueError) as err:
         command.error(str(err))
     _note_context(scn)
+    _note_unread(args, scn)
     if args.command == "slo":
         ttft, tpot, price, fraction = (scn.params[name] for _, name, *_ in SLO_ALIASES)
         if args.search:
@@ -509,6 +523,7 @@ def _run(argv: list[str] | None) -> int:
     if args.gpu is not None and args.ic is None:
         _note_preset_link(scn)
     _note_context(scn)
+    _note_unread(args, scn)
     if args.command == "point":
         if batch > scn.b_max:  # an answer (stable false), but of a batch whose KV caches the machine cannot hold
             print(f"inferx: note: B = {batch:,} passes B_max = {scn.b_max:,}, the most requests whose KV caches fit: "

@@ -129,6 +129,8 @@ def display_name(filename, default: str = "upload") -> str:
 
 def load_measured(path: str | os.PathLike) -> pd.DataFrame:
     """Read a measured CSV or API JSON file into the normalised DataFrame."""
+    if isinstance(path, str) and not path.strip():  # Path("") is the current folder
+        raise MeasuredDataError("no file name given")
     path = Path(path)
     try:
         content = path.read_bytes()
@@ -136,10 +138,10 @@ def load_measured(path: str | os.PathLike) -> pd.DataFrame:
         raise MeasuredDataError(f"{path}: cannot read ({err.strerror or err})") from None
     try:
         return load_measured_bytes(content, path.name)
-    except MeasuredDataError as err:  # a command line may name several files: say which one is at fault
-        if str(err).startswith(path.name):
-            raise
-        raise MeasuredDataError(f"{path}: {err}") from None
+    except MeasuredDataError as err:  # a command line may name several files: say which one, folder and all
+        said = str(err)
+        said = said.removeprefix(path.name) if said.startswith(f"{path.name}:") else f": {said}"
+        raise MeasuredDataError(f"{path}{said}") from None
 
 
 def parse_upload(contents, filename="", max_bytes: int | None = None) -> pd.DataFrame:

@@ -22,6 +22,7 @@ import functools
 import json
 import os
 import re
+import sys
 import zlib
 from pathlib import Path
 
@@ -64,20 +65,33 @@ class ModelConfigError(ConfigError):
     given a bad INFERX_MODELS stops at start-up with that one line, as for any other bad variable)."""
 
 
-def _int(cfg: dict, *names: str, default: int | None = None) -> int:
-    """The first of `names` present in `cfg`, as a positive whole number (or `default` if none is present)."""
+def _shown(value) -> str:
+    return repr(value)[:40] if isinstance(value, str) else shown_value(value)  # also a 4,300-digit one
+
+
+def _int(cfg: dict, *names: str, default: int | None = None, low: int = 0) -> int:
+    """The first of `names` present in `cfg`, as a whole number from `low` (or `default` if none is present)."""
     for name in names:
         value = cfg.get(name)
         if value is None:
             continue
         number = not isinstance(value, bool) and isinstance(value, int | float)
-        if not (number and 0 <= value <= MAX_SIZE and value == int(value)):
-            shown = repr(value)[:40] if isinstance(value, str) else shown_value(value)  # also a 4,300-digit one
-            raise ModelConfigError(f"{name} = {shown}: expected a whole number from 0 to {MAX_SIZE:,}")
+        if not (number and low <= value <= MAX_SIZE and value == int(value)):
+            raise ModelConfigError(f"{name} = {_shown(value)}: expected a whole number from {low} to {MAX_SIZE:,}")
         return int(value)
     if default is None:
         raise ModelConfigError(f"no {' or '.join(names)}: a config.json of a decoder gives it")
     return default
+
+
+def _flag(cfg: dict, name: str, default: bool) -> bool:
+    """A true/false field: JSON's true or false (a string such as "false" is not read as either)."""
+    value = cfg.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ModelConfigError(f"{name} = {_shown(value)}: expected true or false")
+    return value
 
 
 def _language_model(cfg: dict) -> dict:
@@ -129,20 +143,24 @@ def _windowed_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
     """(window, indices of the layers that keep only the window): per layer from `layer_types` (gpt-oss), or every
     layer when `sliding_window` is set and switched on (Mistral 7B v0.1); a window as long as the longest
     context the model takes windows nothing."""
-    window = cfg.get("sliding_window")
-    longest = cfg.get("max_position_embeddings")
-    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+    if cfg.get("sliding_window") is False:  # some configs say "no window" so
         return 0, ()
-    window = _int(cfg, "sliding_window")  # a size like any other: no larger than MAX_SIZE
-    if isinstance(longest, int) and window >= longest:
+    window = _int(cfg, "sliding_window", default=0)  # a size like any other; null or 0: no window
+    switched_on = _flag(cfg, "use_sliding_window", True)
+    longest = cfg.get("max_position_embeddings")
+    if not window or (isinstance(longest, int) and window >= longest):
         return 0, ()
     types = cfg.get("layer_types")
-    if isinstance(types, list):
-        layers = tuple(i for i, kind in enumerate(types[:n_layers]) if "sliding" in str(kind))
-    elif cfg.get("use_sliding_window", True) is not False:
-        layers = tuple(range(n_layers))
+    if types is not None:
+        kinds = isinstance(types, list) and all(isinstance(k, str) and k.endswith("attention") for k in types)
+        if not (kinds and len(types) == n_layers):
+            raise ModelConfigError(
+                f"layer_types = {repr(types)[:60]}: expected a list of {n_layers} attention kinds, one per layer "
+                '(e.g. "sliding_attention", "full_attention")'
+            )
+        layers = tuple(i for i, kind in enumerate(types) if "sliding" in kind)
     else:
-        layers = ()
+        layers = tuple(range(n_layers)) if switched_on else ()
     return (window, layers) if layers else (0, ())
 
 
@@ -152,16 +170,14 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
         raise ModelConfigError("expected a JSON object (a model's config.json)")
     cfg = _usual_names(_language_model(config))
     matrices = 2 if cfg.get("model_type") in TWO_MATRIX_MLP else 3  # in each MLP and expert
-    d = _int(cfg, "hidden_size")
-    n_layers = _int(cfg, "num_hidden_layers")
-    heads = _int(cfg, "num_attention_heads")
-    vocab = _int(cfg, "vocab_size")
-    if not (d and n_layers and heads and vocab):
-        raise ModelConfigError("hidden_size, num_hidden_layers, num_attention_heads and vocab_size must be > 0")
+    d = _int(cfg, "hidden_size", low=1)
+    n_layers = _int(cfg, "num_hidden_layers", low=1)
+    heads = _int(cfg, "num_attention_heads", low=1)
+    vocab = _int(cfg, "vocab_size", low=1)
 
     if cfg.get("kv_lora_rank"):  # multi-head latent attention (DeepSeek-V2/V3, Kimi-K2)
         kv_rank, rope = _int(cfg, "kv_lora_rank"), _int(cfg, "qk_rope_head_dim")
-        nope, v_dim = _int(cfg, "qk_nope_head_dim"), _int(cfg, "v_head_dim")
+        nope, v_dim = _int(cfg, "qk_nope_head_dim"), _int(cfg, "v_head_dim", low=1)
         q_rank = _int(cfg, "q_lora_rank", default=0)
         q = d * q_rank + q_rank + q_rank * heads * (nope + rope) if q_rank else d * heads * (nope + rope)
         kv = d * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v_dim)
@@ -169,11 +185,11 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
         shape = {"attention": "mla", "kv_lora_rank": kv_rank, "d_rope": rope, "d_head": v_dim}
     else:
         d_head = _int(cfg, "head_dim", default=d // heads)
-        kv_heads = _int(cfg, "num_key_value_heads", default=heads) or heads
+        kv_heads = _int(cfg, "num_key_value_heads", default=heads, low=1)
         if d_head < 1:  # head_dim 0, or hidden_size below the head count
             raise ModelConfigError(f"head_dim = {d_head}: a head needs at least one dimension")
         attention_params = 2 * d * heads * d_head + 2 * d * kv_heads * d_head
-        if cfg.get("attention_bias"):
+        if _flag(cfg, "attention_bias", False):
             attention_params += (heads + 2 * kv_heads) * d_head + d
         shape = {"attention": "mha" if kv_heads == heads else "gqa", "n_kv_heads": kv_heads, "d_head": d_head}
 
@@ -190,7 +206,7 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     dense_layers = n_layers - moe_layers
     dense_ffn = matrices * d * _int(cfg, "intermediate_size", "intermediate_size_mlp") if dense_layers else 0
 
-    tied = cfg.get("tie_word_embeddings", True) is not False  # transformers' default when the config is silent
+    tied = _flag(cfg, "tie_word_embeddings", True)  # transformers' default when the config is silent
     embedding = vocab * d
     p_total = embedding * (1 if tied else 2) + n_layers * (attention_params + 2 * d) + d
     p_total += dense_layers * dense_ffn + moe_layers * moe_layer
@@ -235,19 +251,34 @@ def catalog_key(name: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-.")
 
 
+def _json_problem(err: ValueError) -> str:
+    """Why text is not JSON we read, in words: Python's own for an over-long integer names
+    sys.set_int_max_str_digits, no help to a user."""
+    if isinstance(err, json.JSONDecodeError):
+        return f"{err.msg} at line {err.lineno}"
+    if "digits" in str(err):
+        return f"a number of more than {sys.get_int_max_str_digits():,} digits"
+    return str(err)
+
+
 def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigError], what: str):
     """The JSON value in a file of at most `max_bytes`; `error` says which file and why it cannot be read."""
+    if isinstance(path, str) and not path.strip():  # Path("") is the current folder
+        raise error(f"no file name given, so not {what}")
     path = Path(path)
     try:
-        if path.stat().st_size > max_bytes:
-            raise error(f"{path}: larger than {max_bytes >> 10} KiB, so not {what}")
-        return json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as some editors write, is no error
+        with path.open("rb") as file:
+            raw = file.read(max_bytes + 1)  # at most that: a device such as /dev/zero has no size to check first
     except OSError as err:
         raise error(f"{path}: cannot read it ({err.strerror or err})") from None
-    except json.JSONDecodeError as err:
-        raise error(f"{path}: not JSON ({err.msg} at line {err.lineno})") from None
+    if len(raw) > max_bytes:
+        raise error(f"{path}: larger than {max_bytes >> 10} KiB, so not {what}")
+    try:
+        return json.loads(raw.decode("utf-8-sig"))  # a BOM, as some editors write, is no error
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text, so not {what}") from None
+    except ValueError as err:
+        raise error(f"{path}: not JSON ({_json_problem(err)})") from None
     except RecursionError:  # JSON nested thousands deep
         raise error(f"{path}: JSON nested too deeply, so not {what}") from None
 
@@ -336,7 +367,7 @@ def json_from_upload(contents, max_bytes: int, error: type[ConfigError], what: s
     try:
         return json.loads(base64.b64decode(data, validate=True).decode("utf-8-sig"))
     except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
-        raise error(f"not a JSON file ({err})") from None
+        raise error(f"not a JSON file ({_json_problem(err)})") from None
     except RecursionError:
         raise error("not a JSON file we read: nested too deeply") from None
 

@@ -176,14 +176,15 @@ def search(
     power_fraction: float = economics.POWER_FRACTION,
 ) -> list[dict]:
     """`goodput` of every candidate (`candidates`), cheapest per million tokens first; those that meet nothing
-    last. Each row names its machine ("8×H200 SXM"), GPU, count, TP and PP, and in calibrated mode where its
+    last. Each row names its machine ("8×H200 SXM"), GPU, count, TP, PP and link (`ic`: with those, `inferx point`
+    gives the same numbers), and in calibrated mode where its
     calibration comes from (`calibration_basis`: "fitted", "stack typical", …); a price given applies to every
     GPU, else each takes its own assumed price."""
     rows = []
     for params in candidates(base):
         scn = Scenario.from_params(**params)
         row = {"machine": f"{params['gpus']}×{GPUS[params['gpu']].name}"}
-        row.update((k, params[k]) for k in ("gpu", "gpus", "tp", "pp"))
+        row.update((k, params[k]) for k in ("gpu", "gpus", "tp", "pp", "ic"))
         if scn.mode == "calibrated":
             row["calibration_basis"] = scenario_calibration(scn)["basis"]
         rows.append(row | goodput(scn, ttft_ms, tpot_ms, usd_per_gpu_hour, power_fraction))

@@ -211,6 +211,19 @@ def test_the_link_note_in_calibrated_mode_says_what_the_fits_used():
     )
 
 
+def test_options_the_article_model_does_not_read_get_a_note_and_change_nothing():
+    """--mtp on in article mode gives the article's numbers, as --mtp off does: stderr says so, for each command."""
+    note = "inferx: note: --framework, --mtp are read by the calibrated model only; the article's model ignores them"
+    for command in (["point"], ["frontier", "--points", "4"], ["slo"], ["frontier", "--figure", "4"]):
+        plain = run_inferx(*command)
+        given = run_inferx(*command, "--mtp", "on", "--framework", "trt")
+        assert given.stdout.replace('"trt"', '"sglang"').replace('"on"', '"off"') == plain.stdout, command
+        assert given.stderr.startswith(note) and plain.stderr == "", (command, given.stderr)
+    single = run_inferx("point", "--osl", "2048").stderr
+    assert single.startswith("inferx: note: --osl is read by the calibrated model only; the article's model ignores it")
+    assert run_inferx("point", "--osl", "2048", "--mode", "calibrated").stderr == ""
+
+
 def test_a_prompt_longer_than_the_context_gets_a_note_on_stderr():
     note = "inferx: note: The input (8,192 tokens) is longer than the context (1,024 tokens)"
     for command in (["point"], ["frontier", "--points", "4"], ["slo"]):

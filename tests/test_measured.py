@@ -117,7 +117,8 @@ def test_broken_file_names_row_and_column(tmp_path, name, text, expected):
         load_measured(write(tmp_path, name, text))
     for fragment in expected:
         assert fragment in str(err.value)
-    assert name in str(err.value)  # the file at fault, when a command line names several
+    # The file at fault, when a command line names several, as it was named: its folder too, once.
+    assert str(err.value).startswith(f"{tmp_path / name}: ") and str(err.value).count(name) == 1
 
 
 def test_broken_json_items_name_index_and_column(tmp_path):
@@ -131,6 +132,8 @@ def test_broken_json_items_name_index_and_column(tmp_path):
         load_measured(write(tmp_path, "c.json", '"just a string"'))
     with pytest.raises(MeasuredDataError, match="cannot read"):
         load_measured(tmp_path / "absent.csv")
+    with pytest.raises(MeasuredDataError, match="^no file name given$"):  # not "." as a folder
+        load_measured("")
 
 
 # --- Filters and mapping ------------------------------------------------------------

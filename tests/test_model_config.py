@@ -164,11 +164,23 @@ def test_a_multimodal_config_is_read_by_its_language_model():
         ({"num_hidden_layers": None}, "no num_hidden_layers"),
         ({"hidden_size": "big"}, "hidden_size = 'big': expected a whole number"),
         ({"num_attention_heads": True}, "num_attention_heads = True"),
-        ({"num_hidden_layers": 10**12}, "num_hidden_layers = 1000000000000: expected a whole number from 0 to 4,19"),
+        ({"num_hidden_layers": 10**12}, "num_hidden_layers = 1000000000000: expected a whole number from 1 to 4,19"),
         ({"sliding_window": 10**400}, r"sliding_window = 1+0+\.\.\.0+: expected a whole number"),
         ({"intermediate_size": 1.5}, "intermediate_size = 1.5"),
         ({"head_dim": float("nan")}, "head_dim = nan"),
-        ({"vocab_size": 0}, "must be > 0"),
+        ({"vocab_size": 0}, "vocab_size = 0: expected a whole number from 1 to"),
+        # Zero KV heads is no attention, not "as many as the query heads".
+        ({"num_key_value_heads": 0}, "num_key_value_heads = 0: expected a whole number from 1"),
+        # Flags are JSON's true and false: "false" and "no" are strings, which Python reads as true.
+        ({"sliding_window": 4096, "use_sliding_window": "false"}, "use_sliding_window = 'false': expected true or"),
+        ({"attention_bias": "no"}, "attention_bias = 'no': expected true or false"),
+        ({"tie_word_embeddings": "no"}, "tie_word_embeddings = 'no': expected true or false"),
+        ({"sliding_window": "4096"}, "sliding_window = '4096': expected a whole number"),
+        ({"sliding_window": -5}, "sliding_window = -5: expected a whole number from 0"),
+        # One attention kind per layer, as gpt-oss lists them: a string, a typo or a short list is refused.
+        ({"sliding_window": 128, "layer_types": "sliding_attention"}, "layer_types = 'sliding_attention': expected"),
+        ({"sliding_window": 128, "layer_types": ["banana"] * 32}, r"expected a list of 32 attention kinds"),
+        ({"sliding_window": 128, "layer_types": ["sliding_attention"]}, r"expected a list of 32 attention kinds"),
         ({"num_key_value_heads": 5}, "GQA needs fewer KV heads than query heads, dividing them"),
         ({"num_local_experts": 8, "num_experts_per_tok": 9}, "experts per token must be in 1…8"),
     ],
@@ -177,6 +189,11 @@ def test_a_config_that_is_not_a_model_says_which_field(change, message):
     broken = {k: v for k, v in {**config("Meta-Llama-3-8B"), **change}.items() if v is not None}
     with pytest.raises(ModelConfigError, match=message):
         spec_from_config(broken, "x")
+
+
+def test_a_latent_attention_head_needs_a_value_dimension():
+    with pytest.raises(ModelConfigError, match="v_head_dim = 0: expected a whole number from 1"):
+        spec_from_config({**config("DeepSeek-R1"), "v_head_dim": 0}, "x")
 
 
 def test_a_config_with_a_byte_order_mark_reads_as_without(tmp_path):
@@ -203,6 +220,8 @@ def test_a_file_that_is_not_a_config_names_the_file(tmp_path):
         "latin1.json": ('{"x": "é"}'.encode("latin-1"), "not UTF-8"),
         "list.json": (b"[1, 2]", "expected a JSON object"),
         "huge.json": (b" " * (MAX_CONFIG_BYTES + 1), "not a config.json"),
+        # Python's own words for this name sys.set_int_max_str_digits; ours say what is wrong with the file.
+        "long-number.json": (b'{"hidden_size": ' + b"9" * 5000 + b"}", r"not JSON \(a number of more than 4,300"),
     }
     for name, (body, message) in cases.items():
         path = tmp_path / name
@@ -211,6 +230,11 @@ def test_a_file_that_is_not_a_config_names_the_file(tmp_path):
         with pytest.raises(ModelConfigError, match=message) as err:
             read_model_config(path)
         assert str(err.value).startswith(f"{path}: "), err.value
+    # A device has no size to check first: its reading stops past the limit instead of going on for ever.
+    with pytest.raises(ModelConfigError, match=r"^/dev/zero: larger than 1024 KiB, so not a config.json"):
+        read_model_config("/dev/zero")
+    with pytest.raises(ModelConfigError, match="^no file name given, so not a config.json"):
+        read_model_config("")
 
 
 def test_a_config_joins_the_catalog_under_its_name(catalog, tmp_path):
@@ -325,6 +349,7 @@ def test_an_upload_selects_the_model_its_key_carries():
         "not a file upload": ("config.json", None),
         "not a JSON file": ("data:application/json;base64,@@@", None),
         "larger than 1 MiB": (data_url(b" " * (MAX_CONFIG_BYTES + 100)), None),
+        r"not a JSON file \(a number of more than 4,300 digits\)": (data_url(b"[" + b"1" * 4301 + b"]"), None),
         "no hidden_size": (data_url(b'{"vocab_size": 5}'), None),
     }
     for why, (contents, _) in bad.items():

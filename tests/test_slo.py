@@ -197,6 +197,11 @@ def test_cli_slo_search_and_failures():
             assert got[key] == (float(f"{value:.6g}") if isinstance(value, float) else value), key
     narrowed = json.loads(run_inferx("slo", "--search", "--gpu", "gb200", "--gpus", "64").stdout)["candidates"]
     assert [(r["machine"], r["tp"], r["pp"]) for r in narrowed] == [("64×GB200", 64, 1)]
+    # A row names all a point needs: `inferx point` with its GPU, count, TP, PP and link gives its numbers.
+    best = rec["best"]
+    at = [f"--{k}={best[k]}" for k in ("gpu", "gpus", "tp", "pp", "ic")]
+    point = json.loads(run_inferx("point", *at, f"--batch={best['batch']}").stdout)
+    assert best["ic"] == "scale-up" and point["throughput_tok_s"] == best["throughput_tok_s"]
     odd = run_inferx("slo", "--search", "--gpus", "6")
     assert odd.returncode == 2 and "gpus=6: must be a power of two for --search" in odd.stderr
     miss = run_inferx("slo", "--tpot-ms", "1")  # 8×H200's ITL is 2.2 ms at B = 1
