@@ -291,7 +291,9 @@ DASHBOARD: tuple[str, ...] = tuple(key for key, f in FIGURES.items() if f.page =
 
 
 def by_name(name: str) -> Figure | None:
-    """The figure an embed path names: its key (`fig6`) or its name (`explorer`)."""
+    """The figure an embed path names: its key (`fig6`) or its name (`explorer`), in any case (`FIG6`), as the
+    CLI's --figure takes them."""
+    name = name.lower()
     found = FIGURES.get(name)
     return found or next((f for f in FIGURES.values() if f.name == name), None)
 

@@ -85,7 +85,7 @@ def as_json(component) -> str:
 def test_layouts_render_for_every_page():
     assert '"fig-9"' in as_json(home.layout(preset="b200x8"))
     for key, fig in registry.FIGURES.items():
-        for name in (key, fig.name):  # the article's number or what it draws
+        for name in (key, fig.name, key.upper(), fig.name.title()):  # its number or what it draws, any case
             assert f'"fig-{fig.number}"' in as_json(embed.layout(name=name))
     assert "No figure called 'fig99'" in as_json(embed.layout(name="fig99"))
 
