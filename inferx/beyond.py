@@ -183,7 +183,7 @@ def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
 
 @memoised(_controls_but(*BEYOND_CONTROLS))
 def rate_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
-    return rate.fig_rate(scn)
+    return rate.fig_rate(scn, scn.osl)  # E2E over the output length the controls give, in either mode
 
 
 @memoised(_controls_but(*BEYOND_CONTROLS))

@@ -311,10 +311,11 @@ PARAMS: dict[str, Param] = {
         help="article physics or calibrated to measurements",
         group="Model",
     ),
-    # --- Calibrated mode only (the article's model ignores these four; see docs/calibration.md) ---------------
+    # --- The calibrated model's (the article's frontiers read none of these four; see docs/calibration.md) -----
     # ctx stays the KV context of a decode step in both models (and sets B_max); osl is how many tokens a request
     # emits before it is replaced, so the calibrated model's prefill stall (B/OSL prefills per step) and its
-    # closed-loop curves on /inferencex read it. Every pair of ctx, isl and osl is allowed: none derives another.
+    # closed-loop curves on /inferencex read it, and in either mode Figure 12's E2E = TTFT + osl · ITL. Every pair
+    # of ctx, isl and osl is allowed: none derives another.
     "osl": Param(
         "Output length",
         "tokens",
@@ -324,7 +325,7 @@ PARAMS: dict[str, Param] = {
         131072,
         0.05,
         log2=True,
-        help="S_out: output tokens per request (calibrated mode: prefill stall, closed loop)",
+        help="S_out: output tokens per request (E2E; calibrated mode: prefill stall, closed loop)",
     ),
     "framework": Param(
         "Software stack",
@@ -411,7 +412,7 @@ PARAMS: dict[str, Param] = {
         overlay=False,
     ),
 }
-CALIBRATED_ONLY = ("osl", "framework", "mtp", "acceptance")  # controls the article's model does not read
+CALIBRATED_ONLY = ("framework", "mtp", "acceptance")  # controls the article's model does not read
 # The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`
 # under the same rules. 2^30 is the top of the batch slider's log2 scale.
 BATCH = Param(

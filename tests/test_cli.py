@@ -219,9 +219,11 @@ def test_options_the_article_model_does_not_read_get_a_note_and_change_nothing()
         given = run_inferx(*command, "--mtp", "on", "--framework", "trt")
         assert given.stdout.replace('"trt"', '"sglang"').replace('"on"', '"off"') == plain.stdout, command
         assert given.stderr.startswith(note) and plain.stderr == "", (command, given.stderr)
-    single = run_inferx("point", "--osl", "2048").stderr
-    assert single.startswith("inferx: note: --osl is read by the calibrated model only; the article's model ignores it")
-    assert run_inferx("point", "--osl", "2048", "--mode", "calibrated").stderr == ""
+    single = run_inferx("point", "--acceptance", "80").stderr
+    assert single.startswith("inferx: note: --acceptance is read by the calibrated model only; the article's model")
+    assert run_inferx("point", "--mtp", "on", "--mode", "calibrated").stderr == ""
+    # Figure 12's E2E reads the output length in either mode: no note, and a longer E2E.
+    assert run_inferx("frontier", "--figure", "12", "--osl", "8192").stderr == ""
 
 
 def test_a_prompt_longer_than_the_context_gets_a_note_on_stderr():

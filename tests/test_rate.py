@@ -96,3 +96,18 @@ def test_rate_figure_without_a_frontier():
 def test_bad_output_length_is_refused(tp1):
     with pytest.raises(ValueError, match="n_out must be at least 1"):
         rate.rate_curve(tp1, 0)
+
+
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_figure_12_reads_the_output_length_the_controls_give(mode):
+    """E2E = TTFT + osl · ITL with the page's output length, in either mode; its legend says which."""
+    from inferx import figure_registry as registry
+
+    def e2e(osl):
+        fig = registry.build(Scenario.from_params(mode=mode, osl=osl), ["fig12"])["fig12"]
+        return next(t for t in fig["data"] if t["name"].startswith("E2E"))
+
+    short, long = e2e(1024), e2e(8192)
+    assert long["name"] == "E2E (8,192 output tokens)" and short["name"] == "E2E (1,024 output tokens)"
+    # A longer answer takes longer, so each concurrency completes fewer requests per second.
+    assert long["x"][-1] < short["x"][-1] and max(long["y"]) > max(short["y"])
