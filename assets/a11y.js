@@ -24,6 +24,7 @@
       formats.set(decimals, new Intl.NumberFormat("en-US", { minimumFractionDigits: decimals, maximumFractionDigits: decimals }));
     }
     const text = formats.get(decimals).format(v);
+    if (window.inferx && window.inferx.counted) return window.inferx.counted(text, d.unit);
     return d.unit ? `${text} ${d.unit}` : text;
   }
 

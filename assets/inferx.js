@@ -756,6 +756,14 @@
      Dash: no callback reads it, and a set_props is two updates of Dash's store (the prop, then the page's
      paths), each re-checked by every component of the page, on every step of a drag. */
   const numberFormats = new Map(); // by decimals: toLocaleString would build a new formatter per step
+
+  /* A number as shown and its unit: "1 GPU", "1 token per step", "2 GPUs" (inferx.figure_text.counted). */
+  const COUNTED = /^([A-Za-z ]*[A-Za-z]{3,})s( per [A-Za-z ]+)?$/;
+  function counted(text, unit) {
+    const match = text === "1" && unit ? COUNTED.exec(unit) : null;
+    if (match) unit = match[1] + (match[2] || "");
+    return unit ? `${text} ${unit}` : text;
+  }
   function numberFormat(d) {
     if (!numberFormats.has(d)) {
       numberFormats.set(d, new Intl.NumberFormat("en-US", { minimumFractionDigits: d, maximumFractionDigits: d }));
@@ -772,7 +780,7 @@
     v = controlValue(name, v, cfg);
     const log = cfg.log2[name];
     const text = v === null ? unset : numberFormat(log && !log[1] ? shownDecimals(v, d) : d).format(v);
-    const shown = v !== null && unit ? `${text} ${unit}` : text;
+    const shown = v !== null ? counted(text, unit) : text;
     if (el.textContent !== shown) el.textContent = shown;
   }
 
@@ -856,6 +864,7 @@
     // the browser tests read a control's value (its widget holds the position) with controlValue.
     fromPosition: fromPosition,
     shownDecimals: shownDecimals,
+    counted: counted,
     controlValue: (name, v) => controlValue(name, v, uiConfig()),
 
     /* A control moved: the address follows, and the whole control state goes to the server now or after

@@ -41,8 +41,16 @@ def _quantity_unit(text: str) -> tuple[str, str]:
     return (match[1], match[2]) if match else (text, "")
 
 
-# A unit that counts things ("requests", "concurrent requests", "GPUs"), not a rate ("tok/s") or a time ("ms").
-_COUNTED = re.compile(r"[A-Za-z ]*[A-Za-z]{3,}s")
+# A unit that counts things ("requests", "concurrent requests", "GPUs", "tokens per step"), not a rate ("tok/s")
+# or a time ("ms"): its plural, and what follows it. assets/inferx.js `counted` is its twin.
+_COUNTED = re.compile(r"([A-Za-z ]*[A-Za-z]{3,})s( per [A-Za-z ]+)?")
+
+
+def counted(shown: str, unit: str) -> str:
+    """A number as shown and its unit: "1 GPU", "1 token per step", "2 GPUs" (a unit only where there is one)."""
+    if shown == "1" and (match := _COUNTED.fullmatch(unit)):
+        unit = match[1] + (match[2] or "")
+    return f"{shown} {unit}" if unit else shown
 
 
 @functools.lru_cache(maxsize=4096)  # a redraw states the same few points in several figures' texts
@@ -54,9 +62,7 @@ def _with_unit(v: float, unit: str) -> str:
         return f"{shown} %"
     if unit.startswith("$"):
         return f"${shown}{unit[1:]}"
-    if shown == "1" and _COUNTED.fullmatch(unit):
-        unit = unit[:-1]
-    return f"{shown} {unit}".strip()
+    return counted(shown, unit)
 
 
 def _points(trace: dict) -> tuple:

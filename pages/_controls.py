@@ -9,7 +9,7 @@ from dataclasses import replace
 from dash import dcc, get_relative_path, html
 
 from inferx.figure_registry import FIGURES
-from inferx.figure_text import number
+from inferx.figure_text import counted, number
 from inferx.gpu_spec import MAX_SPEC_BYTES
 from inferx.hardware import GPU, GPUS
 from inferx.model_config import MAX_CONFIG_BYTES
@@ -81,8 +81,7 @@ def format_slider_value(name: str, value) -> str:
     """The same text window.inferx.controlsChanged writes while the slider moves."""
     if value is None:  # a slider left unset (acceptance): the model's own value
         return PARAMS[name].unset
-    unit = PARAMS[name].unit
-    return f"{value:,.{decimals(PARAMS[name], value)}f}" + (f" {unit}" if unit else "")
+    return counted(f"{value:,.{decimals(PARAMS[name], value)}f}", PARAMS[name].unit)
 
 
 MAX_MARKS = 7  # labels a ~200 px sidebar slider holds apart: compute's nine (0.1 … 1K) ran together

@@ -62,6 +62,8 @@ def test_every_figure_carries_a_text_alternative_of_its_current_numbers():
         (1, "concurrent requests", "1 concurrent request"),
         (2, "concurrent requests", "2 concurrent requests"),
         (1, "GPUs", "1 GPU"),
+        (1, "tokens per step", "1 token per step"),
+        (1, "PFLOPS", "1 PFLOPS"),
         (1, "tok/s", "1 tok/s"),
         (1, "ms", "1 ms"),
         (17.04, "$ per million output tokens", "$17.0 per million output tokens"),

@@ -150,6 +150,18 @@ def presses_across(driver, control: str, key, until) -> int:
     return n
 
 
+def test_one_gpu_is_said_in_the_singular_by_the_label_and_the_thumb(browser, server):
+    """The browser writes a moved slider's label and its thumb's value text itself: "1 GPU", as the server does."""
+    load(browser, server, "/?gpu=h100&gpus=2")
+    control = control_id("gpus")
+    browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
+    state = press(browser, control, Keys.ARROW_LEFT)
+    assert state["now"] == 1 and state["text"] == "1 GPU", state
+    said = "return document.getElementById(arguments[0]).textContent;"
+    assert wait_js(browser, f"const t = (() => {{ {said} }})(); return t === '1 GPU' && t;", SETTLE_S,
+                   "the count's label", args=(value_id("gpus"),)) == "1 GPU"  # fmt: skip
+
+
 @pytest.mark.parametrize("name", ["compute", "ctx"])
 def test_a_slider_is_crossed_in_a_hundred_arrow_presses_and_ten_page_presses(browser, server, name):
     load(browser, server, "/")

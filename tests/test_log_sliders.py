@@ -130,6 +130,9 @@ def test_the_labels_show_the_declared_decimals_or_two_per_cent_of_the_value():
     assert format_slider_value("compute", 0.312) == "0.312 PFLOPS"
     assert format_slider_value("hbm", 1128.0) == "1,128 GB" and format_slider_value("hbm", 80.0) == "80 GB"
     assert format_slider_value("util", 87.0) == "87 %"  # a linear slider keeps its step's decimals
+    # One of a counted thing is singular ("1 GPU"); PFLOPS is no plural.
+    assert format_slider_value("gpus", 1) == "1 GPU" and format_slider_value("gpus", 2) == "2 GPUs"
+    assert format_slider_value("compute", 1.0) == "1.00 PFLOPS"
 
 
 def ids_and_values(layout) -> dict:
