@@ -38,7 +38,8 @@ def _axis(layout: dict, name: str) -> tuple[str, str]:
 def _quantity_unit(text: str) -> tuple[str, str]:
     text = re.sub(r"<[^>]+>", "", text).strip()
     match = _UNIT.match(text)
-    return (match[1], match[2]) if match else (text, "")
+    # A unit that defines itself, "tok/s per user = 1000 / TPOT ms", is said without its definition.
+    return (match[1], match[2].split(" = ")[0]) if match else (text, "")
 
 
 # A unit that counts things ("requests", "concurrent requests", "GPUs", "tokens per step"), not a rate ("tok/s")

@@ -256,6 +256,8 @@ def _json_problem(err: ValueError) -> str:
     sys.set_int_max_str_digits, no help to a user."""
     if isinstance(err, json.JSONDecodeError):
         return f"{err.msg} at line {err.lineno}"
+    if isinstance(err, UnicodeDecodeError):  # Python's words name the codec and its "invalid start byte"
+        return f"not UTF-8 text at byte {err.start}"
     if "digits" in str(err):
         return f"a number of more than {sys.get_int_max_str_digits():,} digits"
     return str(err)

@@ -68,6 +68,7 @@ def test_every_figure_carries_a_text_alternative_of_its_current_numbers():
         (1, "ms", "1 ms"),
         (17.04, "$ per million output tokens", "$17.0 per million output tokens"),
         (87, "%", "87 %"),
+        (457, "tok/s per user = 1000 / TPOT ms", "457 tok/s per user"),  # a unit's definition is not its name
     ],
 )
 def test_a_number_is_said_in_its_unit_as_a_sentence_says_it(value, unit, text):

@@ -350,6 +350,7 @@ def test_an_upload_selects_the_model_its_key_carries():
         "not a JSON file": ("data:application/json;base64,@@@", None),
         "larger than 1 MiB": (data_url(b" " * (MAX_CONFIG_BYTES + 100)), None),
         r"not a JSON file \(a number of more than 4,300 digits\)": (data_url(b"[" + b"1" * 4301 + b"]"), None),
+        r"not a JSON file \(not UTF-8 text at byte 3\)$": (data_url(b'{"a\xbe": 1}'), None),
         "no hidden_size": (data_url(b'{"vocab_size": 5}'), None),
     }
     for why, (contents, _) in bad.items():
