@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from .figure_text import counted
 from .figures import decade_ticks, level_lines, x_extent
 from .hardware import GPUS
 from .scenario import CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
@@ -52,10 +53,11 @@ def _own_settings(scn: Scenario) -> dict:
 
 
 def _setting(name: str, value) -> str:
-    """One control as A's labels name it, in its unit: "ctx 8,192 tokens", "bw 40 TB/s", "ic scale-up"."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    shown = f"{value:,g}" if number else str(value)
-    return f"{name} {shown} {PARAMS[name].unit}".rstrip() if number else f"{name} {shown}"
+    """One control as A's labels name it, in its unit: "ctx 8,192 tokens", "bw 40 TB/s", "ic scale-up"; a model
+    by its name ("model Llama-3.3-70B"), not its key, which for a config.json's model is a long code."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{name} {counted(f'{value:,g}', PARAMS[name].unit)}"
+    return f"{name} {PARAMS[name].label_of(value) if name == 'model' else value}"
 
 
 def _described(scn: Scenario, settings: dict) -> str:

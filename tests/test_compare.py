@@ -347,6 +347,9 @@ def test_as_labels_give_each_setting_in_its_unit_and_leave_out_what_the_machine_
     assert compare.describe(chosen) == "5×B300 · util 80 %, tp 4 GPUs, ic scale-up, power 0.8 × TDP"
     slower = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, bw=30, ctx=16384)
     assert compare.describe(slower) == "5×B300 · bw 30 TB/s, ctx 16,384 tokens, tp 4 GPUs"
+    # A model by its name, not its catalog key; one GPU of TP in the singular.
+    other = Scenario.from_params(model="llama-3.3-70b", tp=1)
+    assert compare.describe(other) == "8×H200 SXM · tp 1 GPU, model Llama-3.3-70B"
 
 
 def test_an_article_mode_a_is_named_by_its_mode_not_by_controls_it_does_not_read():
