@@ -71,7 +71,9 @@ def filter_row() -> dbc.Row:
         dropdown = dcc.Dropdown(
             id=f"ix-{key}", placeholder=placeholder, clearable=True, searchable=False, disabled=no_data
         )
-        cols.append(dbc.Col([html.Label(label, htmlFor=f"ix-{key}", className="ctl-label"), dropdown], md=4, lg=2))
+        # Six across only from 1400 px: at 1280 a sixth of the card cut "1,024 / 1,024" to "1,024 …".
+        label_for = html.Label(label, htmlFor=f"ix-{key}", className="ctl-label")
+        cols.append(dbc.Col([label_for, dropdown], md=4, xxl=2))
     return dbc.Row(cols, className="g-2 mb-2")
 
 
