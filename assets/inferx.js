@@ -646,8 +646,11 @@
       if (v === null || v === undefined) return;
       if (name === "preset" || String(v) !== String(base[name])) query.set(name, v);
     });
-    if (batchPos !== null) query.set("batch", toBatch(batchPos));
-    const theme = new URLSearchParams(window.location.search).get("theme"); // assets/theme.js reads it
+    const here = new URLSearchParams(window.location.search);
+    // A page without the explorer (/inferencex) keeps the batch it was given, for the Dashboard link to carry.
+    const batch = batchPos !== null ? toBatch(batchPos) : here.get("batch");
+    if (batch !== null) query.set("batch", batch);
+    const theme = here.get("theme"); // assets/theme.js reads it
     if (theme) query.set("theme", theme);
     // The pinned scenario A (pages/_url.encode_pinned): name:value pairs, separators left readable.
     let search = query.toString();

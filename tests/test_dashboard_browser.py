@@ -488,8 +488,9 @@ NAV_HREF = "return document.querySelector('#nav-methods.active') && document.get
 
 def test_the_dashboard_link_brings_back_the_settings_after_another_page(browser, server):
     """An address opened as it is, with A pinned, survives visits to /methods and /inferencex: the InferenceX link
-    carries the settings without A (that page does not take it), and a control moved there comes back too."""
-    open_page(browser, server, "/?util=70&a=preset:mi300x4", ["fig1"])
+    carries the settings without A (that page does not take it), and a control moved there comes back too, as
+    does the explorer's batch, which /inferencex has no control for."""
+    open_page(browser, server, "/?util=70&batch=16&a=preset:mi300x4", ["fig1"])
     click(browser, browser.find_element("id", "nav-methods"))
     wait_js(browser, f"{NAV_HREF[:-1]}.includes('util=70');", args=("nav-dashboard",), what="/methods, its links")
     dashboard, inferencex = (browser.execute_script(NAV_HREF, i) for i in ("nav-dashboard", "nav-inferencex"))
@@ -498,8 +499,10 @@ def test_the_dashboard_link_brings_back_the_settings_after_another_page(browser,
     wait_js(browser, "return location.pathname === '/inferencex' && location.search.includes('util=70');")
     browser.execute_script("window.dash_clientside.set_props('ctl-ctx', {value: 12})")  # log2(4,096 tokens)
     wait_js(browser, "return location.search.includes('ctx=4096');", what="/inferencex's address written")
+    assert "batch=16" in browser.execute_script("return location.search")
     click(browser, browser.find_element("id", "nav-dashboard"))
     wait_js(browser, "return location.pathname === '/' && location.search.includes('ctx=4096');", what="back on /")
+    assert "batch=16" in browser.execute_script("return location.search")
     util = "window.dash_component_api.getLayout('ctl-util').props.value === 70"
     pinned = f"({traces('fig1')} || []).some((t) => (t.name || '').startsWith('A: '))"
     wait_js(browser, f"return {util} && {pinned};", what="utilisation at 70 % and A drawn again")
