@@ -17,6 +17,7 @@ from inferx.models import ModelSpec, kv_bytes_per_token
 from inferx.presets import HARDWARE, SCALE_UP
 from inferx.scenario import (
     BATCH,
+    CALIBRATED_ONLY,
     GROUPS,
     PARAMS,
     InvalidParameter,
@@ -226,7 +227,9 @@ def control(name: str, value) -> html.Div:
             title=f"back to the {p.unset} value",
         )
         label = html.Div([label, reset], className="d-flex justify-content-between align-items-baseline")
-    return html.Div([label, _widget(name, p, value)], className="ctl", title=p.help)
+    # The article's model does not read these: assets/style.css says so under their labels in article mode.
+    kind = "ctl calibrated-only" if name in CALIBRATED_ONLY else "ctl"
+    return html.Div([label, _widget(name, p, value)], className=kind, title=p.help)
 
 
 def control_groups(values: dict, overlay_only: bool = False) -> list:

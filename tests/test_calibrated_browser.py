@@ -42,3 +42,23 @@ def test_the_fitted_button_gives_the_acceptance_back_to_the_calibration(browser,
     wait_js(browser, "return !location.search.includes('acceptance') && location.search.includes('mtp=on')",
             what="the address without the acceptance")  # fmt: skip
     assert severe_console_errors(browser) == []
+
+
+NOTE = (
+    "const label = document.querySelector(`label[for=${arguments[0]}]`);"
+    "return label ? getComputedStyle(label, '::after').content : null;"
+)
+
+
+def test_controls_the_article_model_does_not_read_say_so_in_article_mode_only(browser, server):
+    """Under Article physics, the stack, MTP and acceptance carry "read in calibrated mode only" under their labels
+    (moving them changes nothing there); the output length, which Figure 12 reads, does not."""
+    browser.get(server.url.rstrip("/") + "/")
+    said = '"read in calibrated mode only"'
+    for name in ("ctl-framework", "ctl-mtp", "ctl-acceptance"):
+        shown = f"const c = (() => {{ {NOTE} }})(); return c !== null && c !== 'none' && c;"
+        assert wait_js(browser, shown, args=(name,), what=f"{name}'s note") == said
+    assert browser.execute_script(NOTE, "ctl-osl") == "none"
+    browser.execute_script("window.dash_clientside.set_props('ctl-mode', {value: 'calibrated'})")
+    wait_js(browser, f"const c = (() => {{ {NOTE} }})(); return c === 'none';", args=("ctl-mtp",), what="no note")
+    assert severe_console_errors(browser) == []
