@@ -36,6 +36,10 @@
     const box = boxOf(thumb);
     if (!box) return;
     setAttr(thumb, "aria-label", box.dataset.label);
+    // Left to the model, its label reads the unset word ("assumed"): so does the thumb, which sits at the minimum.
+    const slider = box.querySelector(".dash-slider-container[id]");
+    const label = box.dataset.unset && slider && document.getElementById(`${slider.id}-value`);
+    if (label && label.textContent === box.dataset.unset) return setAttr(thumb, "aria-valuetext", box.dataset.unset);
     const now = thumb.getAttribute("aria-valuenow");
     if (now !== null && now !== "") setAttr(thumb, "aria-valuetext", valueText(box.dataset, Number(now)));
   }

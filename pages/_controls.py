@@ -110,6 +110,8 @@ def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float) ->
     data = {"label": p.label, "unit": p.unit, "decimals": decimals, "log2": int(p.log2), "key-step": key_step}
     if p.log2:
         data |= {"step": p.step, "whole": int(p.kind == "int")}
+    if p.unset:  # a slider left to the model ("assumed", "fitted") says that word, not the end its thumb sits at
+        data["unset"] = p.unset
     return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()})
 
 

@@ -162,6 +162,20 @@ def test_one_gpu_is_said_in_the_singular_by_the_label_and_the_thumb(browser, ser
                    "the count's label", args=(value_id("gpus"),)) == "1 GPU"  # fmt: skip
 
 
+def test_a_slider_left_to_the_model_says_so_not_the_minimum_its_thumb_sits_at(browser, server):
+    """Price unset is the GPU's assumed price: its thumb says "assumed" (it sat at $0.05 and said so); moved, it
+    says its value in its unit; given back to the model, "assumed" again."""
+    load(browser, server, "/")
+    control = control_id("price")
+    text = "const t = document.querySelector(arguments[0]); return t && t.getAttribute('aria-valuetext');"
+    wait_js(browser, f"return (() => {{ {text} }})() === 'assumed';", SETTLE_S, "unset", args=(THUMB.format(control),))
+    browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
+    state = press(browser, control, Keys.ARROW_RIGHT)
+    assert state["text"].endswith(" $/GPU-h") and state["text"] != "assumed", state
+    click(browser, element(browser, f"#{control}-reset"))
+    wait_js(browser, f"return (() => {{ {text} }})() === 'assumed';", SETTLE_S, "reset", args=(THUMB.format(control),))
+
+
 @pytest.mark.parametrize("name", ["compute", "ctx"])
 def test_a_slider_is_crossed_in_a_hundred_arrow_presses_and_ten_page_presses(browser, server, name):
     load(browser, server, "/")
