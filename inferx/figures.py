@@ -221,7 +221,13 @@ def memoised(reads):
 def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict:
     layout = {
         "xaxis": {"title": {"text": title_x}, "type": "log" if xlog else "linear", "zeroline": False},
-        "yaxis": {"title": {"text": title_y}, "type": "log" if ylog else "linear", "zeroline": False},
+        # A few pixels between the y labels and the axis: the two axes' "0" met in the corner as "00".
+        "yaxis": {
+            "title": {"text": title_y},
+            "type": "log" if ylog else "linear",
+            "zeroline": False,
+            "ticklabelstandoff": 4,
+        },
         "margin": {"l": 64, "r": 16, "t": 16, "b": 52},
         "legend": {"orientation": "h", "y": -0.22, "x": 0, "font": {"size": 11}},
         "hovermode": "closest",
