@@ -57,8 +57,8 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
     """`inferx calibrate|validate --measured PATH`; returns the exit code. With `error_tables`, validate also
     writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there."""
     try:
-        if error_tables:  # refused before the minutes of work, not after
-            _check_writable(Path(error_tables))
+        if error_tables is not None:  # refused before the minutes of work, not after
+            _check_writable(error_tables)
         df = _calibrated_models_rows(load_measured(path))
         if command == "calibrate":
             fits = F.fit_all(df)
@@ -69,7 +69,7 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
             print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key), indent=2))
             return 0
         print(R.format_validation(R.validation_table(df)))
-        if error_tables:
+        if error_tables is not None:
             record = {
                 "note": "Median and p90 of |predicted / measured − 1| of the calibrated model (stored calibration) "
                 "on the single-node rows of the file, written by `inferx validate --measured FILE --error-tables "
@@ -108,7 +108,10 @@ def _calibrated_models_rows(df):
     return df
 
 
-def _check_writable(path: Path) -> None:
+def _check_writable(name: str) -> None:
+    if not name.strip():  # Path("") is the current folder
+        raise MeasuredDataError("--error-tables: no file name given")
+    path = Path(name)
     if path.is_dir():
         raise MeasuredDataError(f"--error-tables {path}: is a directory, not a file")
     if not path.parent.is_dir():

@@ -351,6 +351,9 @@ def test_validate_leaves_out_other_models_and_refuses_a_file_with_no_catalog_gpu
     if Path("/dev/full").exists():
         assert run("validate", str(measured_paths.csv), error_tables="/dev/full") == 2
         assert "inferx: --error-tables /dev/full: cannot write it (No space left on device)" in capsys.readouterr().err
+    # An empty name is refused before the work, not taken as "no tables" with exit 0.
+    assert run("validate", str(measured_paths.csv), error_tables="") == 2
+    assert capsys.readouterr().err == "inferx: --error-tables: no file name given\n"
 
 
 def test_mtp_on_a_model_without_a_draft_module_is_said():
