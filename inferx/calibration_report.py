@@ -267,8 +267,9 @@ def format_summary(table: pd.DataFrame, title: str) -> str:
     sub = f"{'':<24} {'':>5} | " + " | ".join(f"{'median':>6} {'p90':>6}" for _ in METRIC_NAMES)
     lines = [title, head, sub, "-" * len(head)]
 
-    def pct(x):  # past 1000 % the digits would only push the columns apart (a run measured at 1e-300 ms)
-        return f"{'—':>6}" if not np.isfinite(x) else f"{x:>6.1%}" if x < 10 else ">1000%"
+    def pct(x):  # past 999.9 % the digits would only push the columns apart (a run measured at 1e-300 ms)
+        shown = f"{x:>6.1%}" if np.isfinite(x) else f"{'—':>6}"
+        return shown if len(shown) <= 6 else ">1000%"
 
     for name, r in table.iterrows():
         cells = " | ".join(f"{pct(r[f'{m}_median'])} {pct(r[f'{m}_p90'])}" for m in METRIC_NAMES)

@@ -125,14 +125,19 @@ def _note_context(scn: Scenario) -> None:
         print(f"inferx: note: {note}", file=sys.stderr)
 
 
-def _note_unread(args: argparse.Namespace, scn: Scenario) -> None:
-    """Options given that the article's model does not read: said, so that --mtp on giving the same numbers as
-    --mtp off is not taken for an answer."""
-    given = [f"--{name}" for name in CALIBRATED_ONLY if getattr(args, name, None) is not None]
+OSL_FIGURE = "fig12"  # the one output of article mode that reads the output length (its E2E)
+
+
+def _note_unread(args: argparse.Namespace, scn: Scenario, figure: str | None = None) -> None:
+    """Options given that the article's model does not read for this output: said, so that --mtp on giving the
+    same numbers as --mtp off is not taken for an answer. The output length is read by Figure 12's E2E only."""
+    unread = CALIBRATED_ONLY if figure == OSL_FIGURE else (*CALIBRATED_ONLY, "osl")
+    given = [f"--{name}" for name in PARAMS if name in unread and getattr(args, name, None) is not None]
     if given and scn.mode == "article":
+        them = "it" if len(given) == 1 else "them"
         print(
-            f"inferx: note: {', '.join(given)} {'is' if len(given) == 1 else 'are'} read by the calibrated model only; "
-            f"the article's model ignores {'it' if len(given) == 1 else 'them'} (add --mode calibrated)",
+            f"inferx: note: in article mode {', '.join(given)} change{'s' if len(given) == 1 else ''} nothing here: "
+            f"the calibrated model reads {them} (add --mode calibrated)",
             file=sys.stderr,
         )
 
@@ -428,7 +433,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
     except (InvalidParameter, ValueError) as err:
         command.error(str(err))
     _note_context(scn)
-    _note_unread(args, scn)
+    _note_unread(args, scn, None if args.command == "slo" else name)
     if args.command == "slo":
         ttft, tpot, price, fraction = (scn.params[name] for _, name, *_ in SLO_ALIASES)
         if args.search:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import functools
 import json
 import os
@@ -143,24 +144,20 @@ def _windowed_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
     """(window, indices of the layers that keep only the window): per layer from `layer_types` (gpt-oss), or every
     layer when `sliding_window` is set and switched on (Mistral 7B v0.1); a window as long as the longest
     context the model takes windows nothing."""
-    if cfg.get("sliding_window") is False:  # some configs say "no window" so
+    if cfg.get("sliding_window") in (False, -1):  # configs that say "no window" so
         return 0, ()
     window = _int(cfg, "sliding_window", default=0)  # a size like any other; null or 0: no window
-    switched_on = _flag(cfg, "use_sliding_window", True)
     longest = cfg.get("max_position_embeddings")
     if not window or (isinstance(longest, int) and window >= longest):
         return 0, ()
     types = cfg.get("layer_types")
-    if types is not None:
-        kinds = isinstance(types, list) and all(isinstance(k, str) and k.endswith("attention") for k in types)
-        if not (kinds and len(types) == n_layers):
-            raise ModelConfigError(
-                f"layer_types = {repr(types)[:60]}: expected a list of {n_layers} attention kinds, one per layer "
-                '(e.g. "sliding_attention", "full_attention")'
-            )
-        layers = tuple(i for i, kind in enumerate(types) if "sliding" in kind)
+    if types is not None:  # one kind per layer ("sliding_attention", "full_attention", "linear_attention", …)
+        if not (isinstance(types, list) and len(types) >= n_layers and all(isinstance(k, str) for k in types)):
+            got = f"a list of {len(types)}" if isinstance(types, list) else type(types).__name__
+            raise ModelConfigError(f"layer_types: expected a list of {n_layers} layer kinds, one per layer; got {got}")
+        layers = tuple(i for i, kind in enumerate(types[:n_layers]) if "sliding" in kind)
     else:
-        layers = tuple(range(n_layers)) if switched_on else ()
+        layers = tuple(range(n_layers)) if _flag(cfg, "use_sliding_window", True) else ()
     return (window, layers) if layers else (0, ())
 
 
@@ -263,6 +260,15 @@ def _json_problem(err: ValueError) -> str:
     return str(err)
 
 
+def _text(raw: bytes) -> str:
+    """UTF-8 text, a byte order mark (as some editors write) left out; a bad byte's offset counts the mark."""
+    skip = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise UnicodeDecodeError(err.encoding, raw, err.start + skip, err.end + skip, err.reason) from None
+
+
 def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigError], what: str):
     """The JSON value in a file of at most `max_bytes`; `error` says which file and why it cannot be read."""
     if isinstance(path, str) and not path.strip():  # Path("") is the current folder
@@ -276,7 +282,7 @@ def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigEr
     if len(raw) > max_bytes:
         raise error(f"{path}: larger than {max_bytes >> 10} KiB, so not {what}")
     try:
-        return json.loads(raw.decode("utf-8-sig"))  # a BOM, as some editors write, is no error
+        return json.loads(_text(raw))
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text, so not {what}") from None
     except ValueError as err:
@@ -367,7 +373,7 @@ def json_from_upload(contents, max_bytes: int, error: type[ConfigError], what: s
         size = f"{max_bytes >> 20} MiB" if max_bytes >= 1 << 20 else f"{max_bytes >> 10} KiB"
         raise error(f"larger than {size}: not {what}")
     try:
-        return json.loads(base64.b64decode(data, validate=True).decode("utf-8-sig"))
+        return json.loads(_text(base64.b64decode(data, validate=True)))
     except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
         raise error(f"not a JSON file ({_json_problem(err)})") from None
     except RecursionError:

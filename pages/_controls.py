@@ -215,7 +215,7 @@ def _widget(name: str, p: Param, value):
     return _accessible(slider, p, _decimals(name), keyboard_step(p))
 
 
-def control(name: str, value) -> html.Div:
+def control(name: str, value, unread_note: bool = True) -> html.Div:
     p = PARAMS[name]
     label = _value_label(name, value) if name in sliders() else _label(name)
     if name in resettable():  # a slider cannot be dragged to "unset": this button brings the model's value back
@@ -230,7 +230,8 @@ def control(name: str, value) -> html.Div:
         )
         label = html.Div([label, reset], className="d-flex justify-content-between align-items-baseline")
     # The article's model does not read these: assets/style.css says so under their labels in article mode.
-    kind = "ctl calibrated-only" if name in CALIBRATED_ONLY else "ctl"
+    # Not on /inferencex (`unread_note` off), which draws the calibrated curve in either mode.
+    kind = "ctl calibrated-only" if unread_note and name in CALIBRATED_ONLY else "ctl"
     return html.Div([label, _widget(name, p, value)], className=kind, title=p.help)
 
 
@@ -244,7 +245,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
         if names:
             body.append(html.H2(group, className="ctl-group"))
             for n in names:
-                body.append(control(n, values[n]))
+                body.append(control(n, values[n], unread_note=not overlay_only))
                 if n == "model":  # a model of one's own, right under the menu it joins
                     body.append(model_upload())
                 if n == "gpu":  # and a GPU of one's own

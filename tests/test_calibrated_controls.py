@@ -332,3 +332,18 @@ def test_validate_refuses_an_error_tables_path_it_cannot_write_before_any_work(t
     )  # fmt: skip
     assert run.returncode == 2 and run.stderr.startswith("inferx: --error-tables ") and "Traceback" not in run.stderr
     assert run.stdout == ""  # refused before the tables were computed and printed
+
+
+def test_the_unread_note_is_on_the_dashboard_not_on_inferencex():
+    """`/inferencex` draws the calibrated curve in either mode, so there the stack and MTP are read: no note."""
+    from inferx.scenario import CALIBRATED_ONLY, default_params
+    from pages._controls import control_groups
+
+    def noted(overlay_only):
+        groups = control_groups(default_params(), overlay_only=overlay_only)
+        divs = [c for g in groups for c in ([g] + list(getattr(g, "_traverse", lambda: [])()))]
+        marked = [c for c in divs if "calibrated-only" in (getattr(c, "className", "") or "")]
+        every = {f"ctl-{name}" for name in PARAMS}
+        return {x.id for c in marked for x in c._traverse() if getattr(x, "id", None) in every}
+
+    assert noted(False) == {f"ctl-{name}" for name in CALIBRATED_ONLY} and noted(True) == set()

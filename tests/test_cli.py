@@ -212,18 +212,21 @@ def test_the_link_note_in_calibrated_mode_says_what_the_fits_used():
 
 
 def test_options_the_article_model_does_not_read_get_a_note_and_change_nothing():
-    """--mtp on in article mode gives the article's numbers, as --mtp off does: stderr says so, for each command."""
-    note = "inferx: note: --framework, --mtp are read by the calibrated model only; the article's model ignores them"
+    """--mtp on in article mode gives the article's numbers, as --mtp off does: stderr says so, for each command.
+    The output length changes only Figure 12 (its E2E) there, so it is noted everywhere else."""
+    note = "inferx: note: in article mode --framework, --mtp change nothing here: the calibrated model reads them"
     for command in (["point"], ["frontier", "--points", "4"], ["slo"], ["frontier", "--figure", "4"]):
         plain = run_inferx(*command)
         given = run_inferx(*command, "--mtp", "on", "--framework", "trt")
         assert given.stdout.replace('"trt"', '"sglang"').replace('"on"', '"off"') == plain.stdout, command
         assert given.stderr.startswith(note) and plain.stderr == "", (command, given.stderr)
-    single = run_inferx("point", "--acceptance", "80").stderr
-    assert single.startswith("inferx: note: --acceptance is read by the calibrated model only; the article's model")
+    single = run_inferx("point", "--osl", "2048")
+    assert single.stdout == run_inferx("point").stdout
+    assert single.stderr.startswith("inferx: note: in article mode --osl changes nothing here: the calibrated model")
     assert run_inferx("point", "--mtp", "on", "--mode", "calibrated").stderr == ""
-    # Figure 12's E2E reads the output length in either mode: no note, and a longer E2E.
-    assert run_inferx("frontier", "--figure", "12", "--osl", "8192").stderr == ""
+    # Figure 12's E2E reads the output length in either mode: no note there, and other numbers.
+    figure = run_inferx("frontier", "--figure", "12", "--osl", "8192")
+    assert figure.stderr == "" and figure.stdout != run_inferx("frontier", "--figure", "12").stdout
 
 
 def test_a_prompt_longer_than_the_context_gets_a_note_on_stderr():

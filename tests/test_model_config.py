@@ -153,6 +153,18 @@ def test_a_sliding_window_on_every_layer_caps_the_kv_cache():
     assert off.window_layers == ()
 
 
+def test_layer_kinds_other_than_sliding_ones_keep_the_whole_context():
+    """Hybrid models list kinds of their own ("linear_attention", "conv"): only "sliding" ones keep the window; a
+    list longer than the layers is read for as many as there are; a window of -1 or false means none."""
+    base = {**config("Meta-Llama-3-8B"), "sliding_window": 128}
+    kinds = ["sliding_attention", "linear_attention", "conv", "full_attention"] * 8 + ["extra"]
+    assert spec_from_config({**base, "layer_types": kinds}, "x").window_layers == tuple(range(0, 32, 4))
+    for none in (-1, False, None, 0):
+        assert spec_from_config({**base, "sliding_window": none}, "x").window_layers == ()
+    # The switch is read only where a window is set: a null window with a string switch loads as before.
+    assert spec_from_config({**base, "sliding_window": None, "use_sliding_window": "false"}, "x").sliding_window == 0
+
+
 def test_a_multimodal_config_is_read_by_its_language_model():
     nested = {"model_type": "llava", "text_config": config("Meta-Llama-3-8B"), "vision_config": {"hidden_size": 1}}
     assert spec_from_config(nested, "x") == spec_from_config(config("Meta-Llama-3-8B"), "x")
@@ -177,10 +189,11 @@ def test_a_multimodal_config_is_read_by_its_language_model():
         ({"tie_word_embeddings": "no"}, "tie_word_embeddings = 'no': expected true or false"),
         ({"sliding_window": "4096"}, "sliding_window = '4096': expected a whole number"),
         ({"sliding_window": -5}, "sliding_window = -5: expected a whole number from 0"),
-        # One attention kind per layer, as gpt-oss lists them: a string, a typo or a short list is refused.
-        ({"sliding_window": 128, "layer_types": "sliding_attention"}, "layer_types = 'sliding_attention': expected"),
-        ({"sliding_window": 128, "layer_types": ["banana"] * 32}, r"expected a list of 32 attention kinds"),
-        ({"sliding_window": 128, "layer_types": ["sliding_attention"]}, r"expected a list of 32 attention kinds"),
+        # One kind per layer, as gpt-oss lists them: a string, or a list shorter than the layers, is refused.
+        ({"sliding_window": 128, "layer_types": "sliding_attention"}, "layer_types: expected a list of 32 layer kinds"
+         ", one per layer; got str"),
+        ({"sliding_window": 128, "layer_types": ["sliding_attention"]}, "one per layer; got a list of 1$"),
+        ({"sliding_window": 128, "layer_types": [1] * 32}, "one per layer; got a list of 32$"),
         ({"num_key_value_heads": 5}, "GQA needs fewer KV heads than query heads, dividing them"),
         ({"num_local_experts": 8, "num_experts_per_tok": 9}, "experts per token must be in 1…8"),
     ],
@@ -351,6 +364,7 @@ def test_an_upload_selects_the_model_its_key_carries():
         "larger than 1 MiB": (data_url(b" " * (MAX_CONFIG_BYTES + 100)), None),
         r"not a JSON file \(a number of more than 4,300 digits\)": (data_url(b"[" + b"1" * 4301 + b"]"), None),
         r"not a JSON file \(not UTF-8 text at byte 3\)$": (data_url(b'{"a\xbe": 1}'), None),
+        r"not a JSON file \(not UTF-8 text at byte 6\)$": (data_url(b'\xef\xbb\xbf{"a\xbe": 1}'), None),  # BOM counted
         "no hidden_size": (data_url(b'{"vocab_size": 5}'), None),
     }
     for why, (contents, _) in bad.items():
