@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .model_config import json_problem
+
 MEASURED_ENV = "INFERX_MEASURED"
 
 # Columns a file must have; cells of the metric columns may be blank (not measured).
@@ -347,10 +349,7 @@ def _frames_from_json(text: str):
     except ValueError as err:  # e.g. an integer of more than 4,300 digits
         if isinstance(err, MeasuredDataError):
             raise
-        if "digits" in str(err):  # Python's own words name sys.set_int_max_str_digits, no help to a user
-            limit = sys.get_int_max_str_digits()
-            raise MeasuredDataError(f"invalid JSON: a number of more than {limit:,} digits") from None
-        raise MeasuredDataError(f"invalid JSON: {err}") from None
+        raise MeasuredDataError(f"invalid JSON: {json_problem(err)}") from None
     if records:
         yield pd.DataFrame.from_records(records, index=range(start, start + len(records)))
     elif start == 0:

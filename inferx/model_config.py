@@ -248,7 +248,7 @@ def catalog_key(name: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-.")
 
 
-def _json_problem(err: ValueError) -> str:
+def json_problem(err: ValueError) -> str:
     """Why text is not JSON we read, in words: Python's own for an over-long integer names
     sys.set_int_max_str_digits, no help to a user."""
     if isinstance(err, json.JSONDecodeError):
@@ -286,7 +286,7 @@ def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigEr
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text, so not {what}") from None
     except ValueError as err:
-        raise error(f"{path}: not JSON ({_json_problem(err)})") from None
+        raise error(f"{path}: not JSON ({json_problem(err)})") from None
     except RecursionError:  # JSON nested thousands deep
         raise error(f"{path}: JSON nested too deeply, so not {what}") from None
 
@@ -375,7 +375,7 @@ def json_from_upload(contents, max_bytes: int, error: type[ConfigError], what: s
     try:
         return json.loads(_text(base64.b64decode(data, validate=True)))
     except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
-        raise error(f"not a JSON file ({_json_problem(err)})") from None
+        raise error(f"not a JSON file ({json_problem(err)})") from None
     except RecursionError:
         raise error("not a JSON file we read: nested too deeply") from None
 
