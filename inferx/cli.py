@@ -19,6 +19,7 @@ from .hardware import GPUS
 from .model_config import ENV, add_model_configs, add_models_from_env
 from .presets import SCALE_UP, interconnect
 from .scenario import (
+    ARTICLE_ONLY,
     BATCH,
     CALIBRATED_ONLY,
     PARAMS,
@@ -129,15 +130,20 @@ OSL_FIGURE = "fig12"  # the one output of article mode that reads the output len
 
 
 def _note_unread(args: argparse.Namespace, scn: Scenario, figure: str | None = None) -> None:
-    """Options given that the article's model does not read for this output: said, so that --mtp on giving the
-    same numbers as --mtp off is not taken for an answer. The output length is read by Figure 12's E2E only."""
-    unread = CALIBRATED_ONLY if figure == OSL_FIGURE else (*CALIBRATED_ONLY, "osl")
+    """Options given that the scenario's model does not read for this output: said, so that --mtp on giving the
+    same numbers as --mtp off is not taken for an answer. In article mode the output length is read by Figure
+    12's E2E only; the calibrated model does not read the output length's CV."""
+    if scn.mode == "article":
+        unread = CALIBRATED_ONLY if figure == OSL_FIGURE else (*CALIBRATED_ONLY, "osl")
+        reader, other = "the calibrated model", "calibrated"
+    else:
+        unread, reader, other = ARTICLE_ONLY, "the article's model", "article"
     given = [f"--{name}" for name in PARAMS if name in unread and getattr(args, name, None) is not None]
-    if given and scn.mode == "article":
+    if given:
         them = "it" if len(given) == 1 else "them"
         print(
-            f"inferx: note: in article mode {', '.join(given)} change{'s' if len(given) == 1 else ''} nothing here: "
-            f"the calibrated model reads {them} (add --mode calibrated)",
+            f"inferx: note: in {scn.mode} mode {', '.join(given)} change{'s' if len(given) == 1 else ''} nothing "
+            f"here: {reader} reads {them} (add --mode {other})",
             file=sys.stderr,
         )
 

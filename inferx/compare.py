@@ -14,7 +14,7 @@ import math
 from .figure_text import counted
 from .figures import decade_ticks, level_lines, x_extent
 from .hardware import GPUS
-from .scenario import CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
+from .scenario import ARTICLE_ONLY, CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
 
 PINNED_GROUP = "pinned-A"
 PINNED_OPACITY = 0.5
@@ -43,8 +43,8 @@ def _own_settings(scn: Scenario) -> dict:
     bandwidth, compute and HBM where they are that machine's (the label's "5×B300" says them)."""
     p = scn.params
     machine = machine_values(p["preset"], p["gpu"], p["gpus"], p["wdtype"])
-    # The article's model reads no calibrated-mode control: naming them would say A differs where it does not.
-    unread = ("preset", "gpu", "gpus", *(CALIBRATED_ONLY if scn.mode == "article" else ()))
+    # A control the scenario's model does not read: naming it would say A differs where it does not.
+    unread = ("preset", "gpu", "gpus", *(CALIBRATED_ONLY if scn.mode == "article" else ARTICLE_ONLY))
     return {
         k: v
         for k, v in compact_params(p).items()

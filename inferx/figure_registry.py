@@ -183,7 +183,8 @@ FIGURES: dict[str, Figure] = _entries(
         "Two workload effects that no hardware removes: variable output lengths (CV) inflate the queueing term, and "
         "KV fragmentation (utilisation $\\eta$) shrinks $B_\\text{max}$ so the wall arrives sooner. The gap between "
         "the ideal and realistic curves (shaded) is TTFT a production SLA must budget for. A reference that "
-        "coincides with the current curve is drawn as markers on it.",
+        "coincides with the current curve is drawn as markers on it. The calibrated model queues prompts of one "
+        "length, which the CV does not enter: in calibrated mode only the utilisation moves these curves.",
         r"W_q\propto\frac{1+\text{CV}^2}{2},\qquad B_\text{max}^\text{eff}=\lfloor\eta\,B_\text{max}\rfloor",
         F.workload_reality,
         current=True,

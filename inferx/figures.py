@@ -1156,9 +1156,11 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         )
         data.append(gap)
     refs = []
+    # The calibrated TTFT does not read the CV (scenario.ARTICLE_ONLY): its labels name the utilisation alone.
+    read_cv = scn.mode == "article"
     for (name, (colour, cv, util)), ref in zip(WORKLOAD_REFS.items(), workload_refs(scn), strict=True):
         r = frontier(ref)
-        label = f"{name.capitalize()} (CV {cv:g}, utilisation {util:g} %)"
+        label = f"{name.capitalize()} ({f'CV {cv:g}, ' * read_cv}utilisation {util:g} %)"
         if r is None:
             notes.append(f"{label}: {no_curve_reason(ref)}")
         else:
@@ -1168,7 +1170,8 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         notes.insert(0, f"{current}: {no_curve_reason(scn)}")
         line = None
     else:
-        line = _frontier_trace(f"{current}: CV {scn.cv:g}, utilisation {100 * scn.eta:g} %", r, CURRENT, "solid", 2.8)
+        setting = f"{f'CV {scn.cv:g}, ' * read_cv}utilisation {100 * scn.eta:g} %"
+        line = _frontier_trace(f"{current}: {setting}", r, CURRENT, "solid", 2.8)
     data += _apart(refs, line, False, True)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)

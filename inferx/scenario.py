@@ -413,6 +413,8 @@ PARAMS: dict[str, Param] = {
     ),
 }
 CALIBRATED_ONLY = ("framework", "mtp", "acceptance")  # controls the article's model does not read
+# The calibrated TTFT queues prefills of one prompt length (M/D/1): the output length's spread does not enter it.
+ARTICLE_ONLY = ("cv",)
 # The explorer's batch size: not a property of the scenario, but read by the URL, the page and `inferx point`
 # under the same rules. 2^30 is the top of the batch slider's log2 scale.
 BATCH = Param(

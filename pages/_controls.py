@@ -16,6 +16,7 @@ from inferx.model_config import MAX_CONFIG_BYTES
 from inferx.models import ModelSpec, kv_bytes_per_token
 from inferx.presets import HARDWARE, SCALE_UP
 from inferx.scenario import (
+    ARTICLE_ONLY,
     BATCH,
     CALIBRATED_ONLY,
     GROUPS,
@@ -229,9 +230,13 @@ def control(name: str, value, unread_note: bool = True) -> html.Div:
             title=f"back to the {p.unset} value",
         )
         label = html.Div([label, reset], className="d-flex justify-content-between align-items-baseline")
-    # The article's model does not read these: assets/style.css says so under their labels in article mode.
+    # One of the two models does not read these: assets/style.css says so under their labels in the other mode.
     # Not on /inferencex (`unread_note` off), which draws the calibrated curve in either mode.
-    kind = "ctl calibrated-only" if unread_note and name in CALIBRATED_ONLY else "ctl"
+    kind = "ctl"
+    if unread_note and name in CALIBRATED_ONLY:
+        kind += " calibrated-only"
+    elif unread_note and name in ARTICLE_ONLY:
+        kind += " article-only"
     return html.Div([label, _widget(name, p, value)], className=kind, title=p.help)
 
 
@@ -256,7 +261,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 if n == "isl":  # says when the prompt is longer than the context the KV cache is sized for
                     note = context_note(values["ctx"], values["isl"])
                     body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note", role="status"))
-    hidden = [control(n, values[n]) for n in PARAMS if n not in shown]
+    hidden = [control(n, values[n], unread_note=False) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
     body.append(html.Div(calibration_line(values), id=CALIBRATION_LINE_ID, className="calibration-basis small"))

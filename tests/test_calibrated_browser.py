@@ -59,6 +59,9 @@ def test_controls_the_article_model_does_not_read_say_so_in_article_mode_only(br
         shown = f"const c = (() => {{ {NOTE} }})(); return c !== null && c !== 'none' && c;"
         assert wait_js(browser, shown, args=(name,), what=f"{name}'s note") == said
     assert browser.execute_script(NOTE, "ctl-osl") == "none"
+    assert browser.execute_script(NOTE, "ctl-cv") == "none"
     browser.execute_script("window.dash_clientside.set_props('ctl-mode', {value: 'calibrated'})")
     wait_js(browser, f"const c = (() => {{ {NOTE} }})(); return c === 'none';", args=("ctl-mtp",), what="no note")
+    # The other way round: the calibrated model does not read the output length's CV.
+    assert browser.execute_script(NOTE, "ctl-cv") == '"read in article mode only"'
     assert severe_console_errors(browser) == []

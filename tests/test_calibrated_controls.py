@@ -335,15 +335,18 @@ def test_validate_refuses_an_error_tables_path_it_cannot_write_before_any_work(t
 
 
 def test_the_unread_note_is_on_the_dashboard_not_on_inferencex():
-    """`/inferencex` draws the calibrated curve in either mode, so there the stack and MTP are read: no note."""
-    from inferx.scenario import CALIBRATED_ONLY, default_params
+    """`/inferencex` draws the calibrated curve in either mode, so there the stack and MTP are read: no note.
+    The output length's CV, which the calibrated model does not read, is marked the other way."""
+    from inferx.scenario import ARTICLE_ONLY, CALIBRATED_ONLY, default_params
     from pages._controls import control_groups
 
-    def noted(overlay_only):
+    def noted(overlay_only, kind):
         groups = control_groups(default_params(), overlay_only=overlay_only)
         divs = [c for g in groups for c in ([g] + list(getattr(g, "_traverse", lambda: [])()))]
-        marked = [c for c in divs if "calibrated-only" in (getattr(c, "className", "") or "")]
+        marked = [c for c in divs if kind in (getattr(c, "className", "") or "").split()]
         every = {f"ctl-{name}" for name in PARAMS}
         return {x.id for c in marked for x in c._traverse() if getattr(x, "id", None) in every}
 
-    assert noted(False) == {f"ctl-{name}" for name in CALIBRATED_ONLY} and noted(True) == set()
+    assert noted(False, "calibrated-only") == {f"ctl-{name}" for name in CALIBRATED_ONLY}
+    assert noted(False, "article-only") == {f"ctl-{name}" for name in ARTICLE_ONLY} == {"ctl-cv"}
+    assert noted(True, "calibrated-only") == noted(True, "article-only") == set()

@@ -229,6 +229,17 @@ def test_options_the_article_model_does_not_read_get_a_note_and_change_nothing()
     assert figure.stderr == "" and figure.stdout != run_inferx("frontier", "--figure", "12").stdout
 
 
+def test_the_cv_in_calibrated_mode_gets_a_note_and_changes_nothing():
+    """The calibrated TTFT queues prompts of one length (M/D/1): the output length's CV is the article's only."""
+    plain = run_inferx("point", "--mode", "calibrated")
+    given = run_inferx("point", "--mode", "calibrated", "--cv", "1.5")
+    assert given.stdout.replace('"cv": 1.5', '"cv": 0') == plain.stdout and plain.stderr == ""
+    assert given.stderr.startswith(
+        "inferx: note: in calibrated mode --cv changes nothing here: the article's model reads it (add --mode article)"
+    )
+    assert run_inferx("point", "--cv", "1.5").stderr == ""  # the article's M/G/1 reads it
+
+
 def test_a_prompt_longer_than_the_context_gets_a_note_on_stderr():
     note = "inferx: note: The input (8,192 tokens) is longer than the context (1,024 tokens)"
     for command in (["point"], ["frontier", "--points", "4"], ["slo"]):

@@ -360,3 +360,6 @@ def test_an_article_mode_a_is_named_by_its_mode_not_by_controls_it_does_not_read
     assert compare.describe(a) == "8×H200 SXM"
     assert compare.legend_label(a, current) == "8×H200 SXM · mode article"
     assert compare.legend_label(current, a) == "8×H200 SXM · mode calibrated, framework vllm"
+    # Nor is a calibrated A named by the CV, which only the article's model reads.
+    assert compare.describe(Scenario.from_params(mode="calibrated", cv=1)) == "8×H200 SXM · mode calibrated"
+    assert compare.describe(Scenario.from_params(cv=1)) == "8×H200 SXM · cv 1"

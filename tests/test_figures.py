@@ -290,6 +290,19 @@ def test_fig9_shades_the_gap_between_ideal_and_realistic():
     assert set(zip(ideal["x"], ideal["y"], strict=True)) <= set(zip(x, y, strict=True))
 
 
+def test_fig9_names_the_cv_only_where_the_model_reads_it():
+    """The calibrated TTFT queues prompts of one length: the CV moves no curve there, so no label names it."""
+    for mode, cv in (("article", 0.5), ("calibrated", 0.5), ("calibrated", 1.5)):
+        f9 = figures.workload_reality(Scenario.from_params(mode=mode, cv=cv))
+        names = [t["name"] for t in f9["data"][1:]]
+        assert all(("CV" in n) == (mode == "article") for n in names), names
+        if mode == "calibrated":
+            plain = figures.workload_reality(Scenario.from_params(mode=mode))
+            assert [t["y"] for t in f9["data"]] == [t["y"] for t in plain["data"]]  # the CV reads nothing
+    article = by_name(figures.workload_reality(Scenario.from_params(cv=0.5)))
+    assert "8×H200 (current): CV 0.5, utilisation 87 %" in article
+
+
 def test_fig8_says_when_the_current_settings_have_no_communication():
     notes = [a["text"] for a in figures.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
     assert notes == ["8×H200 (current): no communication (TP 1, PP 1)"]
