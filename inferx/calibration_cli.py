@@ -22,6 +22,8 @@ def _spread(s: float | None, field: str) -> str:
     """A relative 1σ in 8 characters: "±  54%", "± 1258%", "± >100×" past ten thousand per cent."""
     if s is None:  # not fitted: no attention-DP rows, or the typical MTP acceptance and first-token steps
         return "" if field == "dp_wait_steps" else "  (typ.)"
+    if np.isnan(s):
+        return "  undet."
     if not np.isfinite(s):
         return "±  bound"
     return f"±{s:>6.0%}" if s < 100 else "± >100×"
@@ -38,7 +40,10 @@ def format_calibrations(fits: dict) -> str:
         for (field, value), k in zip(cal.__dict__.items(), scale, strict=True):
             cells.append(f"{value * k:>7.3g} {_spread(sigma.get(field), field):>8}")
         lines.append(f"{key:<{width}} {n:>5} " + " ".join(cells))
-    lines.append("± is the relative 1σ from the fit's Jacobian; 'bound': the parameter sits at its limit.")
+    lines.append(
+        "± is the relative 1σ from the fit's Jacobian; 'bound': the parameter sits at its limit; 'undet.': the rows "
+        "do not determine it (too few distinct runs)."
+    )
     return "\n".join(lines)
 
 

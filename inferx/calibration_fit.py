@@ -183,16 +183,26 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
     return calibration(result.x), dict(zip(free, _sigma(result), strict=True))
 
 
+UNDETERMINED = 1e-6  # a parameter's share of a direction the rows leave free, past which it is not determined
+
+
 def _sigma(result) -> np.ndarray:
-    """1σ of the log parameters (≈ relative 1σ) from the Jacobian; a parameter at its bound gets ∞."""
+    """1σ of the log parameters (≈ relative 1σ) from the Jacobian; a parameter at its bound gets ∞, one the rows
+    do not determine (it moves along a direction no residual sees: six copies of one run fix three numbers, not
+    nine) NaN. The pseudo-inverse alone would give such a parameter a finite σ, and a perfect fit 0."""
     jac = result.jac
     dof = max(jac.shape[0] - jac.shape[1], 1)
     s2 = float(np.sum(result.fun**2)) / dof
     try:
+        _, singular, vt = np.linalg.svd(jac, full_matrices=True)
         cov = np.linalg.pinv(jac.T @ jac) * s2
         sigma = np.sqrt(np.clip(np.diag(cov), 0, None))
     except np.linalg.LinAlgError:
-        sigma = np.full(jac.shape[1], np.inf)
+        return np.full(jac.shape[1], np.inf)
+    # numpy's rank tolerance; every direction past the singular values is free too (fewer rows than parameters).
+    tol = singular.max(initial=0.0) * max(jac.shape) * np.finfo(float).eps
+    free = vt[np.concatenate([singular, np.zeros(jac.shape[1] - singular.size)]) <= tol]
+    sigma[np.abs(free).max(axis=0, initial=0.0) > UNDETERMINED] = np.nan
     sigma[result.active_mask != 0] = np.inf
     return sigma
 
@@ -267,7 +277,8 @@ def calibration_record(fits: dict, source: str, spread: dict | None = None, spre
         "note": (
             "Fitted by `python -m inferx calibrate --measured PATH` on the single-node rows of the InferenceX "
             "DeepSeek-R1-0528 export, one calibration per GPU and software stack; uncertainty is the relative "
-            "1σ from the fit's Jacobian (null: the parameter sits at a bound); see docs/calibration.md."
+            "1σ from the fit's Jacobian (null: the parameter sits at a bound, or the rows do not determine it); see "
+            "docs/calibration.md."
         ),
         "source": source,
         "parameters": {k: {f: float(f"{v:.6g}") for f, v in c.__dict__.items()} for k, (c, _, _) in fits.items()},

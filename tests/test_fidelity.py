@@ -239,6 +239,20 @@ def test_fit_recovers_known_parameters(fits):
             assert sigma[field] < 0.1, (key, field)
 
 
+def test_a_parameter_the_rows_do_not_determine_is_said_to_be_so(rows, fits):
+    """Six copies of one run fix its three numbers, not the seven parameters behind them: a perfect fit there
+    has zero residuals, and the pseudo-inverse alone gave every parameter "± 0 %"."""
+    from inferx.calibration_cli import format_calibrations
+
+    one = rows[rows["spec_method"].ne("mtp")].iloc[[0] * 6].reset_index(drop=True)
+    cal, sigma = F.fit(one)
+    assert sigma and all(np.isnan(s) or np.isinf(s) for s in sigma.values()), sigma
+    row = format_calibrations({"h200/sglang/fp8": (cal, sigma, 6)}).splitlines()[2]
+    assert "undet." in row and "0%" not in row
+    # Thirty distinct runs determine them all (the well-kept fit above).
+    assert not any(np.isnan(s) for _, sigma, _ in fits.values() for s in sigma.values())
+
+
 def test_record_round_trips_through_the_loader(fits, tmp_path):
     record = F.calibration_record(fits, "fidelity_rows.csv")
     path = tmp_path / "calibration.json"
