@@ -162,8 +162,6 @@ def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     fig = economics.fig_economics(scn, "cost", price(scn), scn.params["power"])
     if not fig["data"]:
         return fig
-    if price(scn) is not None:  # the builder names its price an assumption; this one was given
-        fig["data"][0]["name"] = fig["data"][0]["name"].replace("(assumed price)", "(given price)")
     g = goodput(scn)
     if g["batch"]:
         fig["data"].append(

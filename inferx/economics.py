@@ -141,7 +141,8 @@ def fig_economics(
         _note(layout, f"No curve: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
     econ = along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
-    name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h (assumed price)"
+    said = "assumed" if usd_per_gpu_hour is None else "given"
+    name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h ({said} price)"
     hover = "B = %{customdata:,}<br>%{x:,.3~r} tok/s/user<br>%{y:,.4~r}"
     trace = _line(name, 1.0 / r["itl"], econ[key], "#000000", hover=hover, custom=r["batch"].astype(int).tolist())
     return {"data": [trace], "layout": layout}

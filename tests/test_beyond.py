@@ -106,6 +106,7 @@ def test_the_cost_figure_stars_the_slo_point_at_its_hand_worked_cost():
     fig = registry.build(scn, ["fig11"])["fig11"]
     curve, star = fig["data"][0], fig["data"][-1]
     assert "(given price)" in curve["name"] and "$2.00/GPU-h" in curve["name"]
+    assert curve["hovertemplate"].endswith(f"<extra>{curve['name']}</extra>")  # the hover names it as given too
     b = slo.largest_batch(scn)
     r = scn.evaluate([b])
     assert star["x"][0] == pytest.approx(1 / r["itl"][0], rel=1e-3)  # tok/s per user
