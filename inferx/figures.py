@@ -1092,6 +1092,8 @@ def _comm_configs(scn: Scenario) -> list[SimpleNamespace]:
             pp=c["pp"],
             ic_bw=INTERCONNECTS[c["ic"]].bw,
             ic_alpha=INTERCONNECTS[c["ic"]].alpha,
+            pp_bw=INTERCONNECTS[c["ic"]].bw,  # the article's references: one link for both
+            pp_alpha=INTERCONNECTS[c["ic"]].alpha,
         )
         for _, c, _ in COMM_REFS.values()
     ]
@@ -1104,7 +1106,8 @@ def _communication_reads(scn: Scenario) -> tuple:
     p = scn.params
     fit = scn.unfit_reason() if scn.headroom <= 0 else None
     labels = (machine_label(scn), p["tp"], p["pp"], p["ic"])
-    return scn.model, scn.b_w, scn.tp, scn.pp, scn.ic_bw, scn.ic_alpha, fit, max(1024, scn.b_max), labels
+    links = scn.ic_bw, scn.ic_alpha, scn.pp_bw, scn.pp_alpha
+    return scn.model, scn.b_w, scn.tp, scn.pp, *links, fit, max(1024, scn.b_max), labels
 
 
 @memoised(_communication_reads)

@@ -112,14 +112,27 @@ INTERCONNECTS: dict[str, Interconnect] = {
 # Fabric on MI300X, a datasheet file's link): the fixed choices above are the article's, whose three machines all
 # use NVLink 4.0's figure.
 SCALE_UP = "scale-up"
+# Or two links, as a machine of several scale-up domains has: TP's all-reduces within a domain on the GPU's own
+# link, PP's hand-offs between domains over InfiniBand (the article's single link charges both to one).
+TIERED = "tiered"
+BETWEEN_DOMAINS = "infiniband"
 
 
 def interconnect(key: str, gpu: GPU) -> Interconnect:
-    """The link `ic` names; SCALE_UP is `gpu`'s own: its datasheet's per-GPU bandwidth (both directions summed)
-    halved to the one way the collectives' formulas take, with NVLink's latency floor."""
+    """The link TP's all-reduces take under `ic`; SCALE_UP (and TIERED) is `gpu`'s own: its datasheet's per-GPU
+    bandwidth (both directions summed) halved to the one way the collectives' formulas take, with NVLink's
+    latency floor."""
     if key == SCALE_UP:
         return Interconnect(f"{gpu.link} ({gpu.name})", gpu.link_bw_per_direction, INTERCONNECTS["nvlink"].alpha)
+    if key == TIERED:
+        own = interconnect(SCALE_UP, gpu)
+        return replace(own, label=f"{own.label} for TP, {INTERCONNECTS[BETWEEN_DOMAINS].label} for PP")
     return INTERCONNECTS[key]
+
+
+def pipeline_interconnect(key: str, gpu: GPU) -> Interconnect:
+    """The link PP's hand-offs take under `ic`: the one between domains under TIERED, else TP's."""
+    return INTERCONNECTS[BETWEEN_DOMAINS] if key == TIERED else interconnect(key, gpu)
 
 
 def scale_up_links() -> list[Interconnect]:

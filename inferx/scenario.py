@@ -22,7 +22,17 @@ from . import engine as E
 from . import models as M
 from .hardware import GPUS, MAX_GPUS, Machine, memory_fit_message
 from .models import MODELS
-from .presets import DTYPE_BYTES, HARDWARE, INTERCONNECTS, SCALE_UP, Interconnect, ModelSpec, interconnect
+from .presets import (
+    DTYPE_BYTES,
+    HARDWARE,
+    INTERCONNECTS,
+    SCALE_UP,
+    TIERED,
+    Interconnect,
+    ModelSpec,
+    interconnect,
+    pipeline_interconnect,
+)
 
 MODES = ("article", "calibrated")
 # Software stacks with a calibration or a typical one to fall back on (calibrated.calibration_for says which).
@@ -161,13 +171,16 @@ DTYPES = tuple(DTYPE_BYTES)
 
 
 def link(values: dict) -> Interconnect:
-    """The interconnect of a control state: `ic`, read against its GPU when it names the GPU's own link."""
+    """The interconnect of a control state (TP's, when `ic` names two): `ic`, read against its GPU when it names
+    the GPU's own link."""
     return interconnect(values["ic"], GPUS[values["gpu"]])
 
 
 def _interconnect_label(key: str) -> str:
     if key == SCALE_UP:  # its bandwidth follows the GPU menu
         return "The GPU's own link (datasheet)"  # short: the sidebar's menu shows ~30 characters; Figure 8 names it
+    if key == TIERED:
+        return "Own link for TP, InfiniBand for PP"
     ic = INTERCONNECTS[key]
     return f"{ic.label} · {ic.bw / 1e9:g} GB/s, α {ic.alpha * 1e6:g} µs"
 
@@ -286,7 +299,7 @@ PARAMS: dict[str, Param] = {
         "",
         "choice",
         None,
-        options=(*INTERCONNECTS, SCALE_UP),
+        options=(*INTERCONNECTS, SCALE_UP, TIERED),
         label_of=_interconnect_label,
         group="Parallelism",
         preset="ic",
@@ -614,8 +627,10 @@ class Scenario:
     eta: float
     tp: int
     pp: int
-    ic_bw: float
+    ic_bw: float  # TP's all-reduces
     ic_alpha: float
+    pp_bw: float  # PP's hand-offs: the same link, or the one between scale-up domains (presets.TIERED)
+    pp_alpha: float
     mode: str = "article"
     hardware: str = "h200x8"  # calibration family (the preset's GPU)
     # Read by the calibrated model only.
@@ -643,7 +658,7 @@ class Scenario:
     @classmethod
     def _from_checked(cls, values: dict) -> Scenario:
         preset = values["preset"]
-        ic = link(values)
+        ic, pp_link = link(values), pipeline_interconnect(values["ic"], GPUS[values["gpu"]])
         return cls(
             params=values,
             model=MODELS[values["model"]],
@@ -660,6 +675,8 @@ class Scenario:
             pp=values["pp"],
             ic_bw=ic.bw,
             ic_alpha=ic.alpha,
+            pp_bw=pp_link.bw,
+            pp_alpha=pp_link.alpha,
             mode=values["mode"],
             hardware=preset,
             osl=values["osl"],
@@ -800,7 +817,7 @@ def _step(p, B):
 
 def _comm(p, B):
     return E.t_allreduce(B, p.tp, p.model, p.b_w, p.ic_bw, p.ic_alpha) + E.t_pipeline(
-        B, p.pp, p.model, p.b_w, p.ic_bw, p.ic_alpha
+        B, p.pp, p.model, p.b_w, p.pp_bw, p.pp_alpha
     )
 
 
@@ -811,7 +828,9 @@ def _calibrated_point(scn: Scenario, B) -> dict:
     return scenario_point(scn, B)
 
 
-_COLUMNS = ("ctx", "isl", "kappa", "b_w", "bw", "compute", "tp", "pp", "ic_bw", "ic_alpha", "b_max", "cv")
+_COLUMNS = (
+    "ctx", "isl", "kappa", "b_w", "bw", "compute", "tp", "pp", "ic_bw", "ic_alpha", "pp_bw", "pp_alpha", "b_max", "cv"
+)  # fmt: skip
 
 
 def _columns(scenarios: list[Scenario], names, repeats) -> SimpleNamespace:
@@ -829,7 +848,7 @@ def _columns(scenarios: list[Scenario], names, repeats) -> SimpleNamespace:
 
 def comm_times(scenarios: list[Scenario], B) -> np.ndarray:
     """t_AR + t_PP (s) of several scenarios at the same batch sizes, one row each, in one numpy pass."""
-    cols = _columns(scenarios, ("tp", "pp", "b_w", "ic_bw", "ic_alpha"), None)
+    cols = _columns(scenarios, ("tp", "pp", "b_w", "ic_bw", "ic_alpha", "pp_bw", "pp_alpha"), None)
     return _comm(cols, np.asarray(B, dtype=float)[None, :])
 
 

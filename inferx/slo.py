@@ -15,7 +15,7 @@ from . import economics, regimes
 from .calibrated import scenario_calibration
 from .figure_text import number
 from .hardware import GPUS, MAX_GPUS
-from .presets import SCALE_UP
+from .presets import SCALE_UP, TIERED
 from .scenario import PARAMS, InvalidParameter, Scenario, check_value, per_gpu_values
 
 TTFT_MS = 500.0  # a common interactive target for the first token
@@ -141,6 +141,9 @@ def _search_count(value) -> int:
     return count
 
 
+MACHINE_OPTIONS = ("gpu", "gpus", "tp", "pp", "ic")  # what a row names of its machine, besides its figures
+
+
 def candidates(base: dict) -> list[dict]:
     """The configurations a search tries: every catalog GPU (or `base`'s `gpu`), at every power-of-two count
     its scale-up domain holds (or `base`'s `gpus`), as tensor parallelism across the count, or, past one domain,
@@ -150,7 +153,7 @@ def candidates(base: dict) -> list[dict]:
     PP 4 came first) on a latency no pipeline has. Each takes its datasheet's
     HBM, bandwidth and dense compute at the weight dtype times the count, so that GPUs compare on one
     footing (the article's 8×H200 and 8×B200 presets quote sparse FP8; here they are dense), over the GPU's own
-    scale-up link, or InfiniBand for a count given past the GPU's scale-up domain."""
+    scale-up link; past one domain TP stays on it and the pipeline's hand-offs cross InfiniBand (`ic=tiered`)."""
     rest = {k: v for k, v in base.items() if k not in HARDWARE_CONTROLS and v is not None}
     wdtype = check_value("wdtype", PARAMS["wdtype"], rest.get("wdtype", PARAMS["wdtype"].default))
     gpus = list(GPUS) if base.get("gpu") is None else [check_value("gpu", PARAMS["gpu"], base["gpu"])]
@@ -161,7 +164,7 @@ def candidates(base: dict) -> list[dict]:
         for n in given or catalog_counts(gpu):
             machine = {"gpu": gpu, "gpus": n, "bw": n * one["bw"], "hbm": n * one["hbm"],
                        "compute": n * one["compute"][wdtype],
-                       "ic": SCALE_UP if n <= GPUS[gpu].scale_up_gpus else "infiniband"}  # fmt: skip
+                       "ic": SCALE_UP if n <= GPUS[gpu].scale_up_gpus else TIERED}  # fmt: skip
             tp = min(n, 1 << (min(GPUS[gpu].scale_up_gpus, MAX_GPUS).bit_length() - 1))  # the domain's TP
             tp = max(tp, n // PARAMS["pp"].high)  # a small domain at a large count: no more stages than PP has
             out.append({**rest, **machine, "tp": tp, "pp": n // tp})
@@ -176,15 +179,17 @@ def search(
     power_fraction: float = economics.POWER_FRACTION,
 ) -> list[dict]:
     """`goodput` of every candidate (`candidates`), cheapest per million tokens first; those that meet nothing
-    last. Each row names its machine ("8×H200 SXM"), GPU, count, TP, PP and link (`ic`: with those, `inferx point`
-    gives the same numbers), and in calibrated mode where its
+    last. Each row names its machine ("8×H200 SXM"), GPU, count, TP, PP, link (`ic`) and the datasheet's
+    bandwidth, compute and HBM it used (TB/s, PFLOPS, GB): with those, `inferx point` gives the same numbers (with
+    the first five alone, the preset's own machine takes the preset's figures, sparse compute included), and in
+    calibrated mode where its
     calibration comes from (`calibration_basis`: "fitted", "stack typical", …); a price given applies to every
     GPU, else each takes its own assumed price."""
     rows = []
     for params in candidates(base):
         scn = Scenario.from_params(**params)
         row = {"machine": f"{params['gpus']}×{GPUS[params['gpu']].name}"}
-        row.update((k, params[k]) for k in ("gpu", "gpus", "tp", "pp", "ic"))
+        row.update((k, params[k]) for k in (*MACHINE_OPTIONS, "bw", "compute", "hbm"))
         if scn.mode == "calibrated":
             row["calibration_basis"] = scenario_calibration(scn)["basis"]
         rows.append(row | goodput(scn, ttft_ms, tpot_ms, usd_per_gpu_hour, power_fraction))

@@ -74,7 +74,7 @@ def verify_time(scn: Scenario, k, B, mode: str = "article") -> np.ndarray:
     # The all-reduce and pipeline hand-offs carry all B·k tokens' activations.
     tokens = B * k
     comm = E.t_allreduce(tokens, scn.tp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha) + E.t_pipeline(
-        tokens, scn.pp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha
+        tokens, scn.pp, scn.model, scn.b_w, scn.pp_bw, scn.pp_alpha
     )
     return np.maximum(memory, compute) + comm
 

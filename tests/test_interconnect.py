@@ -11,7 +11,7 @@ import app  # noqa: F401 (pages register themselves on the app)
 from inferx import cli, slo
 from inferx import figure_registry as registry
 from inferx.hardware import GPUS
-from inferx.presets import INTERCONNECTS, SCALE_UP, scale_up_links
+from inferx.presets import INTERCONNECTS, SCALE_UP, TIERED, scale_up_links
 from inferx.scenario import InvalidParameter, Scenario, comm_times
 from pages import methods
 
@@ -40,8 +40,30 @@ def test_all_reduce_over_nvlink_5_by_hand():
 
 
 def test_the_link_is_checked_like_any_choice():
-    with pytest.raises(InvalidParameter, match="must be one of nvlink, infiniband, roce, scale-up"):
+    with pytest.raises(InvalidParameter, match="must be one of nvlink, infiniband, roce, scale-up, tiered"):
         Scenario.from_params(ic="scale_up")
+
+
+def test_a_tiered_machine_runs_tp_on_its_own_link_and_pp_over_infiniband_by_hand():
+    # 16 × H200 as two NVLink domains, TP 8 within each and a pipeline stage per domain, B = 1,486:
+    # t_AR = 122 × (10 µs + 7/8 × 1,486 × 7,168 B / 450 GB/s) = 3.747 ms on NVLink 4.0;
+    # t_PP = (2 − 1) × (5 µs + 1,486 × 7,168 B / 25 GB/s) = 0.4311 ms over InfiniBand HDR200.
+    # One InfiniBand link for both (the article's single link) charged the all-reduce 46.1 ms instead.
+    tiered = Scenario.from_params(gpu="h200", gpus=16, tp=8, pp=2, ic=TIERED)
+    t_ar = 2 * LAYERS * (10e-6 + 7 / 8 * 1486 * D_MODEL / 450e9)
+    t_pp = 5e-6 + 1486 * D_MODEL / 25e9
+    assert tiered.comm_time(1486) == pytest.approx(t_ar + t_pp, rel=1e-12)
+    assert (t_ar, t_pp) == (pytest.approx(3.7466e-3, rel=1e-4), pytest.approx(0.43106e-3, rel=1e-4))
+    one_link = Scenario.from_params(gpu="h200", gpus=16, tp=8, pp=2, ic="infiniband")
+    assert comm_times([tiered, one_link], [1486])[0, 0] == pytest.approx(t_ar + t_pp, rel=1e-12)
+    assert one_link.comm_time(1486) > 10 * tiered.comm_time(1486)
+    # Evaluated with other scenarios (a redraw's one pass), it keeps its own two links.
+    assert tiered.evaluate([1486])["itl"][0] == pytest.approx(
+        comm_times([one_link, tiered], [1486])[1, 0] + tiered.evaluate([1486])["t_step"][0], rel=1e-12
+    )
+    fig = registry.build(tiered, ["fig8"])["fig8"]
+    current = next(t for t in fig["data"] if "(current)" in t["name"])
+    assert current["name"].endswith("TP 8, PP 2, NVLink 4 (H200 SXM) for TP, InfiniBand HDR200 for PP")
 
 
 def test_figure_8_names_the_link_it_draws():

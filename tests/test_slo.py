@@ -163,7 +163,7 @@ def test_search_narrows_to_a_gpu_and_a_count():
     assert {r["calibration_basis"] for r in counts if r["gpu"] == "h200"} == {"fitted"}
     assert {r["calibration_basis"] for r in counts if r["gpu"] == "mi325x"} == {"stack typical"}
     across = slo.candidates({"gpu": "h200", "gpus": 16})  # two 8-GPU NVLink domains: TP within, a stage each
-    assert [(c["tp"], c["pp"], c["ic"]) for c in across] == [(8, 2, "infiniband")]
+    assert [(c["tp"], c["pp"], c["ic"]) for c in across] == [(8, 2, "tiered")]
     assert {c["ic"] for c in slo.candidates({})} == {"scale-up"}
     # A datasheet's 2-GPU domain at 64 GPUs: 32 stages would pass PP's 16, so TP widens to 4.
     pair = spec_key({**json.loads(GAUDI3.read_text()), "scale_up_gpus": 2})
@@ -197,11 +197,15 @@ def test_cli_slo_search_and_failures():
             assert got[key] == (float(f"{value:.6g}") if isinstance(value, float) else value), key
     narrowed = json.loads(run_inferx("slo", "--search", "--gpu", "gb200", "--gpus", "64").stdout)["candidates"]
     assert [(r["machine"], r["tp"], r["pp"]) for r in narrowed] == [("64×GB200", 64, 1)]
-    # A row names all a point needs: `inferx point` with its GPU, count, TP, PP and link gives its numbers.
-    best = rec["best"]
-    at = [f"--{k}={best[k]}" for k in ("gpu", "gpus", "tp", "pp", "ic")]
-    point = json.loads(run_inferx("point", *at, f"--batch={best['batch']}").stdout)
-    assert best["ic"] == "scale-up" and point["throughput_tok_s"] == best["throughput_tok_s"]
+    # A row names all a point needs: `inferx point` with its GPU, count, TP, PP, link and figures gives its
+    # numbers, on the preset's own machine (8×H200, whose preset quotes sparse compute) and past one domain too.
+    rows = json.loads(run_inferx("slo", "--search", "--gpu", "h200").stdout)["candidates"]
+    rows += json.loads(run_inferx("slo", "--search", "--gpu", "h200", "--gpus", "16").stdout)["candidates"]
+    for row in [rec["best"], *(r for r in rows if r["gpus"] in (8, 16))]:
+        at = [f"--{k}={row[k]}" for k in ("gpu", "gpus", "tp", "pp", "ic", "bw", "compute", "hbm")]
+        point = json.loads(run_inferx("point", *at, f"--batch={row['batch']}").stdout)
+        assert (point["throughput_tok_s"], point["itl_ms"]) == (row["throughput_tok_s"], row["itl_ms"]), row
+    assert [r["ic"] for r in rows[-1:]] == ["tiered"] and rec["best"]["ic"] == "scale-up"
     odd = run_inferx("slo", "--search", "--gpus", "6")
     assert odd.returncode == 2 and "gpus=6: must be a power of two for --search" in odd.stderr
     miss = run_inferx("slo", "--tpot-ms", "1")  # 8×H200's ITL is 2.2 ms at B = 1
