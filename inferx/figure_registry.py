@@ -185,7 +185,8 @@ FIGURES: dict[str, Figure] = _entries(
         "the ideal and realistic curves (shaded) is TTFT a production SLA must budget for. A reference that "
         "coincides with the current curve is drawn as markers on it. The calibrated model queues prompts of one "
         "length, which the CV does not enter: in calibrated mode only the utilisation moves these curves.",
-        r"W_q\propto\frac{1+\text{CV}^2}{2},\qquad B_\text{max}^\text{eff}=\lfloor\eta\,B_\text{max}\rfloor",
+        r"W_q\propto\frac{1+\text{CV}^2}{2},\qquad B_\text{max}^\text{eff}="
+        r"\left\lfloor\eta\,\frac{\text{HBM}_\text{free}}{S\,\kappa}\right\rfloor",
         F.workload_reality,
         current=True,
         references=F.workload_refs,
