@@ -38,17 +38,21 @@ def machine_label(scn: Scenario) -> str:
     return f"{p['gpus']}×{GPUS[p['gpu']].name}"
 
 
-def _own_settings(scn: Scenario) -> dict:
-    """The controls that set a scenario apart from its preset, its machine (preset, GPU, count) aside, and
-    bandwidth, compute and HBM where they are that machine's (the label's "5×B300" says them)."""
+def _own_settings(scn: Scenario, among=None, machine_said: bool = True) -> dict:
+    """The controls that set a scenario apart from its preset (or those named `among`, at the scenario's values),
+    its machine (preset, GPU, count) aside, and while `machine_said`, bandwidth, compute and HBM where they are
+    that machine's (the label's "5×B300" says them)."""
     p = scn.params
     machine = machine_values(p["preset"], p["gpu"], p["gpus"], p["wdtype"])
     # A control the scenario's model does not read: naming it would say A differs where it does not.
     unread = ("preset", "gpu", "gpus", *(CALIBRATED_ONLY if scn.mode == "article" else ARTICLE_ONLY))
+    values = compact_params(p) if among is None else {k: p[k] for k in among}
     return {
         k: v
-        for k, v in compact_params(p).items()
-        if k not in unread and not (k in machine and math.isclose(v, machine[k], rel_tol=5e-3))
+        for k, v in values.items()
+        if k not in unread
+        and v is not None
+        and not (machine_said and k in machine and math.isclose(v, machine[k], rel_tol=5e-3))
     }  # 5e-3: a slider's value is the machine's rounded to 3 significant figures
 
 
@@ -74,10 +78,14 @@ LEGEND_SETTINGS = 3  # A's settings a legend names at most; the pin bar above th
 
 
 def legend_label(pinned: Scenario, current: Scenario) -> str:
-    """A as the figures' legends name it: its machine, and those of its own settings the current scenario does
-    not share, e.g. "8×H200 SXM · ctx 4096" beside a current 8×H200 at ctx 8192 (the machine alone said nothing)."""
+    """A as the figures' legends name it: its machine, and its values of the settings where the two part, its
+    own ("8×H200 SXM · ctx 4,096 tokens" beside a current 8×H200 at 8,192) and those the current one moved from
+    the preset A kept ("8×H200 SXM · ctx 1,024 tokens"): the machine alone said nothing. Bandwidth, compute and
+    HBM are named where both labels name one machine, which then does not say them apart."""
     mine = current.params
-    differ = {k: v for k, v in _own_settings(pinned).items() if mine.get(k) != v}
+    either = [k for k in PARAMS if k in _own_settings(pinned).keys() | _own_settings(current).keys()]
+    one_machine = machine_label(pinned) == machine_label(current)
+    differ = {k: v for k, v in _own_settings(pinned, either, not one_machine).items() if mine.get(k) != v}
     if pinned.mode != current.mode:  # first: it changes every number (the default mode is in no address)
         differ = {"mode": pinned.mode, **differ}
     if len(differ) <= LEGEND_SETTINGS:

@@ -77,6 +77,12 @@ def test_the_legends_name_a_by_what_sets_it_apart():
     many = Scenario.from_params(preset="mi300x4", ctx=8192, isl=512, cv=1.5, util=60)
     expected = "4×MI300X · ctx 8,192 tokens, isl 512 tokens, cv 1.5, …"
     assert compare.legend_label(many, Scenario.from_params()) == expected
+    # A that kept its preset's values where the current scenario moved them: named by those values.
+    plain = Scenario.from_params(preset="h200x8")
+    assert compare.legend_label(plain, now) == "8×H200 SXM · ctx 1,024 tokens"
+    assert compare.legend_label(plain, Scenario.from_params(bw=40)) == "8×H200 SXM · bw 38.4 TB/s"
+    assert compare.legend_label(plain, Scenario.from_params(preset="mi300x4", bw=30)) == "8×H200 SXM"  # its machine
+    assert compare.legend_label(plain, Scenario.from_params(mode="calibrated", cv=1)) == "8×H200 SXM · mode article"
     fig = registry.build(now, ["fig4"], pinned=Scenario.from_params(preset="h200x8", ctx=4096))["fig4"]
     assert fig["layout"]["legend"]["title"]["text"] == "A = 8×H200 SXM · ctx 4,096 tokens (faded)"
 

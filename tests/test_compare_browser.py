@@ -20,7 +20,7 @@ from test_dashboard_browser import FIGS, SHOTS, open_page, traces
 from benchmarks.chromium import wait_js
 from inferx import compare, export
 from inferx import figure_registry as registry
-from inferx.scenario import Scenario
+from inferx.scenario import PARAMS, Scenario
 from pages._url import encode_pinned
 
 pytestmark = pytest.mark.browser
@@ -75,7 +75,10 @@ def test_pin_move_a_slider_see_a_dashed_and_the_differences(browser, server):
         "return Array.from(document.querySelectorAll('#fig-4 .legendtext, #fig-4 .legendtitletext'))"
         ".map(e => e.textContent)"
     )
-    assert f"A = {compare.machine_label(Scenario.from_params())} (faded)" in legend and f"A: {mine['name']}" in legend
+    # A kept the preset's context where the current one moved it to the end: the title says A's.
+    named = compare.legend_label(Scenario.from_params(), Scenario.from_params(ctx=PARAMS["ctx"].high))
+    assert named == "8×H200 SXM · ctx 1,024 tokens"
+    assert f"A = {named} (faded)" in legend and f"A: {mine['name']}" in legend
     # The explorer's readouts show the difference from A, with units and a signed per cent.
     browser.execute_script(
         "document.getElementById('card-fig6').scrollIntoView({block: 'center', behavior: 'instant'})"
