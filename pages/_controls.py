@@ -146,7 +146,9 @@ def file_drop(upload_id: str, note_id: str, what: str, file: str, max_size: int)
                 className="file-drop",
             ),
             html.Div(id=note_id, className="unit file-drop-note", role="status"),
-        ]
+        ],
+        # A file the zone refuses by itself (too large, not JSON) is said in the note: assets/uploads.js.
+        **{"data-max-bytes": max_size, "data-note": note_id, "data-verb": "read"},
     )
 
 

@@ -236,6 +236,13 @@ def stores() -> dcc.Store:
     return dcc.Store(id="measured-data", storage_type="memory")
 
 
+def refusals_said(upload: dcc.Upload) -> html.Div:
+    """The upload in a box that tells assets/uploads.js where to say a file the browser refuses by itself (past
+    the size limit, or not CSV or JSON): the alert, which says what the server refuses."""
+    return html.Div(upload, **{"data-max-bytes": UPLOAD_MAX_BYTES, "data-note": "measured-alert", "data-alert": "true",
+                               "data-verb": "load"})  # fmt: skip
+
+
 def upload_panel(switch: bool = False) -> html.Div:
     """Upload, its result, and on the dashboard the switch for the Figure 4/5 overlays."""
     items = [html.H2("Measured data", className="ctl-group")]
@@ -249,7 +256,7 @@ def upload_panel(switch: bool = False) -> html.Div:
             )
         )
     items += [
-        dcc.Upload(
+        refusals_said(dcc.Upload(
             html.Div(["Drop or ", html.Span("choose", className="file-choose"), " an InferenceX CSV / API JSON"]),
             id="measured-upload",
             accept=".csv,.json,text/csv,application/json",
@@ -264,7 +271,7 @@ def upload_panel(switch: bool = False) -> html.Div:
                 "textAlign": "center",
                 "margin": "0.3rem 0",
             },
-        ),
+        )),
         html.Div(id="measured-status", className="unit", style={"fontSize": "0.8rem"}),
         dbc.Alert(id="measured-alert", is_open=False, dismissable=True, className="mt-2 mb-0 small"),
     ]

@@ -132,3 +132,27 @@ def test_a_gpu_datasheet_chosen_in_the_browser_becomes_the_gpu(server, browser, 
     assert "Could not read gpu.json: hbm_tb_s is missing" in element(browser, "#gpu-upload-note").text
     wait_js(browser, shows, args=(value_id("bw"), "22.2 TB/s"), what="the GPU kept")
     assert severe_console_errors(browser) == []
+
+
+def test_a_file_the_drop_zone_refuses_by_itself_is_said_to_be_refused(server, browser, tmp_path):
+    """A file past a zone's size limit, or not of its type, is dropped by the browser's drop zone before any
+    request: the page said nothing at all. Each zone now says why, where the server's refusals go."""
+    browser.get(server.url)
+    table = tmp_path / "runs.csv"
+    table.write_text("a,b\n1,2\n")
+    big = tmp_path / "big_gpu.json"  # a datasheet the server would take, padded past the zone's 64 KiB
+    big.write_text(json.dumps({**json.loads(GAUDI3.read_text()), "padding": "x" * 70_000}))
+    binary = tmp_path / "trace.bin"
+    binary.write_bytes(b"\x00\x01")
+    too_big = "the file is 69 KiB; at most 64 KiB is accepted"
+    cases = (
+        ("model-upload", table, "model-upload-note", "Could not read runs.csv: not a .json file."),
+        ("gpu-upload", big, "gpu-upload-note", f"Could not read big_gpu.json: {too_big}."),
+        ("measured-upload", binary, "measured-alert", "Could not load trace.bin: not a .csv or .json file."),
+    )
+    said = "return document.getElementById(arguments[0]).textContent;"
+    for zone, path, note, expected in cases:
+        element(browser, f"#{zone} input[type=file]").send_keys(str(path))
+        wait_js(browser, f"return ({said[7:-1]}).includes('Could not');", args=(note,), what=f"{zone}'s refusal")
+        assert " ".join(browser.execute_script(said, note).split()) == expected
+    assert severe_console_errors(browser) == []
