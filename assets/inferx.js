@@ -46,8 +46,11 @@
   }
   const positionOf = (name, v, cfg) => (cfg.log2[name] && typeof v === "number" ? Math.log2(v) : v);
 
-  /* The frontier sample at batch b: exact when b is a sample, else linear between neighbours. customdata rows
-     are [B, ITL ms, ρ, regime index]; between samples the regime is the lower sample's. */
+  /* The frontier at batch b: the sample when b is one, else between its neighbours as the model's curves run
+     between them. ITL is a step time, linear in B between the roofline's kinks; ρ = B / B_max is linear; so is
+     TTFT · (1 − ρ) (the prefill times 1 − ρ, plus the queue's share of a step); and throughput is B / ITL.
+     Straight lines through the samples put TTFT and throughput ~1 % off between samples near B_max.
+     customdata rows are [B, ITL ms, ρ, regime index]; between samples the regime is the lower sample's. */
   function pointAt(trace, b) {
     const cd = trace.customdata;
     const n = cd.length;
@@ -59,12 +62,15 @@
     }
     const f = (b - cd[i][0]) / (cd[i + 1][0] - cd[i][0]);
     const lerp = (a, c) => a + f * (c - a);
+    const itl = lerp(cd[i][1], cd[i + 1][1]);
+    const rho = lerp(cd[i][2], cd[i + 1][2]);
+    const held = (k) => trace.y[k] * (1 - cd[k][2]);
     return {
-      x: lerp(trace.x[i], trace.x[i + 1]),
-      y: lerp(trace.y[i], trace.y[i + 1]),
+      x: itl > 0 ? (1e3 * b) / itl : lerp(trace.x[i], trace.x[i + 1]),
+      y: rho < 1 && cd[i + 1][2] < 1 ? lerp(held(i), held(i + 1)) / (1 - rho) : lerp(trace.y[i], trace.y[i + 1]),
       b: b,
-      itl: lerp(cd[i][1], cd[i + 1][1]),
-      rho: lerp(cd[i][2], cd[i + 1][2]),
+      itl: itl,
+      rho: rho,
       regime: cd[i][3],
     };
   }

@@ -97,3 +97,32 @@ def test_every_displayed_equation_fits_a_420_px_phone(chromium, server):
         wait_js(browser, f"const w = (() => {{ {wide} }})(); return w.length === 0;", timeout=60, what="the fit")
     except TimeoutError:
         pytest.fail(f"equations wider than their captions at 420 px: {browser.execute_script(wide)}")
+
+
+@pytest.mark.parametrize("query", [{}, {"preset": "mi300x4"}, {"mode": "calibrated", "ctx": "4096"}])
+def test_the_dot_between_samples_reads_what_the_model_gives_there(chromium, server, query):
+    """During a drag the dot and readouts come from Figure 6's samples (no request): between two of them the
+    point follows the model's shape (ITL linear, throughput B / ITL, TTFT · (1 − ρ) linear), not a straight
+    line through the samples, which put TTFT 1.2 % and throughput 0.8 % off near B_max."""
+    from urllib.parse import urlencode
+
+    from inferx.scenario import Scenario
+    from pages._url import parse_query
+
+    reset_browser(chromium)
+    chromium.get(server.url + "embed/fig6?" + urlencode(query))
+    wait_js(chromium, f"return {GD} && {GD}.data && {GD}.data[0].customdata", what="the explorer")
+    batches = chromium.execute_script(f"return {GD}.data[0].customdata.map((r) => r[0]);")
+    scn = Scenario.from_params(**parse_query(query)[0])
+    # Midway between the samples of the top tenth of the curve, where TTFT bends up to the wall.
+    between = [(a + b) // 2 for a, b in zip(batches, batches[1:], strict=False) if b - a > 1 and a > 0.6 * batches[-1]]
+    assert len(between) >= 3, batches
+    got = chromium.execute_script(
+        f"const t = {GD}.data[0]; return arguments[0].map((b) => window.inferx.pointAt(t, b));", between
+    )
+    exact = scn.evaluate(between)
+    for k, (p, b) in enumerate(zip(got, between, strict=True)):
+        assert p["b"] == b
+        assert p["x"] == pytest.approx(exact["throughput"][k], rel=2e-3), (b, "throughput")
+        assert p["y"] == pytest.approx(1e3 * exact["ttft"][k], rel=2e-3), (b, "TTFT")
+        assert p["itl"] == pytest.approx(1e3 * exact["itl"][k], rel=2e-3), (b, "ITL")
