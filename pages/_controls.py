@@ -255,8 +255,8 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 body.append(control(n, values[n], unread_note=not overlay_only))
                 if n == "model":  # a model of one's own, right under the menu it joins
                     body.append(model_upload())
-                if n == "gpu":  # and a GPU of one's own
-                    body.append(gpu_upload())
+                if n == "gpu":  # and a GPU of one's own, with the store that hands the browser its numbers
+                    body += [gpu_upload(), carried_gpu(values.get("gpu"))]
                 if n == "preset":  # says when the GPU or count chosen by hand is no longer the preset's machine
                     note = machine_note(values)
                     body.append(html.Div(note, id=MACHINE_NOTE_ID, className="unit machine-note", role="status"))
@@ -335,7 +335,7 @@ def controls_panel(values: dict) -> html.Div:
     # its inputs, so prevent_initial_call holds when the router inserts the page. With it outside, a slow
     # browser rewrote the address before dcc.Location had settled, and Location pushed its stale address
     # back, re-rendering the page in a loop.
-    body += [dcc.Store(id="redraw-request"), dcc.Store(id="figure-updates"), carried_gpu(values.get("gpu"))]
+    body += [dcc.Store(id="redraw-request"), dcc.Store(id="figure-updates")]
     return html.Div(body, className="controls")
 
 

@@ -117,6 +117,26 @@ def test_every_component_id_is_unique_on_its_page(page):
     assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
 
 
+@pytest.mark.parametrize("page", ["home", "inferencex", "methods", "embed/fig6"])
+def test_every_upload_on_a_page_finds_all_its_callbacks_outputs_there(page):
+    """Dash refuses the whole answer of a callback with only some of its outputs on the page: the GPU datasheet's
+    note on /inferencex never showed, since its callback also writes the `gpu-carried` store that page lacked."""
+    from pages import inferencex
+
+    layouts = {"home": home.layout, "inferencex": inferencex.layout, "methods": methods.layout}
+    layout = layouts[page]() if page in layouts else embed.layout(name=page.split("/")[1])
+    shell = inferx_app.app.layout() if callable(inferx_app.app.layout) else inferx_app.app.layout
+    ids = (getattr(c, "id", None) for c in [*layout._traverse(), *shell._traverse()])
+    here = {i for i in ids if isinstance(i, str)}
+    uploads = 0
+    for key, cb in inferx_app.app.callback_map.items():
+        if any(i["property"] == "contents" and i["id"] in here for i in cb["inputs"]):
+            uploads += 1
+            outputs = [o.rsplit(".", 1)[0] for o in key.strip(".").split("...")]
+            assert all(o in here for o in outputs), (key, [o for o in outputs if o not in here])
+    assert uploads >= {"home": 3, "methods": 0}.get(page, 2)  # embeds have no measured data
+
+
 def test_every_slider_shows_its_value_and_unit():
     # The URL's values, in the same words the browser-side callback writes while a slider moves.
     text = as_json(home.layout(preset="mi300x4", ctx="8192", cv="0.5", util="95"))
