@@ -92,6 +92,24 @@
     if (name) setAttr(target, "aria-label", name);
   }
 
+  /* The button, which takes the focus, is named by its value alone ("FP8", the weights' and the KV cache's
+     alike): its control's label goes first (`<id>-label`, pages/_controls.py). */
+  function nameDropdownButton(button) {
+    const label = button.id && document.getElementById(`${button.id}-label`);
+    const ids = (button.getAttribute("aria-labelledby") || "").split(" ").filter(Boolean);
+    if (label && ids[0] !== label.id) setAttr(button, "aria-labelledby", [label.id, ...ids.filter((i) => i !== label.id)].join(" "));
+  }
+
+  /* The open menu (a dialog holding a group of radios) is named after its control, as its button is. */
+  function nameOpenMenu(menu) {
+    const button = document.querySelector("button.dash-dropdown[aria-expanded='true']");
+    const name = labelText(button && button.id);
+    if (!name) return;
+    setAttr(menu, "aria-label", name);
+    const group = menu.querySelector("[role='group'], [role='radiogroup']");
+    if (group) setAttr(group, "aria-label", name);
+  }
+
   /* --- A file input is named by its drop zone's text. --- */
   function repairFileInput(input) {
     const zone = input.parentElement;
@@ -178,6 +196,8 @@
     document.querySelectorAll(".a11y-slider [role='slider']").forEach(nameThumb);
     document.querySelectorAll(".dash-options-list").forEach(repairOptions);
     document.querySelectorAll(".dash-dropdown-focus-target[aria-hidden]").forEach(repairDropdown);
+    document.querySelectorAll("button.dash-dropdown").forEach(nameDropdownButton);
+    document.querySelectorAll(".dash-dropdown-content[role='dialog']").forEach(nameOpenMenu);
     document.querySelectorAll("input[type='file']").forEach(repairFileInput);
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((b) => b.setAttribute("tabindex", "-1"));
     document.querySelectorAll(".graph-wrap .js-plotly-plot").forEach(hookGraph);

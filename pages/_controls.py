@@ -66,7 +66,12 @@ def machine_controls() -> tuple[str, ...]:
 def _label(name: str) -> html.Label:
     p = PARAMS[name]
     unit = html.Span(f" {p.unit}", className="unit") if p.unit else None
-    return html.Label([p.label, unit], htmlFor=control_id(name), className="ctl-label")
+    # Its id lets a dropdown's button (assets/a11y.js) be named by it: Dash names the button by its value alone.
+    return html.Label([p.label, unit], htmlFor=control_id(name), id=label_id(name), className="ctl-label")
+
+
+def label_id(name: str) -> str:
+    return f"{control_id(name)}-label"
 
 
 def _value_label(name: str, value) -> html.Label:

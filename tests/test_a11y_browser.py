@@ -381,6 +381,31 @@ def test_a_link_to_another_page_moves_focus_to_its_heading(browser, server):
     assert browser.execute_script("return document.activeElement.id") == "pin-a"
 
 
+def accessible_name(driver, css: str) -> str:
+    """The name Chromium's accessibility tree gives the element `css` finds (what a screen reader says)."""
+    root = driver.execute_cdp_cmd("DOM.getDocument", {})["root"]["nodeId"]
+    node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": css})["nodeId"]
+    ax = driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})
+    return ax["nodes"][0]["name"]["value"]
+
+
+def test_a_dropdown_is_named_by_its_label_where_the_focus_lands_and_when_open(browser, server):
+    """Dash's dropdown hands the focus from its Tab stop to its button, which Dash names by its value alone: the
+    weights' and the KV cache's formats both said "FP8, button". The label now goes first, and the open menu
+    is named after it too."""
+    load(browser, server, "/")
+    wait_js(browser, "return document.getElementById('ctl-kvdtype').getAttribute('aria-labelledby')"
+                     ".startsWith('ctl-kvdtype-label')", SETTLE_S, what="the button's name")  # fmt: skip
+    assert accessible_name(browser, "#ctl-wdtype") == "Weight dtype FP8"
+    assert accessible_name(browser, "#ctl-kvdtype") == "KV dtype FP8"
+    assert accessible_name(browser, "#ctl-preset").startswith("Hardware preset 8×H200")
+    click(browser, element(browser, "#ctl-ic"))
+    menu = "const m = document.querySelector('.dash-dropdown-content[role=dialog]');"
+    wait_js(browser, menu + "return m && m.getAttribute('aria-label') === 'Interconnect';", SETTLE_S, what="open")
+    assert accessible_name(browser, ".dash-dropdown-content [role=group]") == "Interconnect"
+    assert severe_console_errors(browser) == []
+
+
 def test_a_file_drop_is_one_tab_stop_that_shows_its_focus(browser, server):
     """Each drop zone was two stops: a "choose" link (href="#", which put "#" in the address) and Dash's file
     input at opacity 0.00001, whose focus showed nothing at all."""
