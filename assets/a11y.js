@@ -100,6 +100,14 @@
     if (label && ids[0] !== label.id) setAttr(button, "aria-labelledby", [label.id, ...ids.filter((i) => i !== label.id)].join(" "));
   }
 
+  /* A note under the controls that their changes rewrite (the machine drawn, a prompt past the context) describes
+     the controls that move it (`data-note`, pages/_controls.py): a live region re-read it, a hundred characters,
+     on every arrow-key step of the GPU count. */
+  function describeByNote(ctl) {
+    const note = ctl.dataset.note;
+    ctl.querySelectorAll("[role='slider'], button.dash-dropdown").forEach((el) => setAttr(el, "aria-describedby", note));
+  }
+
   /* The open menu (a dialog holding a group of radios) is named after its control, as its button is. */
   function nameOpenMenu(menu) {
     const button = document.querySelector("button.dash-dropdown[aria-expanded='true']");
@@ -197,6 +205,7 @@
     document.querySelectorAll(".dash-options-list").forEach(repairOptions);
     document.querySelectorAll(".dash-dropdown-focus-target[aria-hidden]").forEach(repairDropdown);
     document.querySelectorAll("button.dash-dropdown").forEach(nameDropdownButton);
+    document.querySelectorAll(".ctl[data-note]").forEach(describeByNote);
     document.querySelectorAll(".dash-dropdown-content[role='dialog']").forEach(nameOpenMenu);
     document.querySelectorAll("input[type='file']").forEach(repairFileInput);
     document.querySelectorAll(".modebar-btn:not([tabindex='-1'])").forEach((b) => b.setAttribute("tabindex", "-1"));

@@ -244,7 +244,10 @@ def control(name: str, value, unread_note: bool = True) -> html.Div:
         kind += " calibrated-only"
     elif unread_note and name in ARTICLE_ONLY:
         kind += " article-only"
-    return html.Div([label, _widget(name, p, value)], className=kind, title=p.help)
+    # A note the control's changes rewrite describes it (assets/a11y.js): heard with the control, not re-read as a
+    # live region on every arrow-key step.
+    described = {"data-note": NOTE_OF[name]} if name in NOTE_OF else {}
+    return html.Div([label, _widget(name, p, value)], className=kind, title=p.help, **described)
 
 
 def control_groups(values: dict, overlay_only: bool = False) -> list:
@@ -264,10 +267,10 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                     body += [gpu_upload(), carried_gpu(values.get("gpu"))]
                 if n == "preset":  # says when the GPU or count chosen by hand is no longer the preset's machine
                     note = machine_note(values)
-                    body.append(html.Div(note, id=MACHINE_NOTE_ID, className="unit machine-note", role="status"))
+                    body.append(html.Div(note, id=MACHINE_NOTE_ID, className="unit machine-note"))
                 if n == "isl":  # says when the prompt is longer than the context the KV cache is sized for
                     note = context_note(values["ctx"], values["isl"])
-                    body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note", role="status"))
+                    body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note"))
     hidden = [control(n, values[n], unread_note=False) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
@@ -277,6 +280,8 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
 
 MACHINE_NOTE_ID = "machine-note"
 CONTEXT_NOTE_ID = "context-note"
+NOTE_OF = {"preset": MACHINE_NOTE_ID, "gpu": MACHINE_NOTE_ID, "gpus": MACHINE_NOTE_ID,
+           "ctx": CONTEXT_NOTE_ID, "isl": CONTEXT_NOTE_ID}  # fmt: skip
 
 
 def machine_note(values: dict) -> str:

@@ -115,6 +115,24 @@ def test_axe_on_inferencex_with_an_uploaded_file(browser, server, measured_paths
 THUMB = "#{} [role=slider]"
 
 
+def ax_node(driver, css: str) -> dict:
+    """Chromium's accessibility-tree node of the element `css` finds: its name and description are what a
+    screen reader says of it."""
+    root = driver.execute_cdp_cmd("DOM.getDocument", {})["root"]["nodeId"]
+    node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": css})["nodeId"]
+    return driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})[
+        "nodes"
+    ][0]
+
+
+def accessible_name(driver, css: str) -> str:
+    return ax_node(driver, css)["name"]["value"]
+
+
+def accessible_description(driver, css: str) -> str:
+    return ax_node(driver, css).get("description", {}).get("value", "")
+
+
 def thumb_state(driver, control: str) -> dict:
     return driver.execute_script(
         "const t = document.querySelector(arguments[0]);"
@@ -160,6 +178,25 @@ def test_one_gpu_is_said_in_the_singular_by_the_label_and_the_thumb(browser, ser
     said = "return document.getElementById(arguments[0]).textContent;"
     assert wait_js(browser, f"const t = (() => {{ {said} }})(); return t === '1 GPU' && t;", SETTLE_S,
                    "the count's label", args=(value_id("gpus"),)) == "1 GPU"  # fmt: skip
+
+
+def test_the_notes_a_count_or_length_rewrites_describe_their_controls_rather_than_speak_each_step(browser, server):
+    """The note under the preset ("Drawing 9×H200 SXM, chosen by hand, …") was a live region, re-read whole on
+    every arrow-key step of the GPU count; it now describes the controls that move it, and speaks with them."""
+    load(browser, server, "/")
+    live = "return !!document.getElementById(arguments[0]).closest('[role=status], [role=alert], [aria-live]');"
+    assert not browser.execute_script(live, "machine-note") and not browser.execute_script(live, "context-note")
+    control = control_id("gpus")
+    wait_js(browser, "return document.querySelector(arguments[0]).getAttribute('aria-describedby') === 'machine-note';",
+            SETTLE_S, "the count's description", args=(THUMB.format(control),))  # fmt: skip
+    browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
+    press(browser, control, Keys.ARROW_RIGHT)
+    wait_js(browser, "return document.getElementById('machine-note').textContent.includes('chosen by hand');",
+            SETTLE_S, "the note")  # fmt: skip
+    described = accessible_description(browser, THUMB.format(control))
+    assert described.startswith("Drawing 9×H200 SXM, chosen by hand"), described
+    assert browser.execute_script("return document.querySelector('#ctl-isl [role=slider]')"
+                                  ".getAttribute('aria-describedby');") == "context-note"  # fmt: skip
 
 
 def test_a_slider_left_to_the_model_says_so_not_the_minimum_its_thumb_sits_at(browser, server):
@@ -379,14 +416,6 @@ def test_a_link_to_another_page_moves_focus_to_its_heading(browser, server):
     browser.execute_script("window.dash_clientside.set_props('ctl-ctx', {value: 12})")
     wait_js(browser, "return location.search.includes('ctx=4096')", what="the address rewritten")
     assert browser.execute_script("return document.activeElement.id") == "pin-a"
-
-
-def accessible_name(driver, css: str) -> str:
-    """The name Chromium's accessibility tree gives the element `css` finds (what a screen reader says)."""
-    root = driver.execute_cdp_cmd("DOM.getDocument", {})["root"]["nodeId"]
-    node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": css})["nodeId"]
-    ax = driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})
-    return ax["nodes"][0]["name"]["value"]
 
 
 def test_a_dropdown_is_named_by_its_label_where_the_focus_lands_and_when_open(browser, server):
