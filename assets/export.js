@@ -170,7 +170,8 @@
   /* The share row's copy buttons: a tick on the button once copied and a line in the row's status, which a
      screen reader announces and which is shown when the browser refuses (no uncaught rejection either way). */
   async function copyFrom(button, text) {
-    const status = button.closest(".share") && button.closest(".share").querySelector(".share-status");
+    const box = button.closest(".share, .card-copy");
+    const status = box && box.querySelector(".share-status");
     const say = (line, shown) => {
       if (!status) return;
       status.textContent = line;

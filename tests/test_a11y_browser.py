@@ -375,6 +375,27 @@ def test_a_refused_copy_says_so_on_the_page_with_no_console_error(browser, serve
         browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "granted"})
 
 
+def test_a_cards_copy_embed_code_says_what_it_did(browser, server):
+    """The cards' copy-embed-code buttons on / had no status line: a copy was never announced, and a refused
+    one shown only in the button's tooltip."""
+    load(browser, server, "/")
+    origin = browser.execute_script("return location.origin")
+    permission = {"permission": {"name": "clipboard-write"}, "origin": origin}
+    said = "const s = document.querySelector('#card-fig1 .share-status');"
+    said += "const hidden = s.classList.contains('visually-hidden');"
+    try:
+        browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "granted"})
+        click(browser, browser.find_element("id", "embed-copy-fig1"))
+        wait_js(browser, said + "return s.textContent === 'Embed code copied' && hidden;", SETTLE_S, "announced")
+        assert browser.execute_script(said + "return s.getAttribute('role');") == "status"
+        browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "denied"})
+        click(browser, browser.find_element("id", "embed-copy-fig1"))
+        wait_js(browser, said + "return s.textContent.startsWith('Could not copy') && !hidden;", SETTLE_S, "shown")
+        assert severe_console_errors(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "granted"})
+
+
 def test_the_linear_log_buttons_are_toggle_buttons_the_keyboard_reaches_and_presses(browser, server):
     """Plotly draws Figure 5's linear / log x as SVG that Tab skipped; they are named toggle buttons."""
     load(browser, server, "/embed/fig5?theme=dark")
