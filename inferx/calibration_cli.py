@@ -63,7 +63,7 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
     writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there."""
     try:
         if error_tables is not None:  # refused before the minutes of work, not after
-            _check_writable(error_tables)
+            _check_writable(error_tables, path)
         df = _calibrated_models_rows(load_measured(path))
         if command == "calibrate":
             fits = F.fit_all(df)
@@ -113,10 +113,12 @@ def _calibrated_models_rows(df):
     return df
 
 
-def _check_writable(name: str) -> None:
+def _check_writable(name: str, measured: str) -> None:
     if not name.strip():  # Path("") is the current folder
         raise MeasuredDataError("--error-tables: no file name given")
     path = Path(name)
+    if path.exists() and Path(measured).exists() and path.samefile(measured):  # the tables would replace the rows
+        raise MeasuredDataError(f"--error-tables {path}: is the --measured file itself; name another file")
     if path.is_dir():
         raise MeasuredDataError(f"--error-tables {path}: is a directory, not a file")
     if not path.parent.is_dir():

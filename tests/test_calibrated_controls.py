@@ -317,14 +317,15 @@ def test_validate_writes_error_tables_of_aggregates_only(tmp_path):
                for rows in written["tables"].values() for r in rows)  # fmt: skip
 
 
-@pytest.mark.parametrize("where", ["missing-dir/errors.json", "."])
+@pytest.mark.parametrize("where", ["missing-dir/errors.json", ".", "measured.csv"])
 def test_validate_refuses_an_error_tables_path_it_cannot_write_before_any_work(tmp_path, where):
     import subprocess
     import sys
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    fixture = root / "tests" / "fixtures" / "synthetic_measured.csv"
+    fixture = tmp_path / "measured.csv"  # a copy: `measured.csv` names it as the output too
+    fixture.write_bytes((root / "tests" / "fixtures" / "synthetic_measured.csv").read_bytes())
     out = tmp_path / where
     run = subprocess.run(
         [sys.executable, "-m", "inferx", "validate", "--measured", str(fixture), "--error-tables", str(out)],
@@ -332,6 +333,8 @@ def test_validate_refuses_an_error_tables_path_it_cannot_write_before_any_work(t
     )  # fmt: skip
     assert run.returncode == 2 and run.stderr.startswith("inferx: --error-tables ") and "Traceback" not in run.stderr
     assert run.stdout == ""  # refused before the tables were computed and printed
+    # The rows are where they were: writing the tables over them lost the file.
+    assert fixture.read_bytes() == (root / "tests" / "fixtures" / "synthetic_measured.csv").read_bytes()
 
 
 def test_the_unread_note_is_on_the_dashboard_not_on_inferencex():
