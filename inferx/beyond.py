@@ -86,6 +86,15 @@ def readouts(scn: Scenario, batch: int) -> dict:
     }
 
 
+def batch_past_b_max(scn: Scenario, batch: int) -> str:
+    """What the explorer says of a batch at or past B_max, where it marks the largest batch it draws instead
+    (the page's notice and the CLI's note); empty for a batch below it."""
+    if not 1 <= scn.b_max <= batch:
+        return ""
+    return (f"Batch {batch:,} is not below B_max = {scn.b_max:,} of these settings, where the queue never drains: "
+            "the explorer shows the largest batch it draws.")  # fmt: skip
+
+
 def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts), and the
     binding limit of every sample as a fourth customdata column (an index into `meta.regimes`): the browser

@@ -416,7 +416,7 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
 
 def _run_beyond(args: argparse.Namespace) -> int:
     """`inferx slo` and `inferx frontier --figure NAME`."""
-    from . import export, figure_registry, slo
+    from . import beyond, export, figure_registry, slo
 
     command = args.subparser
     try:
@@ -440,10 +440,18 @@ def _run_beyond(args: argparse.Namespace) -> int:
         command.error(str(err))
     _note_context(scn)
     _note_unread(args, scn, None if args.command == "slo" else name)
+    searching = args.command == "slo" and args.search
+    if args.gpu is not None and args.ic is None and not searching:
+        _note_preset_link(scn)
     if args.command == "slo":
         ttft, tpot, price, fraction = (scn.params[name] for _, name, *_ in SLO_ALIASES)
         if args.search:
             base = {name: getattr(args, name) for name in PARAMS}
+            unread = [f"--{n}" for n in slo.HARDWARE_CONTROLS if n not in ("gpu", "gpus") and base.get(n) is not None]
+            if unread:  # each machine tried takes its own
+                print(f"inferx: note: --search sets {', '.join(unread)} for each machine it tries: the value"
+                      f"{'s' if len(unread) > 1 else ''} given {'are' if len(unread) > 1 else 'is'} not read",
+                      file=sys.stderr)  # fmt: skip
             try:
                 rows = slo.search(base, ttft_ms=ttft, tpot_ms=tpot, usd_per_gpu_hour=price, power_fraction=fraction)
             except InvalidParameter as err:
@@ -460,6 +468,9 @@ def _run_beyond(args: argparse.Namespace) -> int:
         return 0 if result["batch"] else 1
     fig = export.build_figure(scn, name, batch)
     record = export.figure_record(name, fig)
+    past = beyond.batch_past_b_max(scn, batch) if figure_registry.FIGURES[name].reads_batch else ""
+    if past:
+        print(f"inferx: note: {past}", file=sys.stderr)
     if not any(t["x"] for t in record["traces"]):  # nothing drawn: the figure's note says why, as `frontier` does
         print(f"inferx: {'; '.join(record['notes']) or 'nothing to plot for these settings'}", file=sys.stderr)
         return 2

@@ -8,6 +8,7 @@ import dash_bootstrap_components as dbc
 from dash import dcc, get_relative_path, html
 
 from inferx import figure_registry as registry
+from inferx.beyond import batch_past_b_max
 from inferx.figures import GRAPH_CONFIG
 from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario
 from pages._controls import explorer_controls
@@ -214,11 +215,9 @@ def initial_figures(
     try:
         scn = Scenario.from_params(**values)
         figs = registry.build(scn, names, batch, pinned=pinned)
-        if any(registry.FIGURES[n].reads_batch for n in names) and 1 <= scn.b_max <= batch:
-            notices.append(
-                f"Batch {batch:,} is not below B_max = {scn.b_max:,} of these settings, where the queue never "
-                "drains: the explorer shows the largest batch it draws."
-            )
+        past = batch_past_b_max(scn, batch)
+        if past and any(registry.FIGURES[n].reads_batch for n in names):
+            notices.append(past)
         return figs
     except InvalidParameter as err:
         notices.append(f"Could not draw these settings: {err}")

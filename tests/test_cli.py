@@ -246,3 +246,28 @@ def test_a_prompt_longer_than_the_context_gets_a_note_on_stderr():
         out = run_inferx(*command, "--isl", "8192")
         assert out.returncode in (0, 1) and out.stderr.startswith(note), (command, out.stderr)
     assert run_inferx("point", "--isl", "8192", "--ctx", "9216").stderr == ""
+
+
+def test_the_explorer_figure_says_when_the_batch_asked_for_is_past_b_max():
+    """--figure 6 --batch 20,000 marked B = 10,939 (the largest batch drawn) with nothing said; the page says
+    the same thing in its notice."""
+    b_max = Scenario.from_params().b_max
+    past = run_inferx("frontier", "--figure", "6", "--batch", "20000")
+    assert past.returncode == 0 and past.stderr.startswith(
+        f"inferx: note: Batch 20,000 is not below B_max = {b_max:,} of these settings"
+    )
+    assert run_inferx("frontier", "--figure", "6", "--batch", str(b_max - 1)).stderr == ""
+
+
+def test_slo_says_what_it_does_not_read_as_point_does():
+    """`slo` with a GPU named and no --ic gave no word of the preset's link (point and frontier do), and
+    `--search` dropped --tp, --pp and --ic, which it sets for each machine, without a word."""
+    link = "inferx: note: the collectives run over the preset's NVLink 4.0"
+    assert run_inferx("slo", "--gpu", "b200", "--gpus", "8").stderr.startswith(link)
+    assert run_inferx("point", "--gpu", "b200", "--gpus", "8").stderr.startswith(link)
+    assert run_inferx("slo", "--gpu", "b200", "--gpus", "8", "--ic", "scale-up").stderr == ""
+    search = run_inferx("slo", "--search", "--gpu", "h200", "--gpus", "8", "--tp", "2", "--ic", "infiniband")
+    note = "inferx: note: --search sets --tp, --ic for each machine it tries: the values given are not read\n"
+    assert search.stderr == note
+    assert [(r["tp"], r["ic"]) for r in json.loads(search.stdout)["candidates"]] == [(8, "scale-up")]
+    assert run_inferx("slo", "--search", "--gpu", "h200", "--gpus", "8").stderr == ""
