@@ -126,6 +126,7 @@ def _note_context(scn: Scenario) -> None:
         print(f"inferx: note: {note}", file=sys.stderr)
 
 
+TARGETS_GROUP = "Targets & cost"  # the latency targets, price and power
 OSL_FIGURE = "fig12"  # the one output of article mode that reads the output length (its E2E)
 
 
@@ -146,6 +147,14 @@ def _note_unread(args: argparse.Namespace, scn: Scenario, figure: str | None = N
             f"here: {reader} reads {them} (add --mode {other})",
             file=sys.stderr,
         )
+    # The latency targets, price and power enter the goodput, cost and energy, which point and the frontier
+    # table do not give; MTP's acceptance enters only with MTP on.
+    targets = [f"--{n}" for n, p in PARAMS.items() if p.group == TARGETS_GROUP and getattr(args, n, None) is not None]
+    if targets and args.command in ("point", "frontier") and figure is None:
+        print(f"inferx: note: {', '.join(targets)} change{'s' if len(targets) == 1 else ''} nothing here: "
+              "inferx slo and --figure 6, 10 and 11 read them", file=sys.stderr)  # fmt: skip
+    if scn.mode == "calibrated" and not scn.mtp and getattr(args, "acceptance", None) is not None:
+        print("inferx: note: --acceptance changes nothing without --mtp on", file=sys.stderr)
 
 
 def _finite(x, digits=6):

@@ -271,3 +271,19 @@ def test_slo_says_what_it_does_not_read_as_point_does():
     assert search.stderr == note
     assert [(r["tp"], r["ic"]) for r in json.loads(search.stdout)["candidates"]] == [(8, "scale-up")]
     assert run_inferx("slo", "--search", "--gpu", "h200", "--gpus", "8").stderr == ""
+
+
+def test_targets_prices_and_a_lone_acceptance_get_a_note_where_nothing_reads_them():
+    """point and the frontier table give no goodput, cost or energy, so --ttft … --power changed nothing there
+    without a word; nor does --acceptance without MTP."""
+    plain = run_inferx("point")
+    given = run_inferx("point", "--ttft", "10", "--price", "1")
+    assert given.stdout == plain.stdout
+    note = "inferx: note: --ttft, --price change nothing here: inferx slo and --figure 6, 10 and 11 read them\n"
+    assert given.stderr == note
+    assert run_inferx("frontier", "--points", "4", "--power", "0.5").stderr.startswith("inferx: note: --power changes")
+    assert run_inferx("slo", "--ttft", "100").stderr == ""
+    assert run_inferx("frontier", "--figure", "11", "--price", "1").stderr == ""
+    lone = run_inferx("point", "--mode", "calibrated", "--acceptance", "90")
+    assert lone.stderr == "inferx: note: --acceptance changes nothing without --mtp on\n"
+    assert run_inferx("point", "--mode", "calibrated", "--mtp", "on", "--acceptance", "90").stderr == ""
