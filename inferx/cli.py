@@ -312,10 +312,10 @@ MODEL_COLUMNS = (
     ("d_model", _number("d_model", "{:,}")),
     ("q/kv heads", _heads),
     ("head dim", _number("d_head", "{}")),
-    ("total B", _number("p_total", "{:,.1f}", 1e9)),
-    ("active B", _number("p_active", "{:,.1f}", 1e9)),
+    ("params total (B)", _number("p_total", "{:,.1f}", 1e9)),
+    ("active (B)", _number("p_active", "{:,.1f}", 1e9)),
     ("experts k/E+shared", _experts),
-    ("κ BF16 B/token", _number("kv_bytes_per_token_bf16", "{:,.0f}")),
+    ("κ BF16 bytes/token", _number("kv_bytes_per_token_bf16", "{:,.0f}")),
     ("KV 8K BF16 GB", _number("kv_gb_per_8192_token_sequence_bf16", "{:,.2f}")),
     ("weights FP8 GB", _number("weights_gb_fp8", "{:,.0f}")),
 )

@@ -238,6 +238,8 @@ def test_models_listing_table_and_json():
     assert table.returncode == 0, table.stderr
     for key in M.MODELS:
         assert key in table.stdout
+    head = table.stdout.splitlines()[0]  # billions of parameters and bytes were both "B"
+    assert "params total (B)" in head and "active (B)" in head and "κ BF16 bytes/token" in head
     records = json.loads(run_inferx("models", "--format", "json").stdout)
     assert [r["key"] for r in records] == list(M.MODELS)
     r1 = records[0]
