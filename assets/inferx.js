@@ -117,6 +117,7 @@
   Object.assign(anim, { frames: 0, path: null, thumb: null });
   const ARC_SHARE = 0.7; // of the sweep's time: along the drawn curve; the rest evenly in log B
   const ANIMATE_STEP = { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } };
+  const REDUCED_MOTION_STEPS = 8; // the sweep's stops where the reader asks for reduced motion, one a second
 
   function graphDiv() {
     return document.querySelector(`#${anim.graphId} .js-plotly-plot`);
@@ -234,7 +235,16 @@
     if (!anim.path || anim.path.trace !== trace) anim.path = sweepPath(gd);
     // rAF's `now` is when the frame began, which can precede the performance.now() taken at the click: clamp
     // at 0, or the sweep would start before its first sample.
-    const t = Math.min(1, Math.max(0, (now - anim.start) / (1000 * anim.seconds)));
+    let t = Math.min(1, Math.max(0, (now - anim.start) / (1000 * anim.seconds)));
+    if (anim.steps) {
+      // Reduced motion: the sweep jumps between a few batch sizes, each held, rather than gliding.
+      t = Math.floor(t * anim.steps) / anim.steps;
+      if (t === anim.shownT) {
+        anim.raf = window.requestAnimationFrame(frame);
+        return;
+      }
+      anim.shownT = t;
+    }
     const p = showBatch(gd, batchAt(anim.path, t));
     moveThumb(Math.log2(p.b), p.b);
     anim.last = p.b;
@@ -255,6 +265,8 @@
     anim.running = true;
     anim.frames = 0;
     anim.path = null;
+    anim.steps = window.matchMedia("(prefers-reduced-motion: reduce)").matches ? REDUCED_MOTION_STEPS : 0;
+    anim.shownT = null;
     anim.thumb = sliderParts(document.getElementById(anim.batchId));
     staleSentence(true);
     anim.start = performance.now();

@@ -126,3 +126,30 @@ def test_the_dot_between_samples_reads_what_the_model_gives_there(chromium, serv
         assert p["x"] == pytest.approx(exact["throughput"][k], rel=2e-3), (b, "throughput")
         assert p["y"] == pytest.approx(1e3 * exact["ttft"][k], rel=2e-3), (b, "TTFT")
         assert p["itl"] == pytest.approx(1e3 * exact["itl"][k], rel=2e-3), (b, "ITL")
+
+
+def test_with_reduced_motion_animate_steps_between_a_few_stops(chromium, server):
+    """A reader who asks for reduced motion still gets the sweep Animate promises, as a few held stops rather
+    than a glide, and no CSS transition."""
+    reset_browser(chromium)
+    chromium.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}
+    )
+    try:
+        chromium.get(server.url + "embed/fig6")
+        wait_js(chromium, f"return {GD} && {GD}.data && {GD}.data[0].customdata", what="the explorer")
+        assert chromium.execute_script("return matchMedia('(prefers-reduced-motion: reduce)').matches")
+        chromium.execute_script(
+            "window.inferxAnimation.seconds = 2; window.seen = new Set();"
+            f"window.watch = setInterval(() => window.seen.add({GD}.data[1].x[0]), 20);"
+        )
+        click(chromium, chromium.find_element("id", "btn-animate"))
+        wait_js(chromium, "return window.inferxAnimation.frames > 0 && !window.inferxAnimation.running;", what="end")
+        seen = chromium.execute_script("clearInterval(window.watch); return window.seen.size;")
+        frames = chromium.execute_script("return window.inferxAnimation.frames;")
+        assert 3 <= seen <= 10 and frames <= 9, (seen, frames)  # 8 stops and the end, against ~120 glided frames
+        assert chromium.execute_script("return window.inferxAnimation.last;") >= 1000  # it still reaches the wall
+        thumb = chromium.execute_script(f"return getComputedStyle({THUMB}).transitionDuration;")
+        assert set(thumb.replace(" ", "").split(",")) == {"0s"}, thumb
+    finally:
+        chromium.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
