@@ -68,10 +68,15 @@
     }
   });
 
-  /* Focus moved out of an open drawer (Tab past its last control, Shift+Tab past its first) would land on the
-     page behind it, out of sight: the drawer closes instead. */
+  /* Focus moved out of an open drawer (Tab past its last control, Shift+Tab past its first, onto the toggle that
+     the open sheet covers) would land on the page behind it, out of sight: the drawer closes instead. Only a
+     pointer pressing the toggle keeps it open here: its click then closes the drawer itself. */
+  let pressedAt = -Infinity;
+  document.addEventListener("pointerdown", () => (pressedAt = performance.now()), true);
   document.addEventListener("focusin", (e) => {
     const drawer = document.querySelector(".drawer.open, .drawer-md.open");
-    if (drawer && !drawer.contains(e.target) && e.target !== toggleFor(drawer)) close(drawer, false);
+    if (!drawer || drawer.contains(e.target)) return;
+    const pressed = e.target === toggleFor(drawer) && performance.now() - pressedAt < 1000;
+    if (!pressed) close(drawer, false);
   });
 })();

@@ -650,6 +650,16 @@ def test_a_phone_keyboard_reaches_the_controls_early_and_never_tabs_behind_the_d
         assert browser.execute_script(inside)
         tab_until(browser, "return !document.getElementById('controls-drawer').contains(document.activeElement)")
         wait_js(browser, drawer_shown.replace("'visible'", "'hidden'"), what="the drawer closed")
+
+        # Shift+Tab from the drawer's first stop reaches its toggle, which the open sheet covers: it closes too.
+        element(browser, ".drawer-toggle-md").send_keys(Keys.ENTER)
+        wait_js(browser, drawer_shown)
+        wait_js(browser, "return document.activeElement.hasAttribute('data-drawer-close')", what="focus inside")
+        ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        wait_js(browser, drawer_shown.replace("'visible'", "'hidden'"), what="the drawer closed on Shift+Tab")
+        seen = "const t = document.activeElement, r = t.getBoundingClientRect();"
+        seen += "return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === t;"
+        assert browser.execute_script(focused) and browser.execute_script(seen)  # focused, and in sight
     assert severe_console_errors(browser) == []
 
 
