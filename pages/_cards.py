@@ -228,10 +228,10 @@ def initial_figures(
 
 
 def figure_card(
-    fig: str, figure: dict, batch: int = BATCH.default, caption: bool = True, embed_copy: bool = True
+    fig: str, figure: dict, batch: int = BATCH.default, caption: bool = True, embed_copy: bool = True, level: int = 2
 ) -> dbc.Card:
-    """A figure with its title and caption; `embed_copy=False` where the page already has the figure's
-    copy-embed-code button (an id may appear once per page)."""
+    """A figure with its title (a heading of `level`) and caption; `embed_copy=False` where the page already has
+    the figure's copy-embed-code button (an id may appear once per page)."""
     entry = registry.FIGURES[fig]
     body = [graph(fig, figure, entry.height), export_tools(fig)]
     if entry.reads_batch:
@@ -241,7 +241,7 @@ def figure_card(
     if caption:
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
         body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))
-    title = html.H2(entry.title, className="card-title")
+    title = (html.H2 if level == 2 else html.H3)(entry.title, className="card-title")
     # The copy's status line, as the share buttons have (assets/export.js): said, and shown if the copy fails.
     copy = [embed_button(fig), html.Span(className="share-status visually-hidden", role="status")]
     header = html.Div([title, html.Span(copy, className="card-copy")] if embed_copy else [title], className="card-head")

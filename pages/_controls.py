@@ -258,7 +258,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
     for group in GROUPS:
         names = [name for name, p in shown.items() if p.group == group]
         if names:
-            body.append(html.H2(group, className="ctl-group"))
+            body.append(html.H3(group, className="ctl-group"))  # under the panel's "Controls" or "Settings"
             for n in names:
                 body.append(control(n, values[n], unread_note=not overlay_only))
                 if n == "model":  # a model of one's own, right under the menu it joins

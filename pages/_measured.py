@@ -245,7 +245,7 @@ def refusals_said(upload: dcc.Upload) -> html.Div:
 
 def upload_panel(switch: bool = False) -> html.Div:
     """Upload, its result, and on the dashboard the switch for the Figure 4/5 overlays."""
-    items = [html.H2("Measured data", className="ctl-group")]
+    items = [html.H3("Measured data", className="ctl-group")]
     if switch:
         items.append(
             dcc.Checklist(

@@ -38,7 +38,7 @@ HEADERS = ("Machine", "$ per M tokens", "TP × PP", "Largest batch", "tok/s per 
 
 def search_card() -> dbc.Card:
     body = [
-        html.Div(html.H2(TITLE, className="card-title"), className="card-head"),
+        html.Div(html.H3(TITLE, className="card-title"), className="card-head"),  # under "Beyond the article"
         html.P(
             "Every catalog GPU at each power-of-two count its scale-up domain holds, tensor-parallel across it, "
             "serving this model and workload under the TTFT and TPOT targets: the cheapest configuration of each "

@@ -56,7 +56,8 @@ def layout(**query):
                     id="beyond",
                 )
             )
-        cards.append(figure_card(fig, figs.get(fig, {}), batch))
+        # The figures past the article are a section of their own, under its heading.
+        cards.append(figure_card(fig, figs.get(fig, {}), batch, level=2 if entry.number <= ARTICLE_FIGURES else 3))
         if entry.name == "economics":  # what a token costs, then which machine makes it cheapest
             cards.append(search_card())
     return html.Div(

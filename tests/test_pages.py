@@ -137,6 +137,28 @@ def test_every_upload_on_a_page_finds_all_its_callbacks_outputs_there(page):
     assert uploads >= {"home": 3, "methods": 0}.get(page, 2)  # embeds have no measured data
 
 
+@pytest.mark.parametrize("page", ["home", "inferencex", "methods", "embed/fig6"])
+def test_headings_nest_one_level_at_a_time(page):
+    """The control groups were H2s beside "Controls", and Figures 10–14 H2s beside "Beyond the article": a screen
+    reader's outline had them as siblings of the headings they sit under."""
+    from dash import html as h
+
+    from pages import inferencex
+
+    layouts = {"home": home.layout, "inferencex": inferencex.layout, "methods": methods.layout}
+    layout = layouts[page]() if page in layouts else embed.layout(name=page.split("/")[1])
+    kinds = (h.H1, h.H2, h.H3, h.H4, h.H5, h.H6)
+    outline = [(kinds.index(type(c)) + 1, c.children) for c in [layout, *layout._traverse()] if type(c) in kinds]
+    assert outline[0][0] in (1, 2) and outline[0][0] == min(level for level, _ in outline), outline[:3]
+    for (above, _), (level, text) in zip(outline, outline[1:], strict=False):
+        assert level <= above + 1, (text, level, above)
+    groups = [level for level, text in outline if text in ("Hardware", "Measured data")]
+    assert set(groups) == (set() if page == "methods" else {3})  # /methods has no controls
+    if page == "home":
+        beyond = [text for _, text in outline].index("Beyond the article")
+        assert {level for level, _ in outline[beyond + 1 :]} == {3}
+
+
 def test_every_slider_shows_its_value_and_unit():
     # The URL's values, in the same words the browser-side callback writes while a slider moves.
     text = as_json(home.layout(preset="mi300x4", ctx="8192", cv="0.5", util="95"))
