@@ -11,6 +11,7 @@ import numpy as np
 
 from . import calibration_fit as F
 from . import calibration_report as R
+from .gpu_spec import ENV as GPU_ENV
 from .hardware import GPUS
 from .measured import MeasuredDataError, load_measured
 from .models import catalog_key
@@ -93,23 +94,33 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
         return 2
 
 
+def _rows(n) -> str:
+    return f"{int(n):,} row{'' if n == 1 else 's'}"
+
+
 def _calibrated_models_rows(df):
     """The rows of the model the calibration is fitted to and predicts (DeepSeek-R1; rows that name no model are
-    taken as its), on a catalog GPU. Rows of another model are left out and stderr says so; a file with none
-    left, or none on a catalog GPU, is refused in words (its tables would be empty)."""
+    taken as its), on a catalog GPU. Rows of another model or GPU are left out and stderr says so; a file with
+    none left, or none on a catalog GPU, is refused in words (its tables would be empty)."""
     names = df["model"].str.strip()
     ours = {name: catalog_key(name) == MODEL_KEY for name in names.unique() if name}  # dsr1, DeepSeek-R1-0528
     other = names.map(lambda name: bool(name) and not ours[name])
     if other.any():
         seen = ", ".join(sorted(set(names[other]))[:3])
-        print(f"inferx: note: left out {int(other.sum()):,} rows of other models ({seen}): the calibrated model is "
+        print(f"inferx: note: left out {_rows(other.sum())} of other models ({seen}): the calibrated model is "
               "fitted to DeepSeek-R1 and predicts it only", file=sys.stderr)  # fmt: skip
         df = df[~other]
     if df.empty:
         raise MeasuredDataError("no rows of DeepSeek-R1 in the file")
-    if not df["hardware"].isin(list(GPUS)).any():
+    known = df["hardware"].isin(list(GPUS))
+    if not known.any():
         found = ", ".join(sorted(set(df["hardware"]))[:5])
         raise MeasuredDataError(f"no rows on a catalog GPU (the file has {found}; the catalog: {', '.join(GPUS)})")
+    if not known.all():  # no datasheet to predict them from: out of the tables and their counts, and said
+        seen = ", ".join(repr(g) for g in sorted(set(df["hardware"][~known]))[:3])
+        print(f"inferx: note: left out {_rows((~known).sum())} of GPUs not in the catalog ({seen}): name their "
+              f"datasheet in ${GPU_ENV} to score them", file=sys.stderr)  # fmt: skip
+        df = df[known]
     return df
 
 

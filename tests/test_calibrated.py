@@ -340,6 +340,11 @@ def test_validate_leaves_out_other_models_and_refuses_a_file_with_no_catalog_gpu
     kept = _calibrated_models_rows(mixed)
     assert list(kept.index) == list(df.index[5:])
     assert "left out 5 rows of other models (Llama-3-8B)" in capsys.readouterr().err
+    # A row on a GPU the catalog lacks is left out too, and counted, not scored as a table row of dashes.
+    odd = df.copy()
+    odd.loc[odd.index[:1], "hardware"] = "h100ünï"
+    assert list(_calibrated_models_rows(odd).index) == list(df.index[1:])
+    assert "left out 1 row of GPUs not in the catalog ('h100ünï')" in capsys.readouterr().err
     others = tmp_path / "others.csv"
     df.assign(model="Llama-3-8B").to_csv(others, index=False)
     unknown = tmp_path / "unknown.csv"
