@@ -506,7 +506,9 @@ def _run(argv: list[str] | None) -> int:
         print(f"inferx: {err}", file=sys.stderr)
         return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # named by the subcommand they were given to, as its other errors are
+        args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
     if getattr(args, "model_config", None):
         try:
             added = add_model_configs(args.model_config)

@@ -287,3 +287,11 @@ def test_targets_prices_and_a_lone_acceptance_get_a_note_where_nothing_reads_the
     lone = run_inferx("point", "--mode", "calibrated", "--acceptance", "90")
     assert lone.stderr == "inferx: note: --acceptance changes nothing without --mtp on\n"
     assert run_inferx("point", "--mode", "calibrated", "--mtp", "on", "--acceptance", "90").stderr == ""
+
+
+def test_an_unknown_option_is_named_with_the_command_it_was_given_to():
+    bad = run_inferx("point", "--bogus")
+    assert bad.returncode == 2
+    said = "inferx point: error: unrecognized arguments: --bogus\ninferx point --help lists the options.\n"
+    assert bad.stderr == said
+    assert run_inferx("validate", "--measured", "x.csv", "--nope").stderr.startswith("inferx validate: error:")
