@@ -41,8 +41,17 @@
     row.replaceChildren(...parts);
   }
 
+  /* A card's copy-embed-code button gets a status line beside it, as the share row's buttons have one: in the
+     page before any copy, so that a screen reader announces what the copy then writes there. */
+  function addCopyStatus(button) {
+    const next = button.nextElementSibling;
+    if (next && next.classList.contains("share-status")) return;
+    button.after(element("span", { class: "share-status visually-hidden", role: "status" }));
+  }
+
   function buildRows() {
     document.querySelectorAll(".export-tools[data-export]:empty").forEach(build);
+    document.querySelectorAll(".card-head > .copy-btn").forEach(addCopyStatus);
   }
 
   // Dash renders the page after this script has run, and renders a new one on each navigation.
@@ -170,7 +179,7 @@
   /* The share row's copy buttons: a tick on the button once copied and a line in the row's status, which a
      screen reader announces and which is shown when the browser refuses (no uncaught rejection either way). */
   async function copyFrom(button, text) {
-    const box = button.closest(".share, .card-copy");
+    const box = button.closest(".share, .card-head");
     const status = box && box.querySelector(".share-status");
     const say = (line, shown) => {
       if (!status) return;

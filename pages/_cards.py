@@ -242,9 +242,9 @@ def figure_card(
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
         body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))
     title = (html.H2 if level == 2 else html.H3)(entry.title, className="card-title")
-    # The copy's status line, as the share buttons have (assets/export.js): said, and shown if the copy fails.
-    copy = [embed_button(fig), html.Span(className="share-status visually-hidden", role="status")]
-    header = html.Div([title, html.Span(copy, className="card-copy")] if embed_copy else [title], className="card-head")
+    # assets/export.js puts the copy's status line beside the button (a Dash component more per card would cost
+    # every step of a slider drag).
+    header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
     subtitle = html.P(entry.subtitle, className="fig-subtitle")  # the figure's point, before the chart
     return dbc.Card([dbc.CardBody([header, subtitle, *body])], className="fig-card", id=f"card-{fig}")
 
