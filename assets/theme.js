@@ -239,6 +239,13 @@
      height to the y-axis title (Figure 8's was cut off at 420 px). */
   const NARROW = 576;
   const narrow = (el) => !!el && el.clientWidth > 0 && el.clientWidth < NARROW;
+  /* A short graph (a frame a few hundred pixels tall) keeps its legend under the plot, but a pinned A's
+     entries become one, as on a narrow graph: a legend title and a second row of A's entries pushed the plot
+     to Plotly's 64 px minimum and the legend onto the x-axis title (Figure 6 in a 600×450 frame). */
+  const SHORT = 320;
+  const short = (el) => !!el && el.clientHeight > 0 && el.clientHeight < SHORT && !narrow(el) && !state.printing;
+  const oneEntryForA = (layout, data) =>
+    !!(layout.legend && layout.legend.title && layout.legend.title.text) && (data || []).some(listedA);
 
   /* A long note in lines of about `chars` characters (Plotly does not wrap annotations). */
   function wrapped(text, chars) {
@@ -316,9 +323,7 @@
       out[name] = axis;
     });
     let legend = legendAbove(layout.legend);
-    if (legend && legend.title && (data || []).some(listedA)) {
-      legend = Object.assign({}, legend, { title: { text: "" } }); // A's one entry says it (compactData)
-    }
+    if (legend && oneEntryForA(layout, data)) legend = untitled(legend);
     if (legend !== layout.legend) {
       out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
     }
@@ -329,6 +334,8 @@
     out.modebar = Object.assign({}, layout.modebar, { remove: tools, orientation: "v" });
     return out;
   }
+
+  const untitled = (legend) => Object.assign({}, legend, { title: { text: "" } }); // A's one entry says it (compactData)
 
   /* Legend entries too long for a narrow graph, in lines: Plotly neither wraps nor clips them, and the
      /inferencex band's name ran off the phone's edge. A pinned A's entries (inferx.compare: one legend group)
@@ -378,10 +385,12 @@
     const layout = (figureForm ? args[0].layout : args[1]) || {};
     if (el) originals.set(el, { data, layout });
     const compact = narrow(el) && !state.printing;
-    if (el) el.dataset.compact = compact;
-    const near = compact || state.printing ? layout : fittedNotes(legendNear(layout, el), el);
+    const merged = compact || (short(el) && oneEntryForA(layout, data));
+    if (el) Object.assign(el.dataset, { compact, short: short(el) });
+    let near = compact || state.printing ? layout : fittedNotes(legendNear(layout, el), el);
+    if (merged && !compact) near = Object.assign({}, near, { legend: untitled(near.legend) });
     if (!dark() && !compact && near === layout) return args;
-    let d = compact ? compactData(data, el.clientWidth, layout) : data;
+    let d = merged ? compactData(data, el.clientWidth, layout) : data;
     if (dark()) d = darkData(d);
     let l = compact ? compactLayout(layout, data, el) : near;
     if (dark()) l = darkLayout(l, data);
@@ -465,6 +474,7 @@
      frame), or its legend under the plot is no longer at its distance (a taller or shorter frame). */
   function misfit(gd) {
     if (String(narrow(gd) && !state.printing) !== gd.dataset.compact || legendAstray(gd)) return true;
+    if (String(short(gd)) !== gd.dataset.short) return true;
     const drawn = originals.get(gd);
     const key = drawn ? notesKey(drawn.layout || {}, gd) : "";
     return gd.dataset.compact === "false" && (gd.dataset.notesKey || "") !== key;

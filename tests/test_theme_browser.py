@@ -491,6 +491,29 @@ def test_a_legend_under_a_short_plot_clears_the_x_axis_title(browser, server, fi
     assert severe_console_errors(browser) == []
 
 
+@pytest.mark.parametrize(("fig", "width", "height"), [(6, 600, 450), (2, 800, 360)])
+def test_a_short_frames_legend_gives_a_pinned_a_one_entry_clear_of_the_x_axis_title(browser, server, fig, width, height):
+    """With A pinned, the legend's title and A's own row pushed a short frame's plot to Plotly's 64 px minimum
+    and the legend onto the x-axis title: A's entries become one, named as the title named A."""
+    boxes = (
+        f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+        "const box = (s) => gd.querySelector(s).getBoundingClientRect();"
+        "const names = [...gd.querySelectorAll('.legend .traces .legendtext')].map((e) => e.textContent);"
+        "return {title: box('.g-xtitle').bottom, legend: box('.legend').top, names,"
+        " titled: gd.querySelector('.legend .legendtitletext') !== null};"
+    )
+    with viewport(browser, width, height):
+        browser.get(server.url + f"embed/fig{fig}?ctx=8192&a=preset:mi300x4,ctx:4096")
+        figure_data(browser, fig)
+        wait_js(browser, f"return !!document.querySelector('#fig-{fig} .legend .traces')", 30, what="a legend")
+        wait_settled(browser, f"#fig-{fig} .legend")
+        shown = browser.execute_script(boxes)
+    a_entries = [n for n in shown["names"] if n.startswith("A")]
+    assert a_entries == ["A = 4×MI300X · ctx 4,096 tokens (faded)"] and not shown["titled"], shown
+    assert shown["legend"] >= shown["title"], shown
+    assert severe_console_errors(browser) == []
+
+
 def on_a_phone(browser, server, fig: int, script: str):
     """`script`'s answer on Figure `fig`'s embed at 390 × 700, once its legend has settled."""
     with viewport(browser, 390, 700):
