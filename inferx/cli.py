@@ -498,6 +498,18 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def _served(added: list[str], option: str, chooser: str) -> str:
+    """The catalog key a run draws when files were given and none was chosen: the last file's, said on stderr
+    where there were several."""
+    if len(set(added)) > 1:
+        print(
+            f"inferx: note: drawing {added[-1]}, from the last {option}; {chooser} chooses another of "
+            f"{', '.join(dict.fromkeys(added))}",
+            file=sys.stderr,
+        )
+    return added[-1]
+
+
 def _run(argv: list[str] | None) -> int:
     try:
         add_models_from_env()  # before the parser, whose --model and --gpu list the catalogs
@@ -515,14 +527,14 @@ def _run(argv: list[str] | None) -> int:
         except ConfigError as err:
             args.subparser.error(str(err))
         if getattr(args, "model", "listed") is None:
-            args.model = added[-1]
+            args.model = _served(added, "--model-config", "--model")
     if getattr(args, "gpu_spec", None):
         try:
             added = add_gpu_specs(args.gpu_spec)
         except ConfigError as err:
             args.subparser.error(str(err))
         if getattr(args, "gpu", "listed") is None:
-            args.gpu = added[-1]
+            args.gpu = _served(added, "--gpu-spec", "--gpu")
     if args.command == "check":
         print(format_table(ROWS))
         return 1 if any(r.status == MISMATCH for r in ROWS) else 0

@@ -248,9 +248,30 @@ def catalog_key(name: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-.")
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names one key twice: which value was meant is not ours to guess (Python's json keeps
+    the last one silently)."""
+
+
+def _unique_keys(pairs: list[tuple]) -> dict:
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKey(f"the key {json.dumps(key)[:80]} appears twice in one object")
+        obj[key] = value
+    return obj
+
+
+def loads(text: str):
+    """The JSON value of a file we read (a model config, a GPU datasheet), refusing a key given twice."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
 def json_problem(err: ValueError) -> str:
     """Why text is not JSON we read, in words: Python's own for an over-long integer names
     sys.set_int_max_str_digits, no help to a user."""
+    if isinstance(err, DuplicateKey):
+        return str(err)
     if isinstance(err, json.JSONDecodeError):
         return f"{err.msg} at line {err.lineno}"
     if isinstance(err, UnicodeDecodeError):  # Python's words name the codec and its "invalid start byte"
@@ -282,7 +303,7 @@ def read_json_file(path: str | os.PathLike, max_bytes: int, error: type[ConfigEr
     if len(raw) > max_bytes:
         raise error(f"{path}: larger than {max_bytes >> 10} KiB, so not {what}")
     try:
-        return json.loads(_text(raw))
+        return loads(_text(raw))
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text, so not {what}") from None
     except ValueError as err:
@@ -373,7 +394,7 @@ def json_from_upload(contents, max_bytes: int, error: type[ConfigError], what: s
         size = f"{max_bytes >> 20} MiB" if max_bytes >= 1 << 20 else f"{max_bytes >> 10} KiB"
         raise error(f"larger than {size}: not {what}")
     try:
-        return json.loads(_text(base64.b64decode(data, validate=True)))
+        return loads(_text(base64.b64decode(data, validate=True)))
     except (binascii.Error, ValueError) as err:  # bad base64, not UTF-8, not JSON
         raise error(f"not a JSON file ({json_problem(err)})") from None
     except RecursionError:

@@ -138,6 +138,18 @@ def test_added_gpus_join_the_catalog_and_a_key_means_one_gpu(catalog, tmp_path):
     assert add_gpu_specs([same]) == ["h200"] and catalog == before
 
 
+def test_the_cli_names_which_of_several_datasheets_it_draws(catalog, tmp_path, capsys):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**json.loads(GAUDI3.read_text()), "name": "Other", "key": "other", "hbm_gb": 192}))
+    assert cli.main(["point", "--gpu-spec", str(GAUDI3), "--gpu-spec", str(other), "--batch", "16"]) == 0
+    captured = capsys.readouterr()
+    assert "drawing other, from the last --gpu-spec; --gpu chooses another of gaudi3, other" in captured.err
+    b_max = json.loads(captured.out)["b_max"]
+    assert b_max == Scenario.from_params(gpu="other").b_max != Scenario.from_params(gpu="gaudi3").b_max
+    assert cli.main(["point", "--gpu-spec", str(GAUDI3), "--gpu-spec", str(other), "--gpu", "gaudi3"]) == 0
+    assert "drawing" not in capsys.readouterr().err  # chosen, so nothing to say
+
+
 def test_inferx_gpus_adds_every_file_it_names(catalog):
     assert add_gpus_from_env({"INFERX_GPUS": f"{GAUDI3}{os.pathsep}"}) == ["gaudi3"]
     assert add_gpus_from_env({}) == []

@@ -109,3 +109,22 @@ def test_one_request_that_fits_is_said_in_every_figure_not_none(capsys):
 def test_a_base_url_that_is_not_one_is_refused(base, why):
     with pytest.raises(fetch.FetchError, match=why):
         fetch.benchmarks_url("DeepSeek-R1-0528", base)
+
+
+def test_a_key_given_twice_is_refused_naming_it(tmp_path, capsys):
+    """Python's json keeps the last of two values for one key without a word: a datasheet that gave its
+    bandwidth twice was read with whichever came second."""
+    twice = b'{"name": "X", "hbm_tb_s": 4.8, "hbm_tb_s": 8}'
+    path = tmp_path / "gpu.json"
+    path.write_bytes(twice)
+    with pytest.raises(GpuSpecError, match='gpu.json: not JSON \\(the key "hbm_tb_s" appears twice in one object\\)'):
+        read_json_file(path, 1 << 16, GpuSpecError, "a GPU's datasheet")
+    with pytest.raises(GpuSpecError, match='"hbm_tb_s" appears twice'):
+        gpu_from_upload(data_url(twice))
+    nested = json.dumps(config("Qwen3-235B-A22B"))[:-1] + ', "text_config": {"a": 1, "a": 1}}'
+    with pytest.raises(ModelConfigError, match='"a" appears twice'):
+        model_from_upload(data_url(nested.encode()), "config.json")
+    with pytest.raises(SystemExit):
+        cli.main(["point", "--gpu-spec", str(path)])
+    err = capsys.readouterr().err
+    assert '"hbm_tb_s" appears twice' in err and "Traceback" not in err

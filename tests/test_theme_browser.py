@@ -492,7 +492,7 @@ def test_a_legend_under_a_short_plot_clears_the_x_axis_title(browser, server, fi
 
 
 @pytest.mark.parametrize(("fig", "width", "height"), [(6, 600, 450), (2, 800, 360)])
-def test_a_short_frames_legend_gives_a_pinned_a_one_entry_clear_of_the_x_axis_title(browser, server, fig, width, height):
+def test_a_short_frames_legend_gives_a_pinned_a_one_entry(browser, server, fig, width, height):
     """With A pinned, the legend's title and A's own row pushed a short frame's plot to Plotly's 64 px minimum
     and the legend onto the x-axis title: A's entries become one, named as the title named A."""
     boxes = (
