@@ -32,14 +32,30 @@
     if (el.getAttribute(name) !== value) el.setAttribute(name, value);
   }
 
+  /* Whether a slider that may be left to the model (price "assumed", MTP acceptance "fitted") is: its label
+     then reads that word. */
+  function unset(box) {
+    const slider = box.dataset.unset && box.querySelector(".dash-slider-container[id]");
+    const label = slider && document.getElementById(`${slider.id}-value`);
+    return !!label && label.textContent === box.dataset.unset;
+  }
+
+  /* The value an unset slider stands for on the current machine (pages/_controls.assumed_values), or null. */
+  function assumed(box) {
+    const v = box.dataset.assumed;
+    return v === undefined || v === "" || !Number.isFinite(Number(v)) ? null : Number(v);
+  }
+
   function nameThumb(thumb) {
     const box = boxOf(thumb);
     if (!box) return;
     setAttr(thumb, "aria-label", box.dataset.label);
-    // Left to the model, its label reads the unset word ("assumed"): so does the thumb, which sits at the minimum.
-    const slider = box.querySelector(".dash-slider-container[id]");
-    const label = box.dataset.unset && slider && document.getElementById(`${slider.id}-value`);
-    if (label && label.textContent === box.dataset.unset) return setAttr(thumb, "aria-valuetext", box.dataset.unset);
+    // Left to the model, its label reads the unset word ("assumed"): so does the thumb, which sits at the minimum,
+    // with the value the word stands for where the page knows it ("assumed: $3.50/GPU-h").
+    if (unset(box)) {
+      const v = assumed(box);
+      return setAttr(thumb, "aria-valuetext", v === null ? box.dataset.unset : `${box.dataset.unset}: ${valueText(box.dataset, v)}`);
+    }
     const now = thumb.getAttribute("aria-valuenow");
     if (now !== null && now !== "") setAttr(thumb, "aria-valuetext", valueText(box.dataset, Number(now)));
   }
@@ -59,7 +75,9 @@
     e.preventDefault();
     e.stopPropagation(); // Radix would move by the drag step
     const step = Number(box.dataset.keyStep) * (e.shiftKey && Math.abs(move) === 1 ? 10 : Math.abs(move));
-    const now = Number(thumb.getAttribute("aria-valuenow"));
+    // An unset slider's thumb sits at its minimum; a key moves from the value the model stands for.
+    const stood = unset(box) ? assumed(box) : null;
+    const now = stood === null ? Number(thumb.getAttribute("aria-valuenow")) : stood;
     const min = Number(thumb.getAttribute("aria-valuemin"));
     const max = Number(thumb.getAttribute("aria-valuemax"));
     const grid = move > 0 ? Math.floor(now / step + 1e-9) + 1 : Math.ceil(now / step - 1e-9) - 1;
@@ -237,7 +255,7 @@
     subtree: true,
     childList: true,
     attributes: true,
-    attributeFilter: ["aria-valuenow", "aria-hidden", "aria-selected", "role", "tabindex"],
+    attributeFilter: ["aria-valuenow", "aria-hidden", "aria-selected", "role", "tabindex", "data-assumed"],
   });
   // The skip link moves focus itself, without a new fragment in the address: Dash's router would take the
   // changed address for a navigation and render the page again, dropping focus back to the top.

@@ -569,6 +569,11 @@ def calibration_for(gpu: str, framework: str | None = None, calibrations: dict |
 CALIBRATED_MODEL = "deepseek-r1"  # every calibrated row is a DeepSeek-R1 run
 
 
+def weight_precision(b_w: float) -> str:
+    """The precision whose calibration weights of `b_w` bytes use: FP4 below FP8's byte, else FP8."""
+    return "fp4" if b_w < FP8_BYTES else "fp8"
+
+
 def scenario_calibration(scn) -> dict:
     """Which calibration a Scenario in calibrated mode uses, and where its numbers come from.
 
@@ -578,7 +583,7 @@ def scenario_calibration(scn) -> dict:
     """
     gpu = scn.params.get("gpu") or PRESET_FAMILY.get(scn.hardware, scn.hardware)
     framework = getattr(scn, "framework", None) or DEFAULT_FRAMEWORK
-    precision = "fp4" if scn.b_w < FP8_BYTES else "fp8"
+    precision = weight_precision(scn.b_w)
     cal, basis = calibration_for(gpu, framework, None, precision)
     acceptance = getattr(scn, "acceptance", None)
     if acceptance is not None:

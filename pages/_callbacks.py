@@ -36,6 +36,8 @@ from pages._controls import (
     MACHINE_NOTE_ID,
     MODEL_NOTE_ID,
     MODEL_UPLOAD_ID,
+    assumed_id,
+    assumed_values,
     calibration_line,
     choice_options,
     gpu_summary,
@@ -103,6 +105,24 @@ def calibration_basis(*values):
         return calibration_line(dict(zip(CALIBRATION_INPUTS, values, strict=True)))
     except InvalidParameter as err:
         return f"Calibration: {err}"
+
+
+@callback(
+    [Output(assumed_id(name), "data-assumed") for name in resettable()],
+    Input(control_id("gpu"), "value"),
+    Input(control_id("framework"), "value"),
+    Input(control_id("wdtype"), "value"),
+    prevent_initial_call=True,  # the layout already holds them for the URL's state
+)
+def assumed_changed(gpu, framework, wdtype):
+    """What the unset sliders stand for on the machine and stack the controls now give (`assumed_values`)."""
+    try:
+        given = {"gpu": gpu, "framework": framework, "wdtype": wdtype}
+        values = {name: check_param(name, v) for name, v in given.items()}
+    except InvalidParameter:
+        return [""] * len(resettable())  # an arrow key then starts from the thumb, as before
+    assumed = assumed_values(values)
+    return [str(assumed[name]) for name in resettable()]
 
 
 @callback(

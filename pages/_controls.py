@@ -14,7 +14,7 @@ from inferx.gpu_spec import MAX_SPEC_BYTES
 from inferx.hardware import GPU, GPUS
 from inferx.model_config import MAX_CONFIG_BYTES
 from inferx.models import ModelSpec, kv_bytes_per_token
-from inferx.presets import HARDWARE, SCALE_UP
+from inferx.presets import DTYPE_BYTES, HARDWARE, SCALE_UP
 from inferx.scenario import (
     ARTICLE_ONLY,
     BATCH,
@@ -108,7 +108,24 @@ def _log2_marks(p: Param) -> dict:
     return {round(math.log2(v), 6): f"{v / 1000:g}K" if v >= 1000 else f"{v:g}" for v in values}
 
 
-def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float) -> html.Div:
+def assumed_values(values: dict) -> dict:
+    """What each slider that may stay unset stands for while it is, in its unit: the GPU's assumed price and
+    the fitted MTP acceptance of its calibration. The first arrow key moves from there (assets/a11y.js), not
+    from the minimum the unset thumb sits at."""
+    from inferx.calibrated import calibration_for, weight_precision
+    from inferx.economics import default_price
+
+    precision = weight_precision(DTYPE_BYTES[values["wdtype"]])
+    cal, _ = calibration_for(values["gpu"], values["framework"], None, precision)
+    return {"price": default_price(values["gpu"]), "acceptance": round(100 * cal.acceptance, 1)}
+
+
+def assumed_id(name: str) -> str:
+    """The id of the box around slider `name` that carries its assumed value (`data-assumed`)."""
+    return f"{control_id(name)}-box"
+
+
+def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float, assumed=None) -> html.Div:
     """A slider inside what assets/a11y.js needs to name its thumb, say its value in its unit ("1,024 tokens",
     "38.4 TB/s", not the exponent) and move it by `key_step` per arrow key: Dash 4's Radix slider takes no aria
     props. A log2 slider's drag step and kind let the browser turn a position into the value as the server does
@@ -116,9 +133,11 @@ def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float) ->
     data = {"label": p.label, "unit": p.unit, "decimals": decimals, "log2": int(p.log2), "key-step": key_step}
     if p.log2:
         data |= {"step": p.step, "whole": int(p.kind == "int")}
+    ids = {}
     if p.unset:  # a slider left to the model ("assumed", "fitted") says that word, not the end its thumb sits at
         data["unset"] = p.unset
-    return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()})
+        ids = {"id": f"{slider.id}-box", "data-assumed": "" if assumed is None else str(assumed)}
+    return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()}, **ids)
 
 
 def choice_options(name: str, value=None) -> list[dict]:
@@ -185,7 +204,7 @@ def gpu_summary(gpu: GPU, price: float) -> str:
     )
 
 
-def _widget(name: str, p: Param, value):
+def _widget(name: str, p: Param, value, assumed=None):
     cid = control_id(name)
     if p.kind == "choice" and p.radio:
         return dcc.RadioItems(id=cid, options=choice_options(name), value=value, inline=True, className="radio-row")
@@ -220,10 +239,10 @@ def _widget(name: str, p: Param, value):
             tooltip=None,
             allow_direct_input=False,
         )
-    return _accessible(slider, p, _decimals(name), keyboard_step(p))
+    return _accessible(slider, p, _decimals(name), keyboard_step(p), assumed)
 
 
-def control(name: str, value, unread_note: bool = True) -> html.Div:
+def control(name: str, value, unread_note: bool = True, assumed=None) -> html.Div:
     p = PARAMS[name]
     label = _value_label(name, value) if name in sliders() else _label(name)
     if name in resettable():  # a slider cannot be dragged to "unset": this button brings the model's value back
@@ -247,20 +266,21 @@ def control(name: str, value, unread_note: bool = True) -> html.Div:
     # A note the control's changes rewrite describes it (assets/a11y.js): heard with the control, not re-read as a
     # live region on every arrow-key step.
     described = {"data-note": NOTE_OF[name]} if name in NOTE_OF else {}
-    return html.Div([label, _widget(name, p, value)], className=kind, title=p.help, **described)
+    return html.Div([label, _widget(name, p, value, assumed)], className=kind, title=p.help, **described)
 
 
 def control_groups(values: dict, overlay_only: bool = False) -> list:
     """Every control under its group's heading. With `overlay_only` (the /inferencex page) the controls that do
     not move its model curve are still on the page, hidden, because the shared callbacks take every control."""
     shown = {name: p for name, p in PARAMS.items() if p.overlay or not overlay_only}
+    assumed = assumed_values(values)
     body = []
     for group in GROUPS:
         names = [name for name, p in shown.items() if p.group == group]
         if names:
             body.append(html.H3(group, className="ctl-group"))  # under the panel's "Controls" or "Settings"
             for n in names:
-                body.append(control(n, values[n], unread_note=not overlay_only))
+                body.append(control(n, values[n], unread_note=not overlay_only, assumed=assumed.get(n)))
                 if n == "model":  # a model of one's own, right under the menu it joins
                     body.append(model_upload())
                 if n == "gpu":  # and a GPU of one's own, with the store that hands the browser its numbers
@@ -271,7 +291,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 if n == "isl":  # says when the prompt is longer than the context the KV cache is sized for
                     note = context_note(values["ctx"], values["isl"])
                     body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note"))
-    hidden = [control(n, values[n], unread_note=False) for n in PARAMS if n not in shown]
+    hidden = [control(n, values[n], unread_note=False, assumed=assumed.get(n)) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
     body.append(html.Div(calibration_line(values), id=CALIBRATION_LINE_ID, className="calibration-basis small"))

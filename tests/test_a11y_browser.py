@@ -199,18 +199,39 @@ def test_the_notes_a_count_or_length_rewrites_describe_their_controls_rather_tha
                                   ".getAttribute('aria-describedby');") == "context-note"  # fmt: skip
 
 
-def test_a_slider_left_to_the_model_says_so_not_the_minimum_its_thumb_sits_at(browser, server):
-    """Price unset is the GPU's assumed price: its thumb says "assumed" (it sat at $0.05 and said so); moved, it
-    says its value in its unit; given back to the model, "assumed" again."""
-    load(browser, server, "/")
-    control = control_id("price")
+@pytest.mark.parametrize(
+    ("name", "address", "said", "first"),
+    [
+        ("price", "/", "assumed: 3.50 $/GPU-h", 4.0),  # 8×H200: $3.50 assumed; one 0.5 step up
+        ("acceptance", "/?mode=calibrated&mtp=on", "fitted: 50 %", 51.0),  # H200 SGLang FP8: 50.1 % fitted
+    ],
+)
+def test_a_slider_left_to_the_model_says_what_it_stands_for_and_moves_from_there(
+    browser, server, name, address, said, first
+):
+    """Price unset is the GPU's assumed price, acceptance the calibration's fitted one: the thumb sat at the
+    minimum and said so, and the first arrow key went to $0.10 or 1 %. It says the word and the value it
+    stands for, moves one key step from that value, and, given back to the model, says the word again."""
+    load(browser, server, address)
+    control = control_id(name)
     text = "const t = document.querySelector(arguments[0]); return t && t.getAttribute('aria-valuetext');"
-    wait_js(browser, f"return (() => {{ {text} }})() === 'assumed';", SETTLE_S, "unset", args=(THUMB.format(control),))
+    same = f"return (() => {{ {text} }})() === arguments[1];"
+    wait_js(browser, same, SETTLE_S, "unset", args=(THUMB.format(control), said))
     browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
     state = press(browser, control, Keys.ARROW_RIGHT)
-    assert state["text"].endswith(" $/GPU-h") and state["text"] != "assumed", state
+    assert state["now"] == first and not state["text"].startswith(said.split(":")[0]), state
     click(browser, element(browser, f"#{control}-reset"))
-    wait_js(browser, f"return (() => {{ {text} }})() === 'assumed';", SETTLE_S, "reset", args=(THUMB.format(control),))
+    same = f"return (() => {{ {text} }})() === arguments[1];"
+    wait_js(browser, same, SETTLE_S, "reset", args=(THUMB.format(control), said))
+
+
+def test_an_unset_price_follows_the_gpu_chosen(browser, server):
+    """The assumed price is the GPU's: choosing an MI300X (assumed $2.50) moves what the thumb says."""
+    load(browser, server, "/")
+    browser.execute_script("dash_clientside.set_props(arguments[0], {value: 'mi300x'});", control_id("gpu"))
+    text = "const t = document.querySelector(arguments[0]); return t && t.getAttribute('aria-valuetext');"
+    wait_js(browser, f"return (() => {{ {text} }})() === 'assumed: 2.50 $/GPU-h';", SETTLE_S, "MI300X's price",
+            args=(THUMB.format(control_id("price")),))  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["compute", "ctx"])
