@@ -125,19 +125,17 @@ def assumed_id(name: str) -> str:
     return f"{control_id(name)}-box"
 
 
-def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float, assumed=None) -> html.Div:
+def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float, box: dict | None = None) -> html.Div:
     """A slider inside what assets/a11y.js needs to name its thumb, say its value in its unit ("1,024 tokens",
     "38.4 TB/s", not the exponent) and move it by `key_step` per arrow key: Dash 4's Radix slider takes no aria
     props. A log2 slider's drag step and kind let the browser turn a position into the value as the server does
-    (`scenario.value_at`)."""
+    (`scenario.value_at`). `box`: more attributes of the wrapper (an unset slider's assumed value)."""
     data = {"label": p.label, "unit": p.unit, "decimals": decimals, "log2": int(p.log2), "key-step": key_step}
     if p.log2:
         data |= {"step": p.step, "whole": int(p.kind == "int")}
-    ids = {}
     if p.unset:  # a slider left to the model ("assumed", "fitted") says that word, not the end its thumb sits at
         data["unset"] = p.unset
-        ids = {"id": f"{slider.id}-box", "data-assumed": "" if assumed is None else str(assumed)}
-    return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()}, **ids)
+    return html.Div(slider, className="a11y-slider", **{f"data-{k}": str(v) for k, v in data.items()}, **(box or {}))
 
 
 def choice_options(name: str, value=None) -> list[dict]:
@@ -239,7 +237,8 @@ def _widget(name: str, p: Param, value, assumed=None):
             tooltip=None,
             allow_direct_input=False,
         )
-    return _accessible(slider, p, _decimals(name), keyboard_step(p), assumed)
+    box = {"id": assumed_id(name), "data-assumed": "" if assumed is None else str(assumed)} if p.unset else None
+    return _accessible(slider, p, _decimals(name), keyboard_step(p), box)
 
 
 def control(name: str, value, unread_note: bool = True, assumed=None) -> html.Div:
