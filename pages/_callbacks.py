@@ -37,6 +37,8 @@ from pages._controls import (
     MODEL_NOTE_ID,
     MODEL_UPLOAD_ID,
     assumed_id,
+    assumed_text,
+    assumed_text_id,
     assumed_values,
     calibration_line,
     choice_options,
@@ -108,21 +110,23 @@ def calibration_basis(*values):
 
 
 @callback(
-    [Output(assumed_id(name), "data-assumed") for name in resettable()],
+    [Output(assumed_id(name), "data-assumed") for name in resettable()]
+    + [Output(assumed_text_id(name), "children") for name in resettable()],
     Input(control_id("gpu"), "value"),
     Input(control_id("framework"), "value"),
     Input(control_id("wdtype"), "value"),
     prevent_initial_call=True,  # the layout already holds them for the URL's state
 )
 def assumed_changed(gpu, framework, wdtype):
-    """What the unset sliders stand for on the machine and stack the controls now give (`assumed_values`)."""
+    """What the unset sliders stand for on the machine and stack the controls now give (`assumed_values`): for
+    the arrow keys (`data-assumed`) and in the labels."""
     try:
         given = {"gpu": gpu, "framework": framework, "wdtype": wdtype}
         values = {name: check_param(name, v) for name, v in given.items()}
     except InvalidParameter:
-        return [""] * len(resettable())  # an arrow key then starts from the thumb, as before
+        return [""] * 2 * len(resettable())  # an arrow key then starts from the thumb, as before
     assumed = assumed_values(values)
-    return [str(assumed[name]) for name in resettable()]
+    return [str(assumed[name]) for name in resettable()] + [assumed_text(name, assumed[name]) for name in resettable()]
 
 
 @callback(
@@ -326,6 +330,19 @@ for _name in resettable():
         "function () { return null; }",
         Output(control_id(_name), "value", allow_duplicate=True),
         Input(reset_id(_name), "n_clicks"),
+        prevent_initial_call=True,
+    )
+    # While unset, the label gives the assumed value and the button, which would change nothing, is hidden.
+    clientside_callback(
+        """function (value, hidden) {
+            const unset = value === null || value === undefined;
+            if (hidden === unset) throw window.dash_clientside.PreventUpdate;
+            return [!unset, unset];
+        }""",
+        Output(assumed_text_id(_name), "hidden"),
+        Output(reset_id(_name), "hidden"),
+        Input(control_id(_name), "value"),
+        State(reset_id(_name), "hidden"),
         prevent_initial_call=True,
     )
 

@@ -74,10 +74,16 @@ def label_id(name: str) -> str:
     return f"{control_id(name)}-label"
 
 
-def _value_label(name: str, value) -> html.Label:
-    """A slider's label with its live value and unit, e.g. "Memory bandwidth 38.4 TB/s"."""
+def _value_label(name: str, value, assumed=None) -> html.Label:
+    """A slider's label with its live value and unit, e.g. "Memory bandwidth 38.4 TB/s". One that may stay unset
+    also holds what the unset word stands for ("Price assumed 3.50 $/GPU-h"), shown while it is unset: its thumb
+    then sits at the minimum, which is not the value."""
     value_text = html.Span(format_slider_value(name, value), id=value_id(name), className="ctl-value")
-    return html.Label([PARAMS[name].label, value_text], htmlFor=control_id(name), className="ctl-label")
+    parts = [PARAMS[name].label, value_text]
+    if PARAMS[name].unset:
+        shown = assumed_text(name, assumed)
+        parts.append(html.Span(shown, id=assumed_text_id(name), className="ctl-assumed", hidden=value is not None))
+    return html.Label(parts, htmlFor=control_id(name), className="ctl-label")
 
 
 def _decimals(name: str) -> int:
@@ -123,6 +129,16 @@ def assumed_values(values: dict) -> dict:
 def assumed_id(name: str) -> str:
     """The id of the box around slider `name` that carries its assumed value (`data-assumed`)."""
     return f"{control_id(name)}-box"
+
+
+def assumed_text_id(name: str) -> str:
+    """The id of the text in slider `name`'s label that gives its assumed value while it is unset."""
+    return f"{control_id(name)}-assumed"
+
+
+def assumed_text(name: str, assumed) -> str:
+    """An unset slider's assumed value as its label shows it ("3.50 $/GPU-h"), or nothing where it is unknown."""
+    return "" if assumed is None else format_slider_value(name, assumed)
 
 
 def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float, box: dict | None = None) -> html.Div:
@@ -243,7 +259,7 @@ def _widget(name: str, p: Param, value, assumed=None):
 
 def control(name: str, value, unread_note: bool = True, assumed=None) -> html.Div:
     p = PARAMS[name]
-    label = _value_label(name, value) if name in sliders() else _label(name)
+    label = _value_label(name, value, assumed) if name in sliders() else _label(name)
     if name in resettable():  # a slider cannot be dragged to "unset": this button brings the model's value back
         # The label already reads the unset word while unset: the button says what it does ("use fitted").
         reset = html.Button(
@@ -253,6 +269,7 @@ def control(name: str, value, unread_note: bool = True, assumed=None) -> html.Di
             type="button",
             className="btn btn-link btn-sm p-0 ctl-reset",
             title=f"back to the {p.unset} value",
+            hidden=value is None,  # already there: the label says so
         )
         label = html.Div([label, reset], className="d-flex justify-content-between align-items-baseline")
     # One of the two models does not read these: assets/style.css says so under their labels in the other mode.

@@ -211,27 +211,48 @@ def test_a_slider_left_to_the_model_says_what_it_stands_for_and_moves_from_there
 ):
     """Price unset is the GPU's assumed price, acceptance the calibration's fitted one: the thumb sat at the
     minimum and said so, and the first arrow key went to $0.10 or 1 %. It says the word and the value it
-    stands for, moves one key step from that value, and, given back to the model, says the word again."""
+    stands for, in its label too, moves one key step from that value, and, given back to the model, says the
+    word again. The button that gives it back shows only while there is something to give back."""
     load(browser, server, address)
     control = control_id(name)
+    word, value = said.split(": ")
     text = "const t = document.querySelector(arguments[0]); return t && t.getAttribute('aria-valuetext');"
     same = f"return (() => {{ {text} }})() === arguments[1];"
     wait_js(browser, same, SETTLE_S, "unset", args=(THUMB.format(control), said))
+    assert visible_label(browser, control) == (f"{PARAMS[name].label} {word} {value}", False)
     browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
     state = press(browser, control, Keys.ARROW_RIGHT)
-    assert state["now"] == first and not state["text"].startswith(said.split(":")[0]), state
+    assert state["now"] == first and not state["text"].startswith(word), state
+    wait_js(browser, "return document.getElementById(arguments[0]).offsetParent !== null;", SETTLE_S,
+            "the button back to the model", args=(f"{control}-reset",))  # fmt: skip
+    assert visible_label(browser, control) == (f"{PARAMS[name].label} {state['text']}", True)
     click(browser, element(browser, f"#{control}-reset"))
-    same = f"return (() => {{ {text} }})() === arguments[1];"
     wait_js(browser, same, SETTLE_S, "reset", args=(THUMB.format(control), said))
+    wait_js(browser, "return document.getElementById(arguments[0]).offsetParent === null;", SETTLE_S,
+            "the button hidden", args=(f"{control}-reset",))  # fmt: skip
+    assert visible_label(browser, control) == (f"{PARAMS[name].label} {word} {value}", False)
+
+
+def visible_label(browser, control: str) -> tuple[str, bool]:
+    """What a slider's label shows (the texts of its parts on screen, space-separated: CSS margins part them)
+    and whether its reset button shows."""
+    return tuple(browser.execute_script(
+        "const label = document.querySelector(`label[for='${arguments[0]}']`);"
+        "const reset = document.getElementById(`${arguments[0]}-reset`);"
+        "const parts = [...label.childNodes].filter((n) => n.nodeType === 3 || n.offsetParent !== null);"
+        "return [parts.map((n) => n.textContent.trim()).filter(Boolean).join(' '), reset.offsetParent !== null];",
+        control,
+    ))  # fmt: skip
 
 
 def test_an_unset_price_follows_the_gpu_chosen(browser, server):
-    """The assumed price is the GPU's: choosing an MI300X (assumed $2.50) moves what the thumb says."""
+    """The assumed price is the GPU's: choosing an MI300X (assumed $2.50) moves what the thumb and label say."""
     load(browser, server, "/")
     browser.execute_script("dash_clientside.set_props(arguments[0], {value: 'mi300x'});", control_id("gpu"))
     text = "const t = document.querySelector(arguments[0]); return t && t.getAttribute('aria-valuetext');"
     wait_js(browser, f"return (() => {{ {text} }})() === 'assumed: 2.50 $/GPU-h';", SETTLE_S, "MI300X's price",
             args=(THUMB.format(control_id("price")),))  # fmt: skip
+    assert visible_label(browser, control_id("price")) == ("Price assumed 2.50 $/GPU-h", False)
 
 
 @pytest.mark.parametrize("name", ["compute", "ctx"])
