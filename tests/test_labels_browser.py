@@ -1,6 +1,6 @@
-"""Figure 2's text stays readable on a phone: in real headless Chromium at 420 px, no two of its labels (the
-ceilings' labels, legend entries, tick labels, axis titles) overlap, and no legend entry runs under the graph's
-tool bar, which a touch screen keeps shown."""
+"""Text stays readable on a phone, in real headless Chromium at 420 px: no two of Figure 2's labels (the
+ceilings' labels, legend entries, tick labels, axis titles) overlap, no legend entry runs under the graph's
+tool bar, which a touch screen keeps shown, and Figure 4's floor label is clear of its curve."""
 
 from __future__ import annotations
 
@@ -84,4 +84,48 @@ def test_fig2_labels_do_not_overlap_on_a_phone(browser, server, scheme):
         # Every label inside the graph's width: none cut off at the phone's edge.
         outside = [b["text"] for b in boxes if b["left"] < graph["left"] - 1 or b["right"] > graph["right"] + 1]
         assert outside == []
+        assert severe_console_errors(browser) == []
+
+
+# The pixels of each trace of a graph, its points and nine more along each segment between them.
+CURVE_PIXELS_JS = """
+const gd = document.querySelector(`#fig-${arguments[0]} .js-plotly-plot`);
+const fl = gd._fullLayout, r = gd.querySelector('.main-svg').getBoundingClientRect();
+const at = (x, y) => [r.left + fl._size.l + fl.xaxis.l2p(x), r.top + fl._size.t + fl.yaxis.l2p(y)];
+const out = [];
+gd.data.forEach((t) => {
+  const xs = Array.from(t.x || []), ys = Array.from(t.y || []);
+  xs.forEach((x, i) => {
+    if (x === null || ys[i] === null) return;
+    out.push(at(x, ys[i]));
+    if (i + 1 < xs.length && xs[i + 1] !== null && ys[i + 1] !== null) {
+      for (let k = 1; k < 10; k++) out.push(at(x + (xs[i + 1] - x) * k / 10, ys[i] + (ys[i + 1] - ys[i]) * k / 10));
+    }
+  });
+});
+return out;
+"""
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["/", "/?ctx=32768", "/?mode=calibrated", "/?mode=calibrated&ctx=65536&isl=8192"],
+)
+def test_fig4_floor_label_is_clear_of_the_curve_on_a_phone(browser, server, address):
+    """The ITL floor's label sat on the line at its right end, where on a phone it ran through the curve (the
+    article's physics, whose curve hugs the floor until near full throughput); it now goes where the curve is
+    not, whichever physics and context."""
+    with phone(browser, "light"):
+        browser.get(server.url.rstrip("/") + address)
+        wait_js(browser, "return document.getElementById('card-fig4')", what="Figure 4's card")
+        browser.execute_script("document.getElementById('card-fig4').scrollIntoView({behavior: 'instant'})")
+        figure_data(browser, 4)
+        wait_js(browser, "return document.querySelector('#fig-4 .js-plotly-plot').dataset.compact === 'true'")
+        label = [b for b in browser.execute_script(TEXT_BOXES_JS, 4) if b["text"].startswith("ITL floor")]
+        assert len(label) == 1, label
+        box = label[0]
+        pixels = browser.execute_script(CURVE_PIXELS_JS, 4)
+        assert len(pixels) > 100  # the check sees the curve
+        inside = [p for p in pixels if box["left"] <= p[0] <= box["right"] and box["top"] <= p[1] <= box["bottom"]]
+        assert inside == [], (box, inside[:5])
         assert severe_console_errors(browser) == []
