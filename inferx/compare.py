@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .figure_text import counted
-from .figures import decade_ticks, level_lines, x_extent
+from .figures import BEND_LABEL, axis_shares, bend_label_place, decade_ticks, level_lines, x_extent
 from .hardware import GPUS
 from .scenario import ARTICLE_ONLY, CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
 
@@ -163,19 +163,21 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
 
 def _keep_labels_inside(layout: dict) -> None:
     """A label set to end at a mark on the x axis (xanchor right) falls off the plot's left edge once A has
-    widened the axis and left the mark near that edge: such a label starts at its mark instead."""
+    widened the axis and left the mark near that edge: such a label starts at its mark instead. The explorer's
+    compute-bound label is placed again for the widened axes (`figures.bend_label_place`)."""
     span = layout.get("xaxis", {}).get("range")
     if not (isinstance(span, list) and len(span) == 2 and span[1] > span[0]):
         return
-    layout["annotations"] = [
-        {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
-        if note.get("xref") == "x"
-        and note.get("xanchor") == "right"
-        and not note.get("showarrow")
-        and note.get("x", span[0]) - span[0] < 0.15 * (span[1] - span[0])
-        else note
-        for note in layout.get("annotations") or []
-    ]
+
+    def kept(note: dict) -> dict:
+        if note.get("name") == BEND_LABEL:
+            return {**note, **bend_label_place(*axis_shares(layout, note["x"], note["y"]))}
+        near_left = note.get("x", span[0]) - span[0] < 0.15 * (span[1] - span[0])
+        if note.get("xref") == "x" and note.get("xanchor") == "right" and not note.get("showarrow") and near_left:
+            return {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
+        return note
+
+    layout["annotations"] = [kept(note) for note in layout.get("annotations") or []]
 
 
 def merge(current: dict, pinned: dict, label: str) -> dict:

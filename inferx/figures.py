@@ -904,6 +904,27 @@ def compute_bend(scn: Scenario, batches) -> float:
 
 
 LABEL_SPAN = 0.35  # of the explorer's throughput axis: the width "ρ > 0.85: unstable" takes on a phone
+BEND_LABEL = "bend"  # the `name` of the explorer's compute-bound label, which compare.merge may turn
+
+
+def bend_label_place(x_share: float, y_share: float) -> dict:
+    """Where the compute-bound label goes from its mark, at `x_share` and `y_share` of the explorer's axes. The
+    frontier rises to the right, so above and left of the mark, and below and right of it, are clear. Up and to
+    the left; within LABEL_SPAN of the y axis (whose title the words covered at B = 15) up and to the right,
+    higher, since the frontier rises under the words; there, in the top 40 % (where up ran off a short plot),
+    down and to the right."""
+    if x_share > LABEL_SPAN:
+        return {"ax": -30, "ay": -42, "xanchor": "auto", "yanchor": "auto"}
+    if y_share < 0.6:
+        return {"ax": 20, "ay": -70, "xanchor": "left", "yanchor": "auto"}
+    return {"ax": 20, "ay": 36, "xanchor": "left", "yanchor": "top"}
+
+
+def axis_shares(layout: dict, x: float, y: float) -> tuple[float, float]:
+    """How far along its x and y axes a point is (0 at the low end, 1 at the high), as drawn: x in the axis's
+    units, y as an annotation gives it (log10 on a log axis). The axes must set their ranges."""
+    (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
+    return (x - x0) / (x1 - x0), (y - y0) / (y1 - y0)
 
 
 def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -> None:
@@ -944,12 +965,8 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
                 "arrowhead": 2,
                 "arrowwidth": 1.2,
                 "arrowcolor": P.REGIME["compute"],  # the mark of the compute limit, as prefill is on Figure 3
-                # Up and to the left, or to the right near the y axis, whose title the words covered (B = 15).
-                **(
-                    {"ax": -30, "ay": -42}
-                    if x > LABEL_SPAN * layout["xaxis"]["range"][1]
-                    else {"ax": 20, "ay": -70, "xanchor": "left"}
-                ),  # higher: the frontier rises under the words
+                "name": BEND_LABEL,
+                **bend_label_place(*axis_shares(layout, x, _at(layout, "yaxis", y))),
                 "font": {"size": 11, "color": P.TEXT["compute"]},
                 "bgcolor": "rgba(255,255,255,0.85)",
             }

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import app as inferx_app
 from inferx import compare
 from inferx import figure_registry as registry
+from inferx import figures as F
 from inferx.figure_text import MAX_TRACES
 from inferx.figures import level_lines
 from inferx.scenario import PARAMS, Scenario, check_param
@@ -369,3 +370,24 @@ def test_an_article_mode_a_is_named_by_its_mode_not_by_controls_it_does_not_read
     # Nor is a calibrated A named by the CV, which only the article's model reads.
     assert compare.describe(Scenario.from_params(mode="calibrated", cv=1)) == "8×H200 SXM · mode calibrated"
     assert compare.describe(Scenario.from_params(cv=1)) == "8×H200 SXM · cv 1"
+
+
+def test_the_compute_bound_label_turns_right_when_a_leaves_its_mark_near_the_y_axis():
+    """Calibrated H200 against an article-physics 4×MI300X A: A's frontier runs 14 times further, so the
+    current bend sits in the first tenth of the axis, and its label, up and to the left, ran off the plot
+    ("mpute-bound from B = 297" in a 600 px embed)."""
+    scn, a = Scenario.from_params(mode="calibrated"), Scenario.from_params(preset="mi300x4")
+    alone = registry.build(scn, ["fig6"])["fig6"]
+    merged = registry.build(scn, ["fig6"], pinned=a)["fig6"]
+    bend = next(n for n in alone["layout"]["annotations"] if "compute-bound" in n["text"])
+    assert bend["ax"] < 0 and bend["ay"] < 0  # up and to the left: on its own axis there is room
+    x_share, y_share = F.axis_shares(merged["layout"], bend["x"], bend["y"])
+    assert x_share < 0.1 and y_share > 0.6  # near the y axis and the top: up would leave a short plot
+    turned = next(n for n in merged["layout"]["annotations"] if "compute-bound" in n["text"])
+    assert turned["xanchor"] == "left" and turned["ax"] > 0 and turned["x"] == bend["x"]
+    assert turned["ay"] > 0 and turned["yanchor"] == "top"  # down and to the right, under the rising frontier
+    # A's own label, far along the widened axis, keeps its place.
+    theirs = registry.build(a, ["fig6"])["fig6"]
+    mine = registry.build(a, ["fig6"], pinned=scn)["fig6"]
+    kept = [next(n for n in f["layout"]["annotations"] if "compute-bound" in n["text"]) for f in (theirs, mine)]
+    assert kept[0] == kept[1]
