@@ -466,14 +466,15 @@ def _run_beyond(args: argparse.Namespace) -> int:
             except InvalidParameter as err:
                 command.error(str(err))
             best = rows[0] if rows[0]["batch"] else None
-            print(json.dumps(_rounded({"candidates": rows, "best": best})))
+            print(json.dumps(_rounded({"candidates": rows, "best": best, "units": _param_units(rows[0])})))
             return 0 if best else 1
         reason = scn.unfit_reason()
         if reason:  # no request fits, as `point` and `frontier` say
             print(f"inferx: {reason}", file=sys.stderr)
             return 2
         result = slo.goodput(scn, ttft, tpot, price, fraction)
-        print(json.dumps({"scenario": scn.params, **_rounded(result)}))  # the inputs as given
+        # The inputs as given, under the names the options and the URL use; their units beside them.
+        print(json.dumps({"scenario": scn.params, "scenario_units": _param_units(scn.params), **_rounded(result)}))
         return 0 if result["batch"] else 1
     fig = export.build_figure(scn, name, batch)
     record = export.figure_record(name, fig)
@@ -488,6 +489,12 @@ def _run_beyond(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(export.figure_csv(fig))  # the dashboard's download button writes the same text
     return 0
+
+
+def _param_units(names) -> dict[str, str]:
+    """The unit of each scenario parameter among `names` that has one ("bw": "TB/s"), for JSON whose keys are
+    the parameters' own names rather than names carrying their unit."""
+    return {n: PARAMS[n].unit for n in names if n in PARAMS and PARAMS[n].unit}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -184,11 +184,20 @@ def test_cli_slo_matches_the_library():
     assert rec["itl_ms"] != library["itl_ms"]  # the library's own float has more figures than the 6 written
     given = json.loads(run_inferx("slo", "--bw", "38.41234567").stdout)["scenario"]
     assert given["bw"] == 38.41234567  # the scenario echoes the inputs as given
+    # …under the options' own names, so each number's unit comes beside them: all but the CV's (a ratio).
+    units = rec["scenario_units"]
+    assert (units["bw"], units["compute"], units["hbm"], units["ctx"], units["ttft"]) == (
+        "TB/s", "PFLOPS", "GB", "tokens", "ms"
+    )  # fmt: skip
+    numbers = {k for k, v in rec["scenario"].items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    assert numbers - set(units) == {"cv"}, numbers - set(units)
 
 
 def test_cli_slo_search_and_failures():
     rec = json.loads(run_inferx("slo", "--search", "--tpot-ms", "20").stdout)
     assert rec["best"] == rec["candidates"][0] and rec["best"]["batch"] > 0
+    # The machine's numbers keep the options' names; their units come beside the rows.
+    assert {k: rec["units"][k] for k in ("bw", "compute", "hbm")} == {"bw": "TB/s", "compute": "PFLOPS", "hbm": "GB"}
     library = slo.search({}, tpot_ms=20)
     assert [r["batch"] for r in rec["candidates"]] == [r["batch"] for r in library]
     for got, want in zip(rec["candidates"], library, strict=True):
