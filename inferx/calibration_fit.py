@@ -176,8 +176,12 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
         r = with_run(C.closed_loop(calibration(phi), m, conc, isl, osl, iterations=25), stall)
         return (np.log(np.stack([r[k] for k in METRICS]) / measured) * scale).ravel()
 
-    first = {**base, "admission_s": base["admission_s"] or 1e-4, "dp_wait_steps": base["dp_wait_steps"] or 10.0,
-             "prefill_queue": base["prefill_queue"] or 1e-3}
+    first = {
+        **base,
+        "admission_s": base["admission_s"] or 1e-4,
+        "dp_wait_steps": base["dp_wait_steps"] or 10.0,
+        "prefill_queue": base["prefill_queue"] or 1e-3,
+    }
     phi0 = np.clip(np.log([first[f] for f in free]), lower + 1e-9, upper - 1e-9)
     result = least_squares(residuals, phi0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1, x_scale=1.0)
     return calibration(result.x), dict(zip(free, _sigma(result), strict=True))

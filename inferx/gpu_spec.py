@@ -198,4 +198,3 @@ def gpu_from_upload(contents) -> tuple[str, GPU]:
     spec = json_from_upload(contents, MAX_SPEC_BYTES, GpuSpecError, "a GPU's datasheet")
     key = spec_key(spec)
     return key, gpu_from_key(key)
-

@@ -173,9 +173,7 @@ def fig_spec_k(scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, k_m
     for name, alpha, mode, colour, dash in curves:
         itl_eff = E.itl_speculative(k, alpha, delta, verify[mode], E.expected_accepted(k, alpha))
         speed = [f"{x:.3g}" for x in plain / itl_eff]
-        data.append(
-            _line(name, k, 1e3 * itl_eff, colour, dash=dash, hover=hover, custom=speed, mode="lines+markers")
-        )
+        data.append(_line(name, k, 1e3 * itl_eff, colour, dash=dash, hover=hover, custom=speed, mode="lines+markers"))
     base = float(plain)
     # Above the line at the short drafts, on two lines (narrow): a verify pass costs about one plain step, so
     # there every curve is below the line (under it, the label met the lowest-acceptance curve on a phone).

@@ -256,22 +256,24 @@ def upload_panel(switch: bool = False) -> html.Div:
             )
         )
     items += [
-        refusals_said(dcc.Upload(
-            html.Div(["Drop or ", html.Span("choose", className="file-choose"), " an InferenceX CSV / API JSON"]),
-            id="measured-upload",
-            accept=".csv,.json,text/csv,application/json",
-            max_size=UPLOAD_MAX_BYTES,
-            multiple=False,
-            className="measured-upload",
-            style={
-                "border": "1px dashed #9aa3ad",
-                "borderRadius": "6px",
-                "padding": "0.4rem 0.6rem",
-                "fontSize": "0.82rem",
-                "textAlign": "center",
-                "margin": "0.3rem 0",
-            },
-        )),
+        refusals_said(
+            dcc.Upload(
+                html.Div(["Drop or ", html.Span("choose", className="file-choose"), " an InferenceX CSV / API JSON"]),
+                id="measured-upload",
+                accept=".csv,.json,text/csv,application/json",
+                max_size=UPLOAD_MAX_BYTES,
+                multiple=False,
+                className="measured-upload",
+                style={
+                    "border": "1px dashed #9aa3ad",
+                    "borderRadius": "6px",
+                    "padding": "0.4rem 0.6rem",
+                    "fontSize": "0.82rem",
+                    "textAlign": "center",
+                    "margin": "0.3rem 0",
+                },
+            )
+        ),
         html.Div(id="measured-status", className="unit", style={"fontSize": "0.8rem"}),
         dbc.Alert(id="measured-alert", is_open=False, dismissable=True, className="mt-2 mb-0 small"),
     ]

@@ -120,9 +120,9 @@ def ax_node(driver, css: str) -> dict:
     screen reader says of it."""
     root = driver.execute_cdp_cmd("DOM.getDocument", {})["root"]["nodeId"]
     node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": css})["nodeId"]
-    return driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})[
-        "nodes"
-    ][0]
+    return driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"][
+        0
+    ]
 
 
 def accessible_name(driver, css: str) -> str:

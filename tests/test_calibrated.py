@@ -136,8 +136,10 @@ def table(measured):
 
 def test_stored_calibration_is_what_the_fit_gives(measured_paths, measured):
     if not measured_paths.real:
-        pytest.skip("calibration.json comes from InferenceX's own rows: set INFERX_TEST_MEASURED_DIR (the fit's"
-                    " recovery of known parameters is tests/test_fidelity.py)")
+        pytest.skip(
+            "calibration.json comes from InferenceX's own rows: set INFERX_TEST_MEASURED_DIR (the fit's"
+            " recovery of known parameters is tests/test_fidelity.py)"
+        )
     from inferx.calibration_fit import fit_all
 
     stored = C.load_calibration()
@@ -250,7 +252,9 @@ def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_poi
     fig = inferencex_figure(scn, mixed, {"osl": 1024})
     models = [t for t in fig["data"] if "model" in t.get("meta", {})]
     assert [(t["meta"]["model"], t["meta"]["gpus"]) for t in models] == [
-        ("article", 8), ("calibrated", 8), ("calibrated", 4)
+        ("article", 8),
+        ("calibrated", 8),
+        ("calibrated", 4),
     ]
     at_four = model_curves(scn, 4, 1024, 1024)
     assert models[2]["y"] == pytest.approx(at_four["calibrated"]["throughput_per_gpu"], rel=1e-3)

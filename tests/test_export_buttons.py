@@ -45,9 +45,29 @@ def test_file_names_say_the_figure_machine_tp_and_context(params, fig, kind, pin
 
 
 def test_a_name_with_every_setting_changed_stays_within_what_a_file_system_takes():
-    every = {"bw": 52, "compute": 100, "hbm": 2000, "ctx": 300, "isl": 200, "wdtype": "fp4", "kvdtype": "fp4",
-             "cv": 1, "util": 50, "tp": 4, "pp": 2, "ic": "roce", "mode": "calibrated", "osl": 4096,
-             "framework": "trt", "mtp": "on", "acceptance": 70, "ttft": 300, "tpot": 20, "price": 3, "power": 0.5}
+    every = {
+        "bw": 52,
+        "compute": 100,
+        "hbm": 2000,
+        "ctx": 300,
+        "isl": 200,
+        "wdtype": "fp4",
+        "kvdtype": "fp4",
+        "cv": 1,
+        "util": 50,
+        "tp": 4,
+        "pp": 2,
+        "ic": "roce",
+        "mode": "calibrated",
+        "osl": 4096,
+        "framework": "trt",
+        "mtp": "on",
+        "acceptance": 70,
+        "ttft": 300,
+        "tpot": 20,
+        "price": 3,
+        "power": 0.5,
+    }
     scn = Scenario.from_params(**every)
     name = export.file_name(scn, "fig1", "svg", Scenario.from_params(**(every | {"cv": 2})))
     other = export.file_name(scn, "fig1", "svg", Scenario.from_params(**(every | {"cv": 1.5})))

@@ -190,8 +190,10 @@ def test_a_multimodal_config_is_read_by_its_language_model():
         ({"sliding_window": "4096"}, "sliding_window = '4096': expected a whole number"),
         ({"sliding_window": -5}, "sliding_window = -5: expected a whole number from 0"),
         # One kind per layer, as gpt-oss lists them: a string, or a list shorter than the layers, is refused.
-        ({"sliding_window": 128, "layer_types": "sliding_attention"}, "layer_types: expected a list of 32 layer kinds"
-         ", one per layer; got str"),
+        (
+            {"sliding_window": 128, "layer_types": "sliding_attention"},
+            "layer_types: expected a list of 32 layer kinds, one per layer; got str",
+        ),
         ({"sliding_window": 128, "layer_types": ["sliding_attention"]}, "one per layer; got a list of 1$"),
         ({"sliding_window": 128, "layer_types": [1] * 32}, "one per layer; got a list of 32$"),
         ({"num_key_value_heads": 5}, "GQA needs fewer KV heads than query heads, dividing them"),

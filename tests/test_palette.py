@@ -124,8 +124,7 @@ def test_every_label_reads_on_the_light_card(params):
         (key, a["text"], a["font"]["color"])
         for key, fig in registry.build(Scenario.from_params(**params)).items()
         for a in fig["layout"].get("annotations", [])
-        if str((a.get("font") or {}).get("color", "")).startswith("#")
-        and contrast(a["font"]["color"], "#FFFFFF") < 4.5
+        if str((a.get("font") or {}).get("color", "")).startswith("#") and contrast(a["font"]["color"], "#FFFFFF") < 4.5
     ]
     assert faint == []
 
