@@ -332,13 +332,17 @@ for _name in resettable():
         Input(reset_id(_name), "n_clicks"),
         prevent_initial_call=True,
     )
-    # While unset, the label gives the assumed value and the button, which would change nothing, is hidden.
+    # While unset, the label gives the assumed value and the button, which would change nothing, is hidden. A
+    # keyboard user who pressed it goes on from the slider's thumb, not from the top of the page.
     clientside_callback(
         """function (value, hidden) {
             const unset = value === null || value === undefined;
             if (hidden === unset) throw window.dash_clientside.PreventUpdate;
+            const button = document.getElementById("RESET");
+            const thumb = document.querySelector("#SLIDER [role=slider]");
+            if (unset && thumb && document.activeElement === button) thumb.focus();
             return [!unset, unset];
-        }""",
+        }""".replace("RESET", reset_id(_name)).replace("SLIDER", control_id(_name)),
         Output(assumed_text_id(_name), "hidden"),
         Output(reset_id(_name), "hidden"),
         Input(control_id(_name), "value"),

@@ -226,8 +226,12 @@ def test_a_slider_left_to_the_model_says_what_it_stands_for_and_moves_from_there
     wait_js(browser, "return document.getElementById(arguments[0]).offsetParent !== null;", SETTLE_S,
             "the button back to the model", args=(f"{control}-reset",))  # fmt: skip
     assert visible_label(browser, control) == (f"{PARAMS[name].label} {state['text']}", True)
-    click(browser, element(browser, f"#{control}-reset"))
+    # Pressed from the keyboard, the button hides itself: focus goes on to the slider's thumb, not the page.
+    browser.execute_script("document.getElementById(arguments[0]).focus();", f"{control}-reset")
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait_js(browser, same, SETTLE_S, "reset", args=(THUMB.format(control), said))
+    focused = "return document.activeElement === document.querySelector(arguments[0]);"
+    wait_js(browser, focused, SETTLE_S, "focus on the thumb", args=(THUMB.format(control),))
     wait_js(browser, "return document.getElementById(arguments[0]).offsetParent === null;", SETTLE_S,
             "the button hidden", args=(f"{control}-reset",))  # fmt: skip
     assert visible_label(browser, control) == (f"{PARAMS[name].label} {word} {value}", False)
