@@ -46,16 +46,35 @@
     return v === undefined || v === "" || !Number.isFinite(Number(v)) ? null : Number(v);
   }
 
+  /* An unset slider's thumb drawn where the value it stands for lies, not at the minimum where Radix leaves it
+     (style.css places it by --assumed-left while data-unset-shown is on the box; a drag takes it from there,
+     assets/inferx.js). Where the page knows no value, the thumb stays at the minimum. */
+  function placeUnset(box, thumb, v) {
+    if (v === null) {
+      if (box.hasAttribute("data-unset-shown")) box.removeAttribute("data-unset-shown");
+      return;
+    }
+    const min = Number(thumb.getAttribute("aria-valuemin"));
+    const max = Number(thumb.getAttribute("aria-valuemax"));
+    const pos = box.dataset.log2 === "1" ? Math.log2(v) : v;
+    const pct = Math.min(100, Math.max(0, (100 * (pos - min)) / (max - min)));
+    const left = `calc(${pct}% + ${(thumb.offsetWidth / 2) * (1 - pct / 50)}px)`; // as Radix keeps it inside
+    if (box.style.getPropertyValue("--assumed-left") !== left) box.style.setProperty("--assumed-left", left);
+    setAttr(box, "data-unset-shown", "");
+  }
+
   function nameThumb(thumb) {
     const box = boxOf(thumb);
     if (!box) return;
     setAttr(thumb, "aria-label", box.dataset.label);
-    // Left to the model, its label reads the unset word ("assumed"): so does the thumb, which sits at the minimum,
-    // with the value the word stands for where the page knows it ("assumed: $3.50/GPU-h").
+    // Left to the model, its label reads the unset word ("assumed"): so does the thumb, drawn at the value the
+    // word stands for where the page knows it ("assumed: $3.50/GPU-h").
     if (unset(box)) {
       const v = assumed(box);
+      placeUnset(box, thumb, v);
       return setAttr(thumb, "aria-valuetext", v === null ? box.dataset.unset : `${box.dataset.unset}: ${valueText(box.dataset, v)}`);
     }
+    if (box.hasAttribute("data-unset-shown")) box.removeAttribute("data-unset-shown");
     const now = thumb.getAttribute("aria-valuenow");
     if (now !== null && now !== "") setAttr(thumb, "aria-valuetext", valueText(box.dataset, Number(now)));
   }
@@ -75,7 +94,7 @@
     e.preventDefault();
     e.stopPropagation(); // Radix would move by the drag step
     const step = Number(box.dataset.keyStep) * (e.shiftKey && Math.abs(move) === 1 ? 10 : Math.abs(move));
-    // An unset slider's thumb sits at its minimum; a key moves from the value the model stands for.
+    // An unset slider's thumb stands at the value the model gives, not at its aria-valuenow: a key moves from there.
     const stood = unset(box) ? assumed(box) : null;
     const now = stood === null ? Number(thumb.getAttribute("aria-valuenow")) : stood;
     const min = Number(thumb.getAttribute("aria-valuemin"));

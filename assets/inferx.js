@@ -568,6 +568,7 @@
     drag.painted.clear();
     if (d.explorer) staleSentence(false);
     if (d.explorer && d.value === d.start) showBatch(d.explorer, toBatch(d.start));
+    if (d.box && d.value === d.start) d.box.setAttribute("data-unset-shown", ""); // let go unmoved: still unset
     if (d.value !== d.start) {
       window.dash_clientside.set_props(d.id, { value: d.value });
       return;
@@ -596,6 +597,12 @@
       d.rect = d.parts.root.getBoundingClientRect();
       d.parts.root.setPointerCapture(e.pointerId);
       d.parts.thumb.focus();
+      // An unset slider's thumb is drawn at the value it stands for (assets/a11y.js): the drag takes it from there.
+      d.box = d.parts.root.closest(".a11y-slider[data-unset-shown]");
+      if (d.box) {
+        d.parts.holder.style.left = d.box.style.getPropertyValue("--assumed-left");
+        d.box.removeAttribute("data-unset-shown");
+      }
       drag.on = d;
       drag.url = d.cfg.dragUrl;
       if (d.explorer) staleSentence(true);

@@ -250,13 +250,58 @@ def visible_label(browser, control: str) -> tuple[str, bool]:
 
 
 def test_an_unset_price_follows_the_gpu_chosen(browser, server):
-    """The assumed price is the GPU's: choosing an MI300X (assumed $2.50) moves what the thumb and label say."""
+    """The assumed price is the GPU's: choosing an MI300X (assumed $2.50) moves what the thumb and label say,
+    and where the thumb is drawn."""
     load(browser, server, "/")
+    thumb = THUMB.format(control_id("price"))
+    centre = "const r = document.querySelector(arguments[0]).getBoundingClientRect(); return r.left + r.width / 2;"
+    shown = "return document.getElementById(arguments[0]).hasAttribute('data-unset-shown');"
+    wait_js(browser, shown, SETTLE_S, "the unset thumb placed", args=(f"{control_id('price')}-box",))
+    at_h200 = browser.execute_script(centre, thumb)
     browser.execute_script("dash_clientside.set_props(arguments[0], {value: 'mi300x'});", control_id("gpu"))
     text = "const t = document.querySelector(arguments[0]); return t && t.getAttribute('aria-valuetext');"
     wait_js(browser, f"return (() => {{ {text} }})() === 'assumed: 2.50 $/GPU-h';", SETTLE_S, "MI300X's price",
             args=(THUMB.format(control_id("price")),))  # fmt: skip
     assert visible_label(browser, control_id("price")) == ("Price assumed 2.50 $/GPU-h", False)
+    # $1 less on a $0.05–50 slider: about 2 % of its width further left.
+    wait_js(browser, f"return (() => {{ {centre} }})() < arguments[1] - 2;", SETTLE_S, "the thumb moved",
+            args=(thumb, at_h200))  # fmt: skip
+
+
+def test_an_unset_slider_draws_its_thumb_at_the_value_it_stands_for_and_a_drag_starts_there(browser, server):
+    """The price left unset stood for $3.50 (8×H200) while its thumb sat at the minimum, $0.05, and a drag
+    from the thumb started there. The thumb is drawn where the slider set to $3.50 draws it, and the same drag
+    from it ends where it ends from a thumb set to $3.50."""
+    load(browser, server, "/")
+    control = control_id("price")
+    thumb = THUMB.format(control)
+    centre = "const r = document.querySelector(arguments[0]).getBoundingClientRect(); return r.left + r.width / 2;"
+    shown = "return document.getElementById(arguments[0]).hasAttribute('data-unset-shown');"
+    value = "return window.dash_component_api.getLayout(arguments[0]).props.value;"  # the slider's, in Dash
+
+    def drag_from_thumb() -> float:
+        before = browser.execute_script(value, control)
+        ActionChains(browser).click_and_hold(element(browser, thumb)).move_by_offset(4, 0).release().perform()
+        wait_js(browser, f"return (() => {{ {value} }})() !== arguments[1];", SETTLE_S, "the drag's value",
+                args=(control, before))  # fmt: skip
+        return browser.execute_script(value, control)
+
+    def give_back() -> None:
+        click(browser, element(browser, f"#{control}-reset"))
+        wait_js(browser, shown, SETTLE_S, "unset", args=(f"{control}-box",))
+
+    wait_js(browser, shown, SETTLE_S, "the unset thumb placed", args=(f"{control}-box",))
+    unset_x = browser.execute_script(centre, thumb)
+    browser.execute_script("document.querySelector(arguments[0]).focus();", thumb)
+    assert press(browser, control, Keys.ARROW_RIGHT)["now"] == 4.0
+    assert press(browser, control, Keys.ARROW_LEFT)["now"] == 3.5
+    assert abs(browser.execute_script(centre, thumb) - unset_x) < 1.0
+    from_set = drag_from_thumb()
+    give_back()
+    assert abs(browser.execute_script(centre, thumb) - unset_x) < 1.0
+    from_unset = drag_from_thumb()
+    assert from_set > 3.5 and abs(from_unset - from_set) <= 0.1, (from_set, from_unset)
+    assert not browser.execute_script(shown, f"{control}-box")
 
 
 @pytest.mark.parametrize("name", ["compute", "ctx"])
