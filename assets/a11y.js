@@ -46,9 +46,9 @@
     return v === undefined || v === "" || !Number.isFinite(Number(v)) ? null : Number(v);
   }
 
-  /* An unset slider's thumb drawn where the value it stands for lies, not at the minimum where Radix leaves it
-     (style.css places it by --assumed-left while data-unset-shown is on the box; a drag takes it from there,
-     assets/inferx.js). Where the page knows no value, the thumb stays at the minimum. */
+  /* An unset slider's thumb drawn where the value it stands for, `v`, lies, not at the minimum where Radix leaves
+     it (style.css places it by --assumed-left while data-unset-shown is on the box; a drag takes it from there,
+     assets/inferx.js). With no such value (a set slider, or one the page knows no value for), Radix's place. */
   function placeUnset(box, thumb, v) {
     if (v === null) {
       if (box.hasAttribute("data-unset-shown")) box.removeAttribute("data-unset-shown");
@@ -69,12 +69,12 @@
     setAttr(thumb, "aria-label", box.dataset.label);
     // Left to the model, its label reads the unset word ("assumed"): so does the thumb, drawn at the value the
     // word stands for where the page knows it ("assumed: $3.50/GPU-h").
-    if (unset(box)) {
-      const v = assumed(box);
-      placeUnset(box, thumb, v);
+    const isUnset = unset(box);
+    const v = isUnset ? assumed(box) : null;
+    placeUnset(box, thumb, v);
+    if (isUnset) {
       return setAttr(thumb, "aria-valuetext", v === null ? box.dataset.unset : `${box.dataset.unset}: ${valueText(box.dataset, v)}`);
     }
-    if (box.hasAttribute("data-unset-shown")) box.removeAttribute("data-unset-shown");
     const now = thumb.getAttribute("aria-valuenow");
     if (now !== null && now !== "") setAttr(thumb, "aria-valuetext", valueText(box.dataset, Number(now)));
   }
