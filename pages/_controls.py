@@ -76,8 +76,7 @@ def label_id(name: str) -> str:
 
 def _value_label(name: str, value, assumed=None) -> html.Label:
     """A slider's label with its live value and unit, e.g. "Memory bandwidth 38.4 TB/s". One that may stay unset
-    also holds what the unset word stands for ("Price assumed 3.50 $/GPU-h"), shown while it is unset: its thumb
-    then sits at the minimum, which is not the value."""
+    also holds what the unset word stands for ("Price assumed 3.50 $/GPU-h"), shown while it is unset."""
     value_text = html.Span(format_slider_value(name, value), id=value_id(name), className="ctl-value")
     parts = [PARAMS[name].label, value_text]
     if PARAMS[name].unset:
@@ -116,8 +115,8 @@ def _log2_marks(p: Param) -> dict:
 
 def assumed_values(values: dict) -> dict:
     """What each slider that may stay unset stands for while it is, in its unit: the GPU's assumed price and
-    the fitted MTP acceptance of its calibration. The first arrow key moves from there (assets/a11y.js), not
-    from the minimum the unset thumb sits at."""
+    the fitted MTP acceptance of its calibration. The thumb is drawn there and the first arrow key moves from
+    there (assets/a11y.js), not from where Radix leaves an unset thumb."""
     from inferx.calibrated import calibration_for, weight_precision
     from inferx.economics import default_price
 
