@@ -144,7 +144,7 @@ def decode_flops(B, S, model: ModelSpec = DEEPSEEK_R1):
     """Weight GEMMs plus MLA attention in its absorbed form (scores over d_c + d_r, values over d_c)."""
     B = np.asarray(B, dtype=float)
     d_c = 512 if model.kv_latent else model.d_head
-    attention = 2.0 * B * model.n_layers * model.n_q_heads * S * (model.kv_elements_per_layer + d_c)
+    attention = 2.0 * B * model.n_kv_layers * model.n_q_heads * S * (model.kv_elements_per_layer + d_c)
     return 2.0 * B * model.p_active + attention
 
 

@@ -370,7 +370,10 @@ def _list_catalog(args: argparse.Namespace) -> int:
     for row in rows:
         print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))))
     if args.command == "models":
-        print("κ counts every layer; KV 8K caps windowed layers at their window. Sources: inferx models --format json")
+        print(
+            "κ counts every layer with a KV cache; KV 8K caps windowed layers at their window and adds the recurrent "
+            "state of linear-attention layers. Sources: inferx models --format json"
+        )
     else:
         print(
             "Compute is dense (no 2:4 sparsity); sparse figures and sources: inferx hardware --format json. "

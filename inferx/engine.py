@@ -47,8 +47,8 @@ def compute_utilisation(B, b_w, compute, bw):
 
 
 def kv_bytes_per_token(model: ModelSpec, b_kv):
-    """κ = L · (KV elements per layer) · b_kv, bytes per token of context."""
-    return model.n_layers * model.kv_elements_per_layer * b_kv
+    """κ = L · (KV elements per layer) · b_kv, bytes per token of context (L: the layers with a KV cache)."""
+    return model.n_kv_layers * model.kv_elements_per_layer * b_kv
 
 
 def bytes_per_step(B, S, model: ModelSpec, b_w, kappa):

@@ -127,7 +127,7 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     bw_gpu, article_gpu, dense_gpu = scn.bw / count, scn.compute / count, machine.compute / count
     # Concurrency stops where the KV cache of the batch no longer fits beside the weights.
     hbm = scn.hbm / count * gpus
-    kv_per_request = (scn.model.n_layers * scn.model.kv_elements_per_layer * scn.b_kv) * (isl + osl) * gpus
+    kv_per_request = C.E.kv_bytes_per_token(scn.model, scn.b_kv) * (isl + osl) * gpus
     unfit = memory_fit_message(scn.weight_bytes, hbm)  # no curve at all: one point of a machine that cannot load
     fit_limit = max(1, int((hbm - scn.weight_bytes) // kv_per_request)) if unfit is None else 1
     batch = log_batches(min(MAX_CONCURRENCY, fit_limit), 48)

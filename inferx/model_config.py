@@ -2,16 +2,18 @@
 
 `spec_from_config` sums the parameters the config's shapes imply (attention, dense and expert FFNs, router,
 norms, embeddings) and carries over what the physics reads (layers, heads, the KV cache's shape, experts,
-sliding windows). `add_model_configs` puts files into the live catalog, so a model becomes a choice on
-every page, in the URL and in the CLI; `INFERX_MODELS` names files for the server and the CLI alike.
+sliding windows, linear-attention layers and their state). `add_model_configs` puts files into the live
+catalog, so a model becomes a choice on every page, in the URL and in the CLI; `INFERX_MODELS` names files for
+the server and the CLI alike.
 
 Read: decoders with gated (SwiGLU-style) MLPs and Hugging Face's field names, which covers the Llama,
-Mistral/Mixtral, Qwen, DeepSeek/Kimi and gpt-oss families, and the older two-matrix MLPs (GPT-2, GPT-J,
-GPT-NeoX/Pythia, OPT, BLOOM, Falcon, Phi-1/2, StarCoder/StarCoder2, MPT) in their own field names; a
-multimodal config's `text_config` is its language model (the vision tower is not served per token). Small
-terms are approximated: biases other than the attention's, learned position tables, and a DeepSeek
-checkpoint's multi-token-prediction layer (not served without MTP) are left out, as the catalog's entries
-leave them out.
+Mistral/Mixtral, Qwen (Qwen3-Next's Gated DeltaNet layers included), DeepSeek/Kimi and gpt-oss families, and
+the older two-matrix MLPs (GPT-2, GPT-J, GPT-NeoX/Pythia, OPT, BLOOM, Falcon, Phi-1/2, StarCoder/StarCoder2,
+MPT) in their own field names; a multimodal config's `text_config` is its language model (the vision tower is
+not served per token). Hybrids with other recurrent layers (Mamba, MiniMax's lightning and Kimi's linear
+attention) are refused, not misread. Small terms are approximated: biases other than the attention's, learned
+position tables, and a DeepSeek checkpoint's multi-token-prediction layer
+(not served without MTP) are left out, as the catalog's entries leave them out.
 """
 
 from __future__ import annotations
@@ -55,8 +57,15 @@ READ_FIELDS = (
     "n_shared_experts", "num_shared_experts", "shared_expert_intermediate_size", "first_k_dense_replace",
     "moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers", "sliding_window",
     "max_position_embeddings", "layer_types", "use_sliding_window", "tie_word_embeddings",
+    "full_attention_interval", "linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "attn_output_gate",
 )  # fmt: skip
-KEY_FORMAT = "1"
+KEY_FORMAT = "1"  # fields added at the end keep it: an older key lacks them, as a config that leaves them out
+STATE_BYTES = 2  # a recurrent state is held at the checkpoint's 16 bits whatever the KV cache's dtype (an assumption)
+# Fields of hybrids whose recurrent layers the reader does not count (Mamba in Jamba, Nemotron-H, Granite 4,
+# Falcon-H1 and Zamba; MiniMax's lightning and Kimi's linear attention; RecurrentGemma): read as attention
+# layers, every one would seem to keep a KV cache.
+UNREAD_HYBRID = ("hybrid_override_pattern", "attn_layer_period", "attn_type_list", "linear_attn_config", "block_types")
 MAX_KEY_CHARS = 1500  # the largest published configs' keys are under 500 characters
 MAX_PAYLOAD_BYTES = 1 << 16  # what a key's payload may inflate to: a bound on a hostile address's cost
 
@@ -140,7 +149,52 @@ def _moe_layers(cfg: dict, n_layers: int) -> int:
     return sum(1 for i in range(n_layers) if (i + 1) % step == 0 and i not in dense)
 
 
-def _windowed_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
+def _layer_kinds(cfg: dict, n_layers: int) -> list[str] | None:
+    """`layer_types`, one kind per layer ("full_attention", "sliding_attention", "linear_attention"), if given;
+    a kind that is not attention (Mamba, convolution) is refused rather than counted as attention."""
+    for field in (*UNREAD_HYBRID, *(f for f in cfg if f.startswith(("mamba", "ssm_")))):
+        if cfg.get(field) is not None:
+            raise ModelConfigError(
+                f"{field}: a hybrid with state-space or other recurrent layers, which the reader does not count "
+                "(it reads linear attention as Qwen3-Next's config gives it), so its KV cache would be miscounted"
+            )
+    types = cfg.get("layer_types")
+    if types is None:
+        return None
+    if not (isinstance(types, list) and len(types) >= n_layers and all(isinstance(k, str) for k in types)):
+        got = f"a list of {len(types)}" if isinstance(types, list) else type(types).__name__
+        raise ModelConfigError(f"layer_types: expected a list of {n_layers} layer kinds, one per layer; got {got}")
+    unread = next((kind for kind in types[:n_layers] if "attention" not in kind), None)
+    if unread is not None:
+        raise ModelConfigError(f"layer_types: a {unread[:40]!r} layer is of a kind the reader does not count")
+    return types[:n_layers]
+
+
+def _linear_attention(cfg: dict, n_layers: int, kinds: list[str] | None) -> tuple[tuple[int, ...], int, int]:
+    """(indices of the linear-attention layers, parameters of one, numbers of state one keeps per sequence) for
+    Qwen3-Next's Gated DeltaNet: q, k, v and the output gate z projected from the hidden state, a β and a decay per
+    value head, a short causal convolution over q, k and v, and the output projection. Its state is a d_k × d_v
+    matrix per value head plus the convolution's last kernel − 1 inputs. The layers are those `layer_types` calls
+    linear, else all but every `full_attention_interval`-th (as transformers expands Qwen3-Next's config)."""
+    if kinds is not None:
+        layers = tuple(i for i, kind in enumerate(kinds) if "linear" in kind)
+    elif cfg.get("full_attention_interval") is not None:
+        every = _int(cfg, "full_attention_interval", low=1)
+        layers = tuple(i for i in range(n_layers) if (i + 1) % every)
+    else:
+        layers = ()
+    if not layers:
+        return (), 0, 0
+    d = _int(cfg, "hidden_size")
+    key = _int(cfg, "linear_num_key_heads", low=1) * _int(cfg, "linear_key_head_dim", low=1)
+    v_heads, v_dim = _int(cfg, "linear_num_value_heads", low=1), _int(cfg, "linear_value_head_dim", low=1)
+    value, kernel = v_heads * v_dim, _int(cfg, "linear_conv_kernel_dim", default=4, low=1)
+    params = d * (2 * key + 2 * value) + d * 2 * v_heads + kernel * (2 * key + value) + value * d + 2 * v_heads + v_dim
+    state = v_heads * _int(cfg, "linear_key_head_dim") * v_dim + (kernel - 1) * (2 * key + value)
+    return layers, params, state
+
+
+def _windowed_layers(cfg: dict, n_layers: int, kinds: list[str] | None) -> tuple[int, tuple[int, ...]]:
     """(window, indices of the layers that keep only the window): per layer from `layer_types` (gpt-oss), or every
     layer when `sliding_window` is set and switched on (Mistral 7B v0.1); a window as long as the longest
     context the model takes windows nothing."""
@@ -150,12 +204,8 @@ def _windowed_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
     longest = cfg.get("max_position_embeddings")
     if not window or (isinstance(longest, int) and window >= longest):
         return 0, ()
-    types = cfg.get("layer_types")
-    if types is not None:  # one kind per layer ("sliding_attention", "full_attention", "linear_attention", …)
-        if not (isinstance(types, list) and len(types) >= n_layers and all(isinstance(k, str) for k in types)):
-            got = f"a list of {len(types)}" if isinstance(types, list) else type(types).__name__
-            raise ModelConfigError(f"layer_types: expected a list of {n_layers} layer kinds, one per layer; got {got}")
-        layers = tuple(i for i, kind in enumerate(types[:n_layers]) if "sliding" in kind)
+    if kinds is not None:
+        layers = tuple(i for i, kind in enumerate(kinds) if "sliding" in kind)
     else:
         layers = tuple(range(n_layers)) if _flag(cfg, "use_sliding_window", True) else ()
     return (window, layers) if layers else (0, ())
@@ -188,6 +238,8 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
         attention_params = 2 * d * heads * d_head + 2 * d * kv_heads * d_head
         if _flag(cfg, "attention_bias", False):
             attention_params += (heads + 2 * kv_heads) * d_head + d
+        if _flag(cfg, "attn_output_gate", cfg.get("model_type") == "qwen3_next"):  # a sigmoid gate per query output
+            attention_params += d * heads * d_head
         shape = {"attention": "mha" if kv_heads == heads else "gqa", "n_kv_heads": kv_heads, "d_head": d_head}
 
     experts = _int(cfg, "n_routed_experts", "num_experts", "num_local_experts", default=0)
@@ -203,15 +255,18 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     dense_layers = n_layers - moe_layers
     dense_ffn = matrices * d * _int(cfg, "intermediate_size", "intermediate_size_mlp") if dense_layers else 0
 
+    kinds = _layer_kinds(cfg, n_layers)
+    linear_layers, linear_params, state = _linear_attention(cfg, n_layers, kinds)
     tied = _flag(cfg, "tie_word_embeddings", True)  # transformers' default when the config is silent
     embedding = vocab * d
-    p_total = embedding * (1 if tied else 2) + n_layers * (attention_params + 2 * d) + d
+    p_total = embedding * (1 if tied else 2) + n_layers * 2 * d + d  # two norms a layer, the final one
+    p_total += (n_layers - len(linear_layers)) * attention_params + len(linear_layers) * linear_params
     p_total += dense_layers * dense_ffn + moe_layers * moe_layer
     # Read per token: everything but the routed experts a token skips and, when the output matrix is its own,
     # the input embedding table (a lookup reads one row of it, not the table).
     p_active = p_total - moe_layers * (experts - per_token) * expert - (0 if tied else embedding)
 
-    window, window_layers = _windowed_layers(cfg, n_layers)
+    window, window_layers = _windowed_layers(cfg, n_layers, kinds)
     try:
         return ModelSpec(
             name=name,
@@ -222,6 +277,8 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
             n_q_heads=heads,
             sliding_window=window,
             window_layers=window_layers,
+            state_layers=linear_layers,
+            state_bytes=float(len(linear_layers) * state * STATE_BYTES),
             n_routed_experts=experts,
             experts_per_token=per_token,
             n_shared_experts=shared,

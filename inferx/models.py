@@ -33,8 +33,10 @@ class ModelSpec:
     KV-cache numbers per layer per token are `kv_lora_rank + d_rope` for multi-head
     latent attention (MLA) and `2 · n_kv_heads · d_head` for multi-head (MHA) and
     grouped-query (GQA) attention. Layers listed in `window_layers` keep only the
-    last `sliding_window` tokens. Mixture-of-experts (MoE) layers are all layers
-    after the first `n_dense_layers`.
+    last `sliding_window` tokens. Layers listed in `state_layers` (linear attention,
+    as in Qwen3-Next's Gated DeltaNet) keep no KV cache but a recurrent state of a
+    fixed size, `state_bytes` per sequence over all of them, whatever the context.
+    Mixture-of-experts (MoE) layers are all layers after the first `n_dense_layers`.
     """
 
     name: str
@@ -50,6 +52,8 @@ class ModelSpec:
     d_rope: int = 0  # MLA: decoupled RoPE key d_r, cached beside the latent
     sliding_window: int = 0  # tokens a windowed layer keeps (0: no windowed layers)
     window_layers: tuple[int, ...] = ()  # 0-based indices of the windowed layers
+    state_layers: tuple[int, ...] = ()  # 0-based indices of the layers with a recurrent state instead of a KV cache
+    state_bytes: float = 0.0  # that state's bytes per sequence, over all those layers
     n_routed_experts: int = 0
     experts_per_token: int = 0
     n_shared_experts: int = 0
@@ -72,6 +76,12 @@ class ModelSpec:
         distinct = all(0 <= i < self.n_layers for i in layers) and len(set(layers)) == len(layers)
         if not distinct or bool(layers) != (self.sliding_window > 0):
             raise ValueError(f"{self.name}: windowed layers need a window and distinct indices below {self.n_layers}")
+        state = self.state_layers
+        distinct = all(0 <= i < self.n_layers for i in state) and len(set(state)) == len(state)
+        if not distinct or set(state) & set(layers) or bool(state) != (self.state_bytes > 0):
+            raise ValueError(f"{self.name}: recurrent layers need a state and distinct indices of no windowed layer")
+        if len(state) == self.n_layers:
+            raise ValueError(f"{self.name}: needs at least one attention layer")
         if self.n_routed_experts and not 0 < self.experts_per_token <= self.n_routed_experts:
             raise ValueError(f"{self.name}: experts per token must be in 1…{self.n_routed_experts}")
         if not 0 < self.p_active <= self.p_total:
@@ -91,8 +101,13 @@ class ModelSpec:
         return len(self.window_layers)
 
     @property
+    def n_kv_layers(self) -> int:
+        """The layers that keep a KV cache: all but the recurrent ones."""
+        return self.n_layers - len(self.state_layers)
+
+    @property
     def n_full_layers(self) -> int:
-        return self.n_layers - self.n_window_layers
+        return self.n_kv_layers - self.n_window_layers
 
     @property
     def is_moe(self) -> bool:
@@ -372,19 +387,21 @@ def _layer_tokens(model: ModelSpec, context):
 
 
 def kv_bytes_per_sequence(model: ModelSpec, b_kv: float, context):
-    """KV-cache bytes one sequence of `context` tokens holds (and a decode step reads)."""
-    return model.kv_elements_per_layer * b_kv * _layer_tokens(model, context)
+    """KV-cache bytes one sequence of `context` tokens holds (and a decode step reads), with the recurrent layers'
+    state, the same at any context. A step also writes that state back, which this does not count."""
+    return model.kv_elements_per_layer * b_kv * _layer_tokens(model, context) + model.state_bytes
 
 
 def kv_bytes_per_token(model: ModelSpec, b_kv: float, context=None):
-    """κ, bytes per token of context: L · (KV numbers per layer) · b_kv.
+    """κ, bytes per token of context: L · (KV numbers per layer) · b_kv, L the layers with a KV cache.
 
-    With windowed layers κ depends on the context: those layers stop growing past
-    their window, so κ(S) = kv_bytes_per_sequence(S) / S. Without `context` (or for
-    contexts inside the window) every layer counts.
+    With windowed or recurrent layers κ depends on the context: windowed layers stop
+    growing past their window and a recurrent state is the same at any context, so
+    κ(S) = kv_bytes_per_sequence(S) / S. Without `context` (or for contexts inside the
+    window) every KV layer counts, and no recurrent state.
     """
     if context is None:
-        return model.n_layers * model.kv_elements_per_layer * b_kv
+        return model.n_kv_layers * model.kv_elements_per_layer * b_kv
     return kv_bytes_per_sequence(model, b_kv, context) / np.asarray(context, dtype=float)
 
 
@@ -448,6 +465,7 @@ def model_record(key: str, model: ModelSpec) -> dict:
     """One catalog entry in user units, as `inferx models` lists it (κ in bytes per token, sizes in GB)."""
     bf16, fp8 = DTYPE_BYTES["bf16"], DTYPE_BYTES["fp8"]
     record = {"key": key, **asdict(model), "window_layers": list(model.window_layers)}
+    record["state_layers"] = list(model.state_layers)
     return record | {
         "kv_bytes_per_token_bf16": kv_bytes_per_token(model, bf16),
         "kv_bytes_per_token_fp8": kv_bytes_per_token(model, fp8),

@@ -698,9 +698,10 @@ class Scenario:
 
     @functools.cached_property
     def kappa(self) -> float:
-        """κ at this context: layers with a sliding window stop growing past it (at S = 0, every layer)."""
-        windowed = self.model.sliding_window and self.ctx > 0
-        return float(M.kv_bytes_per_token(self.model, self.b_kv, self.ctx if windowed else None))
+        """κ at this context: layers with a sliding window stop growing past it, and a recurrent state is spread over
+        the context's tokens (at S = 0, every KV layer and no state)."""
+        by_context = (self.model.sliding_window or self.model.state_layers) and self.ctx > 0
+        return float(M.kv_bytes_per_token(self.model, self.b_kv, self.ctx if by_context else None))
 
     @functools.cached_property  # these three are asked for dozens of times a redraw; the fields are frozen
     def weight_bytes(self) -> float:

@@ -202,8 +202,14 @@ def model_summary(spec: ModelSpec) -> str:
     kind = f"{spec.experts_per_token} of {spec.n_routed_experts} experts a token" if spec.is_moe else "dense"
     return (
         f"{spec.name}: {number(spec.p_total / 1e9)} billion parameters, {number(spec.p_active / 1e9)} billion read "
-        f"per token ({kind}), {kv_bytes_per_token(spec, 1.0):,.0f} bytes of KV cache per token at FP8. "
-        "The address now carries it: copy the link to share it."
+        f"per token ({kind}), {kv_bytes_per_token(spec, 1.0):,.0f} bytes of KV cache per token at FP8"
+        + (
+            f", and {number(spec.state_bytes / 1e6)} MB of recurrent state per request in its "
+            f"{len(spec.state_layers)} linear-attention layers (held at 16 bits). "
+            if spec.state_layers
+            else ". "
+        )
+        + "The address now carries it: copy the link to share it."
     )
 
 

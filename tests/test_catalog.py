@@ -130,6 +130,15 @@ def test_bad_model_specs_are_refused():
         replace(base, window_layers=(2,))
     with pytest.raises(ValueError, match="experts per token"):
         replace(M.QWEN3_235B, experts_per_token=129)
+    # Recurrent layers: a state of some size, on layers that are not windowed, and at least one attention layer.
+    with pytest.raises(ValueError, match="recurrent layers need a state"):
+        replace(base, state_layers=(0, 1))
+    with pytest.raises(ValueError, match="recurrent layers need a state"):
+        replace(base, state_bytes=1e6)
+    with pytest.raises(ValueError, match="recurrent layers need a state"):
+        replace(base, sliding_window=128, window_layers=(2,), state_layers=(2,), state_bytes=1e6)
+    with pytest.raises(ValueError, match="at least one attention layer"):
+        replace(base, state_layers=tuple(range(32)), state_bytes=1e6)
 
 
 # --- GPUs and machines -------------------------------------------------------------------

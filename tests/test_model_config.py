@@ -33,7 +33,7 @@ from inferx.model_config import (
     spec_from_config,
     spec_from_key,
 )
-from inferx.models import MODELS, kv_bytes_per_token
+from inferx.models import MODELS, kv_bytes_per_sequence, kv_bytes_per_token
 from inferx.scenario import InvalidParameter, Scenario, check_param
 from pages import home
 from pages._callbacks import choose_uploaded_model
@@ -154,15 +154,77 @@ def test_a_sliding_window_on_every_layer_caps_the_kv_cache():
 
 
 def test_layer_kinds_other_than_sliding_ones_keep_the_whole_context():
-    """Hybrid models list kinds of their own ("linear_attention", "conv"): only "sliding" ones keep the window; a
-    list longer than the layers is read for as many as there are; a window of -1 or false means none."""
+    """Only "sliding" kinds keep the window; a list longer than the layers is read for as many as there are; a
+    window of -1 or false means none."""
     base = {**config("Meta-Llama-3-8B"), "sliding_window": 128}
-    kinds = ["sliding_attention", "linear_attention", "conv", "full_attention"] * 8 + ["extra"]
-    assert spec_from_config({**base, "layer_types": kinds}, "x").window_layers == tuple(range(0, 32, 4))
+    kinds = ["sliding_attention", "full_attention", "attention", "full_attention"] * 8 + ["extra"]
+    spec = spec_from_config({**base, "layer_types": kinds}, "x")
+    assert spec.window_layers == tuple(range(0, 32, 4)) and spec.n_full_layers == 24
     for none in (-1, False, None, 0):
         assert spec_from_config({**base, "sliding_window": none}, "x").window_layers == ()
     # The switch is read only where a window is set: a null window with a string switch loads as before.
     assert spec_from_config({**base, "sliding_window": None, "use_sliding_window": "false"}, "x").sliding_window == 0
+
+
+def test_qwen3_next_linear_attention_by_hand():
+    """Qwen3-Next: three Gated DeltaNet layers to each attention layer. Those keep no KV cache but a state of a
+    fixed size, so a request's memory is 12 layers of KV per token plus 36 layers' state at any context."""
+    spec = spec_from_config(config("Qwen3-Next-80B-A3B-Instruct"), "q")
+    assert spec.state_layers == tuple(i for i in range(48) if i % 4 != 3)  # every 4th layer attends (3, 7, …)
+    assert (spec.n_kv_layers, spec.n_full_layers, spec.window_layers) == (12, 12, ())
+    d, vocab, expert = 2048, 151_936, 3 * 2048 * 512
+    key, value = 16 * 128, 32 * 128  # linear attention: 16 key heads and 32 value heads of 128
+    linear = d * (2 * key + 2 * value) + d * 2 * 32 + 4 * (2 * key + value) + value * d + 2 * 32 + 128
+    attention = 3 * d * 16 * 256 + 2 * d * 2 * 256  # q, its output gate and o for 16 heads of 256; k and v, 2 heads
+    moe = 512 * expert + expert + d * 512  # 512 experts, one shared expert as wide, the router
+    total = 2 * vocab * d + 36 * linear + 12 * attention + 48 * (moe + 2 * d) + d
+    assert spec.p_total == total == pytest.approx(80e9, rel=0.01)  # Qwen's "80B in total"
+    assert spec.p_active == total - 48 * 502 * expert - vocab * d  # 10 of 512 experts; no embedding table
+    assert spec.p_active - vocab * d == pytest.approx(3e9, rel=0.1)  # "3B activated" (3.25e9), output matrix apart
+    # State per layer: a 128 × 128 matrix per value head, and the convolution's last 3 inputs; 16 bits each.
+    state = 36 * (32 * 128 * 128 + 3 * (2 * key + value)) * 2
+    assert spec.state_bytes == state == 39_518_208
+    kv = 12 * 2 * 2 * 256  # bytes per token at FP8
+    assert kv_bytes_per_token(spec, 1.0) == kv == 12_288
+    assert kv_bytes_per_token(spec, 1.0, 1024) == (kv * 1024 + state) / 1024 == 50_880
+    assert float(kv_bytes_per_sequence(spec, 1.0, 8192)) == kv * 8192 + state
+    # layer_types, as transformers writes it out, gives the same model.
+    kinds = (["linear_attention"] * 3 + ["full_attention"]) * 12
+    assert spec_from_config({**config("Qwen3-Next-80B-A3B-Instruct"), "layer_types": kinds}, "q") == spec
+    assert spec_from_key(config_key(config("Qwen3-Next-80B-A3B-Instruct"), "q")) == spec
+    ungated = spec_from_config({**config("Qwen3-Next-80B-A3B-Instruct"), "attn_output_gate": False}, "q")
+    assert spec.p_total - ungated.p_total == 12 * d * 16 * 256
+
+
+def test_a_linear_attention_models_requests_each_hold_their_state():
+    """B_max = ⌊η · headroom / (S κ(S))⌋ with S κ(S) the KV of 12 layers plus the fixed state: at 1K tokens the
+    state is most of a request's memory, at 64K the KV is."""
+    key = config_key(config("Qwen3-Next-80B-A3B-Instruct"), "Qwen3-Next-80B-A3B-Instruct")
+    short = Scenario.from_params(model=key, ctx=1024, isl=512)
+    long = Scenario.from_params(model=key, ctx=65536, isl=1024)
+    assert short.headroom == long.headroom == 8 * 141e9 - short.model.p_total  # 8×H200, FP8 weights
+    for scn, S in ((short, 1024), (long, 65536)):
+        per_request = 12_288 * S + 39_518_208
+        assert scn.kappa == per_request / S
+        assert scn.b_max == int(scn.eta * scn.headroom / per_request)
+    assert short.b_max == 17_505 and long.b_max == 1_079
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"layer_types": ["mamba", "attention"] * 16}, "layer_types: a 'mamba' layer is of a kind the reader does"),
+        ({"hybrid_override_pattern": "M-M-M*-" * 4}, "hybrid_override_pattern: a hybrid with state-space"),
+        ({"attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period: a hybrid"),
+        ({"mamba_d_state": 128}, "mamba_d_state: a hybrid"),
+        ({"linear_attn_config": {"kda_layers": [1, 2]}}, "linear_attn_config: a hybrid"),
+    ],
+)
+def test_a_hybrid_whose_recurrent_layers_are_not_read_is_refused(change, field):
+    """Read as attention, a state-space layer would seem to keep a KV cache: the config is refused, naming the
+    field, rather than given a KV cache and B_max several times off."""
+    with pytest.raises(ModelConfigError, match=field):
+        spec_from_config({**config("Meta-Llama-3-8B"), **change}, "x")
 
 
 def test_a_multimodal_config_is_read_by_its_language_model():
@@ -395,6 +457,20 @@ def test_the_upload_callback_selects_the_model_or_says_why_not():
     options, value, note = choose_uploaded_model(data_url(b"{}"), "x.json")
     assert options is no_update and value is no_update
     assert note == "Could not read x.json: no hidden_size: a config.json of a decoder gives it"
+
+
+def test_an_uploaded_linear_attention_model_names_its_state_and_draws():
+    body = (CONFIGS / "Qwen3-Next-80B-A3B-Instruct" / "config.json").read_bytes()
+    _, value, note = choose_uploaded_model(data_url(body), "config.json")
+    assert "12,288 bytes of KV cache per token at FP8, and 39.5 MB of recurrent state per request in its 36 " in note
+    assert (
+        "dense), 65,536 bytes of KV cache per token at FP8. The address"
+        in choose_uploaded_model(data_url((CONFIGS / "Mistral-7B-v0.1" / "config.json").read_bytes()), "m.json")[2]
+    )  # no state, no clause
+    scn = Scenario.from_params(model=value, ctx=8192, isl=1024)
+    for name, fig in registry.build(scn, batch=64).items():
+        values = [v for t in fig["data"] for k in ("x", "y") for v in (t.get(k) or ()) if not isinstance(v, str)]
+        assert values and np.isfinite(np.array(values, dtype=float)).all(), name
 
 
 def test_the_cli_takes_a_models_key(capsys):
