@@ -7,13 +7,13 @@ catalog, so a model becomes a choice on every page, in the URL and in the CLI; `
 the server and the CLI alike.
 
 Read: decoders with gated (SwiGLU-style) MLPs and Hugging Face's field names, which covers the Llama,
-Mistral/Mixtral, Qwen (Qwen3-Next's Gated DeltaNet layers included), DeepSeek/Kimi and gpt-oss families, and
-the older two-matrix MLPs (GPT-2, GPT-J, GPT-NeoX/Pythia, OPT, BLOOM, Falcon, Phi-1/2, StarCoder/StarCoder2,
-MPT) in their own field names; a multimodal config's `text_config` is its language model (the vision tower is
-not served per token). Hybrids with other recurrent layers (Mamba, MiniMax's lightning and Kimi's linear
-attention) are refused, not misread. Small terms are approximated: biases other than the attention's, learned
-position tables, and a DeepSeek checkpoint's multi-token-prediction layer
-(not served without MTP) are left out, as the catalog's entries leave them out.
+Mistral/Mixtral, Qwen (Qwen3-Next's Gated DeltaNet layers included), DeepSeek/Kimi, gpt-oss and Llama 4
+(chunked attention read as a window of one chunk) families, and the older two-matrix MLPs (GPT-2, GPT-J,
+GPT-NeoX/Pythia, OPT, BLOOM, Falcon, Phi-1/2, StarCoder/StarCoder2, MPT) in their own field names; a multimodal
+config's `text_config` is its language model (the vision tower is not served per token). Hybrids with other
+recurrent layers (Mamba, MiniMax's lightning and Kimi's linear attention) are refused, not misread. Small terms
+are approximated: biases other than the attention's, learned position tables, and a DeepSeek checkpoint's
+multi-token-prediction layer (not served without MTP) are left out, as the catalog's entries leave them out.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ READ_FIELDS = (
     "moe_layer_freq", "decoder_sparse_step", "interleave_moe_layer_step", "mlp_only_layers", "sliding_window",
     "max_position_embeddings", "layer_types", "use_sliding_window", "tie_word_embeddings",
     "full_attention_interval", "linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
-    "linear_value_head_dim", "linear_conv_kernel_dim", "attn_output_gate",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "attn_output_gate", "attention_chunk_size", "no_rope_layers",
+    "no_rope_layer_interval",
 )  # fmt: skip
 KEY_FORMAT = "1"  # fields added at the end keep it: an older key lacks them, as a config that leaves them out
 STATE_BYTES = 2  # a recurrent state is held at the checkpoint's 16 bits whatever the KV cache's dtype (an assumption)
@@ -211,6 +212,23 @@ def _windowed_layers(cfg: dict, n_layers: int, kinds: list[str] | None) -> tuple
     return (window, layers) if layers else (0, ())
 
 
+def _chunked_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
+    """(chunk, indices of the layers that attend within it) for Llama 4's chunked attention: its RoPE layers attend
+    within chunks of `attention_chunk_size` tokens, so none keeps more than a chunk (a window's upper bound); its
+    NoPE layers, 0 in `no_rope_layers` (else every `no_rope_layer_interval`-th, 4 if not given, as transformers
+    fills the list in), attend to the whole context."""
+    chunk = _int(cfg, "attention_chunk_size", default=0)
+    longest = cfg.get("max_position_embeddings")
+    if not chunk or (isinstance(longest, int) and chunk >= longest):
+        return 0, ()
+    every = _int(cfg, "no_rope_layer_interval", default=4, low=1)
+    rope = cfg.get("no_rope_layers") or [int((i + 1) % every != 0) for i in range(n_layers)]
+    if not (isinstance(rope, list) and len(rope) >= n_layers and all(r in (0, 1) for r in rope)):
+        raise ModelConfigError(f"no_rope_layers: expected {n_layers} flags, 1 where a layer uses RoPE, else 0")
+    layers = tuple(i for i, uses_rope in enumerate(rope[:n_layers]) if uses_rope)
+    return (chunk, layers) if layers else (0, ())
+
+
 def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     """The catalog entry for a Hugging Face config.json's contents. Raises ModelConfigError naming the field."""
     if not isinstance(config, dict):
@@ -247,13 +265,15 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     if experts:
         per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
         expert = matrices * d * _int(cfg, "moe_intermediate_size", "intermediate_size")
-        shared = _int(cfg, "n_shared_experts", "num_shared_experts", default=0)
+        one_in_llama4 = int(cfg.get("model_type") == "llama4_text")  # its config has no field for it
+        shared = _int(cfg, "n_shared_experts", "num_shared_experts", default=one_in_llama4)
         shared_params = shared * expert + matrices * d * _int(cfg, "shared_expert_intermediate_size", default=0)
         moe_layer = experts * expert + shared_params + d * experts  # the router: d → E logits
     else:
         per_token, expert, shared, moe_layer = 0, 0, 0, 0
     dense_layers = n_layers - moe_layers
-    dense_ffn = matrices * d * _int(cfg, "intermediate_size", "intermediate_size_mlp") if dense_layers else 0
+    # Llama 4 names its dense layers' width intermediate_size_mlp; its intermediate_size is an expert's.
+    dense_ffn = matrices * d * _int(cfg, "intermediate_size_mlp", "intermediate_size") if dense_layers else 0
 
     kinds = _layer_kinds(cfg, n_layers)
     linear_layers, linear_params, state = _linear_attention(cfg, n_layers, kinds)
@@ -267,6 +287,8 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     p_active = p_total - moe_layers * (experts - per_token) * expert - (0 if tied else embedding)
 
     window, window_layers = _windowed_layers(cfg, n_layers, kinds)
+    if not window_layers:
+        window, window_layers = _chunked_layers(cfg, n_layers)
     try:
         return ModelSpec(
             name=name,

@@ -196,6 +196,31 @@ def test_qwen3_next_linear_attention_by_hand():
     assert spec.p_total - ungated.p_total == 12 * d * 16 * 256
 
 
+def test_llama_4_by_hand():
+    """Llama 4 Scout: a shared expert beside the routed one in every layer (its config has no field for it), and
+    chunked attention, 8,192 tokens at most, on the three RoPE layers of every four."""
+    cfg = config("Llama-4-Scout-17B-16E-Instruct")
+    spec = spec_from_config(cfg, "scout")
+    d, vocab, expert = 5120, 202_048, 3 * 5120 * 8192
+    attention = 2 * d * 40 * 128 + 2 * d * 8 * 128
+    total = 2 * vocab * d + 48 * (attention + 16 * expert + expert + d * 16 + 2 * d) + d
+    assert spec.p_total == total == pytest.approx(109e9, rel=0.02)  # Meta's 109B holds the vision encoder too
+    assert spec.p_active == total - 48 * 15 * expert - vocab * d == pytest.approx(17e9, rel=0.06)  # "17B active"
+    assert (spec.n_shared_experts, spec.sliding_window) == (1, 8192)
+    assert spec.window_layers == tuple(i for i in range(48) if i % 4 != 3)  # NoPE layers 3, 7, … see everything
+    kv = 2 * 8 * 128  # per layer and token at FP8
+    assert kv_bytes_per_token(spec, 1.0, 131_072) == kv * (12 * 131_072 + 36 * 8192) / 131_072
+    filled_in = {**cfg["text_config"], "no_rope_layers": [1, 1, 1, 0] * 12}  # the list as transformers fills it in
+    assert spec_from_config({**cfg, "text_config": filled_in}, "scout") == spec
+    # Maverick: 128 experts on every other layer; the others dense, intermediate_size_mlp wide.
+    maverick = {**cfg["text_config"], "num_local_experts": 128, "interleave_moe_layer_step": 2}
+    big = spec_from_config(maverick, "maverick")
+    assert big.n_dense_layers == 24
+    assert big.p_total == pytest.approx(400e9, rel=0.01) and big.p_active == pytest.approx(17e9, rel=0.06)
+    with pytest.raises(ModelConfigError, match="no_rope_layers: expected 48 flags, 1 where a layer uses RoPE"):
+        spec_from_config({**maverick, "no_rope_layers": [2] * 48}, "x")
+
+
 def test_a_linear_attention_models_requests_each_hold_their_state():
     """B_max = ⌊η · headroom / (S κ(S))⌋ with S κ(S) the KV of 12 layers plus the fixed state: at 1K tokens the
     state is most of a request's memory, at 64K the KV is."""
