@@ -7,7 +7,7 @@ catalog, so a model becomes a choice on every page, in the URL and in the CLI; `
 the server and the CLI alike.
 
 Read: decoders with gated (SwiGLU-style) MLPs and Hugging Face's field names, which covers the Llama,
-Mistral/Mixtral, Qwen (Qwen3-Next's Gated DeltaNet layers included), DeepSeek/Kimi, gpt-oss and Llama 4
+Mistral/Mixtral, Qwen (Qwen3-Next's Gated DeltaNet layers included), DeepSeek/Kimi, Gemma, gpt-oss and Llama 4
 (chunked attention read as a window of one chunk) families, and the older two-matrix MLPs (GPT-2, GPT-J,
 GPT-NeoX/Pythia, OPT, BLOOM, Falcon, Phi-1/2, StarCoder/StarCoder2, MPT) in their own field names; a multimodal
 config's `text_config` is its language model (the vision tower is not served per token). Hybrids with other
@@ -59,7 +59,7 @@ READ_FIELDS = (
     "max_position_embeddings", "layer_types", "use_sliding_window", "tie_word_embeddings",
     "full_attention_interval", "linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
     "linear_value_head_dim", "linear_conv_kernel_dim", "attn_output_gate", "attention_chunk_size", "no_rope_layers",
-    "no_rope_layer_interval",
+    "no_rope_layer_interval", "sliding_window_pattern",
 )  # fmt: skip
 KEY_FORMAT = "1"  # fields added at the end keep it: an older key lacks them, as a config that leaves them out
 STATE_BYTES = 2  # a recurrent state is held at the checkpoint's 16 bits whatever the KV cache's dtype (an assumption)
@@ -196,17 +196,21 @@ def _linear_attention(cfg: dict, n_layers: int, kinds: list[str] | None) -> tupl
 
 
 def _windowed_layers(cfg: dict, n_layers: int, kinds: list[str] | None) -> tuple[int, tuple[int, ...]]:
-    """(window, indices of the layers that keep only the window): per layer from `layer_types` (gpt-oss), or every
-    layer when `sliding_window` is set and switched on (Mistral 7B v0.1); a window as long as the longest
-    context the model takes windows nothing."""
+    """(window, indices of the layers that keep only the window): per layer from `layer_types` (gpt-oss), all but
+    every `sliding_window_pattern`-th (Gemma), or every layer when `sliding_window` is set and switched on
+    (Mistral 7B v0.1); a window as long as the longest context the model takes windows nothing."""
     if cfg.get("sliding_window") in (False, -1):  # configs that say "no window" so
         return 0, ()
     window = _int(cfg, "sliding_window", default=0)  # a size like any other; null or 0: no window
     longest = cfg.get("max_position_embeddings")
     if not window or (isinstance(longest, int) and window >= longest):
         return 0, ()
+    # Gemma 2 alternates windowed and full layers, its config silent about it; Gemma 3 and Cohere 2 give the period.
+    every = _int(cfg, "sliding_window_pattern", default=2 if cfg.get("model_type") == "gemma2" else 0)
     if kinds is not None:
         layers = tuple(i for i, kind in enumerate(kinds) if "sliding" in kind)
+    elif every:  # each `every`-th layer attends to the whole context, as transformers expands the pattern
+        layers = tuple(i for i in range(n_layers) if (i + 1) % every)
     else:
         layers = tuple(range(n_layers)) if _flag(cfg, "use_sliding_window", True) else ()
     return (window, layers) if layers else (0, ())

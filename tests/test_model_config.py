@@ -153,6 +153,21 @@ def test_a_sliding_window_on_every_layer_caps_the_kv_cache():
     assert off.window_layers == ()
 
 
+def test_gemma_windows_all_but_every_nth_layer():
+    """Gemma 3 1B: five layers of six keep a 512-token window, the sixth the whole context; Gemma 2 alternates,
+    its config silent about it. Windowing every layer, as Mistral 7B does, left the full layers' KV out."""
+    cfg = config("gemma-3-1b-it")
+    spec = spec_from_config(cfg, "gemma")
+    assert spec.sliding_window == 512 and spec.window_layers == tuple(i for i in range(26) if i % 6 != 5)
+    d, vocab = 1152, 262_144
+    per_layer = 2 * d * 4 * 256 + 2 * d * 1 * 256 + 3 * d * 6912 + 2 * d  # 4 query heads of 256, 1 KV head; MLP
+    assert spec.p_total == vocab * d + 26 * per_layer + d == pytest.approx(1.0e9, rel=0.01)  # "Gemma 3 1B", tied
+    kv = 2 * 1 * 256  # per layer and token at FP8
+    assert kv_bytes_per_token(spec, 1.0, 32_768) == kv * (4 * 32_768 + 22 * 512) / 32_768
+    gemma2 = {k: v for k, v in cfg.items() if k != "sliding_window_pattern"} | {"model_type": "gemma2"}
+    assert spec_from_config(gemma2, "g2").window_layers == tuple(range(0, 26, 2))
+
+
 def test_layer_kinds_other_than_sliding_ones_keep_the_whole_context():
     """Only "sliding" kinds keep the window; a list longer than the layers is read for as many as there are; a
     window of -1 or false means none."""
