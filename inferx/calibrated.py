@@ -61,7 +61,7 @@ import numpy as np
 
 from . import engine as E
 from .hardware import GPUS
-from .models import DTYPE_BYTES, KEY_MARK, expected_distinct_experts, prefill_attention_flops
+from .models import DTYPE_BYTES, KEY_MARK, expected_distinct_experts, prefill_attention_flops, request_bytes
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
@@ -137,7 +137,8 @@ def weight_bytes(B, model: ModelSpec = DEEPSEEK_R1, b_w: float = FP8_BYTES):
 
 
 def kv_bytes(B, S, kv_copies, model: ModelSpec = DEEPSEEK_R1, b_kv: float = FP8_BYTES):
-    return np.asarray(B, dtype=float) * S * E.kv_bytes_per_token(model, b_kv) * kv_copies
+    """KV bytes one decode step of B sequences of S tokens reads (windowed layers capped, recurrent state held)."""
+    return np.asarray(B, dtype=float) * request_bytes(model, b_kv, S, kv_copies)
 
 
 def decode_flops(B, S, model: ModelSpec = DEEPSEEK_R1):
@@ -375,14 +376,15 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
 
 
 def kv_capacity(m: Instance, tokens, model: ModelSpec = DEEPSEEK_R1):
-    """Requests of `tokens` tokens whose KV cache fits: η · (HBM − weights) / (tokens · κ · copies), at least 1.
+    """Requests of `tokens` tokens whose KV cache fits: η · (HBM − weights) / (tokens · κ · copies), at least 1
+    (`models.request_bytes`: windowed layers capped, a recurrent state held once).
 
     η = KV_MEMORY_FRACTION of what the weights leave goes to the cache (the rest: activations,
     graphs); each request's cache is held `kv_copies` times (once per GPU under tensor
     parallelism of MLA).
     """
     free = KV_MEMORY_FRACTION * (m.hbm - model.p_total * m.b_w)
-    return np.maximum(free / (tokens * E.kv_bytes_per_token(model, m.b_kv) * m.kv_copies), 1.0)
+    return np.maximum(free / request_bytes(model, m.b_kv, tokens, m.kv_copies), 1.0)
 
 
 def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp=False, iterations=40):

@@ -392,6 +392,12 @@ def kv_bytes_per_sequence(model: ModelSpec, b_kv: float, context):
     return model.kv_elements_per_layer * b_kv * _layer_tokens(model, context) + model.state_bytes
 
 
+def request_bytes(model: ModelSpec, b_kv: float, context, kv_copies=1.0):
+    """Bytes one request holds, and a step reads, on a machine whose tensor-parallel group keeps `kv_copies` of
+    each KV cache (`kv_copies`): the copies of its cache, and its recurrent state once, split by head."""
+    return (kv_bytes_per_sequence(model, b_kv, context) - model.state_bytes) * kv_copies + model.state_bytes
+
+
 def kv_bytes_per_token(model: ModelSpec, b_kv: float, context=None):
     """κ, bytes per token of context: L · (KV numbers per layer) · b_kv, L the layers with a KV cache.
 

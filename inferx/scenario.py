@@ -731,8 +731,13 @@ class Scenario:
         return M.kv_copies(self.model, self.tp) if self.mode == "calibrated" else 1.0
 
     @functools.cached_property
+    def request_bytes(self) -> float:
+        """Bytes one request of this context holds: its KV cache (each copy) and its recurrent state."""
+        return float(M.request_bytes(self.model, self.b_kv, self.ctx, self.kv_copies))
+
+    @functools.cached_property
     def b_max(self) -> int:
-        return int(E.b_max(self.headroom, self.ctx, self.kappa * self.kv_copies, self.eta))
+        return int(E.b_max(self.headroom, self.ctx, self.request_bytes / self.ctx, self.eta))
 
     def unfit_reason(self) -> str | None:
         """Why no frontier exists, in words a page can show, or None if one does."""
@@ -743,7 +748,7 @@ class Scenario:
         if self.headroom <= 0:
             return memory_fit_message(self.weight_bytes, self.hbm)
         if self.b_max < 1:
-            need = self.ctx * self.kappa * self.kv_copies / self.eta / 1e9
+            need = self.request_bytes / self.eta / 1e9
             copies = f" ({self.kv_copies:g} copies, one a GPU of TP {self.tp})" if self.kv_copies > 1 else ""
             return (
                 f"no request fits: one {self.ctx:,}-token KV cache{copies} needs {need:,.2f} GB "

@@ -18,7 +18,7 @@ import pytest
 from dash import no_update
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx import cli
+from inferx import calibrated, cli
 from inferx import figure_registry as registry
 from inferx.model_config import (
     MAX_CONFIG_BYTES,
@@ -248,6 +248,21 @@ def test_a_linear_attention_models_requests_each_hold_their_state():
         assert scn.kappa == per_request / S
         assert scn.b_max == int(scn.eta * scn.headroom / per_request)
     assert short.b_max == 17_505 and long.b_max == 1_079
+
+
+def test_the_calibrated_model_holds_windows_and_state_and_copies_only_the_cache():
+    """Calibrated, a tensor-parallel group keeps tp / KV heads copies of a GQA cache (4 at TP 8 with 2 KV heads);
+    the recurrent state is split by head, held once. A step reads what a request holds: gpt-oss's windowed layers
+    capped at 128 tokens, not every layer at the whole context."""
+    key = config_key(config("Qwen3-Next-80B-A3B-Instruct"), "Qwen3-Next-80B-A3B-Instruct")
+    scn = Scenario.from_params(model=key, ctx=8192, isl=1024, mode="calibrated")
+    assert scn.kv_copies == 4
+    per_request = 4 * 12_288 * 8192 + 39_518_208
+    assert scn.request_bytes == per_request
+    assert scn.b_max == int(scn.eta * scn.headroom / per_request)
+    assert calibrated.kv_bytes(16, 8192, 4, scn.model, 1.0) == 16 * per_request
+    oss = MODELS["gpt-oss-120b"]
+    assert calibrated.kv_bytes(1, 8192, 1, oss, 1.0) == 36 * 2 * 8 * 64 * (8192 + 128) / 2  # half the layers windowed
 
 
 @pytest.mark.parametrize(
