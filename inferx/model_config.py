@@ -38,6 +38,8 @@ MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is n
 MAX_SIZE = 1 << 22  # any one size or count: 16× the largest vocabulary published, so only a typo passes it
 # Decoders whose MLP has two matrices (up, down) where the gated ones have three (gate, up, down), by model_type.
 TWO_MATRIX_MLP = ("gpt2", "gpt_bigcode", "gptj", "gpt_neox", "opt", "bloom", "falcon", "phi", "starcoder2", "mpt")
+# Fields a published config leaves to transformers' defaults for its model_type (Gemma 3 27B's says neither).
+LEFT_OUT = {"gemma3_text": {"vocab_size": 262_208, "sliding_window_pattern": 6}}
 # Their own names for the usual fields (GPT-2's n_embd is hidden_size; OPT's ffn_dim, Falcon's ffn_hidden_size
 # and GPT-2's n_inner the MLP's width), first present wins.
 OWN_NAMES = {
@@ -112,11 +114,13 @@ def _language_model(cfg: dict) -> dict:
 
 
 def _usual_names(cfg: dict) -> dict:
-    """A two-matrix family's config in the usual field names, with the sizes its architecture implies where the
-    config leaves them out: the MLP 4 × hidden wide (MPT: its expansion ratio), one KV head for multi-query
-    attention (GPT-BigCode, Falcon-7B), Falcon's num_kv_heads only in its new decoder, MPT's kv_n_heads.
-    Applied again to its own result it changes nothing, so a model's key carries the result."""
+    """A config with the values transformers takes for the fields it leaves out (`LEFT_OUT`), and a two-matrix
+    family's in the usual field names, with the sizes its architecture implies where the config leaves them out:
+    the MLP 4 × hidden wide (MPT: its expansion ratio), one KV head for multi-query attention (GPT-BigCode,
+    Falcon-7B), Falcon's num_kv_heads only in its new decoder, MPT's kv_n_heads. Applied again to its own result
+    it changes nothing, so a model's key carries the result."""
     kind = cfg.get("model_type")
+    cfg = {**LEFT_OUT.get(kind, {}), **cfg}
     if kind not in TWO_MATRIX_MLP:
         return cfg
     out = dict(cfg)

@@ -166,6 +166,12 @@ def test_gemma_windows_all_but_every_nth_layer():
     assert kv_bytes_per_token(spec, 1.0, 32_768) == kv * (4 * 32_768 + 22 * 512) / 32_768
     gemma2 = {k: v for k, v in cfg.items() if k != "sliding_window_pattern"} | {"model_type": "gemma2"}
     assert spec_from_config(gemma2, "g2").window_layers == tuple(range(0, 26, 2))
+    # Gemma 3 27B's config leaves the vocabulary and the pattern to transformers' defaults: 262,208 and 6.
+    big = spec_from_config(config("gemma-3-27b-it"), "gemma-3-27b-it")
+    d, vocab = 5376, 262_208
+    per_layer = 2 * d * 32 * 128 + 2 * d * 16 * 128 + 3 * d * 21_504 + 2 * d
+    assert big.p_total == vocab * d + 62 * per_layer + d == pytest.approx(27e9, rel=0.01)  # "Gemma 3 27B"
+    assert (big.vocab_size, big.sliding_window, big.n_full_layers) == (vocab, 1024, 10)
 
 
 def test_layer_kinds_other_than_sliding_ones_keep_the_whole_context():
