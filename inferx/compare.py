@@ -12,7 +12,17 @@ from __future__ import annotations
 import math
 
 from .figure_text import counted
-from .figures import BEND_LABEL, axis_shares, bend_label_place, decade_ticks, level_lines, x_extent
+from .figures import (
+    BAND_LABEL,
+    BEND_LABEL,
+    LABEL_SPAN,
+    axis_shares,
+    band_label_y,
+    bend_label_place,
+    decade_ticks,
+    level_lines,
+    x_extent,
+)
 from .hardware import GPUS
 from .scenario import ARTICLE_ONLY, CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
 
@@ -161,10 +171,11 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
     ]
 
 
-def _keep_labels_inside(layout: dict) -> None:
+def _keep_labels_inside(layout: dict, data: list) -> None:
     """A label set to end at a mark on the x axis (xanchor right) falls off the plot's left edge once A has
     widened the axis and left the mark near that edge: such a label starts at its mark instead. The explorer's
-    compute-bound label is placed again for the widened axes (`figures.bend_label_place`)."""
+    compute-bound label is placed again for the widened axes (`figures.bend_label_place`), and its "ρ > 0.85"
+    label at a height clear of A's curves as well as the current ones (`figures.band_label_y`)."""
     span = layout.get("xaxis", {}).get("range")
     if not (isinstance(span, list) and len(span) == 2 and span[1] > span[0]):
         return
@@ -174,10 +185,24 @@ def _keep_labels_inside(layout: dict) -> None:
             return {**note, **bend_label_place(*axis_shares(layout, note["x"], note["y"]))}
         near_left = note.get("x", span[0]) - span[0] < 0.15 * (span[1] - span[0])
         if note.get("xref") == "x" and note.get("xanchor") == "right" and not note.get("showarrow") and near_left:
-            return {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
+            note = {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
         return note
 
-    layout["annotations"] = [kept(note) for note in layout.get("annotations") or []]
+    def along(note: dict) -> tuple[float, float]:  # the x a label takes on a phone, from its mark
+        width = LABEL_SPAN * (span[1] - span[0])
+        return (note["x"], note["x"] + width) if note["xanchor"] == "left" else (note["x"] - width, note["x"])
+
+    notes = [kept(note) for note in layout.get("annotations") or []]
+    bend = next((note for note in notes if note.get("name") == BEND_LABEL), None)
+    avoid = []
+    if bend is not None:  # its words sit 36 px below their mark or 70 above: up to 0.45 or 0.65 of a short plot
+        mark = axis_shares(layout, bend["x"], bend["y"])[1]
+        avoid.append((*along(bend), mark - 0.45, mark) if bend["ay"] > 0 else (*along(bend), mark, mark + 0.65))
+    for i, note in enumerate(notes):
+        if note.get("name") == BAND_LABEL:
+            foot = note["y"] if note.get("yanchor") == "bottom" else note["y"] - 0.05  # about a line's height
+            notes[i] = {**note, "y": band_label_y(layout, data, *along(note), foot, avoid), "yanchor": "bottom"}
+    layout["annotations"] = notes
 
 
 def merge(current: dict, pinned: dict, label: str) -> dict:
@@ -224,7 +249,7 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     drawn = any(t.get("visible", True) is not False and t.get("showlegend", True) is not False for t in added)
     title = f"A = {label} (faded)" if drawn else f"A = {label} (its curves coincide with these)"
     layout["legend"] = {**layout.get("legend", {}), "traceorder": "normal", "title": {"text": title, "side": "top"}}
-    _keep_labels_inside(layout)
+    _keep_labels_inside(layout, data + added)
     merged = {"data": data + added, "layout": layout}
     decade_ticks(merged, redo=True)  # the current ticks may not reach A's values
     return merged

@@ -920,6 +920,41 @@ def bend_label_place(x_share: float, y_share: float) -> dict:
     return {"ax": 20, "ay": 36, "xanchor": "left", "yanchor": "top"}
 
 
+BAND_LABEL = "unstable"  # the `name` of the explorer's "ρ > 0.85" label, which compare.merge may move
+LABEL_HEIGHT = 0.08  # of the explorer's plot: one line of 11 px type in a short embed's
+
+
+def band_label_y(layout: dict, data: list, x_from: float, x_to: float, now: float, avoid=()) -> float:
+    """Where (the share of the plot at its foot) a one-line label over x_from…x_to on the x axis is clearest of
+    every trace's points there and of the `avoid` boxes (x_from, x_to, low, high share) it meets: at `now` while
+    none lies under it, else at the height whose nearest point is furthest, the nearest to `now` among equals."""
+    y0, y1 = layout["yaxis"]["range"]
+    log = layout["yaxis"].get("type") == "log"
+    heights = []
+    for trace in data:
+        try:
+            x, y = np.asarray(trace.get("x"), dtype=float), np.asarray(trace.get("y"), dtype=float)
+        except (TypeError, ValueError):  # no numbers (a level line's labels)
+            continue
+        if x.ndim != 1 or x.shape != y.shape:
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            y = np.log10(y) if log else y
+        heights.append(((y - y0) / (y1 - y0))[(x >= x_from) & (x <= x_to) & np.isfinite(y)])
+    heights += [np.arange(low, high, 0.01) for left, right, low, high in avoid if left <= x_to and right >= x_from]
+    heights = np.concatenate(heights) if heights else np.empty(0)
+    if not heights.size:
+        return now
+
+    def clearance(foot):
+        return float(np.min(np.maximum(0.0, np.maximum(foot - heights, heights - foot - LABEL_HEIGHT))))
+
+    if clearance(now) > 0:
+        return now
+    feet = np.round(np.arange(0.02, 0.86, 0.02), 2)
+    return float(max(feet, key=lambda foot: (round(clearance(foot), 3), -abs(foot - now))))
+
+
 def axis_shares(layout: dict, x: float, y: float) -> tuple[float, float]:
     """How far along its x and y axes a point is (0 at the low end, 1 at the high), as drawn: x in the axis's
     units, y as an annotation gives it (log10 on a log axis). The axes must set their ranges."""
@@ -948,7 +983,7 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
             y = {"y": entry + 0.02, "yanchor": "bottom"}
         else:
             y = {"y": 0.02, "yanchor": "bottom"} if foot_clear else {"y": 0.5}
-        label = {"xanchor": "right", "xshift": -4, **y, "font": {"size": 11, "color": QUEUE_TEXT}}
+        label = {"xanchor": "right", "xshift": -4, **y, "font": {"size": 11, "color": QUEUE_TEXT}, "name": BAND_LABEL}
         layout["annotations"][-1].update(label)
     b_bend = compute_bend(scn, r["batch"])
     if r["batch"][0] <= b_bend <= r["batch"][-1]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 
+import numpy as np
 import pytest
 from conftest import figure_ids, layout_text, post_redraw
 from hypothesis import given, settings
@@ -390,4 +391,34 @@ def test_the_compute_bound_label_turns_right_when_a_leaves_its_mark_near_the_y_a
     theirs = registry.build(a, ["fig6"])["fig6"]
     mine = registry.build(a, ["fig6"], pinned=scn)["fig6"]
     kept = [next(n for n in f["layout"]["annotations"] if "compute-bound" in n["text"]) for f in (theirs, mine)]
+    assert kept[0] == kept[1]
+
+
+def test_the_unstable_label_moves_off_a_curves_and_the_compute_bound_label():
+    """Calibrated H200 against an article-physics 4×MI300X A: the current frontier's band sits in the first tenth
+    of the widened axis, and "ρ > 0.85: unstable", put at the foot for the current curve alone, lay on A's
+    curve. Placed again, no point of either curve, nor the compute-bound label's words, lies under it."""
+    scn, a = Scenario.from_params(mode="calibrated"), Scenario.from_params(preset="mi300x4")
+    alone = registry.build(scn, ["fig6"])["fig6"]
+    merged = registry.build(scn, ["fig6"], pinned=a)["fig6"]
+    layout = merged["layout"]
+    (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
+    label = next(n for n in layout["annotations"] if n["text"].startswith("ρ > 0.85"))
+    assert label["xanchor"] == "left" and label["yanchor"] == "bottom"
+    start, end = label["x"], label["x"] + F.LABEL_SPAN * (x1 - x0)  # the width the words take on a phone
+    under = []
+    for trace in merged["data"]:
+        x, y = np.asarray(trace["x"], dtype=float), np.asarray(trace["y"], dtype=float)
+        share = (np.log10(y) - y0) / (y1 - y0)
+        under += list(share[(x >= start) & (x <= end) & (share >= label["y"]) & (share <= label["y"] + 0.08)])
+    assert under == []
+    bend = next(n for n in layout["annotations"] if "compute-bound" in n["text"])
+    mark = (bend["y"] - y0) / (y1 - y0)
+    assert bend["ay"] > 0 and not mark - 0.45 < label["y"] < mark  # under its mark: the words go down from it
+    # Where the curve was the only one, the label kept its place; so it does where nothing else is in the way.
+    before = next(n for n in alone["layout"]["annotations"] if n["text"].startswith("ρ > 0.85"))
+    assert before["y"] == 0.02 and label["y"] > 0.02
+    long = Scenario.from_params(ctx=32768)
+    figs = (registry.build(long, ["fig6"])["fig6"], registry.build(long, ["fig6"], pinned=a)["fig6"])
+    kept = [next(n["y"] for n in f["layout"]["annotations"] if n["text"].startswith("ρ > 0.85")) for f in figs]
     assert kept[0] == kept[1]
