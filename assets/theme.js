@@ -338,7 +338,8 @@
   const untitled = (legend) => Object.assign({}, legend, { title: { text: "" } }); // A's one entry says it (compactData)
 
   /* Legend entries too long for a narrow graph, in lines: Plotly neither wraps nor clips them, and the
-     /inferencex band's name ran off the phone's edge. A pinned A's entries (inferx.compare: one legend group)
+     /inferencex band's name ran off the phone's edge. A trace's `meta.short`, where its figure gives one, names
+     it there instead (Figure 10's six entries took four rows over a 69 px plot in a 480×360 frame). A pinned A's entries (inferx.compare: one legend group)
      become one, named by the legend's title: with A they doubled a legend that above a phone's plot took more
      room than the plot (Figure 2, twelve entries). Clicking it still shows or hides all of A. */
   function compactData(data, width, layout) {
@@ -352,7 +353,7 @@
     const shown = lines[0] || data.find(listed);
     return data.map((t) => {
       if (listed(t)) return Object.assign({}, t, t === shown ? { name: wrapped(title, chars) } : { showlegend: false });
-      const name = t && wrapped(t.name, chars);
+      const name = t && wrapped((t.meta && t.meta.short) || t.name, chars);
       return name && name !== t.name ? Object.assign({}, t, { name }) : t;
     });
   }

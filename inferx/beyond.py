@@ -142,6 +142,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
             SLO_BAND,
             width=14,
             hover="T = %{x:,.0f} tok/s",
+            meta={"short": f"meets TTFT ≤ {p['ttft']:,.6g}, TPOT ≤ {p['tpot']:,.6g} ms"},
         )
         band["hoverinfo"] = "skip"
         fig["data"].insert(0, band)
@@ -156,6 +157,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
                 "#000000",
                 mode="markers",
                 marker=BEST,
+                meta={"short": f"best: B = {g['batch']:,}"},
                 hover=f"best under the SLO<br>B = {g['batch']:,}<br>T = %{{x:,.0f}} tok/s<br>TTFT = %{{y:,.3~r}} ms",
             )
         )

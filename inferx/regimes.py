@@ -37,6 +37,8 @@ LABELS = {
     "queue": "queue-bound",
     "kv_capacity": "KV-capacity-bound",
 }
+# In a narrow graph's legend (`meta.short` of a trace, which assets/theme.js shows there): the colours say "bound".
+SHORT_LABELS = {key: label.removesuffix("-bound") for key, label in LABELS.items()}
 # H200 over H100 HBM bandwidth (4.8 / 3.35 TB/s): the upgrade the article's readers weigh most often.
 BW_GAIN = 0.43
 COMPUTE_GAIN = 1.0  # "doubling compute"
@@ -224,6 +226,7 @@ def fig_regimes(scn: Scenario) -> dict:
                 custom=r["batch"][a:b].astype(int).tolist(),
                 legendgroup=key,
                 showlegend=key not in named,
+                meta={"short": SHORT_LABELS[key]},
             )
         )
         named.add(key)

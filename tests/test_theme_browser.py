@@ -514,6 +514,28 @@ def test_a_short_frames_legend_gives_a_pinned_a_one_entry(browser, server, fig, 
     assert severe_console_errors(browser) == []
 
 
+def test_a_narrow_frame_names_figure_10s_entries_shortly_and_gives_the_plot_the_room(browser, server):
+    """In a 480×360 frame Figure 10's six legend entries, in full, took four rows and left the plot 69 px: a
+    narrow graph names them by their traces' short names (the regime without "-bound"), a wide one in full."""
+    shown = (
+        "const gd = document.querySelector('#fig-10 .js-plotly-plot');"
+        "return [gd._fullLayout._size.h, [...gd.querySelectorAll('.legend .legendtext')].map((e) => e.textContent)];"
+    )
+    sizes = {}
+    for width, height in ((480, 360), (800, 450)):
+        with viewport(browser, width, height):
+            browser.get(server.url + "embed/fig10")
+            figure_data(browser, 10)
+            wait_settled(browser, "#fig-10 .legend")
+            sizes[width] = browser.execute_script(shown)
+    plot, names = sizes[480]
+    assert names == ["meets TTFT ≤ 500, TPOT ≤ 50 ms", "communication", "compute", "queue", "KV-capacity",
+                     "best: B = 10,562"], names  # fmt: skip
+    assert plot >= 90, plot
+    assert sizes[800][1][1:3] == ["communication-bound", "compute-bound"], sizes[800]
+    assert severe_console_errors(browser) == []
+
+
 def on_a_phone(browser, server, fig: int, script: str):
     """`script`'s answer on Figure `fig`'s embed at 390 × 700, once its legend has settled."""
     with viewport(browser, 390, 700):
