@@ -219,6 +219,76 @@ GPT_OSS_120B = ModelSpec(
     source=HF.format("openai/gpt-oss-120b"),
 )
 
+# Qwen3-Next-80B-A3B-Instruct (config.json): num_hidden_layers 48, every 4th (full_attention_interval 4) a gated
+# GQA attention layer (num_attention_heads 16, num_key_value_heads 2, head_dim 256), the other 36 Gated DeltaNet
+# linear attention (linear_num_key_heads 16, linear_num_value_heads 32, head dims 128, conv kernel 4), which keep
+# a state of 32 · 128 · 128 + 3 · 8192 numbers each (16 bits) instead of a KV cache; hidden_size 2048,
+# num_experts 512, num_experts_per_tok 10, moe_intermediate_size 512, one shared expert as wide, vocab 151936.
+# 79.67e9 total and 3.564e9 active are the config's sums (inferx.model_config); Qwen quotes 80B and 3B.
+QWEN3_NEXT_80B = ModelSpec(
+    name="Qwen3-Next-80B-A3B",
+    p_total=79.67e9,
+    p_active=3.564e9,
+    n_layers=48,
+    d_model=2048,
+    n_q_heads=16,
+    d_head=256,
+    attention="gqa",
+    n_kv_heads=2,
+    state_layers=tuple(i for i in range(48) if i % 4 != 3),
+    state_bytes=36 * (32 * 128 * 128 + 3 * (2 * 2048 + 4096)) * 2.0,
+    n_routed_experts=512,
+    experts_per_token=10,
+    expert_params=3 * 2048 * 512,
+    vocab_size=151_936,
+    source=HF.format("Qwen/Qwen3-Next-80B-A3B-Instruct"),
+)
+
+# Llama-4-Scout-17B-16E-Instruct (config.json's text_config): num_hidden_layers 48, hidden_size 5120,
+# num_attention_heads 40, num_key_value_heads 8, head_dim 128, num_local_experts 16, num_experts_per_tok 1, and
+# a shared expert as wide (intermediate_size 8192) in every layer; attention_chunk_size 8192 on the RoPE layers
+# (all but every 4th), read as a window of one chunk; vocab 202048. 107.77e9 total and 16.14e9 active are the
+# language model's sums; Meta quotes 109B (with the vision encoder) and 17B.
+LLAMA4_SCOUT = ModelSpec(
+    name="Llama-4-Scout",
+    p_total=107.77e9,
+    p_active=16.14e9,
+    n_layers=48,
+    d_model=5120,
+    n_q_heads=40,
+    d_head=128,
+    attention="gqa",
+    n_kv_heads=8,
+    sliding_window=8192,
+    window_layers=tuple(i for i in range(48) if i % 4 != 3),
+    n_routed_experts=16,
+    experts_per_token=1,
+    n_shared_experts=1,
+    expert_params=3 * 5120 * 8192,
+    vocab_size=202_048,
+    source=HF.format("meta-llama/Llama-4-Scout-17B-16E-Instruct"),
+)
+
+# Gemma-3-27B (config.json's text_config, transformers' defaults where it is silent): num_hidden_layers 62,
+# hidden_size 5376, num_attention_heads 32, num_key_value_heads 16, head_dim 128, intermediate_size 21504,
+# sliding_window 1024 on five layers of every six (sliding_window_pattern 6), vocab 262208, embeddings tied.
+# 27.01e9 is the language model's sum.
+GEMMA3_27B = ModelSpec(
+    name="Gemma-3-27B",
+    p_total=27.01e9,
+    p_active=27.01e9,
+    n_layers=62,
+    d_model=5376,
+    n_q_heads=32,
+    d_head=128,
+    attention="gqa",
+    n_kv_heads=16,
+    sliding_window=1024,
+    window_layers=tuple(i for i in range(62) if i % 6 != 5),
+    vocab_size=262_208,
+    source=HF.format("google/gemma-3-27b-it"),
+)
+
 # Llama-3.3-70B-Instruct (config.json; Llama 3 70B has the same one): num_hidden_layers 80,
 # hidden_size 8192, num_attention_heads 64, num_key_value_heads 8, head_dim 8192/64 = 128,
 # vocab_size 128256. 70.6e9 is the checkpoint's parameter count rounded (70.55e9 summed).
@@ -286,7 +356,6 @@ LLAMA2_13B = ModelSpec(
     source=HF.format("meta-llama/Llama-2-13b-hf"),
 )
 
-
 KEY_MARK = "~"  # between a carried key's readable name and its payload (model_config.carry); catalog keys never hold it
 
 
@@ -347,6 +416,9 @@ MODELS: Catalog[str, ModelSpec] = Catalog(
         "kimi-k2": KIMI_K2,
         "qwen3-235b-a22b": QWEN3_235B,
         "gpt-oss-120b": GPT_OSS_120B,
+        "qwen3-next-80b-a3b": QWEN3_NEXT_80B,
+        "llama-4-scout": LLAMA4_SCOUT,
+        "gemma-3-27b": GEMMA3_27B,
         "llama-3.3-70b": LLAMA33_70B,
         "llama-3.1-405b": LLAMA31_405B,
         "llama-3-8b": LLAMA3_8B,

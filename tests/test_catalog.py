@@ -41,7 +41,8 @@ def test_prefill_attention_term_generalises_the_articles():
     for model in M.MODELS.values():
         if model.n_window_layers:
             continue
-        coefficient = 4 * model.n_layers * model.n_q_heads * model.d_head
+        # L counts the layers that attend: Qwen3-Next's 12 of 48, its linear-attention layers add no S² term.
+        coefficient = 4 * model.n_kv_layers * model.n_q_heads * model.d_head
         assert M.prefill_attention_coefficient(model) == coefficient
         np.testing.assert_allclose(M.prefill_attention_flops(model, S), coefficient * S**2)
         # The engine's t_prefill at unit compute is the same FLOP count.
@@ -105,11 +106,12 @@ def test_expert_coverage_limits():
 
 
 def test_published_totals_agree_with_the_moe_structure():
-    # Routed experts are most of a MoE model, never more than all of it.
+    # Routed experts are most of a MoE model, never more than all of it (Llama 4 Scout's the least, 90 %: beside
+    # its 16 experts a layer holds a shared one as large).
     for model in M.MODELS.values():
         if model.is_moe:
             routed = model.n_moe_layers * model.n_routed_experts * model.expert_params
-            assert 0.9 * model.p_total < routed < model.p_total, model.name
+            assert 0.85 * model.p_total < routed < model.p_total, model.name
 
 
 def test_bad_model_specs_are_refused():
