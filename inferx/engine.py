@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import models as M
 from .models import ModelSpec, prefill_attention_flops
 
 # --- Roofline ------------------------------------------------------------------
@@ -48,7 +49,7 @@ def compute_utilisation(B, b_w, compute, bw):
 
 def kv_bytes_per_token(model: ModelSpec, b_kv):
     """κ = L · (KV elements per layer) · b_kv, bytes per token of context (L: the layers with a KV cache)."""
-    return model.n_kv_layers * model.kv_elements_per_layer * b_kv
+    return M.kv_bytes_per_token(model, b_kv)  # the one formula, in models
 
 
 def bytes_per_step(B, S, model: ModelSpec, b_w, kappa):

@@ -199,6 +199,12 @@ def _linear_attention(cfg: dict, n_layers: int, kinds: list[str] | None) -> tupl
     return layers, params, state
 
 
+def _windows_nothing(cfg: dict, window: int) -> bool:
+    """No window (0), or one as long as the longest context the model takes."""
+    longest = cfg.get("max_position_embeddings")
+    return not window or (isinstance(longest, int) and window >= longest)
+
+
 def _windowed_layers(cfg: dict, n_layers: int, kinds: list[str] | None) -> tuple[int, tuple[int, ...]]:
     """(window, indices of the layers that keep only the window): per layer from `layer_types` (gpt-oss), all but
     every `sliding_window_pattern`-th (Gemma), or every layer when `sliding_window` is set and switched on
@@ -206,8 +212,7 @@ def _windowed_layers(cfg: dict, n_layers: int, kinds: list[str] | None) -> tuple
     if cfg.get("sliding_window") in (False, -1):  # configs that say "no window" so
         return 0, ()
     window = _int(cfg, "sliding_window", default=0)  # a size like any other; null or 0: no window
-    longest = cfg.get("max_position_embeddings")
-    if not window or (isinstance(longest, int) and window >= longest):
+    if _windows_nothing(cfg, window):
         return 0, ()
     # Gemma 2 alternates windowed and full layers, its config silent about it; Gemma 3 and Cohere 2 give the period.
     every = _int(cfg, "sliding_window_pattern", default=2 if cfg.get("model_type") == "gemma2" else 0)
@@ -226,8 +231,7 @@ def _chunked_layers(cfg: dict, n_layers: int) -> tuple[int, tuple[int, ...]]:
     NoPE layers, 0 in `no_rope_layers` (else every `no_rope_layer_interval`-th, 4 if not given, as transformers
     fills the list in), attend to the whole context."""
     chunk = _int(cfg, "attention_chunk_size", default=0)
-    longest = cfg.get("max_position_embeddings")
-    if not chunk or (isinstance(longest, int) and chunk >= longest):
+    if _windows_nothing(cfg, chunk):
         return 0, ()
     every = _int(cfg, "no_rope_layer_interval", default=4, low=1)
     rope = cfg.get("no_rope_layers") or [int((i + 1) % every != 0) for i in range(n_layers)]
