@@ -372,7 +372,7 @@ def _list_catalog(args: argparse.Namespace) -> int:
     if args.command == "models":
         print(
             "κ counts every layer with a KV cache; KV 8K caps windowed layers at their window and adds the recurrent "
-            "state of linear-attention layers. Sources: inferx models --format json"
+            "state of linear-attention and Mamba layers. Sources: inferx models --format json"
         )
     else:
         print(

@@ -37,7 +37,9 @@ ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by o
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
 MAX_SIZE = 1 << 22  # any one size or count: 16× the largest vocabulary published, so only a typo passes it
 # Decoders whose MLP has two matrices (up, down) where the gated ones have three (gate, up, down), by model_type.
+# Nemotron-H's MLPs and experts are two-matrix too (a squared ReLU, no gate).
 TWO_MATRIX_MLP = ("gpt2", "gpt_bigcode", "gptj", "gpt_neox", "opt", "bloom", "falcon", "phi", "starcoder2", "mpt")
+TWO_MATRIX_MLP += ("nemotron_h",)
 # Fields a published config leaves to transformers' defaults for its model_type (Gemma 3 27B's says neither).
 LEFT_OUT = {"gemma3_text": {"vocab_size": 262_208, "sliding_window_pattern": 6}}
 # Their own names for the usual fields (GPT-2's n_embd is hidden_size; OPT's ffn_dim, Falcon's ffn_hidden_size
@@ -61,14 +63,20 @@ READ_FIELDS = (
     "max_position_embeddings", "layer_types", "use_sliding_window", "tie_word_embeddings",
     "full_attention_interval", "linear_num_key_heads", "linear_key_head_dim", "linear_num_value_heads",
     "linear_value_head_dim", "linear_conv_kernel_dim", "attn_output_gate", "attention_chunk_size", "no_rope_layers",
-    "no_rope_layer_interval", "sliding_window_pattern",
+    "no_rope_layer_interval", "sliding_window_pattern", "attention_head_dim", "hybrid_override_pattern",
+    "layers_block_type", "mamba_n_heads", "mamba_num_heads", "mamba_d_head", "mamba_head_dim", "mamba_expand", "expand",
+    "mamba_d_state", "ssm_state_size", "mamba_n_groups", "n_groups", "mamba_d_conv", "conv_kernel", "mamba_conv_bias",
+    "use_conv_bias", "mamba_proj_bias", "moe_shared_expert_intermediate_size",
 )  # fmt: skip
 KEY_FORMAT = "1"  # fields added at the end keep it: an older key lacks them, as a config that leaves them out
 STATE_BYTES = 2  # a recurrent state is held at the checkpoint's 16 bits whatever the KV cache's dtype (an assumption)
-# Fields of hybrids whose recurrent layers the reader does not count (Mamba in Jamba, Nemotron-H, Granite 4,
-# Falcon-H1 and Zamba; MiniMax's lightning and Kimi's linear attention; RecurrentGemma): read as attention
-# layers, every one would seem to keep a KV cache.
-UNREAD_HYBRID = ("hybrid_override_pattern", "attn_layer_period", "attn_type_list", "linear_attn_config", "block_types")
+# Fields of hybrids whose recurrent layers the reader does not count (Jamba's Mamba-1 layers; MiniMax's lightning
+# and Kimi's linear attention; RecurrentGemma) or whose experts it cannot size (Nemotron's latent experts): read as
+# attention layers, every one would seem to keep a KV cache.
+UNREAD_HYBRID = ("attn_layer_period", "attn_type_list", "linear_attn_config", "block_types", "moe_latent_size")
+# Nemotron-H's blocks, one character each in `hybrid_override_pattern` (spelt out in `layers_block_type`).
+BLOCK_KINDS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
+BLOCK_FIELDS = ("hybrid_override_pattern", "layers_block_type", "layer_types")  # where a config gives layer kinds
 MAX_KEY_CHARS = 1500  # the largest published configs' keys are under 500 characters
 MAX_PAYLOAD_BYTES = 1 << 16  # what a key's payload may inflate to: a bound on a hostile address's cost
 
@@ -121,6 +129,10 @@ def _usual_names(cfg: dict) -> dict:
     it changes nothing, so a model's key carries the result."""
     kind = cfg.get("model_type")
     cfg = {**LEFT_OUT.get(kind, {}), **cfg}
+    if kind == "granitemoehybrid" and cfg.get("shared_intermediate_size") is not None:
+        # Granite 4's every layer has an MLP this wide beside its experts, if any: a shared expert, else the MLP.
+        width = "shared_expert_intermediate_size" if cfg.get("num_local_experts") else "intermediate_size"
+        cfg[width] = cfg.pop("shared_intermediate_size")  # cfg is this function's own copy
     if kind not in TWO_MATRIX_MLP:
         return cfg
     out = dict(cfg)
@@ -155,24 +167,67 @@ def _moe_layers(cfg: dict, n_layers: int) -> int:
 
 
 def _layer_kinds(cfg: dict, n_layers: int) -> list[str] | None:
-    """`layer_types`, one kind per layer ("full_attention", "sliding_attention", "linear_attention"), if given;
-    a kind that is not attention (Mamba, convolution) is refused rather than counted as attention."""
-    for field in (*UNREAD_HYBRID, *(f for f in cfg if f.startswith(("mamba", "ssm_")))):
+    """One kind per layer, if the config gives them: `layer_types` ("full_attention", "sliding_attention",
+    "linear_attention", Granite 4's "mamba"), or Nemotron-H's blocks ("mamba", "attention", "mlp", "moe"). A kind
+    the reader does not count (Zamba's "hybrid", a convolution) is refused rather than counted as attention, and so
+    are Mamba fields where no layer is a Mamba layer (Falcon-H1 runs Mamba beside attention in every layer)."""
+    for field in UNREAD_HYBRID:
         if cfg.get(field) is not None:
             raise ModelConfigError(
-                f"{field}: a hybrid with state-space or other recurrent layers, which the reader does not count "
-                "(it reads linear attention as Qwen3-Next's config gives it), so its KV cache would be miscounted"
+                f"{field}: a hybrid with state-space or other recurrent layers, or experts, which the reader does not "
+                "count (it reads Mamba-2 and linear attention as Granite 4, Nemotron-H and Qwen3-Next give them), so "
+                "its KV cache would be miscounted"
             )
-    types = cfg.get("layer_types")
-    if types is None:
-        return None
-    if not (isinstance(types, list) and len(types) >= n_layers and all(isinstance(k, str) for k in types)):
-        got = f"a list of {len(types)}" if isinstance(types, list) else type(types).__name__
-        raise ModelConfigError(f"layer_types: expected a list of {n_layers} layer kinds, one per layer; got {got}")
-    unread = next((kind for kind in types[:n_layers] if "attention" not in kind), None)
-    if unread is not None:
-        raise ModelConfigError(f"layer_types: a {unread[:40]!r} layer is of a kind the reader does not count")
-    return types[:n_layers]
+    field, given = next(((f, cfg[f]) for f in BLOCK_FIELDS if cfg.get(f) is not None), (None, None))
+    pattern = field == "hybrid_override_pattern"
+    kinds = [BLOCK_KINDS.get(c, c) for c in given] if pattern and isinstance(given, str) else given
+    if kinds is not None:
+        if not (isinstance(kinds, list) and len(kinds) >= n_layers and all(isinstance(k, str) for k in kinds)):
+            got = f"a list of {len(given)}" if isinstance(given, list) else type(given).__name__
+            if pattern:
+                got = f"{len(given)} characters" if isinstance(given, str) else got
+                raise ModelConfigError(
+                    f"{field}: expected {n_layers} characters, one per layer (M, *, - or E); got {got}"
+                )
+            raise ModelConfigError(f"{field}: expected a list of {n_layers} layer kinds, one per layer; got {got}")
+        kinds = kinds[:n_layers]
+        known = BLOCK_KINDS.values() if field != "layer_types" else ("mamba",)
+        unread = next((k for k in kinds if "attention" not in k and k not in known), None)
+        if unread is not None:
+            raise ModelConfigError(f"{field}: a {unread[:40]!r} layer is of a kind the reader does not count")
+    if "mamba" not in (kinds or ()):
+        unread = next((f for f in cfg if f.startswith(("mamba", "ssm_")) and cfg[f] is not None), None)
+        if unread is not None:
+            raise ModelConfigError(
+                f"{unread}: Mamba fields, but no layer the config marks as a Mamba layer (layer_types or "
+                "hybrid_override_pattern), so the reader cannot tell which layers keep a state instead of a KV cache"
+            )
+    return kinds
+
+
+def _mamba(cfg: dict, d: int) -> tuple[int, int]:
+    """(parameters of one Mamba-2 mixer, numbers of state it keeps per sequence), in Granite 4's field names or
+    Nemotron-H's. The input projection makes the gate z, the inner x, the groups' B and C, and a time step per head;
+    x, B and C pass a short causal convolution; each head has a time-step bias, a decay A and a skip D; a gated norm
+    and the output projection follow. The state is a head_dim × d_state matrix per head plus the convolution's last
+    kernel − 1 inputs."""
+    heads = _int(cfg, "mamba_n_heads", "mamba_num_heads", low=1)
+    expand = _int(cfg, "mamba_expand", "expand", default=2, low=1)
+    head_dim = _int(cfg, "mamba_d_head", "mamba_head_dim", default=expand * d // heads, low=1)
+    if head_dim < 1:
+        raise ModelConfigError(f"mamba_n_heads = {heads}: more heads than mamba_expand × hidden_size has dimensions")
+    d_state = _int(cfg, "mamba_d_state", "ssm_state_size", low=1)
+    groups = _int(cfg, "mamba_n_groups", "n_groups", default=1, low=1)
+    kernel = _int(cfg, "mamba_d_conv", "conv_kernel", default=4, low=1)
+    inner = heads * head_dim
+    conv = inner + 2 * groups * d_state
+    projected = 2 * inner + 2 * groups * d_state + heads
+    params = d * projected + kernel * conv + 3 * heads + inner + inner * d
+    if _flag(cfg, "mamba_conv_bias", _flag(cfg, "use_conv_bias", True)):
+        params += conv
+    if _flag(cfg, "mamba_proj_bias", False):
+        params += projected + d
+    return params, inner * d_state + (kernel - 1) * conv
 
 
 def _linear_attention(cfg: dict, n_layers: int, kinds: list[str] | None) -> tuple[tuple[int, ...], int, int]:
@@ -251,6 +306,11 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     n_layers = _int(cfg, "num_hidden_layers", low=1)
     heads = _int(cfg, "num_attention_heads", low=1)
     vocab = _int(cfg, "vocab_size", low=1)
+    kinds = _layer_kinds(cfg, n_layers)
+    blocks = kinds if any(cfg.get(f) is not None for f in BLOCK_FIELDS[:2]) else None
+    if blocks is not None:  # Nemotron-H: each block one mixer, MLP or set of experts; its mixers are read as layers
+        kinds = [kind for kind in blocks if kind in ("mamba", "attention")]
+        n_layers = len(kinds)
 
     if cfg.get("kv_lora_rank"):  # multi-head latent attention (DeepSeek-V2/V3, Kimi-K2)
         kv_rank, rope = _int(cfg, "kv_lora_rank"), _int(cfg, "qk_rope_head_dim")
@@ -261,7 +321,7 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
         attention_params = q + kv + heads * v_dim * d
         shape = {"attention": "mla", "kv_lora_rank": kv_rank, "d_rope": rope, "d_head": v_dim}
     else:
-        d_head = _int(cfg, "head_dim", default=d // heads)
+        d_head = _int(cfg, "head_dim", "attention_head_dim", default=d // heads)
         kv_heads = _int(cfg, "num_key_value_heads", default=heads, low=1)
         if d_head < 1:  # head_dim 0, or hidden_size below the head count
             raise ModelConfigError(f"head_dim = {d_head}: a head needs at least one dimension")
@@ -273,27 +333,43 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
         shape = {"attention": "mha" if kv_heads == heads else "gqa", "n_kv_heads": kv_heads, "d_head": d_head}
 
     experts = _int(cfg, "n_routed_experts", "num_experts", "num_local_experts", default=0)
-    moe_layers = _moe_layers(cfg, n_layers) if experts else 0
+    if blocks is None:
+        moe_layers = _moe_layers(cfg, n_layers) if experts else 0
+    elif "moe" not in blocks:  # a config written out by transformers may carry its class's default expert count
+        experts = moe_layers = 0
+    elif not experts or blocks.count("moe") > n_layers:
+        raise ModelConfigError(
+            "hybrid_override_pattern: expert blocks need n_routed_experts, and no more of them than mixers"
+        )
+    else:
+        moe_layers = blocks.count("moe")
     if experts:
         per_token = _int(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
         expert = matrices * d * _int(cfg, "moe_intermediate_size", "intermediate_size")
         one_in_llama4 = int(cfg.get("model_type") == "llama4_text")  # its config has no field for it
         shared = _int(cfg, "n_shared_experts", "num_shared_experts", default=one_in_llama4)
-        shared_params = shared * expert + matrices * d * _int(cfg, "shared_expert_intermediate_size", default=0)
+        # The shared experts' width all together where the config gives it (Qwen-MoE, Nemotron), else as many as
+        # routed ones.
+        width = _int(cfg, "shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", default=0)
+        shared_params = matrices * d * width if width else shared * expert
         moe_layer = experts * expert + shared_params + d * experts  # the router: d → E logits
     else:
         per_token, expert, shared, moe_layer = 0, 0, 0, 0
     dense_layers = n_layers - moe_layers
+    mlps = blocks.count("mlp") if blocks is not None else dense_layers
     # Llama 4 names its dense layers' width intermediate_size_mlp; its intermediate_size is an expert's.
-    dense_ffn = matrices * d * _int(cfg, "intermediate_size_mlp", "intermediate_size") if dense_layers else 0
+    dense_ffn = matrices * d * _int(cfg, "intermediate_size_mlp", "intermediate_size") if mlps else 0
 
-    kinds = _layer_kinds(cfg, n_layers)
     linear_layers, linear_params, state = _linear_attention(cfg, n_layers, kinds)
+    mamba_layers = tuple(i for i, kind in enumerate(kinds or ()) if kind == "mamba")
+    mamba_params, mamba_state = _mamba(cfg, d) if mamba_layers else (0, 0)
+    attention_layers = n_layers - len(linear_layers) - len(mamba_layers)
     tied = _flag(cfg, "tie_word_embeddings", True)  # transformers' default when the config is silent
     embedding = vocab * d
-    p_total = embedding * (1 if tied else 2) + n_layers * 2 * d + d  # two norms a layer, the final one
-    p_total += (n_layers - len(linear_layers)) * attention_params + len(linear_layers) * linear_params
-    p_total += dense_layers * dense_ffn + moe_layers * moe_layer
+    norms = len(blocks) if blocks is not None else 2 * n_layers  # one before each mixer and each MLP
+    p_total = embedding * (1 if tied else 2) + norms * d + d  # and the final one
+    p_total += attention_layers * attention_params + len(linear_layers) * linear_params
+    p_total += len(mamba_layers) * mamba_params + mlps * dense_ffn + moe_layers * moe_layer
     # Read per token: everything but the routed experts a token skips and, when the output matrix is its own,
     # the input embedding table (a lookup reads one row of it, not the table).
     p_active = p_total - moe_layers * (experts - per_token) * expert - (0 if tied else embedding)
@@ -311,8 +387,8 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
             n_q_heads=heads,
             sliding_window=window,
             window_layers=window_layers,
-            state_layers=linear_layers,
-            state_bytes=float(len(linear_layers) * state * STATE_BYTES),
+            state_layers=tuple(sorted(linear_layers + mamba_layers)),
+            state_bytes=float((len(linear_layers) * state + len(mamba_layers) * mamba_state) * STATE_BYTES),
             n_routed_experts=experts,
             experts_per_token=per_token,
             n_shared_experts=shared,

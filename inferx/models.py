@@ -34,7 +34,7 @@ class ModelSpec:
     latent attention (MLA) and `2 · n_kv_heads · d_head` for multi-head (MHA) and
     grouped-query (GQA) attention. Layers listed in `window_layers` keep only the
     last `sliding_window` tokens. Layers listed in `state_layers` (linear attention,
-    as in Qwen3-Next's Gated DeltaNet) keep no KV cache but a recurrent state of a
+    as in Qwen3-Next's Gated DeltaNet, or Mamba-2) keep no KV cache but a recurrent state of a
     fixed size, `state_bytes` per sequence over all of them, whatever the context.
     Mixture-of-experts (MoE) layers are all layers after the first `n_dense_layers`.
     """

@@ -205,7 +205,7 @@ def model_summary(spec: ModelSpec) -> str:
         f"per token ({kind}), {kv_bytes_per_token(spec, 1.0):,.0f} bytes of KV cache per token at FP8"
         + (
             f", and {number(spec.state_bytes / 1e6)} MB of recurrent state per request in its "
-            f"{len(spec.state_layers)} linear-attention layers (held at 16 bits). "
+            f"{len(spec.state_layers)} Mamba or linear-attention layers (held at 16 bits). "
             if spec.state_layers
             else ". "
         )

@@ -279,18 +279,110 @@ def test_the_calibrated_model_holds_windows_and_state_and_copies_only_the_cache(
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"layer_types": ["mamba", "attention"] * 16}, "layer_types: a 'mamba' layer is of a kind the reader does"),
-        ({"hybrid_override_pattern": "M-M-M*-" * 4}, "hybrid_override_pattern: a hybrid with state-space"),
-        ({"attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period: a hybrid"),
-        ({"mamba_d_state": 128}, "mamba_d_state: a hybrid"),
+        ({"attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period: a hybrid"),  # Jamba's Mamba-1
         ({"linear_attn_config": {"kda_layers": [1, 2]}}, "linear_attn_config: a hybrid"),
+        ({"attn_type_list": [0, 1] * 16}, "attn_type_list: a hybrid"),  # MiniMax's lightning attention
+        # Falcon-H1 runs Mamba beside attention in every layer: Mamba fields, no layer marked as Mamba.
+        ({"mamba_d_ssm": 1024, "mamba_n_heads": 128}, "mamba_d_ssm: Mamba fields, but no layer the config marks"),
+        ({"layers_block_type": ["mamba", "hybrid"] * 16}, "layers_block_type: a 'hybrid' layer is of a kind"),  # Zamba
+        ({"layer_types": ["mamba", "conv"] * 16}, "layer_types: a 'conv' layer is of a kind the reader does not"),
+        ({"layer_types": ["mamba", "attention"] * 16}, "no mamba_n_heads or mamba_num_heads: a config.json of a"),
+        (
+            {"hybrid_override_pattern": "M-M-M*-" * 4},
+            r"expected 32 characters, one per layer \(M, \*, - or E\); got 28 characters",
+        ),
+        ({"hybrid_override_pattern": "M-*Q" * 8}, "hybrid_override_pattern: a 'Q' layer is of a kind"),
+        ({"moe_latent_size": 1024}, "moe_latent_size: a hybrid with state-space or other recurrent layers, or experts"),
     ],
 )
 def test_a_hybrid_whose_recurrent_layers_are_not_read_is_refused(change, field):
-    """Read as attention, a state-space layer would seem to keep a KV cache: the config is refused, naming the
-    field, rather than given a KV cache and B_max several times off."""
+    """Read as attention, a state-space layer would seem to keep a KV cache: a config whose recurrent layers the
+    reader cannot place or size is refused, naming the field, rather than given a KV cache and B_max several times
+    off."""
     with pytest.raises(ModelConfigError, match=field):
         spec_from_config({**config("Meta-Llama-3-8B"), **change}, "x")
+
+
+def test_nemotron_h_by_hand():
+    """Nemotron-H 8B: 52 blocks, each a Mamba-2 mixer (24), attention (4) or a two-matrix MLP (24). Only the 4
+    attention blocks keep a KV cache; each Mamba block keeps a fixed state per request."""
+    cfg = config("Nemotron-H-8B-Base-8K")
+    spec = spec_from_config(cfg, "nemotron")
+    d, vocab = 4096, 131_072
+    inner, conv = 128 * 64, 128 * 64 + 2 * 8 * 128  # 128 heads of 64; x, then B and C of 8 groups, through the conv
+    mamba = d * (2 * inner + 2 * 8 * 128 + 128) + 4 * conv + conv + 3 * 128 + inner + inner * d
+    attention = 2 * d * 32 * 128 + 2 * d * 8 * 128
+    mlp = 2 * d * 21_504  # up and down: a squared ReLU, no gate
+    total = 2 * vocab * d + 24 * mamba + 4 * attention + 24 * mlp + 52 * d + d  # a norm per block, the final one
+    assert spec.p_total == total == pytest.approx(8e9, rel=0.02)  # NVIDIA's "8B"
+    assert spec.p_active == total - vocab * d
+    # The mixers are the layers: 28, of which the 4 attention ones (the 5th, 11th, 17th and 23rd) keep a cache.
+    assert (spec.n_layers, spec.n_kv_layers, spec.n_full_layers) == (28, 4, 4)
+    assert [i for i in range(28) if i not in spec.state_layers] == [4, 10, 16, 22]
+    state = 24 * (inner * 128 + 3 * conv) * 2  # a 64 × 128 matrix per head and 3 conv inputs, 16 bits each
+    assert spec.state_bytes == state == 51_806_208
+    assert kv_bytes_per_token(spec, 1.0) == 4 * 2 * 8 * 128
+    assert float(kv_bytes_per_sequence(spec, 1.0, 8192)) == 4 * 2 * 8 * 128 * 8192 + state
+    # Transformers' newer configs spell the blocks out, and may write its class's default expert count.
+    spelt = [{"M": "mamba", "*": "attention", "-": "mlp"}[c] for c in cfg["hybrid_override_pattern"]]
+    rewritten = {k: v for k, v in cfg.items() if k != "hybrid_override_pattern"}
+    assert spec_from_config({**rewritten, "layers_block_type": spelt, "n_routed_experts": 8}, "nemotron") == spec
+    assert spec_from_key(config_key(cfg, "nemotron")) == spec
+
+
+def test_nemotron_h_expert_blocks_by_hand():
+    """Blocks of experts (E) in place of the MLPs: two-matrix experts, 6 of 64 a token, and shared experts as wide
+    as moe_shared_expert_intermediate_size all together (n_shared_experts counts them, no more parameters)."""
+    cfg = config("Nemotron-H-8B-Base-8K")
+    moe = {"n_routed_experts": 64, "num_experts_per_tok": 6, "moe_intermediate_size": 1024, "n_shared_experts": 2}
+    moe |= {"moe_shared_expert_intermediate_size": 2048}
+    blocks = cfg["hybrid_override_pattern"].replace("-", "E")
+    spec = spec_from_config({**cfg, **moe, "hybrid_override_pattern": blocks}, "x")
+    dense = spec_from_config(cfg, "x")
+    d, expert = 4096, 2 * 4096 * 1024
+    layer = 64 * expert + 2 * d * 2048 + d * 64  # routed experts, the shared ones, the router
+    assert spec.p_total == dense.p_total - 24 * 2 * d * 21_504 + 24 * layer
+    assert spec.p_active == spec.p_total - 24 * 58 * expert - 131_072 * d
+    assert (spec.n_moe_layers, spec.n_dense_layers, spec.n_shared_experts, spec.expert_params) == (24, 4, 2, expert)
+
+
+GRANITE_4_H_SMALL = {  # ibm-granite/granite-4.0-h-small's sizes; the attention layers' places do not change a count
+    "model_type": "granitemoehybrid", "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "num_local_experts": 72, "num_experts_per_tok": 10, "intermediate_size": 768,
+    "shared_intermediate_size": 1536, "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_d_state": 128,
+    "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2, "mamba_conv_bias": True, "mamba_proj_bias": False,
+    "tie_word_embeddings": True, "vocab_size": 100_352, "layer_types": (["mamba"] * 9 + ["attention"]) * 4,
+}  # fmt: skip
+
+
+def test_granite_4_by_hand():
+    """Granite 4.0 H Small: 36 Mamba-2 and 4 attention layers, every one with 72 experts (10 a token) and a shared
+    MLP of shared_intermediate_size; without experts (H Micro) that MLP is the layer's only one."""
+    spec = spec_from_config(GRANITE_4_H_SMALL, "granite")
+    d, vocab, expert = 4096, 100_352, 3 * 4096 * 768
+    inner, conv = 128 * 64, 128 * 64 + 2 * 128  # one group's B and C
+    mamba = d * (2 * inner + 2 * 128 + 128) + 5 * conv + 3 * 128 + inner + inner * d  # conv: 4 taps and a bias
+    attention = 2 * d * 32 * 128 + 2 * d * 8 * 128
+    moe = 72 * expert + 3 * d * 1536 + d * 72  # routed experts, the shared MLP, the router
+    total = vocab * d + 36 * mamba + 4 * attention + 40 * (moe + 2 * d) + d  # tied embeddings
+    assert spec.p_total == total == pytest.approx(32e9, rel=0.01)  # IBM's "32B"
+    assert spec.p_active == total - 40 * 62 * expert == pytest.approx(9e9, rel=0.03)  # "9B active"
+    assert (spec.n_kv_layers, spec.n_moe_layers) == (4, 40)
+    assert spec.state_bytes == 36 * (inner * 128 + 3 * conv) * 2
+    assert spec_from_key(config_key(GRANITE_4_H_SMALL, "granite")) == spec
+    micro = spec_from_config({**GRANITE_4_H_SMALL, "num_local_experts": 0, "shared_intermediate_size": 8192}, "m")
+    assert micro.p_total == total - 40 * moe + 40 * 3 * d * 8192 and not micro.is_moe
+
+
+def test_a_mamba_models_requests_each_hold_their_state():
+    """B_max = ⌊η · headroom / (S κ(S))⌋ with S κ(S) four attention layers' KV and 24 Mamba layers' state: Nemotron-H
+    8B on one H200 at 8K tokens, FP8 weights and KV."""
+    key = config_key(config("Nemotron-H-8B-Base-8K"), "Nemotron-H-8B-Base-8K")
+    scn = Scenario.from_params(model=key, gpus=1, tp=1, ctx=8192, isl=1024)
+    per_request = 8192 * 8192 + 51_806_208
+    assert scn.kappa == per_request / 8192
+    assert scn.headroom == 141e9 - scn.model.p_total
+    assert scn.b_max == int(0.87 * (141e9 - 8_100_852_736) / per_request) == 972
 
 
 def test_a_multimodal_config_is_read_by_its_language_model():
@@ -525,10 +617,17 @@ def test_the_upload_callback_selects_the_model_or_says_why_not():
     assert note == "Could not read x.json: no hidden_size: a config.json of a decoder gives it"
 
 
-def test_an_uploaded_linear_attention_model_names_its_state_and_draws():
-    body = (CONFIGS / "Qwen3-Next-80B-A3B-Instruct" / "config.json").read_bytes()
+@pytest.mark.parametrize(
+    ("folder", "read"),
+    [
+        ("Qwen3-Next-80B-A3B-Instruct", "12,288 bytes of KV cache per token at FP8, and 39.5 MB of recurrent state"),
+        ("Nemotron-H-8B-Base-8K", "8,192 bytes of KV cache per token at FP8, and 51.8 MB of recurrent state"),
+    ],
+)
+def test_an_uploaded_recurrent_model_names_its_state_and_draws(folder, read):
+    body = (CONFIGS / folder / "config.json").read_bytes()
     _, value, note = choose_uploaded_model(data_url(body), "config.json")
-    assert "12,288 bytes of KV cache per token at FP8, and 39.5 MB of recurrent state per request in its 36 " in note
+    assert read in note and "Mamba or linear-attention layers (held at 16 bits)" in note
     assert (
         "dense), 65,536 bytes of KV cache per token at FP8. The address"
         in choose_uploaded_model(data_url((CONFIGS / "Mistral-7B-v0.1" / "config.json").read_bytes()), "m.json")[2]
