@@ -61,7 +61,14 @@ import numpy as np
 
 from . import engine as E
 from .hardware import GPUS
-from .models import DTYPE_BYTES, KEY_MARK, expected_distinct_experts, prefill_attention_flops, request_bytes
+from .models import (
+    DTYPE_BYTES,
+    KEY_MARK,
+    expected_distinct_experts,
+    layer_tokens,
+    prefill_attention_flops,
+    request_bytes,
+)
 from .presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS, ModelSpec
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
@@ -142,10 +149,11 @@ def kv_bytes(B, S, kv_copies, model: ModelSpec = DEEPSEEK_R1, b_kv: float = FP8_
 
 
 def decode_flops(B, S, model: ModelSpec = DEEPSEEK_R1):
-    """Weight GEMMs plus MLA attention in its absorbed form (scores over d_c + d_r, values over d_c)."""
+    """Weight GEMMs plus attention: each query head scores and weighs every token a layer keeps (a windowed layer's
+    window at most; a recurrent layer none), over d_c + d_r and d_c in MLA's absorbed form, d_h and d_h in GQA."""
     B = np.asarray(B, dtype=float)
-    d_c = 512 if model.kv_latent else model.d_head
-    attention = 2.0 * B * model.n_kv_layers * model.n_q_heads * S * (model.kv_elements_per_layer + d_c)
+    scores, values = (model.kv_latent, model.kv_lora_rank) if model.kv_latent else (model.d_head, model.d_head)
+    attention = 2.0 * B * model.n_q_heads * layer_tokens(model, S) * (scores + values)
     return 2.0 * B * model.p_active + attention
 
 

@@ -452,7 +452,7 @@ def catalog_key(display_name: str) -> str | None:
 # --- Derived quantities -------------------------------------------------------------
 
 
-def _layer_tokens(model: ModelSpec, context):
+def layer_tokens(model: ModelSpec, context):
     """Σ over layers of the tokens each layer caches for a context of S tokens."""
     S = np.asarray(context, dtype=float)
     return model.n_full_layers * S + model.n_window_layers * np.minimum(S, model.sliding_window)
@@ -461,7 +461,7 @@ def _layer_tokens(model: ModelSpec, context):
 def kv_bytes_per_sequence(model: ModelSpec, b_kv: float, context):
     """KV-cache bytes one sequence of `context` tokens holds (and a decode step reads), with the recurrent layers'
     state, the same at any context. A step also writes that state back, which this does not count."""
-    return model.kv_elements_per_layer * b_kv * _layer_tokens(model, context) + model.state_bytes
+    return model.kv_elements_per_layer * b_kv * layer_tokens(model, context) + model.state_bytes
 
 
 def request_bytes(model: ModelSpec, b_kv: float, context, kv_copies=1.0):
@@ -513,7 +513,7 @@ def prefill_attention_coefficient(model: ModelSpec) -> float:
 def prefill_attention_flops(model: ModelSpec, S_in):
     """4 · H · d_h · S · Σ_layers min(S, window): the article's quadratic term with windows capped."""
     S = np.asarray(S_in, dtype=float)
-    return 4.0 * model.n_q_heads * model.d_head * S * _layer_tokens(model, S)
+    return 4.0 * model.n_q_heads * model.d_head * S * layer_tokens(model, S)
 
 
 def prefill_flops(model: ModelSpec, S_in):

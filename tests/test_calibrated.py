@@ -46,6 +46,26 @@ def test_dense_part_is_consistent_with_active_parameters():
     assert C.weight_bytes(100_000) == pytest.approx(DEEPSEEK_R1.p_total, rel=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("key", "attention"),
+    [
+        # MLA absorbed: each of 128 heads scores over d_c + d_r = 576 and weighs values over d_c = 512, 61 layers.
+        ("deepseek-r1", 2 * 128 * 61 * 8192 * (576 + 512)),
+        # GQA: each of 64 query heads scores and weighs over its own 128 dimensions, whatever the 8 KV heads.
+        ("llama-3.3-70b", 2 * 64 * 80 * 8192 * (128 + 128)),
+        # Half of gpt-oss's 36 layers keep a window of 128 tokens.
+        ("gpt-oss-120b", 2 * 64 * (18 * 8192 + 18 * 128) * (64 + 64)),
+        # Qwen3-Next: only its 12 attention layers attend; the linear ones keep a state.
+        ("qwen3-next-80b-a3b", 2 * 16 * 12 * 8192 * (256 + 256)),
+    ],
+)
+def test_decode_flops_count_the_tokens_each_layer_keeps(key, attention):
+    """A decode step of B sequences at S = 8,192: 2 · P_active a token, plus every query head's scores and
+    weighted values over the tokens its layer keeps."""
+    model = MODELS[key]
+    assert C.decode_flops(16, 8192, model) == pytest.approx(16 * (2 * model.p_active + attention), rel=1e-12)
+
+
 def test_calibrated_scenario_matches_the_runtime_model():
     isl, batch = 1024, np.array([1.0, 8.0, 64.0])
     osl = C.DEFAULT_OSL  # a Scenario has no output length of its own yet
