@@ -75,8 +75,11 @@ FIGURES: dict[str, Figure] = _entries(
         "Each request in the batch also reads its own KV cache every step, so bytes per step grow with $B\\cdot S$. "
         "Longer contexts bend the curve over sooner and cap it at $T_\\infty(S)$ (dashed), a ceiling that no "
         "weight format moves. One curve per context length $S$ (tokens); each ends with a dot at $B_\\text{max}$, "
-        "where the KV headroom is full, its value in the legend.",
-        r"T_\infty(S)=\frac{\text{BW}}{S\,\kappa},\qquad \kappa=L\,(d_c+d_r)\,b_{kv}",
+        "where the KV headroom is full, its value in the legend. A layer caches $d_c+d_r$ numbers per token under "
+        r"DeepSeek's latent attention (MLA) and $2\,n_{kv}\,d_h$ under grouped-query attention; a windowed layer "
+        "stops at its window, and a Mamba or linear-attention layer keeps a fixed state instead, which adds its "
+        r"size over $S$ to $\kappa$.",
+        r"T_\infty(S)=\frac{\text{BW}}{S\,\kappa},\qquad \kappa=L\,(d_c+d_r)\,b_{kv}\ \text{(MLA)}",
         F.kv_cache_tax,
         current=True,
         references=F.context_refs,

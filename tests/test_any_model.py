@@ -130,3 +130,16 @@ def test_methods_tables_follow_the_chosen_model():
         for m in ("llama-3-8b", "deepseek-r1")
     }
     assert links == {"llama-3-8b": ["/methods?model=llama-3-8b"], "deepseek-r1": ["/methods"]}
+
+
+def test_figure_2_says_what_a_layer_caches_for_every_catalog_model():
+    """κ in Figure 2's equation is the article's MLA form; its caption gives the form of every kind of layer the
+    catalog holds, so a reader of another model's curves finds the κ they stand on."""
+    fig2 = next(f for f in registry.FIGURES.values() if f.number == 2)
+    forms = {"mla": "$d_c+d_r$", "gqa": r"$2\,n_{kv}\,d_h$", "mha": r"$2\,n_{kv}\,d_h$"}
+    for model in MODELS.values():
+        assert forms[model.attention] in fig2.caption, model.name
+        if model.window_layers:
+            assert "a windowed layer stops at its window" in fig2.caption
+        if model.state_layers:
+            assert "Mamba or linear-attention layer keeps a fixed state" in fig2.caption
