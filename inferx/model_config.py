@@ -66,14 +66,15 @@ READ_FIELDS = (
     "no_rope_layer_interval", "sliding_window_pattern", "attention_head_dim", "hybrid_override_pattern",
     "layers_block_type", "mamba_n_heads", "mamba_num_heads", "mamba_d_head", "mamba_head_dim", "mamba_expand", "expand",
     "mamba_d_state", "ssm_state_size", "mamba_n_groups", "n_groups", "mamba_d_conv", "conv_kernel", "mamba_conv_bias",
-    "use_conv_bias", "mamba_proj_bias", "moe_shared_expert_intermediate_size",
+    "use_conv_bias", "mamba_proj_bias", "moe_shared_expert_intermediate_size", "attn_layer_period",
+    "attn_layer_offset", "expert_layer_period", "expert_layer_offset", "mamba_dt_rank",
 )  # fmt: skip
 KEY_FORMAT = "1"  # fields added at the end keep it: an older key lacks them, as a config that leaves them out
 STATE_BYTES = 2  # a recurrent state is held at the checkpoint's 16 bits whatever the KV cache's dtype (an assumption)
-# Fields of hybrids whose recurrent layers the reader does not count (Jamba's Mamba-1 layers; MiniMax's lightning
-# and Kimi's linear attention; RecurrentGemma) or whose experts it cannot size (Nemotron's latent experts): read as
-# attention layers, every one would seem to keep a KV cache.
-UNREAD_HYBRID = ("attn_layer_period", "attn_type_list", "linear_attn_config", "block_types", "moe_latent_size")
+# Fields of hybrids whose recurrent layers the reader does not count (MiniMax's lightning and Kimi's linear
+# attention; RecurrentGemma) or whose experts it cannot size (Nemotron's latent experts): read as attention layers,
+# every one would seem to keep a KV cache.
+UNREAD_HYBRID = ("attn_type_list", "linear_attn_config", "block_types", "moe_latent_size")
 # Nemotron-H's blocks, one character each in `hybrid_override_pattern` (spelt out in `layers_block_type`).
 BLOCK_KINDS = {"M": "mamba", "*": "attention", "-": "mlp", "E": "moe"}
 BLOCK_FIELDS = ("hybrid_override_pattern", "layers_block_type", "layer_types")  # where a config gives layer kinds
@@ -158,6 +159,9 @@ def _moe_layers(cfg: dict, n_layers: int) -> int:
     if "first_k_dense_replace" in cfg or "moe_layer_freq" in cfg:  # DeepSeek-V2/V3, Kimi-K2
         first, every = _int(cfg, "first_k_dense_replace", default=0), max(1, _int(cfg, "moe_layer_freq", default=1))
         return sum(1 for i in range(first, n_layers) if i % every == 0)
+    if cfg.get("expert_layer_period") is not None:  # Jamba: every period-th layer from the offset
+        every, first = _int(cfg, "expert_layer_period", low=1), _int(cfg, "expert_layer_offset", default=0)
+        return sum(1 for i in range(n_layers) if i % every == first)
     step = max(1, _int(cfg, "decoder_sparse_step", "interleave_moe_layer_step", default=1))  # Qwen-MoE, Llama 4
     dense = cfg.get("mlp_only_layers") or []
     if not isinstance(dense, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in dense):
@@ -179,6 +183,9 @@ def _layer_kinds(cfg: dict, n_layers: int) -> list[str] | None:
                 "its KV cache would be miscounted"
             )
     field, given = next(((f, cfg[f]) for f in BLOCK_FIELDS if cfg.get(f) is not None), (None, None))
+    if field is None and cfg.get("attn_layer_period") is not None:  # Jamba: attention every period-th layer
+        every, first = _int(cfg, "attn_layer_period", low=1), _int(cfg, "attn_layer_offset", default=0)
+        field, given = "attn_layer_period", ["attention" if i % every == first else "mamba" for i in range(n_layers)]
     pattern = field == "hybrid_override_pattern"
     kinds = [BLOCK_KINDS.get(c, c) for c in given] if pattern and isinstance(given, str) else given
     if kinds is not None:
@@ -206,11 +213,38 @@ def _layer_kinds(cfg: dict, n_layers: int) -> list[str] | None:
 
 
 def _mamba(cfg: dict, d: int) -> tuple[int, int]:
-    """(parameters of one Mamba-2 mixer, numbers of state it keeps per sequence), in Granite 4's field names or
-    Nemotron-H's. The input projection makes the gate z, the inner x, the groups' B and C, and a time step per head;
-    x, B and C pass a short causal convolution; each head has a time-step bias, a decay A and a skip D; a gated norm
-    and the output projection follow. The state is a head_dim × d_state matrix per head plus the convolution's last
-    kernel − 1 inputs."""
+    """(parameters of one Mamba mixer, numbers of state it keeps per sequence): Mamba-1 for Jamba, else Mamba-2 in
+    Granite 4's field names or Nemotron-H's."""
+    if any(cfg.get(field) is not None for field in ("mamba_dt_rank", "attn_layer_period")):  # Jamba's fields
+        return _mamba1(cfg, d)
+    return _mamba2(cfg, d)
+
+
+def _mamba1(cfg: dict, d: int) -> tuple[int, int]:
+    """Mamba-1 as Jamba has it: the input projection makes x and the gate z; x passes a causal convolution per
+    channel, then projects to a time-step rank and its B and C (each normed in Jamba), the time step back up to
+    every channel; each channel has a decay per state dimension and a skip D. The state is d_state numbers per
+    channel plus the convolution's last kernel − 1 inputs."""
+    inner = _int(cfg, "mamba_expand", default=2, low=1) * d
+    d_state = _int(cfg, "mamba_d_state", low=1)
+    kernel = _int(cfg, "mamba_d_conv", default=4, low=1)
+    auto = cfg.get("mamba_dt_rank") in (None, "auto")  # transformers' "auto": hidden_size / 16, rounded up
+    rank = -(-d // 16) if auto else _int(cfg, "mamba_dt_rank", low=1)
+    params = d * 2 * inner + kernel * inner + inner * (rank + 2 * d_state) + rank * inner + inner  # dt bias
+    params += inner * d_state + inner + inner * d  # A, D, the output projection
+    params += rank + 2 * d_state if cfg.get("model_type") == "jamba" else 0
+    if _flag(cfg, "mamba_conv_bias", True):
+        params += inner
+    if _flag(cfg, "mamba_proj_bias", False):
+        params += 2 * inner + d
+    return params, inner * d_state + (kernel - 1) * inner
+
+
+def _mamba2(cfg: dict, d: int) -> tuple[int, int]:
+    """Mamba-2, in Granite 4's field names or Nemotron-H's. The input projection makes the gate z, the inner x, the
+    groups' B and C, and a time step per head; x, B and C pass a short causal convolution; each head has a time-step
+    bias, a decay A and a skip D; a gated norm and the output projection follow. The state is a head_dim × d_state
+    matrix per head plus the convolution's last kernel − 1 inputs."""
     heads = _int(cfg, "mamba_n_heads", "mamba_num_heads", low=1)
     expand = _int(cfg, "mamba_expand", "expand", default=2, low=1)
     head_dim = _int(cfg, "mamba_d_head", "mamba_head_dim", default=expand * d // heads, low=1)

@@ -279,7 +279,8 @@ def test_the_calibrated_model_holds_windows_and_state_and_copies_only_the_cache(
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"attn_layer_period": 8, "attn_layer_offset": 4}, "attn_layer_period: a hybrid"),  # Jamba's Mamba-1
+        # attn_layer_period marks Jamba's Mamba layers, which need their Mamba fields.
+        ({"attn_layer_period": 8, "attn_layer_offset": 4}, "no mamba_d_state: a config.json of a decoder gives it"),
         ({"linear_attn_config": {"kda_layers": [1, 2]}}, "linear_attn_config: a hybrid"),
         ({"attn_type_list": [0, 1] * 16}, "attn_type_list: a hybrid"),  # MiniMax's lightning attention
         # Falcon-H1 runs Mamba beside attention in every layer: Mamba fields, no layer marked as Mamba.
@@ -328,6 +329,27 @@ def test_nemotron_h_by_hand():
     rewritten = {k: v for k, v in cfg.items() if k != "hybrid_override_pattern"}
     assert spec_from_config({**rewritten, "layers_block_type": spelt, "n_routed_experts": 8}, "nemotron") == spec
     assert spec_from_key(config_key(cfg, "nemotron")) == spec
+
+
+def test_jamba_by_hand():
+    """Jamba: attention on every 8th layer from the 5th, Mamba-1 on the others; 16 experts (2 a token) on every
+    other layer from the 2nd, a dense MLP on the rest."""
+    cfg = config("Jamba-v0.1")
+    spec = spec_from_config(cfg, "jamba")
+    d, inner, rank, vocab, mlp = 4096, 8192, 256, 65_536, 3 * 4096 * 14_336
+    # in (x and z), conv (4 taps, a bias), x to the time step's rank and B, C; the time step up (a bias); A, D; out;
+    # Jamba's norms of the time step, B and C.
+    mamba = d * 2 * inner + 5 * inner + inner * (rank + 32) + rank * inner + inner + inner * 16 + inner + inner * d
+    mamba += rank + 32
+    attention = 2 * d * 32 * 128 + 2 * d * 8 * 128
+    total = 2 * vocab * d + 28 * mamba + 4 * attention + 16 * mlp + 16 * (16 * mlp + d * 16) + 32 * 2 * d + d
+    assert spec.p_total == total == pytest.approx(52e9, rel=0.01)  # AI21's "52B"
+    assert spec.p_active == total - 16 * 14 * mlp - vocab * d == pytest.approx(12e9, rel=0.02)  # "12B active"
+    assert [i for i in range(32) if i not in spec.state_layers] == [4, 12, 20, 28]
+    assert (spec.n_kv_layers, spec.n_moe_layers, spec.experts_per_token) == (4, 16, 2)
+    assert spec.state_bytes == 28 * (inner * 16 + 3 * inner) * 2  # 16 numbers a channel, 3 conv inputs; 16 bits
+    assert spec_from_config({**cfg, "mamba_dt_rank": "auto"}, "jamba") == spec  # 4096 / 16
+    assert spec_from_key(config_key(cfg, "jamba")) == spec
 
 
 def test_nemotron_h_expert_blocks_by_hand():
@@ -622,6 +644,7 @@ def test_the_upload_callback_selects_the_model_or_says_why_not():
     [
         ("Qwen3-Next-80B-A3B-Instruct", "12,288 bytes of KV cache per token at FP8, and 39.5 MB of recurrent state"),
         ("Nemotron-H-8B-Base-8K", "8,192 bytes of KV cache per token at FP8, and 51.8 MB of recurrent state"),
+        ("Jamba-v0.1", "8,192 bytes of KV cache per token at FP8, and 8.72 MB of recurrent state"),
     ],
 )
 def test_an_uploaded_recurrent_model_names_its_state_and_draws(folder, read):
