@@ -36,6 +36,9 @@ from .scenario import shown_value
 ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by os.pathsep (":" on Linux)
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
 MAX_SIZE = 1 << 22  # any one size or count: 16× the largest vocabulary published, so only a typo passes it
+# Layers, far past any published decoder's (a few hundred at most): the reader and the model's checks go layer by
+# layer, so a key of a few hundred characters must not ask for millions of them.
+MAX_LAYERS = 4096
 # Decoders whose MLP has two matrices (up, down) where the gated ones have three (gate, up, down), by model_type.
 # Nemotron-H's MLPs and experts are two-matrix too (a squared ReLU, no gate).
 TWO_MATRIX_MLP = ("gpt2", "gpt_bigcode", "gptj", "gpt_neox", "opt", "bloom", "falcon", "phi", "starcoder2", "mpt")
@@ -338,6 +341,8 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
     matrices = 2 if cfg.get("model_type") in TWO_MATRIX_MLP else 3  # in each MLP and expert
     d = _int(cfg, "hidden_size", low=1)
     n_layers = _int(cfg, "num_hidden_layers", low=1)
+    if n_layers > MAX_LAYERS:
+        raise ModelConfigError(f"num_hidden_layers = {n_layers:,}: at most {MAX_LAYERS:,}, past any published model")
     heads = _int(cfg, "num_attention_heads", low=1)
     vocab = _int(cfg, "vocab_size", low=1)
     kinds = _layer_kinds(cfg, n_layers)

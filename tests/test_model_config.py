@@ -419,6 +419,8 @@ def test_a_multimodal_config_is_read_by_its_language_model():
         ({"hidden_size": "big"}, "hidden_size = 'big': expected a whole number"),
         ({"num_attention_heads": True}, "num_attention_heads = True"),
         ({"num_hidden_layers": 10**12}, "num_hidden_layers = 1000000000000: expected a whole number from 1 to 4,19"),
+        # Every layer is looked at: a key of a few hundred characters must not ask for millions of them.
+        ({"num_hidden_layers": 4097, "sliding_window_pattern": 6}, "num_hidden_layers = 4,097: at most 4,096, past"),
         ({"sliding_window": 10**400}, r"sliding_window = 1+0+\.\.\.0+: expected a whole number"),
         ({"intermediate_size": 1.5}, "intermediate_size = 1.5"),
         ({"head_dim": float("nan")}, "head_dim = nan"),
