@@ -263,14 +263,15 @@ Q_LORA_RANK = 1536  # DeepSeek-V3-architecture query compression (config.json q_
 
 
 def attention_projection_params(model: ModelSpec = DEEPSEEK_R1) -> float:
-    """Parameters of the attention projections of all layers (q, k, v, o; MLA's low-rank down and up matrices)."""
+    """Parameters of the attention projections (q, k, v, o; MLA's low-rank down and up matrices) of the layers
+    that attend: a hybrid's recurrent layers have none."""
     d, H, dh = model.d_model, model.n_q_heads, model.d_head
     if model.attention == "mla":
         per = (d * Q_LORA_RANK + Q_LORA_RANK * H * (dh + model.d_rope) + d * (model.kv_lora_rank + model.d_rope)
                + model.kv_lora_rank * H * 2 * dh + H * dh * d)  # fmt: skip
     else:
         per = 2 * d * H * dh + 2 * d * model.n_kv_heads * dh
-    return float(model.n_layers * per)
+    return float(model.n_kv_layers * per)
 
 
 def rank_attention_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):

@@ -324,6 +324,8 @@ def test_nemotron_h_by_hand():
     assert spec.state_bytes == state == 51_806_208
     assert kv_bytes_per_token(spec, 1.0) == 4 * 2 * 8 * 128
     assert float(kv_bytes_per_sequence(spec, 1.0, 8192)) == 4 * 2 * 8 * 128 * 8192 + state
+    # Only those 4 layers have attention projections to run (on one rank under attention data parallelism).
+    assert calibrated.attention_projection_params(spec) == 4 * attention
     # Transformers' newer configs spell the blocks out, and may write its class's default expert count.
     spelt = [{"M": "mamba", "*": "attention", "-": "mlp"}[c] for c in cfg["hybrid_override_pattern"]]
     rewritten = {k: v for k, v in cfg.items() if k != "hybrid_override_pattern"}
