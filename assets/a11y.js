@@ -73,6 +73,8 @@
     const v = isUnset ? assumed(box) : null;
     placeUnset(box, thumb, v);
     if (isUnset) {
+      // Its value, too, is the one it stands for, not the minimum where Radix leaves it.
+      if (v !== null) setAttr(thumb, "aria-valuenow", String(box.dataset.log2 === "1" ? Math.log2(v) : v));
       return setAttr(thumb, "aria-valuetext", v === null ? box.dataset.unset : `${box.dataset.unset}: ${valueText(box.dataset, v)}`);
     }
     const now = thumb.getAttribute("aria-valuenow");

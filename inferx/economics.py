@@ -5,7 +5,8 @@ for 2025, rounded, for a sensible default that a user is expected to overwrite w
 sit here rather than in the hardware catalog, whose numbers are all from datasheets.
 
 Power is board power (TDP/TBP) × GPU count × a power fraction: 1.0 reproduces the article's
-"throughput / TDP" token efficiency; a measured average draw is usually lower.
+"throughput / TDP" token efficiency, the article physics' default; calibrated mode defaults to the draw
+InferenceX measured, about half of it (`MEASURED_POWER_FRACTION`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,18 @@ USD_PER_GPU_HOUR: Catalog[str, float] = Catalog(
 )
 PRICE_NOTE = "assumed rental $/GPU-hour, not measured: set your own"
 POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
+# What GPUs serving DeepSeek-R1 really draw, of board power: the median of avg_power_w / TDP over the 25
+# single-node InferenceX rows that report power (MI355X at 1,400 W; SGLang and ATOM, FP8 and FP4, 4 and 8 GPUs,
+# 1k and 8k inputs, concurrency 4-512): from 0.36 at 4 users to 0.70 at 256 (docs/calibration.md, Energy).
+MEASURED_POWER_FRACTION = 0.51
+
+
+def drawn_fraction(scn: Scenario, power_fraction: float | None = None) -> float:
+    """The share of board power the scenario's GPUs draw: `power_fraction` where given; else the article's
+    convention (all of it, TDP) in article physics and the measured median draw in calibrated mode."""
+    if power_fraction is not None:
+        return _check_positive("power_fraction", power_fraction)
+    return MEASURED_POWER_FRACTION if scn.mode == "calibrated" else POWER_FRACTION
 
 
 def machine_of(scn: Scenario) -> tuple[str, Machine]:
@@ -82,15 +95,15 @@ def along(
     scn: Scenario,
     throughput,
     usd_per_gpu_hour: float | None = None,
-    power_fraction: float = POWER_FRACTION,
+    power_fraction: float | None = None,
 ) -> dict[str, np.ndarray]:
     """Economics of throughputs (tok/s, any shape) on the scenario's machine, as arrays:
     cost_per_mtok ($/M tokens), tokens_per_joule (tok/J), throughput_per_usd_hour (tok/s per $/h of the
-    whole machine) and throughput_per_mw (tok/s per MW drawn); plus the scalars used, and price_note, which
-    a readout shows beside a default price."""
+    whole machine) and throughput_per_mw (tok/s per MW drawn); plus the scalars used (the power fraction as
+    `drawn_fraction` resolves it), and price_note, which a readout shows beside a default price."""
     gpu, machine = machine_of(scn)
     price = default_price(gpu) if usd_per_gpu_hour is None else _check_positive("usd_per_gpu_hour", usd_per_gpu_hour)
-    power_fraction = _check_positive("power_fraction", power_fraction)
+    power_fraction = drawn_fraction(scn, power_fraction)
     T = np.asarray(throughput, dtype=float)
     watts = machine.power * power_fraction
     usd_per_hour = price * machine.count
@@ -105,11 +118,12 @@ def along(
         "price_note": PRICE_NOTE if usd_per_gpu_hour is None else "price given",
         "usd_per_hour": usd_per_hour,
         "watts": watts,
+        "power_fraction": power_fraction,
     }
 
 
 def frontier_economics(
-    scn: Scenario, B, usd_per_gpu_hour: float | None = None, power_fraction: float = POWER_FRACTION
+    scn: Scenario, B, usd_per_gpu_hour: float | None = None, power_fraction: float | None = None
 ) -> dict:
     """`along` the scenario's throughput at batch sizes B, with the batch sizes and throughput beside it."""
     B = np.atleast_1d(np.asarray(B, dtype=float))
@@ -127,7 +141,7 @@ Y_AXES = {
 
 @_json_ready
 def fig_economics(
-    scn: Scenario, y: str = "per_dollar", usd_per_gpu_hour: float | None = None, power_fraction: float = POWER_FRACTION
+    scn: Scenario, y: str = "per_dollar", usd_per_gpu_hour: float | None = None, power_fraction: float | None = None
 ) -> dict:
     """The frontier with an economic y-axis against interactivity (tok/s per user = 1 / ITL), as InferenceX
     draws its "per $" and "per MW" views. The price is an assumption (see `USD_PER_GPU_HOUR`)."""

@@ -416,13 +416,15 @@ PARAMS: dict[str, Param] = {
         "Power drawn",
         "× TDP",
         "float",
-        1.0,
+        None,
         0.1,
         1,
         0.05,
-        help="share of board power drawn, for tokens per joule",
+        help="share of board power drawn, for tokens per joule; unset or 'default': all of it (TDP) in article"
+        " physics, the median InferenceX measured (0.51) in calibrated mode",
         group="Targets & cost",
         overlay=False,
+        unset="default",
     ),
 }
 CALIBRATED_ONLY = ("framework", "mtp", "acceptance")  # controls the article's model does not read

@@ -79,7 +79,7 @@ def goodput(
     ttft_ms: float = TTFT_MS,
     tpot_ms: float = TPOT_MS,
     usd_per_gpu_hour: float | None = None,
-    power_fraction: float = economics.POWER_FRACTION,
+    power_fraction: float | None = None,
 ) -> dict:
     """The best operating point that meets both targets, in user units (ms, tok/s, $/M tokens, tok/J).
 
@@ -123,6 +123,7 @@ def goodput(
         "gpu": econ["gpu"],
         "gpus": econ["gpus"],
         "usd_per_gpu_hour": econ["usd_per_gpu_hour"],
+        "power_fraction_of_tdp": econ["power_fraction"],
     }
 
 
@@ -176,7 +177,7 @@ def search(
     ttft_ms: float = TTFT_MS,
     tpot_ms: float = TPOT_MS,
     usd_per_gpu_hour: float | None = None,
-    power_fraction: float = economics.POWER_FRACTION,
+    power_fraction: float | None = None,
 ) -> list[dict]:
     """`goodput` of every candidate (`candidates`), cheapest per million tokens first; those that meet nothing
     last. Each row names its machine ("8×H200 SXM"), GPU, count, TP, PP, link (`ic`) and the datasheet's

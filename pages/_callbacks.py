@@ -115,13 +115,14 @@ def calibration_basis(*values):
     Input(control_id("gpu"), "value"),
     Input(control_id("framework"), "value"),
     Input(control_id("wdtype"), "value"),
+    Input(control_id("mode"), "value"),
     prevent_initial_call=True,  # the layout already holds them for the URL's state
 )
-def assumed_changed(gpu, framework, wdtype):
-    """What the unset sliders stand for on the machine and stack the controls now give (`assumed_values`): for
-    the arrow keys (`data-assumed`) and in the labels."""
+def assumed_changed(gpu, framework, wdtype, mode):
+    """What the unset sliders stand for on the machine, stack and physics the controls now give
+    (`assumed_values`): for the arrow keys (`data-assumed`) and in the labels."""
     try:
-        given = {"gpu": gpu, "framework": framework, "wdtype": wdtype}
+        given = {"gpu": gpu, "framework": framework, "wdtype": wdtype, "mode": mode}
         values = {name: check_param(name, v) for name, v in given.items()}
     except InvalidParameter:
         return [""] * 2 * len(resettable())  # an arrow key then starts from the thumb, as before

@@ -114,15 +114,17 @@ def _log2_marks(p: Param) -> dict:
 
 
 def assumed_values(values: dict) -> dict:
-    """What each slider that may stay unset stands for while it is, in its unit: the GPU's assumed price and
-    the fitted MTP acceptance of its calibration. The thumb is drawn there and the first arrow key moves from
-    there (assets/a11y.js), not from where Radix leaves an unset thumb."""
+    """What each slider that may stay unset stands for while it is, in its unit: the GPU's assumed price, the
+    fitted MTP acceptance of its calibration and the power drawn by default in the physics chosen. The thumb is
+    drawn there and the first arrow key moves from there (assets/a11y.js), not from where Radix leaves an unset
+    thumb."""
     from inferx.calibrated import calibration_for, weight_precision
-    from inferx.economics import default_price
+    from inferx.economics import MEASURED_POWER_FRACTION, POWER_FRACTION, default_price
 
     precision = weight_precision(DTYPE_BYTES[values["wdtype"]])
     cal, _ = calibration_for(values["gpu"], values["framework"], None, precision)
-    return {"price": default_price(values["gpu"]), "acceptance": round(100 * cal.acceptance, 1)}
+    power = MEASURED_POWER_FRACTION if values["mode"] == "calibrated" else POWER_FRACTION
+    return {"price": default_price(values["gpu"]), "acceptance": round(100 * cal.acceptance, 1), "power": power}
 
 
 def assumed_id(name: str) -> str:

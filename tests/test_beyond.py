@@ -22,7 +22,7 @@ def test_the_url_carries_the_targets_and_refuses_bad_ones():
     assert (values["ttft"], values["tpot"], values["price"], values["power"]) == (300.0, 20.0, 2.5, 0.6)
     assert not notices
     values, _, notices = parse_query({"power": "1.5", "ttft": "-1"})
-    assert values["power"] == 1.0 and values["ttft"] == 500.0
+    assert values["power"] is None and values["ttft"] == 500.0  # refused: the default draw
     assert any("power=1.5" in n for n in notices) and any("ttft=-1" in n for n in notices)
     with pytest.raises(InvalidParameter, match="tpot=0"):
         Scenario.from_params(tpot=0)

@@ -36,6 +36,21 @@ def test_along_the_default_scenario_uses_the_presets_machine():
     assert float(mi["tokens_per_joule"]) == pytest.approx(10_000 / 2_400)
 
 
+def test_unset_power_is_tdp_in_article_physics_and_the_measured_draw_in_calibrated_mode():
+    # 8 × 700 W (H200): 5,600 W at TDP; 0.51 of it, 2,856 W, in calibrated mode; a power given wins in both.
+    article = Scenario.from_params(preset="h200x8")
+    calibrated = Scenario.from_params(preset="h200x8", mode="calibrated")
+    assert article.params["power"] is None and calibrated.params["power"] is None
+    assert float(X.along(article, 10_000.0)["tokens_per_joule"]) == pytest.approx(10_000 / 5_600)
+    e = X.along(calibrated, 10_000.0)
+    assert (e["power_fraction"], e["watts"]) == (0.51, pytest.approx(2_856))
+    assert float(e["tokens_per_joule"]) == pytest.approx(10_000 / 2_856)
+    for scn in (article, calibrated):
+        assert X.along(scn, 10_000.0, power_fraction=0.8)["watts"] == pytest.approx(4_480)
+    given = Scenario.from_params(preset="h200x8", mode="calibrated", power=0.7)
+    assert X.along(given, 10_000.0, power_fraction=given.params["power"])["watts"] == pytest.approx(3_920)
+
+
 def test_frontier_economics_lines_up_with_the_engine():
     scn = Scenario.from_params()
     e = X.frontier_economics(scn, [1, 64, 1024])

@@ -15,6 +15,7 @@ import pytest
 from inferx import calibrated as C
 from inferx import calibration_fit as F
 from inferx import calibration_report as R
+from inferx import economics
 from inferx.measured import load_measured
 
 MEASURED_DIR = os.environ.get("INFERX_TEST_MEASURED_DIR")
@@ -103,3 +104,14 @@ def test_anchored_hold_out_meets_the_cross_validation_target(tables):
     anchored = tables["anchored"].loc["single-node"]
     for metric in ("tpot", "ttft", "throughput_per_gpu", "e2e", "interactivity"):
         assert anchored[f"{metric}_median"] <= 0.20, metric
+
+
+def test_the_default_draw_is_the_measured_median_and_scores_energy_far_better_than_tdp(measured, tables):
+    single = measured[~measured["disagg"] & ~measured["is_multinode"] & measured["avg_power_w"].gt(0)]
+    board = single["hardware"].map(lambda gpu: C.GPUS[gpu].power)
+    assert round(float((single["avg_power_w"] / board).median()), 2) == economics.MEASURED_POWER_FRACTION
+    energy = tables["energy"].set_index("fraction")
+    assert energy.loc[economics.MEASURED_POWER_FRACTION, "rows"] == len(single)
+    # At TDP the energy per token is about twice what was measured; at the median draw within a quarter.
+    assert energy.loc[1.0, "joules_median"] > 0.9
+    assert energy.loc[economics.MEASURED_POWER_FRACTION, "joules_median"] < 0.25
