@@ -2,7 +2,9 @@
 card's download buttons save, under a file name built from the scenario.
 
 Figures are the plain dicts the builders return; every trace's (x, y) pairs become rows named after the
-trace, under the figure's axis titles (units included), so a spreadsheet gets what the plot shows.
+trace, under the figure's axis titles (units included), so a spreadsheet gets what the plot shows. A frontier
+whose axes are not the batch size (Figures 4-6, 11, 12) carries each point's batch in its hover data; it
+becomes a third column, so a point can be set up again with `inferx point --batch`.
 """
 
 from __future__ import annotations
@@ -53,14 +55,48 @@ def _traces(fig: dict) -> list[dict]:
     return fig["data"] + [{"name": text, "x": span, "y": round_sig([shape["y0"]] * 2)} for text, shape in levels]
 
 
+BATCH_COLUMN = "Batch size B (concurrent requests)"
+
+
+# A trace whose hover says "B = " (or "C = ", the concurrency) of its customdata, or of its first column, carries
+# the batch there; other figures keep other things in it (Figure 13 the speed-up, 15 the experts read).
+_BATCH_HOVER = re.compile(r"\b[BC] = %\{customdata(\[0\])?[:}]")
+
+
+def batches(trace: dict) -> list | None:
+    """The batch size of each point of a trace, from its hover data, or None for a trace without (a level
+    line, a figure whose x axis is the batch)."""
+    custom = trace.get("customdata")
+    if not custom or not _BATCH_HOVER.search(trace.get("hovertemplate", "")):
+        return None
+    first = [c[0] if isinstance(c, (list, tuple)) else c for c in custom]
+    return [int(b) if isinstance(b, float) and b.is_integer() else b for b in first]
+
+
+def _with_batch(fig: dict) -> bool:
+    """Whether the figure's rows get a batch column: a trace carries batch sizes that no axis shows."""
+    return BATCH_COLUMN not in axis_titles(fig) and any(batches(t) is not None for t in fig["data"])
+
+
+def columns(fig: dict) -> list[str]:
+    """The CSV's header: the trace, the axis titles and, where a trace carries them, the batch sizes."""
+    return ["trace", *axis_titles(fig), *([BATCH_COLUMN] if _with_batch(fig) else [])]
+
+
 def figure_rows(fig: dict) -> list[dict]:
-    """One row per plotted point: {"trace": name, x title: x, y title: y} (None for a gap)."""
+    """One row per plotted point: {"trace": name, x title: x, y title: y} (None for a gap), and its batch size
+    where the figure's traces carry it (`columns`)."""
     x_title, y_title = axis_titles(fig)
-    return [
-        {"trace": t.get("name", ""), x_title: x, y_title: y}
-        for t in _traces(fig)
-        for x, y in zip(t.get("x") or (), t.get("y") or (), strict=False)
-    ]
+    with_batch = _with_batch(fig)
+    rows = []
+    for t in _traces(fig):
+        xs, ys = t.get("x") or (), t.get("y") or ()
+        bs = batches(t) or [None] * len(xs)
+        for x, y, b in zip(xs, ys, bs, strict=False):
+            rows.append(
+                {"trace": t.get("name", ""), x_title: x, y_title: y, **({BATCH_COLUMN: b} if with_batch else {})}
+            )
+    return rows
 
 
 def figure_record(name: str, fig: dict) -> dict:
@@ -71,7 +107,9 @@ def figure_record(name: str, fig: dict) -> dict:
         "x_title": x_title,
         "y_title": y_title,
         "traces": [
-            {"name": t.get("name", ""), "x": list(t.get("x") or ()), "y": list(t.get("y") or ())} for t in _traces(fig)
+            {"name": t.get("name", ""), "x": list(t.get("x") or ()), "y": list(t.get("y") or ())}
+            | ({"batch": batches(t)} if batches(t) is not None else {})
+            for t in _traces(fig)
         ],
         "notes": [
             a["text"].replace("<br>", "; ")  # plotly's line breaks: a note is plain text here
@@ -82,9 +120,9 @@ def figure_record(name: str, fig: dict) -> dict:
 
 
 def figure_csv(fig: dict) -> str:
-    """The rows of `figure_rows` as CSV text, a header of the trace and the two axis titles first."""
+    """The rows of `figure_rows` as CSV text under the header of `columns`."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["trace", *axis_titles(fig)], lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=columns(fig), lineterminator="\n")
     writer.writeheader()
     writer.writerows(figure_rows(fig))
     return out.getvalue()

@@ -121,6 +121,28 @@ def test_the_explorers_csv_at_another_batch_is_what_the_cli_writes_with_batch(cl
         assert refused.returncode == 2 and message in refused.stderr and len(refused.stderr.splitlines()) == 2
 
 
+def test_a_frontiers_rows_give_each_points_batch_size():
+    """Figures 4-6, 11 and 12 plot against throughput, interactivity or rate: each row also gives the batch
+    size behind its point, so `inferx point --batch` sets it up again. Figures whose x axis is the batch, and
+    those whose hover data is something else (13: the speed-up), get no such column."""
+    scn = Scenario.from_params(preset="mi300x4", ctx=4096)
+    figs = registry.build(scn, ["fig1", "fig5", "fig6", "fig13"], 64)
+    rows = [r for r in export.figure_rows(figs["fig5"]) if r["trace"] == "4×MI300X (current)"]
+    batch = [r[export.BATCH_COLUMN] for r in rows]
+    assert batch[:3] == [1, 2, 3] and all(isinstance(b, int) for b in batch)
+    engine = scn.evaluate(batch)
+    throughput = [r["Output throughput (tok/s)"] for r in rows]
+    assert throughput == pytest.approx(engine["throughput"], rel=1e-3)  # the figure's 4 significant figures
+    assert [r[export.BATCH_COLUMN] for r in export.figure_rows(figs["fig6"])][-1] == 64  # the explorer's point
+    record = export.figure_record("fig6", figs["fig6"])
+    frontier, dot = record["traces"]
+    assert len(frontier["batch"]) == len(frontier["x"]) and frontier["batch"][-1] < scn.b_max and dot["batch"] == [64]
+    for fig in ("fig1", "fig13"):
+        assert export.columns(figs[fig]) == ["trace", *export.axis_titles(figs[fig])]
+        assert "batch" not in export.figure_record(fig, figs[fig])["traces"][0]
+    assert export.figure_csv(figs["fig5"]).splitlines()[0].endswith(",Batch size B (concurrent requests)")
+
+
 def test_the_json_button_holds_the_figure_record_with_a(client):
     a = Scenario.from_params(preset="mi300x4")
     sent = ask(client, "fig4", "json", page_values(), pinned={"preset": "mi300x4"})

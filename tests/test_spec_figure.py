@@ -120,9 +120,10 @@ def test_cli_exports_a_figure_as_csv_and_json():
     out = run_inferx("frontier", "--figure", "4", "--preset", "mi300x4")
     assert out.returncode == 0, out.stderr
     rows = list(csv.reader(io.StringIO(out.stdout)))
-    assert rows[0] == ["trace", "Output throughput (tok/s)", "Inter-token latency (ms)"]
+    assert rows[0] == ["trace", "Output throughput (tok/s)", "Inter-token latency (ms)", export.BATCH_COLUMN]
     scn = Scenario.from_params(preset="mi300x4")
     first = rows[1]
+    assert first[3] == "1"
     r = scn.evaluate([1])
     assert float(first[1]) == pytest.approx(r["throughput"][0], rel=1e-3)
     assert float(first[2]) == pytest.approx(1e3 * r["itl"][0], rel=1e-3)
