@@ -53,12 +53,17 @@ POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
 MEASURED_POWER_FRACTION = 0.51
 
 
+def default_power_fraction(mode: str) -> float:
+    """The share of board power drawn when none is given: all of it (TDP, the article's convention) in article
+    physics, the measured median draw in calibrated mode."""
+    return MEASURED_POWER_FRACTION if mode == "calibrated" else POWER_FRACTION
+
+
 def drawn_fraction(scn: Scenario, power_fraction: float | None = None) -> float:
-    """The share of board power the scenario's GPUs draw: `power_fraction` where given; else the article's
-    convention (all of it, TDP) in article physics and the measured median draw in calibrated mode."""
+    """The share of board power the scenario's GPUs draw: `power_fraction` where given, else its mode's default."""
     if power_fraction is not None:
         return _check_positive("power_fraction", power_fraction)
-    return MEASURED_POWER_FRACTION if scn.mode == "calibrated" else POWER_FRACTION
+    return default_power_fraction(scn.mode)
 
 
 def machine_of(scn: Scenario) -> tuple[str, Machine]:

@@ -3,8 +3,8 @@ card's download buttons save, under a file name built from the scenario.
 
 Figures are the plain dicts the builders return; every trace's (x, y) pairs become rows named after the
 trace, under the figure's axis titles (units included), so a spreadsheet gets what the plot shows. A frontier
-whose axes are not the batch size (Figures 4-6, 11, 12) carries each point's batch in its hover data; it
-becomes a third column, so a point can be set up again with `inferx point --batch`.
+whose axes are not the batch size (Figures 4-7 and 9-12) carries each point's batch in its hover data; it
+becomes a last column, so a point can be set up again with `inferx point --batch`.
 """
 
 from __future__ import annotations

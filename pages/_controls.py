@@ -119,12 +119,15 @@ def assumed_values(values: dict) -> dict:
     drawn there and the first arrow key moves from there (assets/a11y.js), not from where Radix leaves an unset
     thumb."""
     from inferx.calibrated import calibration_for, weight_precision
-    from inferx.economics import MEASURED_POWER_FRACTION, POWER_FRACTION, default_price
+    from inferx.economics import default_power_fraction, default_price
 
     precision = weight_precision(DTYPE_BYTES[values["wdtype"]])
     cal, _ = calibration_for(values["gpu"], values["framework"], None, precision)
-    power = MEASURED_POWER_FRACTION if values["mode"] == "calibrated" else POWER_FRACTION
-    return {"price": default_price(values["gpu"]), "acceptance": round(100 * cal.acceptance, 1), "power": power}
+    return {
+        "price": default_price(values["gpu"]),
+        "acceptance": round(100 * cal.acceptance, 1),
+        "power": default_power_fraction(values["mode"]),
+    }
 
 
 def assumed_id(name: str) -> str:
