@@ -56,8 +56,14 @@ POINT_FIELDS = (
     "kv_headroom_gb",
     "t_inf_tok_s",
     "stable",
+    "regime",
+    "cost_per_mtok_usd",
+    "tokens_per_joule",
+    "usd_per_gpu_hour",
+    "price_assumed",
+    "power_fraction_of_tdp",
 )
-FRONTIER_FIELDS = ("batch", "throughput_tok_s", "ttft_ms", "itl_ms", "rho")
+FRONTIER_FIELDS = ("batch", "throughput_tok_s", "ttft_ms", "itl_ms", "rho", "regime")
 
 
 def _option_help(p: Param) -> str:
@@ -147,9 +153,11 @@ def _note_unread(args: argparse.Namespace, scn: Scenario, figure: str | None = N
             f"here: {reader} reads {them} (add --mode {other})",
             file=sys.stderr,
         )
-    # The latency targets, price and power enter the goodput, cost and energy, which point and the frontier
-    # table do not give; MTP's acceptance enters only with MTP on.
-    targets = [f"--{n}" for n, p in PARAMS.items() if p.group == TARGETS_GROUP and getattr(args, n, None) is not None]
+    # The latency targets enter the goodput, which point and the frontier table do not give, and the price and
+    # power the cost and energy, which point gives and the table does not; MTP's acceptance enters only with MTP.
+    read_here = ("price", "power") if args.command == "point" else ()
+    targets = [f"--{n}" for n, p in PARAMS.items()
+               if p.group == TARGETS_GROUP and n not in read_here and getattr(args, n, None) is not None]  # fmt: skip
     if targets and args.command in ("point", "frontier") and figure is None:
         print(f"inferx: note: {', '.join(targets)} change{'s' if len(targets) == 1 else ''} nothing here: "
               "inferx slo and --figure 6, 10 and 11 read them", file=sys.stderr)  # fmt: skip
@@ -182,6 +190,8 @@ def _rounded(value):
 
 def point_record(scn: Scenario, batch: int) -> dict:
     """The `inferx point` JSON object (times in ms, throughput in tokens/s)."""
+    from . import economics, regimes
+
     r = {k: v[0] for k, v in scn.evaluate([batch]).items()}
     s = scn.summary()
     stable = bool(r["stable"])
@@ -201,6 +211,17 @@ def point_record(scn: Scenario, batch: int) -> dict:
         "kv_headroom_gb": _finite(s["headroom"] / 1e9),
         "t_inf_tok_s": _finite(s["t_inf"]),
         "stable": stable,
+        # The explorer's readouts at the same batch: the limit that binds, and cost and energy at the scenario's
+        # price (its GPU's assumed one, unless --price) and power drawn.
+        "regime": str(regimes.binding(scn, [batch])[0]),
+    }
+    econ = economics.along(scn, r["throughput"], scn.params["price"], scn.params["power"])
+    record |= {
+        "cost_per_mtok_usd": _finite(econ["cost_per_mtok"]),
+        "tokens_per_joule": _finite(econ["tokens_per_joule"]),
+        "usd_per_gpu_hour": econ["usd_per_gpu_hour"],
+        "price_assumed": scn.params["price"] is None,
+        "power_fraction_of_tdp": econ["power_fraction"],
     }
     if scn.mode == "calibrated":
         record["calibration"] = calibration_record(scn)
@@ -223,7 +244,9 @@ def calibration_record(scn: Scenario) -> dict:
 
 
 def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
-    """One row per batch size 1…B_max, or `points` geometric samples of that range."""
+    """One row per batch size 1…B_max, or `points` geometric samples of that range, with the limit that binds."""
+    from . import regimes
+
     batches = np.arange(1, scn.b_max + 1) if points is None else geometric_batches(scn.b_max, points)
     r = scn.evaluate(batches)
     return [
@@ -233,10 +256,18 @@ def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
             "ttft_ms": _finite(1e3 * f) if ok else None,
             "itl_ms": _finite(1e3 * i),
             "rho": _utilisation(rho),
+            "regime": str(limit),
         }
-        for b, t, f, i, rho, ok in zip(
-            batches, r["throughput"], r["ttft"], r["itl"], r["rho"], r["stable"], strict=True
-        )
+        for b, t, f, i, rho, ok, limit in zip(
+            batches,
+            r["throughput"],
+            r["ttft"],
+            r["itl"],
+            r["rho"],
+            r["stable"],
+            regimes.binding(scn, batches),
+            strict=True,
+        )  # fmt: skip
     ]
 
 

@@ -14,6 +14,7 @@ from inferx import figure_registry as registry
 from inferx.hardware import GPUS, Machine
 from inferx.models import MODELS, weight_bytes
 from inferx.presets import DTYPE_BYTES, HARDWARE
+from inferx.regimes import PRIORITY
 from inferx.scenario import PARAMS, Scenario, dense_compute, value_at
 from pages import home, methods
 from pages._ids import control_id
@@ -50,9 +51,8 @@ def test_every_model_on_every_gpu_at_8_gpus_draws_numbers_or_says_it_does_not_fi
             assert code == 2 and err.strip() == f"inferx: {scn.unfit_reason()}", (model, gpu)
         else:
             record = json.loads(out)
-            assert code == 0 and all(v is None or isinstance(v, bool) or math.isfinite(v) for v in record.values()), (
-                record
-            )
+            assert code == 0 and record.pop("regime") in PRIORITY, record
+            assert all(v is None or isinstance(v, bool) or math.isfinite(v) for v in record.values()), record
 
 
 def test_a_gpu_and_count_set_the_machine_from_the_catalog():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from cli_checks import run_inferx
 
-from inferx import check, cli
+from inferx import check, cli, regimes
 from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS
 from inferx.scenario import Scenario
 
@@ -30,6 +30,11 @@ def test_point_json_contract_matches_engine():
     assert rec["itl_ms"] == pytest.approx(rec["t_step_ms"] + rec["t_comm_ms"], rel=1e-5)
     assert rec["b_max"] == s.b_max and rec["stable"] is True
     assert rec["kv_headroom_gb"] == pytest.approx(97.0)
+    # The explorer's readouts at B = 64: 4 × 750 W at TDP (article physics) and 4 × $2.50/h assumed.
+    assert rec["regime"] == str(regimes.binding(s, [64])[0])
+    assert rec["tokens_per_joule"] == pytest.approx(rec["throughput_tok_s"] / 3000, rel=1e-5)
+    assert rec["cost_per_mtok_usd"] == pytest.approx(1e6 * 10.0 / (3600 * rec["throughput_tok_s"]), rel=1e-5)
+    assert (rec["usd_per_gpu_hour"], rec["price_assumed"], rec["power_fraction_of_tdp"]) == (2.5, True, 1.0)
 
 
 def test_a_utilisation_just_below_one_is_not_printed_as_one():
@@ -95,6 +100,10 @@ def test_frontier_csv_every_batch_and_json_samples():
     assert tuple(rows[0]) == FRONTIER_FIELDS
     assert [int(r["batch"]) for r in rows] == list(range(1, b_max + 1))
     assert rows[-1]["ttft_ms"] == ""  # B = B_max: the queue is unstable
+    # Each row names the limit that binds there, as Figure 10 colours it: at B_max the KV cache.
+    scn = Scenario.from_params(preset="mi300x4", ctx=8192, util=50)
+    assert [r["regime"] for r in rows] == [str(k) for k in regimes.binding(scn, np.arange(1, b_max + 1))]
+    assert rows[-1]["regime"] == "kv_capacity" and len({r["regime"] for r in rows}) > 1
 
 
 @pytest.mark.parametrize("points", [2, 5, 30, 1000])
@@ -274,13 +283,15 @@ def test_slo_says_what_it_does_not_read_as_point_does():
 
 
 def test_targets_prices_and_a_lone_acceptance_get_a_note_where_nothing_reads_them():
-    """point and the frontier table give no goodput, cost or energy, so --ttft … --power changed nothing there
-    without a word; nor does --acceptance without MTP."""
+    """point and the frontier table give no goodput, and the table no cost or energy, so --ttft … --power
+    changed nothing there without a word; nor does --acceptance without MTP. point reads --price and --power."""
     plain = run_inferx("point")
-    given = run_inferx("point", "--ttft", "10", "--price", "1")
+    given = run_inferx("point", "--ttft", "10", "--tpot", "20")
     assert given.stdout == plain.stdout
-    note = "inferx: note: --ttft, --price change nothing here: inferx slo and --figure 6, 10 and 11 read them\n"
+    note = "inferx: note: --ttft, --tpot change nothing here: inferx slo and --figure 6, 10 and 11 read them\n"
     assert given.stderr == note
+    priced = run_inferx("point", "--price", "1")
+    assert priced.stderr == "" and json.loads(priced.stdout)["usd_per_gpu_hour"] == 1.0
     assert run_inferx("frontier", "--points", "4", "--power", "0.5").stderr.startswith("inferx: note: --power changes")
     assert run_inferx("slo", "--ttft", "100").stderr == ""
     assert run_inferx("frontier", "--figure", "11", "--price", "1").stderr == ""
