@@ -73,9 +73,13 @@
     const v = isUnset ? assumed(box) : null;
     placeUnset(box, thumb, v);
     if (isUnset) {
-      // Its value, too, is the one it stands for, not the minimum where Radix leaves it.
+      // Its value, too, is the one it stands for, not the minimum where Radix leaves it; the words are the
+      // label's ("by load, from 0.37 × TDP" where the value grows with the load), else the value in its unit.
       if (v !== null) setAttr(thumb, "aria-valuenow", String(box.dataset.log2 === "1" ? Math.log2(v) : v));
-      return setAttr(thumb, "aria-valuetext", v === null ? box.dataset.unset : `${box.dataset.unset}: ${valueText(box.dataset, v)}`);
+      const slider = box.querySelector(".dash-slider-container[id]");
+      const said = slider && document.getElementById(`${slider.id}-assumed`);
+      const words = said && said.textContent ? said.textContent : v === null ? "" : valueText(box.dataset, v);
+      return setAttr(thumb, "aria-valuetext", words ? `${box.dataset.unset}: ${words}` : box.dataset.unset);
     }
     const now = thumb.getAttribute("aria-valuenow");
     if (now !== null && now !== "") setAttr(thumb, "aria-valuetext", valueText(box.dataset, Number(now)));

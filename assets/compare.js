@@ -15,10 +15,12 @@
     return `${sign}${size} % vs A: ${text}`;
   }
 
-  /* Cost per million tokens and tokens per joule at throughput x, from a machine's $/hour and watts. */
-  function economy(x, meta) {
-    if (!meta || !meta.usdPerHour || !meta.watts || !(x > 0)) return [NaN, NaN];
-    return [(1e6 * meta.usdPerHour) / (3600 * x), x / meta.watts];
+  /* Cost per million tokens and tokens per joule at a point of the frontier, from a machine's $/hour and the
+     watts it draws there (the point's, else the meta's). */
+  function economy(p, meta) {
+    const watts = p.watts > 0 ? p.watts : meta && meta.watts;
+    if (!meta || !meta.usdPerHour || !watts || !(p.x > 0)) return [NaN, NaN];
+    return [(1e6 * meta.usdPerHour) / (3600 * p.x), p.x / watts];
   }
 
   /* A's frontier and dot in a figure (or a graph div: both have data and layout), or null without A. */
@@ -48,8 +50,8 @@
     const f = inferx.formats;
     const p = inferx.pointAt(mine, b);
     const a = inferx.pointAt(theirs, b);
-    const [costNow, energyNow] = economy(p.x, meta);
-    const [costA, energyA] = economy(a.x, pin);
+    const [costNow, energyNow] = economy(p, meta);
+    const [costA, energyA] = economy(a, pin);
     return [
       against(p.x, a.x, f.throughput(a.x)),
       against(p.y, a.y, f.ms(a.y)),

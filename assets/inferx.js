@@ -50,7 +50,8 @@
      between them. ITL is a step time, linear in B between the roofline's kinks; ρ = B / B_max is linear; so is
      TTFT · (1 − ρ) (the prefill times 1 − ρ, plus the queue's share of a step); and throughput is B / ITL.
      Straight lines through the samples put TTFT and throughput ~1 % off between samples near B_max.
-     customdata rows are [B, ITL ms, ρ, regime index]; between samples the regime is the lower sample's. */
+     customdata rows are [B, ITL ms, ρ, regime index, watts]; between samples the regime is the lower sample's,
+     the watts (which grow with the load in calibrated mode) lie on the line between. */
   function pointAt(trace, b) {
     const cd = trace.customdata;
     const n = cd.length;
@@ -58,7 +59,7 @@
     while (i < n - 1 && cd[i + 1][0] <= b) i++;
     if (cd[i][0] === b || i === n - 1 || b < cd[0][0]) {
       const j = b < cd[0][0] ? 0 : i;
-      return { x: trace.x[j], y: trace.y[j], b: cd[j][0], itl: cd[j][1], rho: cd[j][2], regime: cd[j][3] };
+      return { x: trace.x[j], y: trace.y[j], b: cd[j][0], itl: cd[j][1], rho: cd[j][2], regime: cd[j][3], watts: cd[j][4] };
     }
     const f = (b - cd[i][0]) / (cd[i + 1][0] - cd[i][0]);
     const lerp = (a, c) => a + f * (c - a);
@@ -72,6 +73,7 @@
       itl: itl,
       rho: rho,
       regime: cd[i][3],
+      watts: lerp(cd[i][4], cd[i + 1][4]),
     };
   }
 
@@ -79,12 +81,14 @@
     return [fmt.throughput(p.x), fmt.ms(p.y), fmt.ms(p.itl), fmt.rho(p.rho), fmt.batch(p.b)];
   }
 
-  /* Cost and energy at the dot: the machine's $/hour and watts (layout.meta, from the server) over its
-     throughput, so they follow a drag or the animation with no round trip. */
+  /* Cost and energy at the dot: the machine's $/hour (layout.meta, from the server) and the watts it draws
+     there (the dot's, else the meta's) over its throughput, so they follow a drag or the animation with no
+     round trip. */
   const money = (v) => (v >= 100 ? `$${Math.round(v).toLocaleString("en-US")}` : `$${v.toPrecision(3)}`);
+  const wattsAt = (p, meta) => (p.watts > 0 ? p.watts : meta.watts);
   function economyTexts(p, meta) {
     if (!meta || !(p.x > 0)) return ["—", "—"];
-    return [money((1e6 * meta.usdPerHour) / (3600 * p.x)), `${(p.x / meta.watts).toPrecision(3)} tok/J`];
+    return [money((1e6 * meta.usdPerHour) / (3600 * p.x)), `${(p.x / wattsAt(p, meta)).toPrecision(3)} tok/J`];
   }
 
   function batchMarks(maxPos) {

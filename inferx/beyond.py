@@ -75,11 +75,11 @@ def readouts(scn: Scenario, batch: int) -> dict:
     """What the explorer's readouts need beyond its frontier: the machine's $/hour and watts (cost per million
     tokens and tokens per joule are those over the throughput, which the browser reads at the dot), the
     price's provenance, the binding-regime sentence at `batch` and the goodput line."""
-    econ = economics.along(scn, 1.0, price(scn), scn.params["power"])
+    econ = economics.along(scn, 1.0, price(scn), scn.params["power"], batch)
     assumed = "assumed" if price(scn) is None else "given"
     return {
         "usdPerHour": econ["usd_per_hour"],
-        "watts": econ["watts"],
+        "watts": float(econ["watts"]),
         "priceNote": f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h ({assumed})",
         "regime": regimes.sentence(scn, batch) + "." if batch < scn.b_max else "",
         "goodput": goodput_text(scn),
@@ -98,17 +98,23 @@ def batch_past_b_max(scn: Scenario, batch: int) -> str:
 def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts), and the
     binding limit of every sample as a fourth customdata column (an index into `meta.regimes`): the browser
-    colours the dot and the readouts by it, with the colours Figure 10 uses."""
+    colours the dot and the readouts by it, with the colours Figure 10 uses; and as a fifth the machine's watts
+    drawn there, over which the browser reads the energy per token."""
     fig = F.explorer(scn, batch)
     if scn.unfit_reason() or not fig["data"]:
         return fig
     line, dot = fig["data"][:2]
     r = F.frontier(scn, F.EXPLORER_POINTS, int(batch))  # the line's samples, kept from the redraw's one pass
     limits = regimes.binding_index(scn, r["batch"]).tolist()
-    for row, k in zip(line["customdata"], limits, strict=True):  # in place: 160-odd new rows cost more
-        row.append(k)
-    at = limits[int(np.searchsorted(r["batch"], dot["customdata"][0][0]))]  # the dot sits on one of the samples
-    dot["customdata"] = [[*dot["customdata"][0][:3], at]]
+    # The watts drawn at each sample: calibrated mode's draw grows with the load (`economics.drawn_fraction`).
+    watts = np.broadcast_to(economics.along(scn, 1.0, price(scn), scn.params["power"], r["batch"])["watts"],
+                            r["batch"].shape)  # fmt: skip
+    watts = F.round_sig(watts, F.READOUT_DIGITS)
+    for row, k, w in zip(line["customdata"], limits, watts, strict=True):  # in place: 160-odd new rows cost more
+        row += [k, w]
+    i = int(np.searchsorted(r["batch"], dot["customdata"][0][0]))  # the dot sits on one of the samples
+    at = limits[i]
+    dot["customdata"] = [[*dot["customdata"][0][:3], at, watts[i]]]
     dot["marker"]["color"] = regimes.REGIME_COLOURS[regimes.PRIORITY[at]]
     meta = readouts(scn, batch)
     meta["regimes"] = [

@@ -451,12 +451,14 @@ class Stored:
     rows: dict  # key -> rows fitted
     residual_spread: dict  # metric -> (p10, p90) of log(predicted / measured) over all fitted rows (pooled)
     spread_by_key: dict = None  # "gpu/stack/precision" -> metric -> (p10, p90), keys with enough rows only
+    power: PowerDraw | None = None  # the draw by load, where rows reported power
 
 
 def _parse(data: dict) -> Stored:
     fitted = {key: Calibration(**values) for key, values in data["parameters"].items()}
+    power = PowerDraw(**data["power"]) if data.get("power") else None
     return Stored(fitted, data.get("uncertainty", {}), data.get("rows", {}), data.get("residual_spread", {}),
-                  data.get("residual_spread_by_key", {}))  # fmt: skip
+                  data.get("residual_spread_by_key", {}), power)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4)
@@ -682,19 +684,49 @@ def scenario_mtp_share(scn) -> float:
     return mtp_share(scenario_calibration(scn)["acceptance"], scn.model)
 
 
+def resource_times(cal, m: Instance, B, S, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp=False):
+    """(HBM, arithmetic) seconds per output token at decode batches B and context S: the decode step's two
+    resource terms (a verify step's, spread over its drafts and accepted tokens, where `mtp`) plus those of the
+    B/OSL prefills that stall each step."""
+    B, mtp = np.asarray(B, dtype=float), np.asarray(mtp, dtype=bool)
+    share = np.where(mtp, mtp_share(cal.acceptance, model), 1.0)
+    memory, compute = _step_parts(cal, m, B, S, model, np.where(mtp, B * (MTP_DRAFTS + 1), B))
+    pf_memory, pf_compute = _prefill_parts(cal, m, isl, model)
+    stall = B / np.asarray(osl, dtype=float)
+    return share * memory + stall * pf_memory, share * compute + stall * pf_compute
+
+
 def scenario_resource_times(scn, B) -> tuple[np.ndarray, np.ndarray]:
-    """(HBM, arithmetic) seconds per output token of a Scenario at decode batches B: the decode step's two
-    resource terms (a verify step's, spread over its drafts and accepted tokens, with MTP) plus those of the
-    B/OSL prefills that stall each step. Which is larger says whether bandwidth or compute binds."""
+    """`resource_times` of a Scenario at decode batches B, its context the KV length. Which is larger says
+    whether bandwidth or compute binds."""
     cal, m, isl, osl, mtp, _ = _scenario_inputs(scn)
-    B = np.asarray(B, dtype=float)
-    if mtp:
-        share = mtp_share(cal.acceptance, scn.model)
-        memory, compute = (share * t for t in _step_parts(cal, m, B, scn.ctx, scn.model, B * (MTP_DRAFTS + 1)))
-    else:
-        memory, compute = _step_parts(cal, m, B, scn.ctx, scn.model)
-    pf_memory, pf_compute = _prefill_parts(cal, m, isl, scn.model)
-    return memory + B / osl * pf_memory, compute + B / osl * pf_compute
+    return resource_times(cal, m, B, scn.ctx, isl, osl, scn.model, mtp)
+
+
+def busy_share(memory, compute, per_token):
+    """The share of each output token's time a GPU spends streaming HBM or computing (decode steps and the
+    prefills that stall them); the rest goes to the fixed step cost and the collectives."""
+    return np.clip((np.asarray(memory) + np.asarray(compute)) / np.asarray(per_token), 0.0, 1.0)
+
+
+def scenario_busy_share(scn, B):
+    """`busy_share` of a Scenario in calibrated mode at decode batches B."""
+    memory, compute = scenario_resource_times(scn, B)
+    point = scenario_point(scn, B)
+    return busy_share(memory, compute, point["step"] + point["comm"])
+
+
+@dataclass(frozen=True)
+class PowerDraw:
+    """What a GPU draws while serving, of its board power: `floor` plus `slope` × its busy share (`busy_share`),
+    fitted on the measured rows that report power (`calibration_fit.fit_power`)."""
+
+    floor: float
+    slope: float
+    rows: int = 0
+
+    def fraction(self, busy):
+        return np.clip(self.floor + self.slope * np.asarray(busy, dtype=float), 0.0, 1.0)
 
 
 def calibrated_step(scn, B):

@@ -72,7 +72,8 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
             by_key = R.residual_spread_by_key(df, F.calibrations(fits))
             # The table for the reader on stderr; stdout is the file itself, so `> inferx/calibration.json` works.
             print(format_calibrations(fits), file=sys.stderr)
-            print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key), indent=2))
+            power = F.fit_power(df, F.calibrations(fits))
+            print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key, power), indent=2))
             return 0
         print(R.format_validation(R.validation_table(df)))
         if error_tables is not None:

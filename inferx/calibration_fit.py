@@ -267,11 +267,48 @@ def fit_all(df: pd.DataFrame) -> dict:
     return fits
 
 
+def power_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Single-node rows on a catalog GPU that say what the GPUs drew (`avg_power_w`, per GPU) and the energy
+    per output token."""
+    if not {"avg_power_w", "joules_per_output_token"} <= set(df.columns):
+        return df.iloc[:0]
+    rows = fit_rows(df)
+    return rows[rows["avg_power_w"].gt(0) & rows["joules_per_output_token"].gt(0)]
+
+
+def busy_shares(rows: pd.DataFrame, calibrations: dict | None = None) -> pd.Series:
+    """`calibrated.busy_share` of each single-node row, at the decode batch its closed loop settles on, with
+    the calibration each row's GPU, stack and precision take."""
+    out = pd.Series(np.nan, index=rows.index)
+    for (gpu, framework, precision), part in rows.groupby(["hardware", "framework", "precision"]):
+        cal, _ = C.calibration_for(gpu, framework, calibrations, precision)
+        isl, osl = lengths(part)
+        r = predict_single(cal, part)
+        mtp = part["spec_method"].eq("mtp").to_numpy()
+        memory, compute = C.resource_times(cal, row_machine(part), r["batch"], isl + osl / 2, isl, osl, mtp=mtp)
+        out[part.index] = C.busy_share(memory, compute, r["tpot"])
+    return out
+
+
+def fit_power(df: pd.DataFrame, calibrations: dict | None = None) -> C.PowerDraw | None:
+    """The draw by load, `calibrated.PowerDraw`: avg_power_w / board power = floor + slope · busy share, by least
+    squares over the rows that report power (None with fewer than three)."""
+    rows = power_rows(df)
+    if len(rows) < 3:
+        return None
+    busy = busy_shares(rows, calibrations).to_numpy()
+    drawn = (rows["avg_power_w"] / rows["hardware"].map(lambda gpu: C.GPUS[gpu].power)).to_numpy(float)
+    (floor, slope), *_ = np.linalg.lstsq(np.column_stack([np.ones_like(busy), busy]), drawn, rcond=None)
+    return C.PowerDraw(float(f"{floor:.4g}"), float(f"{slope:.4g}"), int(len(rows)))
+
+
 def calibrations(fits: dict) -> dict[str, C.Calibration]:
     return {key: cal for key, (cal, _, _) in fits.items()}
 
 
-def calibration_record(fits: dict, source: str, spread: dict | None = None, spread_by_key: dict | None = None) -> dict:
+def calibration_record(
+    fits: dict, source: str, spread: dict | None = None, spread_by_key: dict | None = None, power=None
+) -> dict:
     """The JSON committed as calibration.json (parameters and their uncertainty, never the rows)."""
 
     def num(x):
@@ -281,8 +318,9 @@ def calibration_record(fits: dict, source: str, spread: dict | None = None, spre
         "note": (
             "Fitted by `python -m inferx calibrate --measured PATH` on the single-node rows of the InferenceX "
             "DeepSeek-R1-0528 export, one calibration per GPU and software stack; uncertainty is the relative "
-            "1σ from the fit's Jacobian (null: the parameter sits at a bound, or the rows do not determine it); see "
-            "docs/calibration.md."
+            "1σ from the fit's Jacobian (null: the parameter sits at a bound, or the rows do not determine it); "
+            "`power` is the draw by load (share of board power = floor + slope × busy share), fitted on the rows "
+            "that report power; see docs/calibration.md."
         ),
         "source": source,
         "parameters": {k: {f: float(f"{v:.6g}") for f, v in c.__dict__.items()} for k, (c, _, _) in fits.items()},
@@ -290,4 +328,5 @@ def calibration_record(fits: dict, source: str, spread: dict | None = None, spre
         "rows": {k: n for k, (_, _, n) in fits.items()},
         "residual_spread": spread or {},
         "residual_spread_by_key": spread_by_key or {},
+        "power": power.__dict__ if power is not None else None,
     }

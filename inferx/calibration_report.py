@@ -187,39 +187,33 @@ def validation_table(df: pd.DataFrame, calibrations: dict | None = None, cross_v
     if cross_validate:
         tables["leave-one-GPU-out"] = summary(df, errors(df, leave_one_gpu_out(df)))
         tables["anchored"] = summary(df, errors(df, leave_one_gpu_out_anchored(df)))
-    tables["energy"] = energy_table(df, pred)
+    tables["energy"] = energy_table(df, pred, calibrations)
     tables["basis"] = pred.groupby([df["hardware"], df["framework"], df["precision"], pred["basis"]]).size()
     return tables
 
 
-# The power fractions the energy table scores: the article's convention and calibrated mode's default.
-POWER_FRACTIONS = {
-    "TDP (article physics)": economics.POWER_FRACTION,
-    "measured median (calibrated)": economics.MEASURED_POWER_FRACTION,
-}
-
-
-def energy_table(df: pd.DataFrame, pred: pd.DataFrame) -> pd.DataFrame:
-    """Median and p90 of |error| of the power a GPU draws (fraction × board power against `avg_power_w`) and of
+def energy_table(df: pd.DataFrame, pred: pd.DataFrame, calibrations: dict | None = None) -> pd.DataFrame:
+    """Median and p90 of |error| of the power a GPU draws (a share of board power against `avg_power_w`) and of
     joules per output token (that power over the calibrated output tok/s per GPU, against
-    `joules_per_output_token`), for each of `POWER_FRACTIONS`, on the single-node rows that report both. Empty
-    where none do (disaggregated rows are left out: their throughput is per decode GPU, their power not said)."""
-    single = ~df["disagg"] & ~df["is_multinode"]
-    columns = ("avg_power_w", "joules_per_output_token")
-    if not set(columns) <= set(df.columns):
+    `joules_per_output_token`), on the single-node rows that report both: at TDP, the article's convention, and
+    by load, calibrated mode's default (`calibrated.PowerDraw` at each row's busy share). Empty where no row
+    reports power (disaggregated rows are left out: their throughput is per decode GPU, their power not said)."""
+    rows = F.power_rows(df)
+    rows = rows[pred.loc[rows.index, "throughput_per_gpu_calibrated"].gt(0)]
+    if rows.empty:
         return pd.DataFrame()
-    rows = single & df["avg_power_w"].gt(0) & df["joules_per_output_token"].gt(0)
-    rows &= pred["throughput_per_gpu_calibrated"].gt(0) & df["hardware"].isin(list(C.GPUS))
-    if not rows.any():
-        return pd.DataFrame()
-    board = df.loc[rows, "hardware"].map(lambda gpu: C.GPUS[gpu].power)
-    tput = pred.loc[rows, "throughput_per_gpu_calibrated"]
+    board = rows["hardware"].map(lambda gpu: C.GPUS[gpu].power)
+    tput = pred.loc[rows.index, "throughput_per_gpu_calibrated"]
+    draw = economics.power_draw()
+    shares = {"TDP (article physics)": pd.Series(economics.POWER_FRACTION, index=rows.index)}
+    if draw is not None:
+        shares["by load (calibrated)"] = pd.Series(draw.fraction(F.busy_shares(rows, calibrations)), index=rows.index)
     records = []
-    for name, fraction in POWER_FRACTIONS.items():
+    for name, fraction in shares.items():
         watts = fraction * board
-        power = (watts / df.loc[rows, "avg_power_w"] - 1).abs()
-        joules = (watts / tput / df.loc[rows, "joules_per_output_token"] - 1).abs()
-        records.append({"power drawn as": name, "rows": int(rows.sum()), "fraction": fraction,
+        power = (watts / rows["avg_power_w"] - 1).abs()
+        joules = (watts / tput / rows["joules_per_output_token"] - 1).abs()
+        records.append({"power drawn as": name, "rows": int(len(rows)), "fraction": float(fraction.median()),
                         "power_median": power.median(), "power_p90": power.quantile(0.9),
                         "joules_median": joules.median(), "joules_p90": joules.quantile(0.9)})  # fmt: skip
     return pd.DataFrame.from_records(records).set_index("power drawn as")
@@ -229,7 +223,7 @@ def format_energy(table: pd.DataFrame) -> str:
     lines = [
         "Energy, single-node rows that report power: |predicted / measured − 1| of the power a GPU draws and of "
         "joules per output token (that power over the calibrated output tok/s per GPU)",
-        f"{'power drawn as':<30} {'n':>5} {'× TDP':>6} | {'power':>13} | {'J/token':>13}",
+        f"{'power drawn as':<30} {'n':>5} {'× TDP':>6} | {'power':>13} | {'J/token':>13}   (× TDP: the median)",
         f"{'':<30} {'':>5} {'':>6} | {'median':>6} {'p90':>6} | {'median':>6} {'p90':>6}",
     ]
     for name, r in table.iterrows():

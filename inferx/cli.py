@@ -215,13 +215,13 @@ def point_record(scn: Scenario, batch: int) -> dict:
         # price (its GPU's assumed one, unless --price) and power drawn.
         "regime": str(regimes.binding(scn, [batch])[0]),
     }
-    econ = economics.along(scn, r["throughput"], scn.params["price"], scn.params["power"])
+    econ = economics.along(scn, r["throughput"], scn.params["price"], scn.params["power"], batch)
     record |= {
         "cost_per_mtok_usd": _finite(econ["cost_per_mtok"]),
         "tokens_per_joule": _finite(econ["tokens_per_joule"]),
         "usd_per_gpu_hour": econ["usd_per_gpu_hour"],
         "price_assumed": scn.params["price"] is None,
-        "power_fraction_of_tdp": econ["power_fraction"],
+        "power_fraction_of_tdp": _finite(econ["power_fraction"], 4),
     }
     if scn.mode == "calibrated":
         record["calibration"] = calibration_record(scn)

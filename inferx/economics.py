@@ -6,7 +6,8 @@ sit here rather than in the hardware catalog, whose numbers are all from datashe
 
 Power is board power (TDP/TBP) × GPU count × a power fraction: 1.0 reproduces the article's
 "throughput / TDP" token efficiency, the article physics' default; calibrated mode defaults to the draw
-InferenceX measured, about half of it (`MEASURED_POWER_FRACTION`).
+InferenceX measured, which grows with the load (`calibrated.PowerDraw`): about 0.4 of board power at a few
+users, 0.6 near full occupancy.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import engine as E
+from .calibrated import PowerDraw, load_stored, scenario_busy_share
 from .figures import _json_ready, _layout, _line, _note, frontier, no_curve_reason
 from .hardware import GPUS, Machine
 from .models import Catalog
@@ -47,23 +49,22 @@ USD_PER_GPU_HOUR: Catalog[str, float] = Catalog(
 )
 PRICE_NOTE = "assumed rental $/GPU-hour, not measured: set your own"
 POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
-# What GPUs serving DeepSeek-R1 really draw, of board power: the median of avg_power_w / TDP over the 25
-# single-node InferenceX rows that report power (MI355X at 1,400 W; SGLang and ATOM, FP8 and FP4, 4 and 8 GPUs,
-# 1k and 8k inputs, concurrency 4-512): from 0.36 at 4 users to 0.70 at 256 (docs/calibration.md, Energy).
-MEASURED_POWER_FRACTION = 0.51
 
 
-def default_power_fraction(mode: str) -> float:
-    """The share of board power drawn when none is given: all of it (TDP, the article's convention) in article
-    physics, the measured median draw in calibrated mode."""
-    return MEASURED_POWER_FRACTION if mode == "calibrated" else POWER_FRACTION
+def power_draw() -> PowerDraw:
+    """Calibrated mode's draw by load, as stored with the calibration (docs/calibration.md, Energy)."""
+    return load_stored().power
 
 
-def drawn_fraction(scn: Scenario, power_fraction: float | None = None) -> float:
-    """The share of board power the scenario's GPUs draw: `power_fraction` where given, else its mode's default."""
+def drawn_fraction(scn: Scenario, power_fraction: float | None, batch):
+    """The share of board power the scenario's GPUs draw at decode batches `batch`: `power_fraction` where given;
+    else all of it (TDP, the article's convention) in article physics, and in calibrated mode the measured draw
+    at each batch's load (`calibrated.scenario_busy_share`)."""
     if power_fraction is not None:
         return _check_positive("power_fraction", power_fraction)
-    return default_power_fraction(scn.mode)
+    if scn.mode != "calibrated":
+        return POWER_FRACTION
+    return power_draw().fraction(scenario_busy_share(scn, np.asarray(batch, dtype=float)))
 
 
 def machine_of(scn: Scenario) -> tuple[str, Machine]:
@@ -101,14 +102,16 @@ def along(
     throughput,
     usd_per_gpu_hour: float | None = None,
     power_fraction: float | None = None,
+    batch=None,
 ) -> dict[str, np.ndarray]:
-    """Economics of throughputs (tok/s, any shape) on the scenario's machine, as arrays:
-    cost_per_mtok ($/M tokens), tokens_per_joule (tok/J), throughput_per_usd_hour (tok/s per $/h of the
-    whole machine) and throughput_per_mw (tok/s per MW drawn); plus the scalars used (the power fraction as
-    `drawn_fraction` resolves it), and price_note, which a readout shows beside a default price."""
+    """Economics of throughputs (tok/s, any shape) at decode batches `batch` (the same shape; read by calibrated
+    mode's draw by load) on the scenario's machine, as arrays: cost_per_mtok ($/M tokens), tokens_per_joule
+    (tok/J), throughput_per_usd_hour (tok/s per $/h of the whole machine) and throughput_per_mw (tok/s per MW
+    drawn); plus the price and machine used, the power fraction and watts drawn (`drawn_fraction`), and
+    price_note, which a readout shows beside a default price."""
     gpu, machine = machine_of(scn)
     price = default_price(gpu) if usd_per_gpu_hour is None else _check_positive("usd_per_gpu_hour", usd_per_gpu_hour)
-    power_fraction = drawn_fraction(scn, power_fraction)
+    power_fraction = drawn_fraction(scn, power_fraction, batch)
     T = np.asarray(throughput, dtype=float)
     watts = machine.power * power_fraction
     usd_per_hour = price * machine.count
@@ -133,7 +136,7 @@ def frontier_economics(
     """`along` the scenario's throughput at batch sizes B, with the batch sizes and throughput beside it."""
     B = np.atleast_1d(np.asarray(B, dtype=float))
     T = E.throughput(B, np.add(*scn.step_and_comm(B)))
-    return {"batch": B, "throughput": T, **along(scn, T, usd_per_gpu_hour, power_fraction)}
+    return {"batch": B, "throughput": T, **along(scn, T, usd_per_gpu_hour, power_fraction, B)}
 
 
 Y_AXES = {
@@ -159,7 +162,7 @@ def fig_economics(
     if r is None:
         _note(layout, f"No curve: {no_curve_reason(scn)}")
         return {"data": [], "layout": layout}
-    econ = along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
+    econ = along(scn, r["throughput"], usd_per_gpu_hour, power_fraction, r["batch"])
     said = "assumed" if usd_per_gpu_hour is None else "given"
     name = f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h ({said} price)"
     hover = "B = %{customdata:,}<br>%{x:,.3~r} tok/s/user<br>%{y:,.4~r}"

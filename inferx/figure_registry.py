@@ -226,8 +226,8 @@ FIGURES: dict[str, Figure] = _entries(
         "against how fast each user reads. Faster per-user streams mean smaller batches and dearer tokens. "
         "The price is the Price control, or while it reads 'assumed' an assumed rental rate for the GPU, "
         "not a measured one: set your own. Tokens per joule divide by the power drawn, f of board power: "
-        "left at 'default', all of it in article physics, as the article counts, and about half (0.51) in "
-        "calibrated mode, the median InferenceX measured.",
+        "left at 'default', all of it in article physics, as the article counts; in calibrated mode what "
+        "InferenceX measured, which grows with the load, from about 0.4 at a few users to 0.6 near full occupancy.",
         _stacked(
             r"\frac{\$}{10^6\ \text{tokens}}=\frac{10^6\cdot(\$/\text{GPU-h})\cdot N_\text{GPU}}{3600\cdot T}",
             r"\frac{\text{tokens}}{\text{J}}=\frac{T}{f\cdot N_\text{GPU}\cdot\text{TDP}}",

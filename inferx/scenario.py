@@ -421,7 +421,7 @@ PARAMS: dict[str, Param] = {
         1,
         0.05,
         help="share of board power drawn, for tokens per joule; unset or 'default': all of it (TDP) in article"
-        " physics, the median InferenceX measured (0.51) in calibrated mode",
+        " physics, in calibrated mode the draw InferenceX measured, by load",
         group="Targets & cost",
         overlay=False,
         unset="default",

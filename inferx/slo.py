@@ -109,7 +109,7 @@ def goodput(
             "reason": f"B = 1 misses: TTFT {number(1e3 * nxt['ttft'])} ms, TPOT {number(1e3 * nxt['itl'])} ms",
         }
     r = {k: float(v) for k, v in at_b.items()}
-    econ = economics.along(scn, r["throughput"], usd_per_gpu_hour, power_fraction)
+    econ = economics.along(scn, r["throughput"], usd_per_gpu_hour, power_fraction, b)
     return out | {
         "batch": b,
         "throughput_tok_s": r["throughput"],
@@ -123,7 +123,7 @@ def goodput(
         "gpu": econ["gpu"],
         "gpus": econ["gpus"],
         "usd_per_gpu_hour": econ["usd_per_gpu_hour"],
-        "power_fraction_of_tdp": econ["power_fraction"],
+        "power_fraction_of_tdp": float(econ["power_fraction"]),
     }
 
 

@@ -40,6 +40,7 @@ from pages._controls import (
     assumed_text,
     assumed_text_id,
     assumed_values,
+    by_load,
     calibration_line,
     choice_options,
     gpu_summary,
@@ -127,7 +128,8 @@ def assumed_changed(gpu, framework, wdtype, mode):
     except InvalidParameter:
         return [""] * 2 * len(resettable())  # an arrow key then starts from the thumb, as before
     assumed = assumed_values(values)
-    return [str(assumed[name]) for name in resettable()] + [assumed_text(name, assumed[name]) for name in resettable()]
+    texts = [assumed_text(name, assumed[name], by_load(name, values["mode"])) for name in resettable()]
+    return [str(assumed[name]) for name in resettable()] + texts
 
 
 @callback(

@@ -74,13 +74,13 @@ def label_id(name: str) -> str:
     return f"{control_id(name)}-label"
 
 
-def _value_label(name: str, value, assumed=None) -> html.Label:
+def _value_label(name: str, value, assumed=None, by_load: bool = False) -> html.Label:
     """A slider's label with its live value and unit, e.g. "Memory bandwidth 38.4 TB/s". One that may stay unset
     also holds what the unset word stands for ("Price assumed 3.50 $/GPU-h"), shown while it is unset."""
     value_text = html.Span(format_slider_value(name, value), id=value_id(name), className="ctl-value")
     parts = [PARAMS[name].label, value_text]
     if PARAMS[name].unset:
-        shown = assumed_text(name, assumed)
+        shown = assumed_text(name, assumed, by_load)
         parts.append(html.Span(shown, id=assumed_text_id(name), className="ctl-assumed", hidden=value is not None))
     return html.Label(parts, htmlFor=control_id(name), className="ctl-label")
 
@@ -119,15 +119,13 @@ def assumed_values(values: dict) -> dict:
     drawn there and the first arrow key moves from there (assets/a11y.js), not from where Radix leaves an unset
     thumb."""
     from inferx.calibrated import calibration_for, weight_precision
-    from inferx.economics import default_power_fraction, default_price
+    from inferx.economics import POWER_FRACTION, default_price, power_draw
 
     precision = weight_precision(DTYPE_BYTES[values["wdtype"]])
     cal, _ = calibration_for(values["gpu"], values["framework"], None, precision)
-    return {
-        "price": default_price(values["gpu"]),
-        "acceptance": round(100 * cal.acceptance, 1),
-        "power": default_power_fraction(values["mode"]),
-    }
+    # Calibrated mode's draw grows with the load: the thumb stands at its floor, the label says "by load".
+    power = power_draw().floor if values["mode"] == "calibrated" else POWER_FRACTION
+    return {"price": default_price(values["gpu"]), "acceptance": round(100 * cal.acceptance, 1), "power": power}
 
 
 def assumed_id(name: str) -> str:
@@ -140,9 +138,17 @@ def assumed_text_id(name: str) -> str:
     return f"{control_id(name)}-assumed"
 
 
-def assumed_text(name: str, assumed) -> str:
-    """An unset slider's assumed value as its label shows it ("3.50 $/GPU-h"), or nothing where it is unknown."""
-    return "" if assumed is None else format_slider_value(name, assumed)
+def assumed_text(name: str, assumed, by_load: bool = False) -> str:
+    """An unset slider's assumed value as its label shows it ("3.50 $/GPU-h"), or nothing where it is unknown;
+    `by_load`: a value that grows with the load from `assumed` (calibrated mode's power drawn)."""
+    if assumed is None:
+        return ""
+    return f"by load, from {format_slider_value(name, assumed)}" if by_load else format_slider_value(name, assumed)
+
+
+def by_load(name: str, mode: str) -> bool:
+    """Whether unset slider `name` stands for a value that grows with the load: the power drawn, calibrated."""
+    return name == "power" and mode == "calibrated"
 
 
 def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float, box: dict | None = None) -> html.Div:
@@ -267,9 +273,9 @@ def _widget(name: str, p: Param, value, assumed=None):
     return _accessible(slider, p, _decimals(name), keyboard_step(p), box)
 
 
-def control(name: str, value, unread_note: bool = True, assumed=None) -> html.Div:
+def control(name: str, value, unread_note: bool = True, assumed=None, mode: str = "article") -> html.Div:
     p = PARAMS[name]
-    label = _value_label(name, value, assumed) if name in sliders() else _label(name)
+    label = _value_label(name, value, assumed, by_load(name, mode)) if name in sliders() else _label(name)
     if name in resettable():  # a slider cannot be dragged to "unset": this button brings the model's value back
         # The label already reads the unset word while unset: the button says what it does ("use fitted").
         reset = html.Button(
@@ -306,7 +312,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
         if names:
             body.append(html.H3(group, className="ctl-group"))  # under the panel's "Controls" or "Settings"
             for n in names:
-                body.append(control(n, values[n], unread_note=not overlay_only, assumed=assumed.get(n)))
+                body.append(control(n, values[n], not overlay_only, assumed.get(n), values["mode"]))
                 if n == "model":  # a model of one's own, right under the menu it joins
                     body.append(model_upload())
                 if n == "gpu":  # and a GPU of one's own, with the store that hands the browser its numbers
@@ -317,7 +323,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 if n == "isl":  # says when the prompt is longer than the context the KV cache is sized for
                     note = context_note(values["ctx"], values["isl"])
                     body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note"))
-    hidden = [control(n, values[n], unread_note=False, assumed=assumed.get(n)) for n in PARAMS if n not in shown]
+    hidden = [control(n, values[n], False, assumed.get(n), values["mode"]) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
     body.append(html.Div(calibration_line(values), id=CALIBRATION_LINE_ID, className="calibration-basis small"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inferx import beyond, slo
+from inferx import beyond, economics, slo
 from inferx import figure_registry as registry
 from inferx.scenario import InvalidParameter, Scenario
 from pages._url import parse_query
@@ -111,6 +111,25 @@ def test_the_cost_figure_stars_the_slo_point_at_its_hand_worked_cost():
     r = scn.evaluate([b])
     assert star["x"][0] == pytest.approx(1 / r["itl"][0], rel=1e-3)  # tok/s per user
     assert star["y"][0] == pytest.approx(8 * 2.0 * 1e6 / (3600 * r["throughput"][0]), rel=1e-3)
+
+
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_the_explorer_carries_the_watts_drawn_at_every_sample(mode):
+    """The browser reads the energy at the dot as its throughput over the watts its sample carries (a fifth
+    customdata column): TDP × GPUs in article physics, the draw by load in calibrated mode, growing with B."""
+    scn = Scenario.from_params(mode=mode)
+    fig = registry.build(scn, ["fig6"], 64)["fig6"]
+    line, dot = fig["data"]
+    batch = np.array([row[0] for row in line["customdata"]])
+    watts = np.array([row[4] for row in line["customdata"]])
+    expected = np.broadcast_to(economics.along(scn, 1.0, None, None, batch)["watts"], batch.shape)
+    np.testing.assert_allclose(watts, expected, rtol=1e-5)
+    if mode == "article":
+        assert (watts == 8 * 700).all()
+    else:
+        assert 8 * 700 * 0.37 < watts[0] < watts[-1] < 8 * 700 and (np.diff(watts) >= 0).all()
+    assert dot["customdata"][0][4] == next(r[4] for r in line["customdata"] if r[0] == 64)
+    assert fig["layout"]["meta"]["watts"] == pytest.approx(float(economics.along(scn, 1.0, None, None, 64)["watts"]))
 
 
 def test_the_explorer_names_the_binding_limit_of_every_sample():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from cli_checks import run_inferx
 
-from inferx import check, cli, regimes
+from inferx import check, cli, economics, regimes
 from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS
 from inferx.scenario import Scenario
 
@@ -35,6 +35,11 @@ def test_point_json_contract_matches_engine():
     assert rec["tokens_per_joule"] == pytest.approx(rec["throughput_tok_s"] / 3000, rel=1e-5)
     assert rec["cost_per_mtok_usd"] == pytest.approx(1e6 * 10.0 / (3600 * rec["throughput_tok_s"]), rel=1e-5)
     assert (rec["usd_per_gpu_hour"], rec["price_assumed"], rec["power_fraction_of_tdp"]) == (2.5, True, 1.0)
+    # Calibrated, the GPUs draw by load: the share at B = 64 of 4 × 750 W.
+    cal = json.loads(run_inferx("point", "--preset", "mi300x4", "--batch", "64", "--mode", "calibrated").stdout)
+    share = float(economics.drawn_fraction(Scenario.from_params(preset="mi300x4", mode="calibrated"), None, 64))
+    assert cal["power_fraction_of_tdp"] == pytest.approx(share, abs=1e-4) and 0.37 < share < 0.64
+    assert cal["tokens_per_joule"] == pytest.approx(cal["throughput_tok_s"] / (3000 * share), rel=1e-3)
 
 
 def test_a_utilisation_just_below_one_is_not_printed_as_one():

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from inferx import calibrated as C
 from inferx import economics as X
 from inferx.hardware import GPUS
 from inferx.scenario import Scenario
@@ -36,19 +37,32 @@ def test_along_the_default_scenario_uses_the_presets_machine():
     assert float(mi["tokens_per_joule"]) == pytest.approx(10_000 / 2_400)
 
 
-def test_unset_power_is_tdp_in_article_physics_and_the_measured_draw_in_calibrated_mode():
-    # 8 × 700 W (H200): 5,600 W at TDP; 0.51 of it, 2,856 W, in calibrated mode; a power given wins in both.
+def test_unset_power_is_tdp_in_article_physics_and_the_draw_by_load_in_calibrated_mode():
+    """8 × 700 W (H200): 5,600 W at TDP in article physics. In calibrated mode floor + slope × busy share of it,
+    the busy share being the HBM and arithmetic time over the time per output token, by hand from the
+    calibrated model's parts; a power given wins in both modes."""
     article = Scenario.from_params(preset="h200x8")
     calibrated = Scenario.from_params(preset="h200x8", mode="calibrated")
     assert article.params["power"] is None and calibrated.params["power"] is None
-    assert float(X.along(article, 10_000.0)["tokens_per_joule"]) == pytest.approx(10_000 / 5_600)
-    e = X.along(calibrated, 10_000.0)
-    assert (e["power_fraction"], e["watts"]) == (0.51, pytest.approx(2_856))
-    assert float(e["tokens_per_joule"]) == pytest.approx(10_000 / 2_856)
+    assert float(X.along(article, 10_000.0, batch=64)["tokens_per_joule"]) == pytest.approx(10_000 / 5_600)
+    B = np.array([1.0, 8.0, 64.0])
+    memory, compute = C.scenario_resource_times(calibrated, B)
+    point = C.scenario_point(calibrated, B)
+    busy = (memory + compute) / (point["step"] + point["comm"])
+    assert 0 < busy[0] < busy[1] < busy[2] < 1  # more of each token's time at work as the batch grows
+    draw = C.load_stored().power
+    e = X.along(calibrated, 10_000.0, batch=B)
+    np.testing.assert_allclose(e["power_fraction"], draw.floor + draw.slope * busy)
+    np.testing.assert_allclose(e["watts"], 5_600 * (draw.floor + draw.slope * busy))
+    np.testing.assert_allclose(e["tokens_per_joule"], 10_000 / (5_600 * (draw.floor + draw.slope * busy)))
     for scn in (article, calibrated):
-        assert X.along(scn, 10_000.0, power_fraction=0.8)["watts"] == pytest.approx(4_480)
-    given = Scenario.from_params(preset="h200x8", mode="calibrated", power=0.7)
-    assert X.along(given, 10_000.0, power_fraction=given.params["power"])["watts"] == pytest.approx(3_920)
+        assert X.along(scn, 10_000.0, power_fraction=0.8, batch=B)["watts"] == pytest.approx(4_480)
+
+
+def test_the_draw_by_load_is_a_share_of_board_power():
+    draw = C.PowerDraw(floor=0.4, slope=0.3)
+    np.testing.assert_allclose(draw.fraction([0.0, 0.5, 1.0]), [0.4, 0.55, 0.7])
+    assert C.PowerDraw(floor=0.9, slope=0.5).fraction(1.0) == 1.0  # never past board power
 
 
 def test_frontier_economics_lines_up_with_the_engine():

@@ -297,8 +297,8 @@ def test_validation_scores_every_gpu_and_cross_validates(rows, fits):
 
 
 def test_energy_is_scored_on_the_rows_that_report_power(rows, fits):
-    """Power drawn and joules per output token, at TDP and at the measured median draw, against rows that say
-    what they drew: here 0.6 × TDP on the first ten single-node rows, J/token that over their measured tok/s."""
+    """Power drawn and joules per output token, at TDP and by load, against rows that say what they drew: here
+    0.6 × TDP on the first ten single-node rows, J/token that over their measured tok/s."""
     cals = F.calibrations(fits)
     assert R.validation_table(rows, cals, cross_validate=False)["energy"].empty  # the fixture reports no power
     powered = rows.copy()
@@ -309,15 +309,18 @@ def test_energy_is_scored_on_the_rows_that_report_power(rows, fits):
     table = R.validation_table(powered, cals, cross_validate=False)["energy"]
     tput = R.predict_calibrated(powered.loc[some], cals)["throughput_per_gpu_calibrated"]
     measured = powered.loc[some, "output_tput_per_gpu_tok_s"]
-    for fraction, power_error in ((1.0, 1 / 0.6 - 1), (0.51, 1 - 0.51 / 0.6)):
-        r = table[table["fraction"] == fraction].iloc[0]
-        assert r["rows"] == 10
-        assert r["power_median"] == pytest.approx(power_error) and r["power_p90"] == pytest.approx(power_error)
+    draw = C.load_stored().power
+    by_load = draw.fraction(F.busy_shares(powered.loc[some], cals))
+    for name, fraction in (("TDP (article physics)", 1.0), ("by load (calibrated)", by_load)):
+        r = table.loc[name]
+        power = (fraction / 0.6 - 1) * np.ones(10)
         joules = (fraction / 0.6 * measured / tput - 1).abs()
+        assert r["rows"] == 10 and r["fraction"] == pytest.approx(np.median(fraction * np.ones(10)))
+        assert r["power_median"] == pytest.approx(np.median(np.abs(power)))
         assert r["joules_median"] == pytest.approx(joules.median())
         assert r["joules_p90"] == pytest.approx(joules.quantile(0.9))
     text = R.format_validation(R.validation_table(powered, cals, cross_validate=False))
-    assert "measured median (calibrated)      10   0.51 |  15.0%  15.0%" in text
+    assert "TDP (article physics)             10   1.00 |  66.7%  66.7%" in text
 
 
 def test_calibrate_table_keeps_its_columns_for_long_keys_and_huge_spreads():

@@ -15,7 +15,6 @@ import pytest
 from inferx import calibrated as C
 from inferx import calibration_fit as F
 from inferx import calibration_report as R
-from inferx import economics
 from inferx.measured import load_measured
 
 MEASURED_DIR = os.environ.get("INFERX_TEST_MEASURED_DIR")
@@ -106,12 +105,12 @@ def test_anchored_hold_out_meets_the_cross_validation_target(tables):
         assert anchored[f"{metric}_median"] <= 0.20, metric
 
 
-def test_the_default_draw_is_the_measured_median_and_scores_energy_far_better_than_tdp(measured, tables):
+def test_the_draw_by_load_is_what_the_fit_gives_and_meets_the_energy_target(measured, tables):
     single = measured[~measured["disagg"] & ~measured["is_multinode"] & measured["avg_power_w"].gt(0)]
-    board = single["hardware"].map(lambda gpu: C.GPUS[gpu].power)
-    assert round(float((single["avg_power_w"] / board).median()), 2) == economics.MEASURED_POWER_FRACTION
-    energy = tables["energy"].set_index("fraction")
-    assert energy.loc[economics.MEASURED_POWER_FRACTION, "rows"] == len(single)
-    # At TDP the energy per token is about twice what was measured; at the median draw within a quarter.
-    assert energy.loc[1.0, "joules_median"] > 0.9
-    assert energy.loc[economics.MEASURED_POWER_FRACTION, "joules_median"] < 0.25
+    stored, fitted = C.load_stored().power, F.fit_power(measured)
+    assert (stored.floor, stored.slope, stored.rows) == (fitted.floor, fitted.slope, len(single))
+    energy = tables["energy"]
+    assert (energy["rows"] == len(single)).all()
+    # At TDP the energy per token is about twice what was measured; by load within the 15 % target.
+    assert energy.loc["TDP (article physics)", "joules_median"] > 0.9
+    assert energy.loc["by load (calibrated)", "joules_median"] <= 0.15
