@@ -74,7 +74,7 @@
     placeUnset(box, thumb, v);
     if (isUnset) {
       // Its value, too, is the one it stands for, not the minimum where Radix leaves it; the words are the
-      // label's ("by load, from 0.37 × TDP" where the value grows with the load), else the value in its unit.
+      // label's ("by load" where the value grows with the load from there), else the value in its unit.
       if (v !== null) setAttr(thumb, "aria-valuenow", String(box.dataset.log2 === "1" ? Math.log2(v) : v));
       const slider = box.querySelector(".dash-slider-container[id]");
       const said = slider && document.getElementById(`${slider.id}-assumed`);

@@ -140,10 +140,11 @@ def assumed_text_id(name: str) -> str:
 
 def assumed_text(name: str, assumed, by_load: bool = False) -> str:
     """An unset slider's assumed value as its label shows it ("3.50 $/GPU-h"), or nothing where it is unknown;
-    `by_load`: a value that grows with the load from `assumed` (calibrated mode's power drawn)."""
+    `by_load`: a value that grows with the load from `assumed`, where the thumb stands (calibrated mode's power
+    drawn), which the label says in two words: the sidebar has no room for more."""
     if assumed is None:
         return ""
-    return f"by load, from {format_slider_value(name, assumed)}" if by_load else format_slider_value(name, assumed)
+    return "by load" if by_load else format_slider_value(name, assumed)
 
 
 def by_load(name: str, mode: str) -> bool:
