@@ -51,20 +51,24 @@ PRICE_NOTE = "assumed rental $/GPU-hour, not measured: set your own"
 POWER_FRACTION = 1.0  # of board power: the article's tok/s/W divides by TDP
 
 
-def power_draw() -> PowerDraw:
-    """Calibrated mode's draw by load, as stored with the calibration (docs/calibration.md, Energy)."""
+def power_draw() -> PowerDraw | None:
+    """Calibrated mode's draw by load, as stored with the calibration (docs/calibration.md, Energy); None for a
+    calibration fitted on rows that report no power."""
     return load_stored().power
 
 
 def drawn_fraction(scn: Scenario, power_fraction: float | None, batch):
     """The share of board power the scenario's GPUs draw at decode batches `batch`: `power_fraction` where given;
     else all of it (TDP, the article's convention) in article physics, and in calibrated mode the measured draw
-    at each batch's load (`calibrated.scenario_busy_share`)."""
+    at each batch's load (`calibrated.scenario_busy_share`), or TDP where the calibration has no draw."""
     if power_fraction is not None:
         return _check_positive("power_fraction", power_fraction)
-    if scn.mode != "calibrated":
+    draw = power_draw() if scn.mode == "calibrated" else None
+    if draw is None:
         return POWER_FRACTION
-    return power_draw().fraction(scenario_busy_share(scn, np.asarray(batch, dtype=float)))
+    if batch is None:
+        raise ValueError("the power drawn by load needs the batch sizes it is drawn at")
+    return draw.fraction(scenario_busy_share(scn, np.asarray(batch, dtype=float)))
 
 
 def machine_of(scn: Scenario) -> tuple[str, Machine]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from dash import dcc, get_relative_path, html
 
+from inferx.economics import power_draw
 from inferx.figure_registry import FIGURES
 from inferx.figure_text import counted, number
 from inferx.gpu_spec import MAX_SPEC_BYTES
@@ -119,12 +120,12 @@ def assumed_values(values: dict) -> dict:
     drawn there and the first arrow key moves from there (assets/a11y.js), not from where Radix leaves an unset
     thumb."""
     from inferx.calibrated import calibration_for, weight_precision
-    from inferx.economics import POWER_FRACTION, default_price, power_draw
+    from inferx.economics import POWER_FRACTION, default_price
 
     precision = weight_precision(DTYPE_BYTES[values["wdtype"]])
     cal, _ = calibration_for(values["gpu"], values["framework"], None, precision)
     # Calibrated mode's draw grows with the load: the thumb stands at its floor, the label says "by load".
-    power = power_draw().floor if values["mode"] == "calibrated" else POWER_FRACTION
+    power = power_draw().floor if by_load("power", values["mode"]) else POWER_FRACTION
     return {"price": default_price(values["gpu"]), "acceptance": round(100 * cal.acceptance, 1), "power": power}
 
 
@@ -148,8 +149,9 @@ def assumed_text(name: str, assumed, by_load: bool = False) -> str:
 
 
 def by_load(name: str, mode: str) -> bool:
-    """Whether unset slider `name` stands for a value that grows with the load: the power drawn, calibrated."""
-    return name == "power" and mode == "calibrated"
+    """Whether unset slider `name` stands for a value that grows with the load: the power drawn in calibrated
+    mode, where the calibration holds a draw."""
+    return name == "power" and mode == "calibrated" and power_draw() is not None
 
 
 def _accessible(slider: dcc.Slider, p: Param, decimals: int, key_step: float, box: dict | None = None) -> html.Div:

@@ -94,3 +94,13 @@ def test_fig_economics_axes():
     assert max(trace["x"]) == pytest.approx(1 / scn.evaluate([1])["itl"][0], rel=1e-3)
     with pytest.raises(ValueError, match="y must be one of"):
         X.fig_economics(scn, "per_banana")
+
+
+def test_without_a_stored_draw_calibrated_mode_counts_tdp_and_a_missing_batch_is_refused(monkeypatch):
+    """A calibration fitted on rows that report no power holds no draw: calibrated mode then divides by TDP, as
+    the article does. With a draw, energy at no named batch would be at no load: refused, not NaN."""
+    scn = Scenario.from_params(mode="calibrated")
+    with pytest.raises(ValueError, match="needs the batch sizes"):
+        X.along(scn, 1000.0)
+    monkeypatch.setattr(X, "power_draw", lambda: None)
+    assert X.along(scn, 1000.0)["watts"] == 8 * 700
