@@ -106,17 +106,19 @@ def figure_record(name: str, fig: dict) -> dict:
         "figure": name,
         "x_title": x_title,
         "y_title": y_title,
-        "traces": [
-            {"name": t.get("name", ""), "x": list(t.get("x") or ()), "y": list(t.get("y") or ())}
-            | ({"batch": batches(t)} if batches(t) is not None else {})
-            for t in _traces(fig)
-        ],
+        "traces": [_trace_record(t) for t in _traces(fig)],
         "notes": [
             a["text"].replace("<br>", "; ")  # plotly's line breaks: a note is plain text here
             for a in fig["layout"].get("annotations", [])
             if a.get("xref") == "paper" and a.get("yref") == "paper"
         ],
     }
+
+
+def _trace_record(trace: dict) -> dict:
+    record = {"name": trace.get("name", ""), "x": list(trace.get("x") or ()), "y": list(trace.get("y") or ())}
+    batch = batches(trace)
+    return record if batch is None else record | {"batch": batch}
 
 
 def figure_csv(fig: dict) -> str:
