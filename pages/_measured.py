@@ -274,8 +274,9 @@ def upload_panel(switch: bool = False) -> html.Div:
                 },
             )
         ),
+        # The alert first: a refused file's reason sits right under the box it was dropped on.
+        dbc.Alert(id="measured-alert", is_open=False, dismissable=True, className="mt-1 mb-1 small"),
         html.Div(id="measured-status", className="unit", style={"fontSize": "0.8rem"}),
-        dbc.Alert(id="measured-alert", is_open=False, dismissable=True, className="mt-2 mb-0 small"),
     ]
     if switch:
         items.append(

@@ -294,6 +294,12 @@ def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_
         what="the upload alert",
     )
     assert "row 2" in alert and "concurrency" in alert
+    # The reason sits right under the box it was dropped on, above the status line.
+    tops = driver.execute_script(
+        "return ['measured-upload', 'measured-alert', 'measured-status']"
+        ".map(id => document.getElementById(id).getBoundingClientRect().top);"
+    )
+    assert tops == sorted(tops), tops
     before = figure_data(driver, "ix")
     press_slider(driver, "ctl-bw", Keys.END)  # more bandwidth: the model curves move, the points stay
     wait_figure_change(driver, "ix", before)
