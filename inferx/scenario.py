@@ -11,6 +11,7 @@ import difflib
 import functools
 import math
 import operator
+import re
 import reprlib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
@@ -599,13 +600,18 @@ def near_miss(text, known) -> str:
     return f" (did you mean {' or '.join(close)}?)" if close else ""
 
 
+# Numeric text as people write it in a URL or on a command line: float() also takes "1_000", "١٢" and "nan",
+# which would let two spellings of one value make two addresses.
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
 def as_number(value) -> float | None:
-    """A float from a number or numeric text, or None: booleans, containers, text that is not a number, and
-    integers too large for a float (10**400 would raise OverflowError) are not numbers here."""
+    """A float from a number or plain decimal text, or None: booleans, containers, other text ("1_000", "inf"),
+    and integers too large for a float (10**400 would raise OverflowError) are not numbers here."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str, np.integer, np.floating)):
         return None
-    if isinstance(value, str) and len(value) > 100:  # no control needs more; keeps float() cheap on hostile text
-        return None
+    if isinstance(value, str) and (len(value) > 100 or not _DECIMAL.fullmatch(value.strip())):
+        return None  # 100: no control needs more, and it keeps the match cheap on hostile text
     try:
         return float(value)
     except (ValueError, OverflowError):

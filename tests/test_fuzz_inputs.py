@@ -13,6 +13,7 @@ import json
 import re
 
 import plotly
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -212,3 +213,17 @@ def test_every_page_layout_takes_any_query(query, name):
         assert json.dumps(notice, cls=plotly.utils.PlotlyJSONEncoder)[1:-1] in home_text
     assert '"url-notice"' in home_text
     assert '"graph-wrap"' in embed_text or "No figure called" in embed_text
+
+
+@pytest.mark.parametrize("text", ["1_000", "３", "١٢", "0x10", "1e", "inf", "nan", "1,5"])
+def test_a_number_is_plain_decimal_text_only(text):
+    # float() reads each of these; one address per value needs one spelling per number.
+    with pytest.raises(InvalidParameter, match="must be a whole number from 128"):
+        check_param("ctx", text)
+    values, _, notices = parse_query({"ctx": text})
+    assert values["ctx"] == parse_query({})[0]["ctx"] and notices[0].startswith("Ignored ctx=")
+
+
+@pytest.mark.parametrize(("text", "value"), [(" 2048 ", 2048), ("2048.0", 2048), ("2.048e3", 2048), ("+4096", 4096)])
+def test_plain_decimal_spellings_still_read(text, value):
+    assert check_param("ctx", text) == value
