@@ -127,11 +127,12 @@ def ttft(prefill, rho, step_time, cv):
 
 
 def t_allreduce(B, tp, model: ModelSpec, b_act, ic_bw, ic_alpha):
-    """t_AR(B, k) = L·2·(α + (k−1)/k · B·d_model·b / BW_IC); zero when k = 1."""
+    """t_AR(B, k) = L·2·(α + (k−1)/k · B·d_model·b / BW_IC); zero when k = 1. L·2 is the model's all-reduces per
+    step (`ModelSpec.allreduces`: one per block, a layer's attention and MLP being two)."""
     B = np.asarray(B, dtype=float)
     if np.ndim(tp) == 0 and tp <= 1:  # one GPU per stage: no all-reduce, and nothing to compute
         return np.zeros(B.shape)
-    cost = model.n_layers * 2 * (ic_alpha + (tp - 1) / tp * B * model.d_model * b_act / ic_bw)
+    cost = model.allreduces * (ic_alpha + (tp - 1) / tp * B * model.d_model * b_act / ic_bw)
     return cost if np.ndim(tp) == 0 else np.where(np.asarray(tp) > 1, cost, 0.0)
 
 

@@ -434,6 +434,7 @@ def spec_from_config(config: dict, name: str, source: str = "") -> ModelSpec:
             n_dense_layers=dense_layers if experts else 0,
             expert_params=float(expert),
             vocab_size=vocab,
+            blocks=len(blocks) if blocks is not None else 0,
             source=source,
             **shape,
         )

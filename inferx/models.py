@@ -60,6 +60,9 @@ class ModelSpec:
     n_dense_layers: int = 0  # leading layers with a dense FFN instead of experts
     expert_params: float = 0.0  # parameters of one routed expert in one layer
     vocab_size: int = 0
+    # Tensor-parallel all-reduces in one step where they are not two a layer (after its attention and its MLP):
+    # Nemotron-H's blocks are each one mixer, MLP or set of experts, and each ends in one. 0: two a layer.
+    blocks: int = 0
     source: str = ""
 
     def __post_init__(self):
@@ -84,6 +87,8 @@ class ModelSpec:
             raise ValueError(f"{self.name}: needs at least one attention layer")
         if self.n_routed_experts and not 0 < self.experts_per_token <= self.n_routed_experts:
             raise ValueError(f"{self.name}: experts per token must be in 1…{self.n_routed_experts}")
+        if self.blocks and self.blocks < self.n_layers:
+            raise ValueError(f"{self.name}: blocks count the layers' mixers, so at least {self.n_layers}")
         if not 0 < self.p_active <= self.p_total:
             raise ValueError(f"{self.name}: need 0 < active ≤ total parameters")
 
@@ -108,6 +113,11 @@ class ModelSpec:
     @property
     def n_full_layers(self) -> int:
         return self.n_kv_layers - self.n_window_layers
+
+    @property
+    def allreduces(self) -> int:
+        """All-reduces a tensor-parallel step makes: one at the end of each block."""
+        return self.blocks or 2 * self.n_layers
 
     @property
     def is_moe(self) -> bool:

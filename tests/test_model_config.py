@@ -18,7 +18,7 @@ import pytest
 from dash import no_update
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx import calibrated, cli
+from inferx import calibrated, cli, engine
 from inferx import figure_registry as registry
 from inferx.model_config import (
     MAX_CONFIG_BYTES,
@@ -326,6 +326,10 @@ def test_nemotron_h_by_hand():
     assert float(kv_bytes_per_sequence(spec, 1.0, 8192)) == 4 * 2 * 8 * 128 * 8192 + state
     # Only those 4 layers have attention projections to run (on one rank under attention data parallelism).
     assert calibrated.attention_projection_params(spec) == 4 * attention
+    # Each of the 52 blocks ends in one tensor-parallel all-reduce, not two per mixer (56).
+    assert spec.allreduces == 52
+    one = 1e-6 + 7 / 8 * 16 * d * 2 / 900e9  # α + (k − 1)/k · B·d·b / BW at B = 16, k = 8, 16-bit activations
+    assert float(engine.t_allreduce(16, 8, spec, 2, 900e9, 1e-6)) == pytest.approx(52 * one, rel=1e-12)
     # Transformers' newer configs spell the blocks out, and may write its class's default expert count.
     spelt = [{"M": "mamba", "*": "attention", "-": "mlp"}[c] for c in cfg["hybrid_override_pattern"]]
     rewritten = {k: v for k, v in cfg.items() if k != "hybrid_override_pattern"}
