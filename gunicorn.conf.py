@@ -26,6 +26,9 @@ threads = _settings.threads
 timeout = _settings.timeout
 graceful_timeout = 30
 keepalive = 5
+# The longest address the page writes (a comparison of two carried models on two carried GPUs: four keys of up
+# to 1,500 characters) passes gunicorn's default 4,094-byte request line, past which it answers with its own 414.
+limit_request_line = 8190  # gunicorn's largest
 # Import the app once in the master: a broken app fails start-up instead of looping worker boots,
 # and workers share the numpy/pandas/plotly pages copy-on-write.
 preload_app = True

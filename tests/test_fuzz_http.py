@@ -319,3 +319,18 @@ def test_repeated_keys_and_a_query_name_are_answered_in_words(client, outputs, p
     assert status == 200 and shows in json.dumps(body) and notice in strings(body)
     if path.startswith("/embed"):
         assert "Figure 7" not in strings(body)
+
+
+def test_the_longest_address_the_page_writes_is_served(client):
+    """A comparison of two carried models on two carried GPUs holds four keys of up to MAX_KEY_CHARS each; with
+    every other control, its request line passes gunicorn's default limit (4,094 bytes), past which gunicorn
+    answers with its own 414 page instead of ours."""
+    from inferx.model_config import MAX_KEY_CHARS
+
+    model, gpu = "m" * MAX_KEY_CHARS, "g" * MAX_KEY_CHARS  # not keys of a real model: the page says so, with 200
+    others = {name: p.default for name, p in PARAMS.items() if name not in ("model", "gpu") and p.default is not None}
+    pinned = ",".join(f"{k}:{v}" for k, v in {"model": model, "gpu": gpu, **others}.items())
+    query = urllib.parse.urlencode({"model": model, "gpu": gpu, **others, PINNED_KEY: pinned, "batch": 4096})
+    assert len(query) > 6_000
+    status, body = client.request("GET", "/?" + query)
+    assert status == 200 and b"Request-URI Too Long" not in body
