@@ -600,12 +600,19 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     _vline(layout, float(b_star), RIDGE, f"B* = {b_star:,.0f}")
     # Left of the line, where the rising curves leave the foot empty: on its right it ran into the corner label.
     layout["annotations"][-1].update(xanchor="right", xshift=-4)
+    # The calibrated step's fixed cost is spread over more requests at any batch: its T rises slower than B, and
+    # past B* only levels off.
+    rise, plateau = ("∝ B", "flat") if scn.mode == "article" else ("rises with B", "levels off")
     # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
     layout["annotations"] += [
-        _corner_label(layout, "memory-bound: T ∝ B", 1, "left", 0.98),
+        _corner_label(layout, f"memory-bound: T {rise}", 1, "left", 0.98),
         # From the dashed line rightwards, on two lines: the compute-bound stretch is a quarter of the axis, and a
         # label right-aligned at the axis's end ran across the line on a phone. Raised clear of the B* label.
-        {**_corner_label(layout, "compute-bound:<br>T flat", float(b_star), "left", 0.1), "xshift": 4, "align": "left"},
+        {
+            **_corner_label(layout, f"compute-bound:<br>T {plateau}", float(b_star), "left", 0.1),
+            "xshift": 4,
+            "align": "left",
+        },
     ]
     # The curves' own span: plotly would stretch the axis to take the label's text, past where the curves end.
     layout["xaxis"].update(range=[float(np.log10(B[0])), float(np.log10(B[-1]))], autorange=False)

@@ -70,6 +70,24 @@ def test_fig1_roofline_and_ridge():
     assert fig["layout"]["xaxis"]["title"]["text"].endswith("(concurrent requests)")
 
 
+@pytest.mark.parametrize(
+    ("mode", "below", "past"), [("article", "∝ B", "flat"), ("calibrated", "rises with B", "levels off")]
+)
+def test_fig1_says_how_throughput_behaves_on_each_side_of_the_ridge(mode, below, past):
+    fig = figures.roofline(Scenario.from_params(mode=mode))
+    labels = [a["text"] for a in fig["layout"]["annotations"] if "-bound" in a["text"]]
+    assert labels == [f"memory-bound: T {below}", f"compute-bound:<br>T {past}"]
+    t = fig["data"][0]  # the roofline without communication
+    B, T = np.asarray(t["x"]), np.asarray(t["y"])
+    # Over four doublings at each end: T ∝ B gains 16×, and a flat T nothing.
+    start = T[np.searchsorted(B, 16)] / T[0]
+    end = T[-1] / T[np.searchsorted(B, B[-1] / 16)]
+    if mode == "article":
+        assert start == pytest.approx(16, rel=1e-3) and end == pytest.approx(1, abs=1e-3)
+    else:  # the calibrated step's fixed cost: slower than B at first, and still rising at the end
+        assert 2 < start < 12 and end > 1.2
+
+
 @pytest.mark.parametrize("preset", sorted(HARDWARE))
 def test_labels_on_log_axes_sit_at_their_lines(preset):
     # Plotly reads an annotation's position on a log axis as log10 of the value, a shape's as the value.
