@@ -283,6 +283,45 @@
     return changed ? Object.assign({}, layout, { annotations }) : layout;
   }
 
+  /* Labels hung under a level line's left end (Figure 2's ceilings: a name, then its value) that a short plot
+     would stack on one another keep their first line, the name: the value is the line's height on the y axis.
+     The lines' gap in pixels is read from the plot's height as last drawn, else guessed (a first draw is
+     checked after, `settle`); `el.dataset.levels` keeps the labels cut, so a resize can tell when it changes. */
+  const isLevel = (a) =>
+    !!a && a.xref === "paper" && a.yref === "y" && a.yanchor === "top" && !a.xshift &&
+    typeof a.text === "string" && a.text.includes("<br>");
+  function levelCuts(layout, el) {
+    const anns = layout.annotations;
+    const axis = (el._fullLayout && el._fullLayout.yaxis) || layout.yaxis;
+    if (!Array.isArray(anns) || !axis || !Array.isArray(axis.range)) return [];
+    const span = axis.range[1] - axis.range[0]; // annotations and ranges both in log10 on a log axis
+    const margin = layout.margin || {};
+    const drawn = el._fullLayout && el._fullLayout._size;
+    const plot = drawn ? drawn.h : el.clientHeight - (margin.t || 0) - (margin.b || 0) - 60;
+    const levels = anns.map((a, i) => ({ a, i })).filter(({ a }) => isLevel(a)).sort((p, q) => q.a.y - p.a.y);
+    const cuts = [];
+    levels.slice(0, -1).forEach(({ a, i }, k) => {
+      const size = (a.font && a.font.size) || (layout.font && layout.font.size) || 12;
+      const tall = 1.3 * size * a.text.split("<br>").length + 2; // plotly's line height, and the box's padding
+      if (((a.y - levels[k + 1].a.y) / span) * plot < tall) cuts.push(i);
+    });
+    return cuts;
+  }
+  function unstackedLevels(layout, el) {
+    if (!el || !el.clientHeight || state.printing) return layout;
+    const cuts = levelCuts(layout, el);
+    el.dataset.levels = cuts.join();
+    if (!cuts.length) return layout;
+    const annotations = layout.annotations.map((a, i) =>
+      cuts.includes(i) ? Object.assign({}, a, { text: a.text.split("<br>")[0] }) : a
+    );
+    return Object.assign({}, layout, { annotations });
+  }
+  const levelsAstray = (gd) => {
+    const fig = originals.get(gd);
+    return !!fig && !state.printing && (gd.dataset.levels || "") !== levelCuts(fig.layout || {}, gd).join();
+  };
+
   /* A horizontal legend under the plot moved above it (a copy), else the legend as it is. */
   function legendAbove(legend) {
     if (!legend || legend.orientation !== "h" || (legend.y !== undefined && legend.y >= 0)) return legend;
@@ -383,14 +422,15 @@
     const el = typeof gd === "string" ? document.getElementById(gd) : gd;
     const figureForm = args[0] && !Array.isArray(args[0]) && typeof args[0] === "object";
     const data = figureForm ? args[0].data : args[0];
-    const layout = (figureForm ? args[0].layout : args[1]) || {};
-    if (el) originals.set(el, { data, layout });
+    const given = (figureForm ? args[0].layout : args[1]) || {};
+    if (el) originals.set(el, { data, layout: given });
+    const layout = unstackedLevels(given, el);
     const compact = narrow(el) && !state.printing;
     const merged = compact || (short(el) && oneEntryForA(layout, data));
     if (el) Object.assign(el.dataset, { compact, short: short(el) });
     let near = compact || state.printing ? layout : fittedNotes(legendNear(layout, el), el);
     if (merged && !compact) near = Object.assign({}, near, { legend: untitled(near.legend) });
-    if (!dark() && !compact && near === layout) return args;
+    if (!dark() && !compact && near === given) return args;
     let d = merged ? compactData(data, el.clientWidth, layout) : data;
     if (dark()) d = darkData(d);
     let l = compact ? compactLayout(layout, data, el) : near;
@@ -443,7 +483,7 @@
   function settle(drawing) {
     if (!drawing || typeof drawing.then !== "function") return drawing;
     return drawing.then((gd) => {
-      if (!gd || !legendAstray(gd)) return gd;
+      if (!gd || !(legendAstray(gd) || levelsAstray(gd))) return gd;
       const fig = originals.get(gd);
       return react.call(window.Plotly, gd, ...themedArgs(gd, [fig.data, fig.layout]));
     });
@@ -475,7 +515,7 @@
      frame), or its legend under the plot is no longer at its distance (a taller or shorter frame). */
   function misfit(gd) {
     if (String(narrow(gd) && !state.printing) !== gd.dataset.compact || legendAstray(gd)) return true;
-    if (String(short(gd)) !== gd.dataset.short) return true;
+    if (String(short(gd)) !== gd.dataset.short || levelsAstray(gd)) return true;
     const drawn = originals.get(gd);
     const key = drawn ? notesKey(drawn.layout || {}, gd) : "";
     return gd.dataset.compact === "false" && (gd.dataset.notesKey || "") !== key;

@@ -87,6 +87,33 @@ def test_fig2_labels_do_not_overlap_on_a_phone(browser, server, scheme):
         assert severe_console_errors(browser) == []
 
 
+@pytest.mark.parametrize(("width", "height", "cut"), [(480, 360, True), (600, 450, False)])
+def test_fig2_ceiling_labels_do_not_stack_in_a_small_frame(browser, server, width, height, cut):
+    """In a short plot the ceilings a fraction of a decade apart would hang their two-line labels on one
+    another: such a label keeps its first line, the name (assets/theme.js, `unstackedLevels`)."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        browser.get(server.url + "embed/fig2")
+        figure_data(browser, 2)
+        labels = wait_js(
+            browser,
+            "const gd = document.querySelector('#fig-2 .js-plotly-plot');"
+            "return gd.dataset.levels !== undefined && gd.layout.annotations.map((a) => a.text);",
+            what="Figure 2 drawn with its level labels placed",
+        )
+        boxes = [b for b in browser.execute_script(TEXT_BOXES_JS, 2) if b["kind"] == "annotation"]
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert len(boxes) == 3 and overlapping(boxes) == [], boxes
+    one_line = [text for text in labels if "<br>" not in text]
+    # At the default contexts (1,024; 8,192; 32,768) the middle ceiling is 0.6 decades over the lowest.
+    assert one_line == (["T∞(8,192)"] if cut else [])
+    assert severe_console_errors(browser) == []
+
+
 # The pixels of each trace of a graph, its points and nine more along each segment between them.
 CURVE_PIXELS_JS = """
 const gd = document.querySelector(`#fig-${arguments[0]} .js-plotly-plot`);
