@@ -341,6 +341,11 @@
     return Object.assign(legend, { y: 1 + MENU_ROW / Math.max(plot, 80) });
   }
 
+  // Plotly draws a legend when asked to, or by default for two or more traces that have an entry.
+  const legendShown = (layout, data) =>
+    layout.showlegend === true ||
+    (layout.showlegend !== false && (data || []).filter((t) => t.showlegend !== false).length > 1);
+
   function compactLayout(layout, data, el) {
     const width = el.clientWidth;
     const out = Object.assign({}, layout);
@@ -355,9 +360,16 @@
     }
     const small = (font, size) => Object.assign({}, font, { size: Math.min((font && font.size) || size, size) });
     out.font = small(layout.font, 11);
+    const margin = layout.margin || {};
+    // The plot's height as last drawn, else the graph's less its margins (a legend above it makes that too tall).
+    const plot = el._fullLayout && el._fullLayout._size ? el._fullLayout._size.h : el.clientHeight - (margin.t || 0) - (margin.b || 0);
     axisNames(layout, data).forEach((name) => {
       const axis = Object.assign({}, layout[name]);
-      if (axis.title && typeof axis.title === "object") axis.title = Object.assign({}, axis.title, { font: small(axis.title.font, 11) });
+      if (axis.title && typeof axis.title === "object") {
+        axis.title = Object.assign({}, axis.title, { font: small(axis.title.font, 11) });
+        // A y axis's title longer than a short plot is tall ran past its top, under the tool bar: two lines.
+        if (name.startsWith("y")) axis.title.text = wrapped(axis.title.text, Math.max(8, Math.floor(plot / (0.6 * 11))));
+      }
       axis.tickfont = small(axis.tickfont, 10);
       out[name] = axis;
     });
@@ -367,10 +379,14 @@
       out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
     }
     // A touch screen shows the tool bar all the time, where the legend now above the plot would be: keep only
-    // the image download and the reset (a finger zooms and pans the plot itself), one above the other in the
-    // corner over the y axis's margin (style.css), which the legend, starting at the plot's left edge, leaves free.
+    // the image download and the reset (a finger zooms and pans the plot itself), side by side in the top-left
+    // corner over the y axis's margin (style.css), which the legend, starting at the plot's left edge, leaves
+    // free. Upright there, the bar reached down past the plot's top onto the y axis's title. A graph with no
+    // legend has its plot right under that corner: its bar goes to the bottom-left corner, under the y axis's
+    // labels and left of the x axis's (`data-tools`).
+    el.dataset.tools = legendShown(layout, data) ? "above" : "below";
     const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
-    out.modebar = Object.assign({}, layout.modebar, { remove: tools, orientation: "v" });
+    out.modebar = Object.assign({}, layout.modebar, { remove: tools, orientation: "h" });
     return out;
   }
 

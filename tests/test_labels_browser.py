@@ -156,3 +156,30 @@ def test_fig4_floor_label_is_clear_of_the_curve_on_a_phone(browser, server, addr
         inside = [p for p in pixels if box["left"] <= p[0] <= box["right"] and box["top"] <= p[1] <= box["bottom"]]
         assert inside == [], (box, inside[:5])
         assert severe_console_errors(browser) == []
+
+
+@pytest.mark.parametrize("size", [(390, 700), (480, 360)], ids=["phone", "frame"])
+@pytest.mark.parametrize("fig", range(1, 15))
+def test_a_narrow_graphs_tool_bar_covers_no_text(browser, server, fig, size):
+    """A narrow graph's tool bar (always shown on a touch screen, and headless) lies flat in the top-left corner,
+    beside a legend above the plot; upright there, it reached the y axis's title (Figures 1 and 11). A graph
+    with no legend (Figure 6) has its plot right under that corner: its bar goes to the bottom-left one, and
+    a y title longer than a short plot is tall (Figure 6 in a 480×360 frame) wraps rather than run under it."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        browser.get(server.url + f"embed/fig{fig}")
+        figure_data(browser, fig)
+        wait_js(browser, f"return document.querySelector('#fig-{fig} .js-plotly-plot').dataset.compact === 'true'")
+        wait_js(browser, f"return document.querySelectorAll('#fig-{fig} .modebar-btn').length > 0", what="tools")
+        boxes = browser.execute_script(TEXT_BOXES_JS, fig)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    tools = [b for b in boxes if b["kind"] == "tool"]
+    texts = [b for b in boxes if b["kind"] != "tool"]
+    assert tools and texts
+    covered = [pair for pair in overlapping(tools + texts) if pair[0].startswith("tool") != pair[1].startswith("tool")]
+    assert covered == []
+    assert severe_console_errors(browser) == []
