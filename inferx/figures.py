@@ -345,10 +345,10 @@ def _vline(layout, x, colour, label) -> None:
     )
 
 
-def _hline(layout, y, colour, label, xanchor="right", lift: int = 0) -> None:
-    """A dashed level line across the plot, labelled at its `xanchor` end; or, `lift` > 0, a fifth of the way
-    along it and that many pixels above it, with a pointer down to it: clear of a curve that runs just above
-    the line."""
+def _hline(layout, y, colour, label, xanchor="right", lift: int = 0, below: bool = False) -> None:
+    """A dashed level line across the plot, labelled at its `xanchor` end, above it or `below` it; or, `lift`
+    > 0, a fifth of the way along it and that many pixels above it, with a pointer down to it: clear of a curve
+    that runs just above the line."""
     layout["shapes"].append(
         {
             "type": "line",
@@ -370,7 +370,7 @@ def _hline(layout, y, colour, label, xanchor="right", lift: int = 0) -> None:
             "yref": "y",
             "showarrow": False,
             "xanchor": xanchor,
-            "yanchor": "bottom",
+            "yanchor": "top" if below else "bottom",
             "font": {"size": 11, "color": P.text(colour)},
         }
     )

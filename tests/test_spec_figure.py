@@ -90,6 +90,10 @@ def test_speculation_figures(h200):
         spec.vanishing_batch(h200, 5, 0.8, spec.draft_step(bw=bw), "roofline") for bw in spec.DRAFT_DEVICES.values()
     )
     assert [t["x"] for t in ends] == [[b_gpu], [b_sram]] and all(t["y"] == [1.0] for t in ends)
+    # The 1× label hangs under its line's left end, where every curve is still above the line.
+    (one,) = [a for a in fig["layout"]["annotations"] if a["text"] == "1× (no gain)"]
+    assert (one["x"], one["xanchor"], one["yanchor"]) == (0, "left", "top")
+    assert min(t["y"][0] for t in curves) > 1.5
     with pytest.raises(ValueError, match="verify mode must be one of"):
         spec.verify_time(h200, 5, 1, "guess")
 
