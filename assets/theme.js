@@ -283,6 +283,14 @@
     return changed ? Object.assign({}, layout, { annotations }) : layout;
   }
 
+  /* The plot's height in pixels as last drawn, else the graph's less its margins and `guess` more (a legend
+     or buttons above it; a first draw is checked after, `settle`). */
+  function plotHeight(el, layout, guess = 0) {
+    const drawn = el._fullLayout && el._fullLayout._size;
+    const margin = layout.margin || {};
+    return drawn ? drawn.h : el.clientHeight - (margin.t || 0) - (margin.b || 0) - guess;
+  }
+
   /* Labels hung under a level line's left end (Figure 2's ceilings: a name, then its value) that a short plot
      would stack on one another keep their first line, the name: the value is the line's height on the y axis.
      The lines' gap in pixels is read from the plot's height as last drawn, else guessed (a first draw is
@@ -295,9 +303,7 @@
     const axis = (el._fullLayout && el._fullLayout.yaxis) || layout.yaxis;
     if (!Array.isArray(anns) || !axis || !Array.isArray(axis.range)) return [];
     const span = axis.range[1] - axis.range[0]; // annotations and ranges both in log10 on a log axis
-    const margin = layout.margin || {};
-    const drawn = el._fullLayout && el._fullLayout._size;
-    const plot = drawn ? drawn.h : el.clientHeight - (margin.t || 0) - (margin.b || 0) - 60;
+    const plot = plotHeight(el, layout, 60);
     const levels = anns.map((a, i) => ({ a, i })).filter(({ a }) => isLevel(a)).sort((p, q) => q.a.y - p.a.y);
     const cuts = [];
     levels.slice(0, -1).forEach(({ a, i }, k) => {
@@ -335,10 +341,7 @@
   function overMenus(legend, layout, el) {
     const menus = Array.isArray(layout.updatemenus) && layout.updatemenus.some((m) => !(m.y < 1));
     if (!menus || !el) return legend;
-    const drawn = el._fullLayout;
-    const margin = layout.margin || {};
-    const plot = drawn && drawn._size ? drawn._size.h : el.clientHeight - (margin.t || 0) - (margin.b || 0) - 60;
-    return Object.assign(legend, { y: 1 + MENU_ROW / Math.max(plot, 80) });
+    return Object.assign(legend, { y: 1 + MENU_ROW / Math.max(plotHeight(el, layout, 60), 80) });
   }
 
   // Plotly draws a legend when asked to, or by default for two or more traces that have an entry.
@@ -360,14 +363,12 @@
     }
     const small = (font, size) => Object.assign({}, font, { size: Math.min((font && font.size) || size, size) });
     out.font = small(layout.font, 11);
-    const margin = layout.margin || {};
-    // The plot's height as last drawn, else the graph's less its margins (a legend above it makes that too tall).
-    const plot = el._fullLayout && el._fullLayout._size ? el._fullLayout._size.h : el.clientHeight - (margin.t || 0) - (margin.b || 0);
+    const plot = plotHeight(el, layout); // too tall a guess where a legend lies above it: a first draw may not wrap
     axisNames(layout, data).forEach((name) => {
       const axis = Object.assign({}, layout[name]);
       if (axis.title && typeof axis.title === "object") {
         axis.title = Object.assign({}, axis.title, { font: small(axis.title.font, 11) });
-        // A y axis's title longer than a short plot is tall ran past its top, under the tool bar: two lines.
+        // A y axis's title longer than a short plot is tall ran past its ends, under the tool bar: in lines.
         if (name.startsWith("y")) axis.title.text = wrapped(axis.title.text, Math.max(8, Math.floor(plot / (0.6 * 11))));
       }
       axis.tickfont = small(axis.tickfont, 10);
