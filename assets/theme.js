@@ -349,6 +349,24 @@
     layout.showlegend === true ||
     (layout.showlegend !== false && (data || []).filter((t) => t.showlegend !== false).length > 1);
 
+  /* A compact graph's y-axis titles in lines no longer than its plot is tall (a title running past the plot's
+     ends met the tool bar): `el.dataset.titles` keeps them as drawn, so a first draw that guessed the height
+     (too tall a guess where a legend lies above the plot) or a resize can tell when they change. */
+  const TITLE_CHAR = 0.6 * 11; // px: a character of an 11 px title
+  function yTitles(layout, data, el) {
+    const chars = Math.max(8, Math.floor(plotHeight(el, layout) / TITLE_CHAR));
+    const titles = {};
+    axisNames(layout, data).forEach((name) => {
+      const title = (layout[name] || {}).title;
+      if (name.startsWith("y") && title && typeof title === "object") titles[name] = wrapped(title.text, chars);
+    });
+    return titles;
+  }
+  const titlesAstray = (gd) => {
+    const fig = originals.get(gd);
+    return gd.dataset.compact === "true" && !!fig && gd.dataset.titles !== JSON.stringify(yTitles(fig.layout || {}, fig.data, gd));
+  };
+
   function compactLayout(layout, data, el) {
     const width = el.clientWidth;
     const out = Object.assign({}, layout);
@@ -363,13 +381,13 @@
     }
     const small = (font, size) => Object.assign({}, font, { size: Math.min((font && font.size) || size, size) });
     out.font = small(layout.font, 11);
-    const plot = plotHeight(el, layout); // too tall a guess where a legend lies above it: a first draw may not wrap
+    const titles = yTitles(layout, data, el);
+    el.dataset.titles = JSON.stringify(titles);
     axisNames(layout, data).forEach((name) => {
       const axis = Object.assign({}, layout[name]);
       if (axis.title && typeof axis.title === "object") {
         axis.title = Object.assign({}, axis.title, { font: small(axis.title.font, 11) });
-        // A y axis's title longer than a short plot is tall ran past its ends, under the tool bar: in lines.
-        if (name.startsWith("y")) axis.title.text = wrapped(axis.title.text, Math.max(8, Math.floor(plot / (0.6 * 11))));
+        if (name in titles) axis.title.text = titles[name];
       }
       axis.tickfont = small(axis.tickfont, 10);
       out[name] = axis;
@@ -500,7 +518,7 @@
   function settle(drawing) {
     if (!drawing || typeof drawing.then !== "function") return drawing;
     return drawing.then((gd) => {
-      if (!gd || !(legendAstray(gd) || levelsAstray(gd))) return gd;
+      if (!gd || !(legendAstray(gd) || levelsAstray(gd) || titlesAstray(gd))) return gd;
       const fig = originals.get(gd);
       return react.call(window.Plotly, gd, ...themedArgs(gd, [fig.data, fig.layout]));
     });
@@ -529,10 +547,11 @@
   }
 
   /* A graph whose dress no longer fits its size: it crossed the narrow width (a rotated phone, a resized
-     frame), or its legend under the plot is no longer at its distance (a taller or shorter frame). */
+     frame), its legend under the plot is no longer at its distance (a taller or shorter frame), or its level
+     labels or y titles were fitted to another height. */
   function misfit(gd) {
     if (String(narrow(gd) && !state.printing) !== gd.dataset.compact || legendAstray(gd)) return true;
-    if (String(short(gd)) !== gd.dataset.short || levelsAstray(gd)) return true;
+    if (String(short(gd)) !== gd.dataset.short || levelsAstray(gd) || titlesAstray(gd)) return true;
     const drawn = originals.get(gd);
     const key = drawn ? notesKey(drawn.layout || {}, gd) : "";
     return gd.dataset.compact === "false" && (gd.dataset.notesKey || "") !== key;

@@ -183,3 +183,21 @@ def test_a_narrow_graphs_tool_bar_covers_no_text(browser, server, fig, size):
     covered = [pair for pair in overlapping(tools + texts) if pair[0].startswith("tool") != pair[1].startswith("tool")]
     assert covered == []
     assert severe_console_errors(browser) == []
+
+
+def test_a_y_title_is_wrapped_for_the_plots_height_and_again_after_a_resize(browser, server):
+    """Figure 6 in a 480×360 frame has a plot about 90 px tall, shorter than its y title on one line: the title
+    takes lines. A taller frame, after the resize, gives it back its one line."""
+    title = "return document.querySelector('#fig-6 .js-plotly-plot')._fullLayout.yaxis.title.text"
+    metrics = {"width": 480, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**metrics, "height": 360})
+    try:
+        browser.get(server.url + "embed/fig6")
+        figure_data(browser, 6)
+        short = wait_js(browser, f"const t = (() => {{ {title} }})(); return t.includes('<br>') && t", what="lines")
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**metrics, "height": 700})
+        tall = wait_js(browser, f"const t = (() => {{ {title} }})(); return !t.includes('<br>') && t", what="one line")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert short.replace("<br>", " ") == tall == "Time to first token (ms)"
+    assert severe_console_errors(browser) == []
