@@ -79,7 +79,11 @@ FIGURES: dict[str, Figure] = _entries(
         r"DeepSeek's latent attention (MLA) and $2\,n_{kv}\,d_h$ under grouped-query attention; a windowed layer "
         "stops at its window, and a Mamba or linear-attention layer keeps a fixed state instead, which adds its "
         r"size over $S$ to $\kappa$.",
-        r"T_\infty(S)=\frac{\text{BW}}{S\,\kappa},\qquad \kappa=L\,(d_c+d_r)\,b_{kv}\ \text{(MLA)}",
+        _stacked(
+            r"T_\infty(S)=\frac{\text{BW}}{S\,\kappa}",
+            r"\kappa=L\,(d_c+d_r)\,b_{kv}\ \text{(MLA)}",
+            r"\kappa=2L\,n_{kv}\,d_h\,b_{kv}\ \text{(GQA)}",
+        ),
         F.kv_cache_tax,
         current=True,
         references=F.context_refs,
