@@ -387,7 +387,8 @@ def _hline(layout, y, colour, label, xanchor="right", lift: int = 0, below: bool
         }
 
 
-def _band(layout, x0, x1, colour, label="", xref="x") -> None:
+def _band(layout, x0, x1, colour, label="", xref="x", label_drop: int = 0) -> None:
+    """A shaded x-range the height of the plot, its label at the top (`label_drop` px lower: a line, 14)."""
     layout["shapes"].append(
         {
             "type": "rect",
@@ -416,6 +417,7 @@ def _band(layout, x0, x1, colour, label="", xref="x") -> None:
                 "yanchor": "top",
                 "font": {"size": 11, "color": "#555"},
                 "xshift": 4,
+                "yshift": -label_drop,
             }
         )
 
@@ -795,15 +797,19 @@ def _log10(x: float) -> float:
     return float(np.log10(x)) if x > 0 else 0.0
 
 
-def _regimes(layout, scn: Scenario, r) -> None:
-    """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2)."""
+def _regimes(layout, scn: Scenario, r, x_span: float) -> None:
+    """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2).
+
+    `x_span` is the linear x-axis's extent (from 0): where the batch band starts within a sixth of it of the
+    interactive one's label (a small machine beside big presets), its label goes a line lower, off the other."""
     split = min(E.ridge_batch(scn.compute, scn.bw, scn.b_w), scn.b_max / 2)
     T = r["throughput"]
     x_int = float(np.interp(split / 8, r["batch"], T))
     x_batch = float(np.interp(split, r["batch"], T))
     # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
     _band(layout, float(T.min()), x_int, INTERACTIVE_BAND, "interactive")
-    _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch")
+    crowded = x_batch - float(T.min()) < x_span / 6
+    _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch", label_drop=14 if crowded else 0)
 
 
 @_json_ready
@@ -826,7 +832,7 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         stable = np.isfinite(r["ttft"])
         data += _residual_band(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
         data.append(_frontier_trace(f"{machine_label(scn)} (current)", r, CURRENT, "solid", 2.8))
-        _regimes(layout, scn, r)
+        _regimes(layout, scn, r, max(float(np.max(trace["x"])) for trace in data))
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
     _x_scale_toggle(layout)
