@@ -17,7 +17,6 @@ from .gpu_spec import ENV as GPU_ENV
 from .gpu_spec import add_gpu_specs, add_gpus_from_env
 from .hardware import GPUS
 from .model_config import ENV, add_model_configs, add_models_from_env
-from .presets import SCALE_UP, interconnect
 from .scenario import (
     ARTICLE_ONLY,
     BATCH,
@@ -26,13 +25,12 @@ from .scenario import (
     InvalidParameter,
     Param,
     Scenario,
+    borrowed_link,
     check_batch,
     check_value,
     context_note,
-    default_params,
     domain,
     geometric_batches,
-    link,
 )
 
 # Every-integer output beyond this many rows is refused (a 1-token context on a big machine has B_max in the
@@ -112,16 +110,14 @@ def _scenario(args: argparse.Namespace) -> Scenario:
 def _note_preset_link(scn: Scenario) -> None:
     """A GPU named without --ic communicates over the preset's link (as an address without `ic` does, so both
     give the same numbers); where the GPU's own link is another, stderr says so and how to use it."""
-    if scn.params["gpu"] == default_params(scn.params["preset"])["gpu"]:
-        return  # the preset's own GPU keeps the preset's link, as the page's GPU menu leaves it
-    gpu = GPUS[scn.params["gpu"]]
-    ours, own = link(scn.params), interconnect(SCALE_UP, gpu)
-    if ours.bw != own.bw:
+    links = borrowed_link(scn.params)
+    if links:
+        (used, own), gpu = links, GPUS[scn.params["gpu"]]
         fitted = " (the calibration was fitted with NVLink 4.0 on every GPU)" if scn.mode == "calibrated" else ""
         print(
-            f"inferx: note: the collectives run over the preset's {ours.label} ({ours.bw / 1e9:,.4g} GB/s one way); "
-            f"the {gpu.name}'s own link is {gpu.link} ({own.bw / 1e9:,.4g} GB/s one way): --ic scale-up uses it"
-            + fitted,
+            f"inferx: note: the collectives run over the preset's {used.label} ({used.bw / 1e9:,.4g} GB/s one way); "
+            f"the {gpu.name}'s own link is {gpu.link} "
+            f"({own.bw / 1e9:,.4g} GB/s one way): --ic scale-up uses it" + fitted,
             file=sys.stderr,
         )
 

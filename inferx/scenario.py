@@ -177,6 +177,17 @@ def link(values: dict) -> Interconnect:
     return interconnect(values["ic"], GPUS[values["gpu"]])
 
 
+def borrowed_link(values: dict) -> tuple[Interconnect, Interconnect] | None:
+    """(the link used, the GPU's own) where a GPU other than the preset's still has the preset's link, as an
+    address or a command naming a GPU and no `ic` gives it (the page's GPU menu switches to the own link), and
+    the two differ; None otherwise."""
+    preset = default_params(values["preset"])
+    if values["gpu"] == preset["gpu"] or values["ic"] != preset["ic"] or values["gpu"] not in GPUS:
+        return None
+    used, own = link(values), interconnect(SCALE_UP, GPUS[values["gpu"]])
+    return (used, own) if used.bw != own.bw else None
+
+
 def _interconnect_label(key: str) -> str:
     if key == SCALE_UP:  # its bandwidth follows the GPU menu
         return "The GPU's own link (datasheet)"  # short: the sidebar's menu shows ~30 characters; Figure 8 names it

@@ -138,13 +138,14 @@ def assumed_changed(gpu, framework, wdtype, mode):
     Input(control_id("gpu"), "value"),
     Input(control_id("gpus"), "value"),
     Input(control_id("wdtype"), "value"),  # compute is the datasheet's at the weights' precision
+    Input(control_id("ic"), "value"),  # whether the GPU still has the preset's link
     prevent_initial_call=True,  # the layout already holds the note for the URL's state
 )
-def machine_changed(preset, gpu, gpus, wdtype="fp8"):
+def machine_changed(preset, gpu, gpus, wdtype="fp8", ic="nvlink"):
     """The note under the preset menu, for the machine the controls now give."""
+    given = {"preset": preset, "gpu": gpu, "gpus": gpus, "wdtype": wdtype, "ic": ic}
     try:
-        return machine_note({"preset": check_param("preset", preset), "gpu": check_param("gpu", gpu),
-                             "gpus": check_param("gpus", gpus), "wdtype": check_param("wdtype", wdtype)})  # fmt: skip
+        return machine_note({name: check_param(name, value) for name, value in given.items()})
     except InvalidParameter:
         return ""
 

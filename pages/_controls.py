@@ -25,6 +25,7 @@ from inferx.scenario import (
     InvalidParameter,
     Param,
     Scenario,
+    borrowed_link,
     context_note,
     datasheet_values,
     decimals,
@@ -353,6 +354,14 @@ def machine_note(values: dict) -> str:
     note = f"Drawing {count}×{GPUS[gpu].name}, chosen by hand, not the preset's machine"
     if _takes_the_articles_numbers(values["preset"]):
         note += ": datasheet numbers (dense compute), where the preset takes the article's"
+    links = borrowed_link(values)
+    if links:  # an address that names the GPU and no link
+        used, own = links
+        note += (
+            f". Its collectives still take the preset's {used.label} ({used.bw / 1e9:,.4g} GB/s one way), not its own "
+            f'{GPUS[gpu].link} ({own.bw / 1e9:,.4g} GB/s): pick "{PARAMS["ic"].label_of(SCALE_UP)}" under '
+            f"{PARAMS['ic'].label}"
+        )
     return note + "."
 
 

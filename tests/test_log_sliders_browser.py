@@ -235,14 +235,17 @@ def test_a_gpu_chosen_by_hand_takes_its_own_link_and_the_presets_gpu_the_presets
     """An L40S picked on the 8×H200 preset communicates over its PCIe link (ic=scale-up, which the address then
     carries); picking the preset's H200 again gives back the preset's NVLink 4.0 and drops `ic` from the address.
     An address that names a GPU and no `ic` keeps the preset's link: only a change switches it. The note under
-    the preset menu names the machine drawn while it is not the preset's."""
+    the preset menu names the machine drawn while it is not the preset's, and the link it borrows."""
     browser.get(server.url + "embed/fig8?gpu=b200")
     wait_js(browser, "return (document.querySelector('#fig-8 .js-plotly-plot') || {}).data;", what="Figure 8")
     ic = "return window.dash_component_api.getLayout(arguments[0]).props.value"
     assert browser.execute_script(ic, control_id("ic")) == "nvlink"
     note = f"return document.getElementById('{MACHINE_NOTE_ID}').textContent === arguments[0];"
     article = ": datasheet numbers (dense compute), where the preset takes the article's."
-    assert browser.execute_script(note, "Drawing 8×B200, chosen by hand, not the preset's machine" + article)
+    # …and says so, since the B200's own NVLink 5 is twice as wide; the page's menu then switches it.
+    borrowed = " Its collectives still take the preset's NVLink 4.0 (450 GB/s one way), not its own NVLink 5 "
+    borrowed += '(900 GB/s): pick "The GPU\'s own link (datasheet)" under Interconnect.'
+    assert browser.execute_script(note, "Drawing 8×B200, chosen by hand, not the preset's machine" + article + borrowed)
     pick = "window.dash_clientside.set_props(arguments[0], {value: arguments[1]})"
     browser.execute_script(pick, control_id("gpu"), "l40s")
     wait_js(browser, f"{ic} === 'scale-up';", args=(control_id("ic"),), what="the L40S's own link")

@@ -381,7 +381,12 @@ def test_the_note_under_the_preset_names_a_machine_chosen_by_hand():
     article = ", chosen by hand, not the preset's machine: datasheet numbers (dense compute), where the preset takes "
     article += "the article's."
     assert machine_changed("h200x8", "h200", 4) == "Drawing 4×H200 SXM" + article
-    assert machine_changed("b200x8", "l40s", 2) == "Drawing 2×L40S" + article
+    # A GPU an address names without a link keeps the preset's; the note says so where its own link differs.
+    borrowed = " Its collectives still take the preset's NVLink 4.0 (450 GB/s one way), not its own PCIe Gen4 x16 "
+    borrowed += '(32 GB/s): pick "The GPU\'s own link (datasheet)" under Interconnect.'
+    assert machine_changed("b200x8", "l40s", 2) == "Drawing 2×L40S" + article + borrowed
+    assert machine_changed("b200x8", "l40s", 2, "fp8", "scale-up") == "Drawing 2×L40S" + article
+    assert machine_changed("b200x8", "l40s", 2, "fp8", "infiniband") == "Drawing 2×L40S" + article  # chosen
     assert machine_changed("mi300x4", "mi300x", 8) == "Drawing 8×MI300X, chosen by hand, not the preset's machine."
     assert machine_changed("h200x8", "tpu", 2) == machine_changed("h200x8", "h100", 1000) == ""
     page = json.loads(json.dumps(home.layout(gpu="h100", gpus="2"), cls=plotly.utils.PlotlyJSONEncoder))
