@@ -797,19 +797,19 @@ def _log10(x: float) -> float:
     return float(np.log10(x)) if x > 0 else 0.0
 
 
-def _regimes(layout, scn: Scenario, r, x_span: float) -> None:
+def _regimes(layout, scn: Scenario, r) -> None:
     """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2).
 
-    `x_span` is the linear x-axis's extent (from 0): where the batch band starts within a sixth of it of the
-    interactive one's label (a small machine beside big presets), its label goes a line lower, off the other."""
+    The batch label hangs a line below the interactive one: a small machine beside the presets (or beside a
+    pinned A) squeezes both bands into the axis's first per cent, where side by side they printed over each
+    other, and the axis's span is not known until every trace is in."""
     split = min(E.ridge_batch(scn.compute, scn.bw, scn.b_w), scn.b_max / 2)
     T = r["throughput"]
     x_int = float(np.interp(split / 8, r["batch"], T))
     x_batch = float(np.interp(split, r["batch"], T))
     # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
     _band(layout, float(T.min()), x_int, INTERACTIVE_BAND, "interactive")
-    crowded = x_batch - float(T.min()) < x_span / 6
-    _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch", label_drop=14 if crowded else 0)
+    _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch", label_drop=14)
 
 
 @_json_ready
@@ -832,7 +832,7 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         stable = np.isfinite(r["ttft"])
         data += _residual_band(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
         data.append(_frontier_trace(f"{machine_label(scn)} (current)", r, CURRENT, "solid", 2.8))
-        _regimes(layout, scn, r, max(float(np.max(trace["x"])) for trace in data))
+        _regimes(layout, scn, r)
     if notes:
         _note(layout, "<br>".join(notes), y=0.9)
     _x_scale_toggle(layout)

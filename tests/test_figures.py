@@ -59,19 +59,14 @@ def test_fig5_sets_the_gpu_from_the_menu_against_every_other_preset(gpu, gpus, l
     assert f"{current} (current)" in by_name(figures.preset_frontiers(scn))
 
 
-@pytest.mark.parametrize(
-    ("params", "stacked"), [({}, False), ({"model": "gemma-3-27b", "gpu": "l40s", "gpus": 2, "tp": 2}, True)]
-)
-def test_fig5_regime_labels_stack_when_the_bands_sit_close_together(params, stacked):
-    # A small machine beside the presets squeezes both bands into the axis's first few per cent, where the two
-    # labels, side by side at the top, printed over each other.
+@pytest.mark.parametrize("params", [{}, {"model": "gemma-3-27b", "gpu": "l40s", "gpus": 2, "tp": 2}])
+def test_fig5_regime_labels_sit_on_two_lines(params):
+    # A small machine beside the presets squeezes both bands into the axis's first per cent (here 2 %), where
+    # the two labels, side by side at the top, printed over each other: the batch one hangs a line lower.
     fig = figures.preset_frontiers(Scenario.from_params(**params))
     labels = {a["text"]: a for a in fig["layout"]["annotations"] if a["text"] in ("interactive", "batch")}
-    span = max(max(t["x"]) for t in fig["data"])
-    gap = (labels["batch"]["x"] - labels["interactive"]["x"]) / span
-    assert (gap < 1 / 6) == stacked
-    assert labels["batch"]["y"] == labels["interactive"]["y"]  # both from the top, the batch one shifted down
-    assert (labels["batch"]["yshift"] <= -labels["batch"]["font"]["size"]) == stacked
+    assert labels["batch"]["y"] == labels["interactive"]["y"]  # both from the top…
+    assert labels["batch"]["yshift"] - labels["interactive"]["yshift"] <= -labels["batch"]["font"]["size"]
 
 
 def test_fig1_roofline_and_ridge():
