@@ -492,10 +492,11 @@ def residual_spread(metric: str, key: str | None = None, path: Path | str = CALI
 
 
 def band_label(metric: str, key: str | None = None, path: Path | str = CALIBRATION_FILE) -> str:
-    """Legend words of a band: whose rows its p10–p90 comes from."""
+    """Legend words of a band: whose rows its p10–p90 comes from. Short: plotly gives every item of a legend
+    that wraps the widest item's width, so one long name put a legend of eight in a single column."""
     found = residual_spread(metric, key, path)
-    source = "all fitted rows pooled" if found is None or found[1] == "pooled" else f"{found[1]} rows"
-    return f"measured p10–p90 around the calibrated model ({source})"
+    source = "all fits pooled" if found is None or found[1] == "pooled" else f"{found[1]} rows"
+    return f"measured p10–p90 ({source})"
 
 
 def residual_band(predicted, metric: str, key: str | None = None, path: Path | str = CALIBRATION_FILE):

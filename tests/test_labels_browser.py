@@ -201,3 +201,21 @@ def test_a_y_title_is_wrapped_for_the_plots_height_and_again_after_a_resize(brow
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert short.replace("<br>", " ") == tall == "Time to first token (ms)"
     assert severe_console_errors(browser) == []
+
+
+@pytest.mark.parametrize("fig", [4, 5])
+def test_a_calibrated_legend_wraps_into_columns_at_desktop_width(browser, server, fig):
+    """Plotly gives every item of a legend that wraps the widest item's width: the residual band's name, once
+    70 characters, put Figure 5's legend of four items a row each under the plot at 1,000 px."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 1000, "height": 600, "deviceScaleFactor": 1, "mobile": False}
+    )
+    try:
+        browser.get(server.url + f"embed/fig{fig}?mode=calibrated&gpu=mi355x&framework=sglang")
+        assert "p10–p90" in figure_data(browser, fig)
+        boxes = [b for b in browser.execute_script(TEXT_BOXES_JS, fig) if b["kind"] == "legend"]
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert len(boxes) >= 3
+    assert len({round(b["left"]) for b in boxes}) >= 2, boxes  # more than one column
+    assert overlapping(boxes) == []
