@@ -1230,6 +1230,7 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Workload reality check: ideal (CV 0, η 100 %), current, realistic (CV 1, η 87 %); the gap between ideal
     and realistic shaded, and a reference that coincides with the current curve drawn as markers on it."""
     layout = _layout("Output throughput (tok/s)", "Time to first token (ms)", ylog=True)
+    layout["xaxis"]["rangemode"] = "tozero"  # from 0, as Figures 4 to 7
     data, notes, current = [], [], f"{machine_label(scn)} (current)"
     ideal, realistic = (frontier(ref) for ref in workload_refs(scn))
     if ideal is not None and realistic is not None:

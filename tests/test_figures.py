@@ -69,6 +69,19 @@ def test_fig5_regime_labels_sit_on_two_lines(params):
     assert labels["batch"]["yshift"] - labels["interactive"]["yshift"] <= -labels["batch"]["font"]["size"]
 
 
+def test_every_linear_throughput_axis_starts_at_zero():
+    # Side by side on the page, Figures 4 to 9 read as one family; Figure 9's axis alone began at its first
+    # sample, a few hundred tok/s in, with its markers' padding below zero.
+    built = registry.build(Scenario.from_params(), list(registry.DASHBOARD))
+    linear = {key: fig["layout"]["xaxis"] for key, fig in built.items()
+              if fig["layout"]["xaxis"]["title"]["text"] == "Output throughput (tok/s)"
+              and fig["layout"]["xaxis"].get("type") != "log"}  # fmt: skip
+    assert {"fig4", "fig5", "fig7", "fig9"} <= set(linear)
+    assert {key for key, axis in linear.items() if axis.get("rangemode") == "tozero" or axis.get("range")} == set(
+        linear
+    )
+
+
 def test_fig1_roofline_and_ridge():
     scn = Scenario.from_params(tp=1)
     fig = figures.roofline(scn)
