@@ -247,16 +247,22 @@
   const oneEntryForA = (layout, data) =>
     !!(layout.legend && layout.legend.title && layout.legend.title.text) && (data || []).some(listedA);
 
-  /* A long note in lines of about `chars` characters (Plotly does not wrap annotations). */
+  /* A long note in lines of about `chars` characters (Plotly does not wrap annotations); each of its own lines
+     (a note per curve that cannot be drawn, Figures 7 and 9) wrapped apart. */
   function wrapped(text, chars) {
-    if (typeof text !== "string" || text.length <= chars || text.includes("<br")) return text;
-    const lines = [""];
-    text.split(" ").forEach((word) => {
-      const last = lines.length - 1;
-      if (lines[last] && lines[last].length + word.length + 1 > chars) lines.push(word);
-      else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
-    });
-    return lines.join("<br>");
+    if (typeof text !== "string" || text.length <= chars) return text;
+    return text
+      .split(/<br\s*\/?>/)
+      .map((line) => {
+        const lines = [""];
+        line.split(" ").forEach((word) => {
+          const last = lines.length - 1;
+          if (lines[last] && lines[last].length + word.length + 1 > chars) lines.push(word);
+          else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
+        });
+        return lines.join("<br>");
+      })
+      .join("<br>");
   }
 
   /* Notes (paper-placed, no arrow, long enough to wrap) wrapped to the plot's width at any graph width, the

@@ -363,6 +363,27 @@ def test_a_note_in_a_600_px_frame_is_wrapped_clear_of_the_y_axis(browser, server
     assert severe_console_errors(browser) == []
 
 
+@pytest.mark.parametrize("fig", [7, 9])
+def test_a_note_of_several_lines_is_wrapped_to_a_small_frame(browser, server, fig):
+    """A model that fits no format: Figures 7 and 9 give one line per curve that cannot be drawn, each longer
+    than a 480 px frame is wide; only notes of one line were wrapped, so these ran off both sides."""
+    notes = (
+        f"return [...document.querySelectorAll('#fig-{fig} .annotation')].filter((a) => a.textContent.includes("
+        "'needs')).map((a) => { const r = a.getBoundingClientRect();"
+        " return {left: r.left, right: r.right, lines: a.querySelectorAll('tspan.line').length}; });"
+    )
+    with viewport(browser, 480, 360):
+        browser.get(server.url + f"embed/fig{fig}?model=llama-3.1-405b&gpu=l40s&gpus=1")  # no trace: no figure_data
+        boxes = wait_js(
+            browser, f"const n = (() => {{ {notes} }})(); return n.length === 1 && n[0].lines > 3 && n;", 30
+        )
+        wait_settled(browser, f"#fig-{fig} .main-svg")
+        boxes = browser.execute_script(notes)
+    assert len(boxes) == 1 and boxes[0]["lines"] > 3  # three curves' reasons, at least one of them wrapped
+    assert 0 <= boxes[0]["left"] and boxes[0]["right"] <= 480, boxes
+    assert severe_console_errors(browser) == []
+
+
 def test_the_explorers_readouts_show_every_value_whole_beside_the_controls(browser, server):
     """At 900 px three readouts a row in Figure 6's card cut "0.0007 (0.072 %)" to "0.0007 (0.072…"."""
     with viewport(browser, 900, 800):
