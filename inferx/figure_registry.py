@@ -59,7 +59,9 @@ FIGURES: dict[str, Figure] = _entries(
         "Ignore the KV cache and every decode step streams the active weights from HBM once, whatever the batch. "
         "Batching more requests into that one read buys throughput linearly, until the arithmetic units saturate "
         "at the ridge batch $B^*$ (dashed); past it more requests only queue behind the same FLOPs. With "
-        "TP or PP above one, the solid line adds each step's collective cost.",
+        "TP or PP above one, the solid line adds each step's collective cost. In calibrated mode the curve is the "
+        "fitted step, with its fixed cost, and the dashed line moves to where that step's arithmetic outlasts its "
+        "HBM read at the rates the fit achieved (as in Figures 6 and 10), not the datasheet ratio below.",
         _stacked(
             r"T(B)=\frac{B}{\max\left(\frac{P_\text{active}\,b_w}{\text{BW}},\ \frac{2P_\text{active}B}"
             r"{\text{compute}}\right)}",
@@ -110,7 +112,9 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 4 · Inter-token latency against throughput",
         "Each point is one batch size. Every request gets one token per step, so ITL is the step time and ITL "
         "times throughput is exactly $B$: more throughput from batching always costs latency. Only more "
-        "bandwidth lowers the floor (dashed), one read of the active weights.",
+        "bandwidth lowers the floor (dashed), one read of the active weights. In calibrated mode the curve starts "
+        "well above that floor: each step also pays the stack's fixed cost, and reads at the bandwidth the fit "
+        "achieved rather than the datasheet's.",
         r"\text{ITL}\times T=B,\qquad \text{ITL}_\text{min}=\frac{P_\text{active}\,b_w}{\text{BW}}",
         F.itl_vs_throughput,
         current=True,

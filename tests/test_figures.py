@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from reference import Reference
 
+from inferx import engine as E
 from inferx import figure_registry as registry
 from inferx import figures, scenario, spec
 from inferx.figure_text import with_summary
@@ -93,6 +94,19 @@ def test_fig1_roofline_and_ridge():
     assert fig["layout"]["xaxis"]["title"]["text"].endswith("(concurrent requests)")
 
 
+@pytest.mark.parametrize("preset", sorted(HARDWARE))
+def test_fig1_calibrated_ridge_is_where_the_calibrated_step_turns_compute_bound(preset):
+    scn = Scenario.from_params(mode="calibrated", preset=preset)
+    layout = figures.roofline(scn)["layout"]
+    ridge = layout["shapes"][0]["x0"]
+    assert layout["annotations"][0]["text"] == f"B* = {ridge:,.0f} (calibrated)"
+    # Just below the line the calibrated step still waits on HBM, just above it on the arithmetic (the split
+    # Figures 6 and 10 colour by); the article's datasheet ridge is elsewhere.
+    memory, compute = scn.with_context(0).resource_times([0.97 * ridge, 1.03 * ridge])
+    assert memory[0] > compute[0] and compute[1] > memory[1]
+    assert abs(ridge / E.ridge_batch(scn.compute, scn.bw, scn.b_w) - 1) > 0.1
+
+
 @pytest.mark.parametrize(
     ("mode", "below", "past"), [("article", "∝ B", "flat"), ("calibrated", "rises with B", "levels off")]
 )
@@ -171,6 +185,15 @@ def test_fig4_itl_against_throughput_and_floor():
     assert_close(t["x"], [ref.point(b)["throughput"] for b in t["customdata"]], rel=6e-4)
     assert_close(t["y"], [1e3 * ref.point(b)["itl"] for b in t["customdata"]], rel=6e-4)
     assert fig["layout"]["shapes"][0]["y0"] == pytest.approx(0.96, rel=0.01)  # the article's ITL floor on 8×H200
+    assert fig["layout"]["annotations"][0]["text"] == "ITL floor = 0.964 ms"
+
+
+def test_fig4_calibrated_curve_says_its_floor_is_the_datasheet_ones():
+    fig = figures.itl_vs_throughput(Scenario.from_params(mode="calibrated"))
+    floor = fig["layout"]["shapes"][0]["y0"]
+    assert floor == pytest.approx(0.96, rel=0.01)
+    assert fig["layout"]["annotations"][0]["text"] == "ITL floor at peak bandwidth = 0.964 ms"
+    assert min(fig["data"][-1]["y"]) > 5 * floor  # the fitted step's fixed cost keeps the curve well above it
 
 
 def test_fig6_dot_at_chosen_batch_with_readout_data():
