@@ -384,6 +384,52 @@ def test_a_note_of_several_lines_is_wrapped_to_a_small_frame(browser, server, fi
     assert severe_console_errors(browser) == []
 
 
+# Every drawn point of a figure's traces in page pixels, ten steps between neighbours, interpolated on the axes'
+# own (log or linear) scale; and the box of each note that names a curve it cannot draw.
+NOTE_AND_CURVES_JS = """
+const gd = document.querySelector(`#fig-${arguments[0]} .js-plotly-plot`);
+const fl = gd._fullLayout, r = gd.querySelector('.main-svg').getBoundingClientRect();
+const xa = fl.xaxis, ya = fl.yaxis, pixels = [];
+gd.data.forEach((t) => {
+  const xs = Array.from(t.x || []).map((v) => v === null ? null : xa.d2l(v));
+  const ys = Array.from(t.y || []).map((v) => v === null ? null : ya.d2l(v));
+  xs.forEach((x, i) => {
+    const n = i + 1 < xs.length && xs[i + 1] !== null && ys[i + 1] !== null ? 10 : 1;
+    if (x === null || ys[i] === null) return;
+    for (let k = 0; k < n; k++) {
+      const px = x + (n > 1 ? (xs[i + 1] - x) * k / n : 0), py = ys[i] + (n > 1 ? (ys[i + 1] - ys[i]) * k / n : 0);
+      pixels.push([r.left + fl._size.l + xa.l2p(px), r.top + fl._size.t + ya.l2p(py)]);
+    }
+  });
+});
+const notes = [...gd.querySelectorAll('.annotation')].filter((a) => a.textContent.includes('needs'))
+  .map((a) => { const b = a.querySelector('.cursor-pointer, rect') || a; const q = b.getBoundingClientRect();
+                return {left: q.left, right: q.right, top: q.top, bottom: q.bottom}; });
+return {pixels, notes};
+"""
+
+
+@pytest.mark.parametrize("size", [(480, 360), (800, 450)], ids=["frame", "wide"])
+@pytest.mark.parametrize(
+    ("fig", "address"),
+    [(5, "?model=llama-3.1-405b&gpu=l40s&gpus=1"), (7, ""), (7, "?model=gemma-3-27b&gpu=l40s&gpus=1")],
+)
+def test_a_note_beside_drawn_curves_covers_none_of_them(browser, server, fig, address, size):
+    """A note naming a curve that cannot be drawn sits at the top of the plot over the curves that can: in a
+    480×360 frame the walls of Figure 5's presets ran through it when the current machine did not fit. The axis
+    now reaches high enough that the curves stay under the note."""
+    with viewport(browser, *size):
+        browser.get(server.url + f"embed/fig{fig}{address}")
+        figure_data(browser, fig)
+        wait_settled(browser, f"#fig-{fig} .main-svg")
+        got = browser.execute_script(NOTE_AND_CURVES_JS, fig)
+    assert len(got["notes"]) == 1 and len(got["pixels"]) > 50, got["notes"]
+    box = got["notes"][0]
+    inside = [p for p in got["pixels"] if box["left"] <= p[0] <= box["right"] and box["top"] <= p[1] <= box["bottom"]]
+    assert inside == [], (box, inside[:5])
+    assert severe_console_errors(browser) == []
+
+
 def test_the_explorers_readouts_show_every_value_whole_beside_the_controls(browser, server):
     """At 900 px three readouts a row in Figure 6's card cut "0.0007 (0.072 %)" to "0.0007 (0.072…"."""
     with viewport(browser, 900, 800):
