@@ -127,7 +127,8 @@ FIGURES: dict[str, Figure] = _entries(
         "Sweeping the batch traces the best TTFT this hardware can give at each throughput: nothing real sits below "
         "it. The dashed curves are the other presets under the same workload. Shading marks the interactive "
         "regime ($B\\le B_\\text{split}/8$) and the batch regime ($B\\ge B_\\text{split}$), with "
-        "$B_\\text{split}=\\min(B^*, B_\\text{max}/2)$. Curves stop at $\\rho=0.99$.",
+        "$B_\\text{split}=\\min(B^*, B_\\text{max}/2)$, $B^*$ as Figure 1 marks it in either mode. Curves stop at "
+        "$\\rho=0.99$.",
         _stacked(r"T=\frac{B}{\text{ITL}(B)},\qquad 1\le B<B_\text{max}", r"\text{TTFT}(B)\ \text{as in Figure 3}"),
         F.preset_frontiers,
         height=440,

@@ -848,12 +848,13 @@ def _log10(x: float) -> float:
 
 
 def _regimes(layout, scn: Scenario, r) -> None:
-    """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2).
+    """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2), with
+    Figure 1's B* (the calibrated step's ridge in calibrated mode).
 
     The batch label hangs a line below the interactive one: a small machine beside the presets (or beside a
     pinned A) squeezes both bands into the axis's first per cent, where side by side they printed over each
     other, and the axis's span is not known until every trace is in."""
-    split = min(E.ridge_batch(scn.compute, scn.bw, scn.b_w), scn.b_max / 2)
+    split = min(_ridge(scn.with_context(0))[0], scn.b_max / 2)  # Figure 1's B*: in calibrated mode, the fitted one
     T = r["throughput"]
     x_int = float(np.interp(split / 8, r["batch"], T))
     x_batch = float(np.interp(split, r["batch"], T))
