@@ -657,6 +657,7 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 RIDGE_SEARCH = log_spaced(1e6, 400)  # where a calibrated step can turn compute-bound: 3.5 % apart
 
 
+@functools.lru_cache(maxsize=16)  # Figures 1 and 5 both ask, and the calibrated search is 0.13 ms
 def _ridge(s0: Scenario) -> tuple[float, bool]:
     """Figure 1's ridge at S = 0, and whether it is the calibrated one: the article's B* from the datasheet, or
     in calibrated mode the batch where the calibrated step's arithmetic outlasts its HBM read (the achieved
