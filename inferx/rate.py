@@ -22,6 +22,7 @@ from .scenario import Scenario
 
 N_OUT = 1024  # output tokens per request: InferenceX's 1k/1k workload
 CONCURRENCIES = (4, 8, 16, 32, 64, 128, 256, 512)  # fixed-concurrency points a benchmark sweep publishes
+LABEL_ROOM = 0.18  # share of a log axis's height kept over the last labelled point: a label's height in a 360 px frame
 POINTS = 160  # the frontier's samples (figures.frontier stops them at ρ = 0.99)
 
 
@@ -124,6 +125,11 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
                 marker={"size": 7, "color": "#000000"},
             )
         )
+        # Room over the last point for its label, which sits above it: plotly's autorange pads markers, not
+        # text, and the E2E curve ends just above that point when the peak lies near it.
+        lo = np.log10(1e3 * min(c["ttft"].min(), c["e2e"].min()))
+        top = np.log10(1e3 * e2e[-1])
+        layout["yaxis"]["autorangeoptions"] = {"include": [float(10.0 ** ((top - LABEL_ROOM * lo) / (1 - LABEL_ROOM)))]}
     _vline(layout, c["peak_rate"], "#555555", f"peak {number(c['peak_rate'])} req/s at C = {c['peak_batch']:,}")
     # Left of the line (the curves end at it), in the gap between TTFT and E2E where the label runs: their
     # geometric mean at half the peak rate (the axis is log), wherever the mode puts the two curves.

@@ -219,3 +219,38 @@ def test_a_calibrated_legend_wraps_into_columns_at_desktop_width(browser, server
     assert len(boxes) >= 3
     assert len({round(b["left"]) for b in boxes}) >= 2, boxes  # more than one column
     assert overlapping(boxes) == []
+
+
+# Each marker's text label and the plot area's box on the page.
+POINT_LABELS_JS = """
+const gd = document.querySelector(`#fig-${arguments[0]} .js-plotly-plot`);
+const box = (el) => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top,
+                                                                     bottom: r.bottom, text: el.textContent}; };
+const labels = Array.from(gd.querySelectorAll('.textpoint text'), box);
+return labels.length > 0 && {plot: box(gd.querySelector('.nsewdrag')), labels};
+"""
+
+
+@pytest.mark.parametrize("size", [(480, 360), (800, 450)], ids=["small", "wide"])
+@pytest.mark.parametrize(
+    "query",
+    ["", "?model=kimi-k2&gpu=mi355x&gpus=8&tp=4&pp=2&wdtype=fp4&ctx=65536&isl=8192"],
+    ids=["default", "kimi-mi355x"],
+)
+def test_fig12s_concurrency_labels_stay_inside_the_plot(browser, server, size, query):
+    """Figure 12 labels its fixed-concurrency points above and below them in turn. When the last one sits near
+    the E2E curve's top, where it ends at the peak rate, its label above ran out of the plot and was cut."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        browser.get(server.url + "embed/fig12" + query)
+        figure_data(browser, 12)
+        found = wait_js(browser, POINT_LABELS_JS, args=(12,), what="Figure 12's labelled points")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    plot = found["plot"]
+    out = [b["text"] for b in found["labels"] if b["top"] < plot["top"] - 1 or b["bottom"] > plot["bottom"] + 1]
+    assert out == [], (plot, found["labels"])
+    assert severe_console_errors(browser) == []
