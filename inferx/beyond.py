@@ -153,6 +153,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
         band["hoverinfo"] = "skip"
         fig["data"].insert(0, band)
     F._hline(fig["layout"], p["ttft"], "#555555", f"TTFT target {p['ttft']:,.6g} ms", "left")
+    F.decade_ticks(fig, redo=True)  # the target line may widen the axis past the curves
     g = goodput(scn)
     if g["batch"]:
         fig["data"].append(
@@ -243,9 +244,4 @@ def moe(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     # Like every figure of the page, none where the model does not fit the machine: no step exists to read.
     if scn.headroom <= 0:
         return F._does_not_fit(scn, "Batch size B (tokens per step)", "Weights read per step (GB)")
-    fig = spec.fig_moe(scn)
-    if not scn.model.is_moe:  # a dense model reads all its weights at every batch: a flat line under its note
-        B = [1, 4096]
-        gb = scn.model.p_total * scn.b_w / 1e9
-        fig["data"] = [F._line("weights read (dense)", B, [gb, gb], "#000000", hover="%{y:,.0f} GB", digits=4)]
-    return fig
+    return spec.fig_moe(scn)

@@ -107,9 +107,10 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
     that spans one to two decades would show one or two labels that way, so it gets 1, 2, 5, 10, 20, … in
     full instead, with a minor line at every other digit ("D1": plotly would otherwise space an array axis's
     minor lines by its smallest tick gap, thousands of them once the range outgrows the ticks). The span is
-    the traces' values and any fixed range. `redo` replaces ticks set before, for a figure whose traces or
-    range have since grown (a comparison merged in). `arrays` ("x"/"y": the traces' array values already
-    joined, as `_json_ready` has them) spares joining them again; traces whose values are lists still count."""
+    the traces' values, the shapes drawn on the axis and any fixed range. `redo` replaces ticks set before, for
+    a figure whose traces or range have since grown (a comparison merged in, a level line added). `arrays`
+    ("x"/"y": the traces' array values already joined, as `_json_ready` has them) spares joining them again;
+    traces whose values are lists still count."""
     for axis, key in (("xaxis", "x"), ("yaxis", "y")):
         spec = fig["layout"].get(axis, {})
         if spec.get("type") != "log":
@@ -129,6 +130,10 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
         if "autorangeoptions" in spec:  # a note's headroom (`_note_above`)
             parts.append(np.asarray(spec["autorangeoptions"]["include"], dtype=float))
+        # Level lines on the axis, which plotly's autorange reaches too (a TTFT target far under the curve).
+        lines = [s[f"{key}{i}"] for s in fig["layout"].get("shapes", ()) if s.get(f"{key}ref") == key for i in (0, 1)]
+        if lines:
+            parts.append(np.asarray(lines, dtype=float))
         values = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.zeros(0)
         # Reductions straight from the ufuncs, not through numpy's wrappers; over a mask (not a copy of the
         # shown values) only where some value is not shown: zero, negative, ±∞ or NaN (which both propagate).

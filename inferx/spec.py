@@ -257,9 +257,14 @@ def fig_moe(scn: Scenario, b_end: int = 4096) -> dict:
     P_active·b_w (the article's assumption) and P_total·b_w dashed; hover gives the distinct experts."""
     layout = _layout("Batch size B (tokens per step)", "Weights read per step (GB)", xlog=True)
     model = scn.model
-    if not model.is_moe:
-        _note(layout, f"{model.name} is dense: every step reads all {model.p_total * scn.b_w / 1e9:,.0f} GB")
-        return {"data": [], "layout": layout}
+    if not model.is_moe:  # every batch reads all the weights: a flat line halfway up, its note above it
+        gb = model.p_total * scn.b_w / 1e9
+        _note(layout, f"{model.name} is dense: every step reads all {gb:,.0f} GB", y=0.85)
+        layout["yaxis"]["range"] = [0, 2 * gb]
+        line = _line(
+            "weights read (dense)", np.array([1.0, b_end]), np.array([gb, gb]), "#000000", hover="%{y:,.0f} GB"
+        )
+        return {"data": [line], "layout": layout}
     B = log_batches(b_end, 90)
     c = expert_coverage(model, B, scn.b_w)
     custom = [f"{d:.1f} of {model.n_routed_experts}" for d in c["distinct_experts"]]

@@ -521,6 +521,29 @@ def test_log_axes_spanning_under_two_decades_label_one_two_five():
     assert roof["xaxis"]["dtick"] == 1 and "tickvals" not in roof["xaxis"]
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"model": "llama-3-8b", "gpu": "l40s", "gpus": 1, "tp": 1, "ctx": 131072, "isl": 32768, "mode": "calibrated"}],
+    ids=["default", "llama-8b-l40s-long"],
+)
+def test_a_log_axis_over_a_decade_gets_readable_ticks_whatever_widens_it(params):
+    """Plotly widens an axis for level lines too: Figure 10's TTFT target at 500 ms under a curve near 18 s gave
+    a log axis of 1.6 decades with plotly's bare "2" and "5" ticks, as the curves alone span under one."""
+    figs = registry.build(Scenario.from_params(**params))
+    for name, fig in figs.items():
+        layout = fig["layout"]
+        for axis, key in (("xaxis", "x"), ("yaxis", "y")):
+            if layout.get(axis, {}).get("type") != "log":
+                continue
+            values = [v for t in fig["data"] for v in (t.get(key) or []) if v is not None]
+            values += [s[f"{key}{i}"] for s in layout["shapes"] if s.get(f"{key}ref") == key for i in (0, 1)]
+            values = np.asarray(values, dtype=float)
+            values = values[(values > 0) & np.isfinite(values)]
+            if values.size and values.max() >= 10 * values.min():
+                spec = layout[axis]
+                assert spec.get("dtick") == 1 or "tickvals" in spec, (name, axis, values.min(), values.max())
+
+
 @pytest.mark.parametrize("builder", [figures.itl_vs_throughput, figures.preset_frontiers])
 def test_figures_4_and_5_switch_their_x_axis_to_log_and_back(builder):
     """Measured throughputs gather near x = 0 on the linear axis: a button sets log x, moving every annotation

@@ -117,7 +117,12 @@ def test_moe_figure_and_a_dense_model(h200):
     (trace,) = fig["data"]
     assert trace["y"][0] == pytest.approx(37.5, abs=0.1) and trace["y"][-1] > 600  # GB at FP8
     dense = spec.fig_moe(Scenario.from_params(model="llama-3.3-70b"))
-    assert dense["data"] == [] and "is dense" in dense["layout"]["annotations"][0]["text"]
+    (line,) = dense["data"]
+    gb = Scenario.from_params(model="llama-3.3-70b").model.p_total / 1e9  # one byte a weight at FP8
+    assert gb == pytest.approx(70.6, abs=0.1)
+    assert line["x"] == [1, 4096] and line["y"] == pytest.approx([gb, gb])  # every batch reads them all
+    assert "is dense" in dense["layout"]["annotations"][0]["text"]
+    assert dense["layout"]["yaxis"]["range"] == pytest.approx([0, 2 * gb])  # the line halfway up, under the note
 
 
 def test_cli_exports_a_figure_as_csv_and_json():
