@@ -57,8 +57,8 @@ def counted(shown: str, unit: str) -> str:
 @functools.lru_cache(maxsize=4096)  # a redraw states the same few points in several figures' texts
 def _with_unit(v: float, unit: str) -> str:
     """A number in its unit as a sentence says it: "41.2 ms", "87 %", "$17 per million output tokens",
-    "1 concurrent request"."""
-    shown = number(v)
+    "1 concurrent request", "4,096 tokens per step" (a count in full: rounded, 4,096 would read 4,100)."""
+    shown = f"{v:,.0f}" if float(v).is_integer() and _COUNTED.fullmatch(unit) else number(v)
     if unit == "%":
         return f"{shown} %"
     if unit.startswith("$"):

@@ -63,6 +63,9 @@ def test_every_figure_carries_a_text_alternative_of_its_current_numbers():
         (2, "concurrent requests", "2 concurrent requests"),
         (1, "GPUs", "1 GPU"),
         (1, "tokens per step", "1 token per step"),
+        (4096, "tokens per step", "4,096 tokens per step"),  # a count is said exactly, not as 4,100
+        (11049, "concurrent requests", "11,049 concurrent requests"),
+        (12345, "tok/s", "12,300 tok/s"),  # a rate keeps three significant figures
         (1, "PFLOPS", "1 PFLOPS"),
         (1, "tok/s", "1 tok/s"),
         (1, "ms", "1 ms"),
