@@ -637,12 +637,20 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         data[0].update(line={"color": CURRENT, "dash": "solid", "width": 2.5}, name="Roofline (S = 0)")
     # Log-log: the memory-bound regime (T ∝ B) is a straight line of slope 1, the compute-bound one flat.
     layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
-    _vline(layout, float(b_star), RIDGE, f"B* = {b_star:,.0f}" + (" (calibrated)" if calibrated else ""))
-    # Left of the line, where the rising curves leave the foot empty: on its right it ran into the corner label.
-    layout["annotations"][-1].update(xanchor="right", xshift=-4)
+    # The curves' own span: plotly would stretch the axis to take the labels' text, past where the curves end.
+    layout["xaxis"].update(range=[float(np.log10(B[0])), float(np.log10(B[-1]))], autorange=False)
     # The calibrated step's fixed cost is spread over more requests at any batch: its T rises slower than B, and
     # past B* only levels off.
     rise, plateau = ("∝ B", "flat") if scn.mode == "article" else ("rises with B", "levels off")
+    tag = " (calibrated)" if calibrated else ""
+    if b_star <= B[0]:  # compute-bound from the first request (a long prompt's prefill on a small GPU): no ridge
+        layout["annotations"].append(
+            _corner_label(layout, f"compute-bound from B = {B[0]:,.0f}{tag}: T {plateau}", float(B[0]), "left", 0.98)
+        )
+        return {"data": data, "layout": layout}
+    _vline(layout, float(b_star), RIDGE, f"B* = {b_star:,.0f}{tag}")
+    # Left of the line, where the rising curves leave the foot empty: on its right it ran into the corner label.
+    layout["annotations"][-1].update(xanchor="right", xshift=-4)
     # The regimes' names sit in the empty corners the rising line leaves: top left and bottom right.
     layout["annotations"] += [
         _corner_label(layout, f"memory-bound: T {rise}", 1, "left", 0.98),
@@ -654,8 +662,6 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
             "align": "left",
         },
     ]
-    # The curves' own span: plotly would stretch the axis to take the label's text, past where the curves end.
-    layout["xaxis"].update(range=[float(np.log10(B[0])), float(np.log10(B[-1]))], autorange=False)
     return {"data": data, "layout": layout}
 
 
@@ -862,10 +868,10 @@ def _regimes(layout, scn: Scenario, r) -> None:
     other, and the axis's span is not known until every trace is in."""
     split = min(_ridge(scn.with_context(0))[0], scn.b_max / 2)  # Figure 1's B*: in calibrated mode, the fitted one
     T = r["throughput"]
-    x_int = float(np.interp(split / 8, r["batch"], T))
     x_batch = float(np.interp(split, r["batch"], T))
-    # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
-    _band(layout, float(T.min()), x_int, INTERACTIVE_BAND, "interactive")
+    if split / 8 >= r["batch"][0]:  # else no batch size is interactive (B_max under 16, or B* near 1)
+        # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
+        _band(layout, float(T.min()), float(np.interp(split / 8, r["batch"], T)), INTERACTIVE_BAND, "interactive")
     _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch", label_drop=14)
 
 
@@ -1278,7 +1284,8 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     data = _apart(refs, current if comms[-1].any() else None, True, True)
     if not comms[-1].any():
         data.append(current)
-        _note(layout, f"{machine_label(scn)} (current): no communication (TP {p['tp']}, PP {p['pp']})", y=0.1)
+        # Short, on one line in a 480 px frame: the legend names the machine.
+        _note_above(layout, data, f"No communication at TP {p['tp']}, PP {p['pp']} (current)")
     return {"data": data, "layout": layout}
 
 

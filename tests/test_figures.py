@@ -121,6 +121,30 @@ def test_fig1_calibrated_ridge_is_where_the_calibrated_step_turns_compute_bound(
     assert abs(ridge / E.ridge_batch(scn.compute, scn.bw, scn.b_w) - 1) > 0.1
 
 
+# Llama 3 8B on one L40S with a 32k prompt: the calibrated step's prefill arithmetic outlasts its HBM read from
+# the first request on, and only 4 requests fit.
+COMPUTE_BOUND_FROM_ONE = {"model": "llama-3-8b", "gpu": "l40s", "gpus": 1, "tp": 1, "ctx": 131072, "isl": 32768}
+
+
+def test_fig1_with_no_memory_bound_stretch_says_so_and_draws_no_ridge_off_the_axis():
+    scn = Scenario.from_params(mode="calibrated", **COMPUTE_BOUND_FROM_ONE)
+    memory, compute = scn.with_context(0).resource_times([1.0])
+    assert compute[0] > memory[0]  # the check's premise
+    layout = figures.roofline(scn)["layout"]
+    # A ridge at the axis's left edge drew its label right of nothing, cut off, and called the start memory-bound.
+    assert layout["shapes"] == []
+    assert [a["text"] for a in layout["annotations"]] == ["compute-bound from B = 1 (calibrated): T levels off"]
+
+
+def test_fig5_draws_no_interactive_band_that_no_batch_size_is_in():
+    # B_split = min(B*, B_max/2) = 2 here: the interactive regime, B ≤ B_split/8, holds no whole batch.
+    scn = Scenario.from_params(**COMPUTE_BOUND_FROM_ONE)
+    assert scn.b_max == 4
+    layout = figures.preset_frontiers(scn)["layout"]
+    assert [a["text"] for a in layout["annotations"] if a["text"] in ("interactive", "batch")] == ["batch"]
+    assert len([s for s in layout["shapes"] if s["type"] == "rect"]) == 1
+
+
 @pytest.mark.parametrize(
     ("mode", "below", "past"), [("article", "∝ B", "flat"), ("calibrated", "rises with B", "levels off")]
 )
@@ -383,7 +407,7 @@ def test_fig9_names_the_cv_only_where_the_model_reads_it():
 
 def test_fig8_says_when_the_current_settings_have_no_communication():
     notes = [a["text"] for a in figures.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
-    assert notes == ["8×H200 (current): no communication (TP 1, PP 1)"]
+    assert notes == ["No communication at TP 1, PP 1 (current)"]
     assert not figures.communication(Scenario.from_params())["layout"]["annotations"]
 
 
