@@ -36,10 +36,17 @@
     return { pin, mine, theirs, dot: pin.first + 1 };
   }
 
+  /* A pinned but with nothing drawn: its model does not fit its machine (inferx/compare.py `merge`). */
+  function drawsNothing(figure) {
+    const data = figure && figure.data;
+    const pin = figure && figure.layout && figure.layout.meta && figure.layout.meta.pinned;
+    return !!pin && Array.isArray(data) && data.length > 0 && data.length <= pin.first;
+  }
+
   /* The readouts against A at batch b, in the order of KEYS. */
   function textsAt(b, figure) {
     const found = pinnedTraces(figure);
-    if (!found) return KEYS.map(() => "");
+    if (!found) return KEYS.map((_, i) => (i === 0 && drawsNothing(figure) ? "A does not fit its machine" : ""));
     const { pin, mine, theirs } = found;
     const meta = figure.layout.meta;
     const edge = theirs.customdata[theirs.customdata.length - 1][0];
@@ -83,8 +90,7 @@
     },
 
     differences: function (dragPos, pos, figure) {
-      const mine = pinnedTraces(figure);
-      if (!mine) return KEYS.map(() => "");
+      if (!pinnedTraces(figure)) return textsAt(0, figure); // no A frontier: no batch to read it at
       return textsAt(window.inferx.dotBatch(dragPos, pos, figure), figure);
     },
   };

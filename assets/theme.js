@@ -399,7 +399,14 @@
       out[name] = axis;
     });
     let legend = legendAbove(layout.legend);
-    if (legend && oneEntryForA(layout, data)) legend = untitled(legend);
+    const title = legend && legend.title && legend.title.text;
+    if (title && oneEntryForA(layout, data)) legend = untitled(legend);
+    else if (title) {
+      // A pinned A that draws nothing says so in the title alone: in lines the graph's width holds (Plotly does
+      // not wrap it), at the legend's type size.
+      const text = wrapped(title, Math.max(20, Math.floor((width - 70) / 6)));
+      legend = Object.assign({}, legend, { title: Object.assign({}, legend.title, { text }) });
+    }
     if (legend !== layout.legend) {
       out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
     }

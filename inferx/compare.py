@@ -229,10 +229,10 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
                 notes = [{"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5, "showarrow": False}]
             layout["annotations"] = notes
         return {**current, "layout": layout}
-    if not theirs:
-        note = {"text": f"A ({label}) does not fit this machine", "xref": "paper", "yref": "paper", "x": 1,
-                "y": 1, "xanchor": "right", "yanchor": "top", "showarrow": False, "font": {"size": 11}}  # fmt: skip
-        layout["annotations"] = [*layout.get("annotations", []), note]
+    if not theirs:  # said above the plot, where a note over it ran into the curves and labels at its top
+        # (the explorer, with no legend, says it in its readouts: assets/compare.js)
+        title = {"text": f"A = {label}: does not fit its machine, not drawn", "side": "top"}
+        layout["legend"] = {**layout.get("legend", {}), "title": title}
         return {"data": data, "layout": layout}
     added = [_restyled(t, any(_same_points(t, c) for c in data)) for t in theirs]
     # The legend says once what A is and that its curves are faded (dashed, or dotted where the current one is

@@ -133,6 +133,9 @@ def summary(title: str, fig: dict, max_traces: int = MAX_TRACES) -> str:
     parts += [t + "." for t in texts]
     if more:
         parts.append(f"And {more} more traces.")
+    legend_title = ((layout.get("legend") or {}).get("title") or {}).get("text")
+    if isinstance(legend_title, str):  # a comparison's: what A is, or that it is not drawn
+        parts.append(legend_title.rstrip(".") + ".")
     if not texts:
         parts.append("Nothing is drawn for these settings.")
         if not fig.get("data"):  # its notes say why (and, in a comparison, when A comes back)

@@ -15,7 +15,7 @@ import app as inferx_app
 from inferx import compare
 from inferx import figure_registry as registry
 from inferx import figures as F
-from inferx.figure_text import MAX_TRACES
+from inferx.figure_text import MAX_TRACES, with_summary
 from inferx.figures import level_lines
 from inferx.scenario import PARAMS, Scenario, check_param
 from pages import embed, home
@@ -126,7 +126,10 @@ def test_a_that_does_not_fit_is_named_and_current_settings_that_do_not_fit_stay_
     current = {"data": [line("c", [1], [1])], "layout": {}}
     merged = compare.merge(current, {"data": [], "layout": {}}, "1×A100")
     assert merged["data"] == current["data"]
-    assert merged["layout"]["annotations"][-1]["text"] == "A (1×A100) does not fit this machine"
+    # Said in the legend's title, above the plot: a note at the plot's top ran over the curves and labels there.
+    assert merged["layout"]["legend"]["title"]["text"] == "A = 1×A100: does not fit its machine, not drawn"
+    assert "annotations" not in merged["layout"]
+    assert "A = 1×A100: does not fit its machine, not drawn." in with_summary("F", merged)["layout"]["meta"]["summary"]
     # Current settings that do not fit keep their note, and say that A waits for them (A, not drawn, has no
     # place on axes that the current settings give no range).
     empty = {"data": [], "layout": {"annotations": [{"text": "does not fit"}]}}

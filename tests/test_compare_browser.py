@@ -10,6 +10,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from browser_checks import click, element, press_slider
@@ -238,3 +239,40 @@ def test_a_s_dot_and_the_differences_follow_a_drag_and_the_animation(browser, se
     assert final_text.startswith("A stops at") == (last > edge)
     assert severe_console_errors(browser) == []
     browser.get("about:blank")  # the session's next test must not find A pinned on `/`
+
+
+def test_a_pinned_a_that_does_not_fit_is_said_above_the_plots_and_in_the_readouts(browser, server):
+    """A whose model does not fit its machine draws nothing. A note at the top of each plot said so and ran over
+    the curves and labels there (Figure 1's regime label, Figure 12's concurrency labels); the legend's title
+    says it now, in lines a phone's graph holds, and the explorer, which has no legend, says it in its readouts."""
+    address = "/?" + urlencode({"a": "model:llama-3.1-405b,gpu:l40s,gpus:1"})
+    browser.set_window_size(420, 900)
+    try:
+        open_page(browser, server, address, ["fig1", "fig6"])
+        browser.execute_script("document.getElementById('card-fig1').scrollIntoView({behavior: 'instant'})")
+        title = wait_until(
+            browser,
+            "const t = document.querySelector('#fig-1 .legendtitletext'); return t && t.getBoundingClientRect();",
+            "Figure 1's legend title",
+        )
+        words = browser.execute_script("return document.querySelector('#fig-1 .legendtitletext').textContent")
+        assert words.startswith("A = 1×L40S") and "fit its machine" in words  # wrapped lines join unspaced
+        plot = browser.execute_script("return document.querySelector('#fig-1 .main-svg').getBoundingClientRect()")
+        assert plot["left"] - 1 <= title["left"] and title["right"] <= plot["right"] + 1, (title, plot)
+        tools = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#fig-1 .modebar-btn'), (b) => b.getBoundingClientRect())"
+        )
+        assert tools and all(t["right"] <= title["left"] or t["bottom"] <= title["top"] for t in tools), tools
+        assert not browser.execute_script(
+            "return document.querySelector('#fig-1 .js-plotly-plot').layout.annotations"
+            ".some((a) => a.text.includes('does not fit'))"
+        )
+        browser.execute_script("document.getElementById('card-fig6').scrollIntoView({behavior: 'instant'})")
+        wait_until(
+            browser,
+            "return document.getElementById('readout-throughput-a').textContent === 'A does not fit its machine'",
+            "the explorer's readout",
+        )
+    finally:
+        reset_browser(browser)
+    assert severe_console_errors(browser) == []
