@@ -384,8 +384,9 @@ def _vline(layout, x, colour, label) -> None:
 
 def _hline(layout, y, colour, label, xanchor="right", lift: int = 0, below: bool = False) -> None:
     """A dashed level line across the plot, labelled at its `xanchor` end, above it or `below` it; or, `lift`
-    > 0, a fifth of the way along it and that many pixels above it, with a pointer down to it: clear of a curve
-    that runs just above the line."""
+    > 0, from near its left end and that many pixels above it, with a pointer down to it: clear of a curve
+    that runs just above the line. Starting there, not centred further along: in a phone's plot a long label
+    centred a fifth of the way along reached past the plot's left edge onto the y axis's tick labels."""
     layout["shapes"].append(
         {
             "type": "line",
@@ -413,8 +414,8 @@ def _hline(layout, y, colour, label, xanchor="right", lift: int = 0, below: bool
     )
     if lift:
         layout["annotations"][-1] |= {
-            "x": 0.2,
-            "xanchor": "center",
+            "x": 0.03,
+            "xanchor": "left",
             "showarrow": True,
             "arrowhead": 0,
             "arrowwidth": 1,

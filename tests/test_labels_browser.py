@@ -136,7 +136,13 @@ return out;
 
 @pytest.mark.parametrize(
     "address",
-    ["/", "/?ctx=32768", "/?mode=calibrated", "/?mode=calibrated&ctx=65536&isl=8192"],
+    [
+        "/",
+        "/?ctx=32768",
+        "/?mode=calibrated",
+        "/?mode=calibrated&ctx=65536&isl=8192",
+        "/?preset=mi300x4&tp=1&pp=4&mode=calibrated&wdtype=fp4",  # calibrated, its long label lifted
+    ],
 )
 def test_fig4_floor_label_is_clear_of_the_curve_on_a_phone(browser, server, address):
     """The ITL floor's label sat on the line at its right end, where on a phone it ran through the curve (the
@@ -155,6 +161,12 @@ def test_fig4_floor_label_is_clear_of_the_curve_on_a_phone(browser, server, addr
         assert len(pixels) > 100  # the check sees the curve
         inside = [p for p in pixels if box["left"] <= p[0] <= box["right"] and box["top"] <= p[1] <= box["bottom"]]
         assert inside == [], (box, inside[:5])
+        # Within the plot's width: centred a fifth of the way along, the lifted label ran over the y tick labels.
+        plot = browser.execute_script(
+            "const r = document.querySelector('#fig-4 .nsewdrag').getBoundingClientRect();"
+            "return {left: r.left, right: r.right};"
+        )
+        assert plot["left"] - 1 <= box["left"] and box["right"] <= plot["right"] + 1, (box, plot)
         assert severe_console_errors(browser) == []
 
 
