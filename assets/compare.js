@@ -23,10 +23,15 @@
     return [(1e6 * meta.usdPerHour) / (3600 * p.x), p.x / watts];
   }
 
-  /* A's frontier and dot in a figure (or a graph div: both have data and layout), or null without A. */
+  /* Where A's traces start in a figure (or a graph div: both have data and layout), or null without A. */
+  function pinOf(figure) {
+    return (figure && figure.layout && figure.layout.meta && figure.layout.meta.pinned) || null;
+  }
+
+  /* A's frontier and dot in a figure, or null without A. */
   function pinnedTraces(figure) {
     const data = figure && figure.data;
-    const pin = figure && figure.layout && figure.layout.meta && figure.layout.meta.pinned;
+    const pin = pinOf(figure);
     if (!pin || !data || !data[0] || !data[pin.first]) return null;
     const mine = data[0];
     const theirs = data[pin.first];
@@ -39,7 +44,7 @@
   /* A pinned but with nothing drawn: its model does not fit its machine (inferx/compare.py `merge`). */
   function drawsNothing(figure) {
     const data = figure && figure.data;
-    const pin = figure && figure.layout && figure.layout.meta && figure.layout.meta.pinned;
+    const pin = pinOf(figure);
     return !!pin && Array.isArray(data) && data.length > 0 && data.length <= pin.first;
   }
 

@@ -316,7 +316,13 @@ def _note_above(layout: dict, data: list, text: str) -> None:
     _note(layout, text, y=1.0)
     layout["annotations"][-1].update(yanchor="top", yshift=-12)  # under the tool bar, which straddles the top edge
     lo, hi = np.log10(y.min()), np.log10(y.max())
-    layout["yaxis"]["autorangeoptions"] = {"include": [float(10.0 ** (lo + max(hi - lo, 0.5) / NOTE_CLEARANCE))]}
+    keep_in_lower_share(layout, lo, lo + max(hi - lo, 0.5), NOTE_CLEARANCE)
+
+
+def keep_in_lower_share(layout: dict, lo: float, hi: float, share: float) -> None:
+    """Let plotly's log-y autorange reach high enough that [10^lo, 10^hi] fills only the lower `share` of the
+    axis, leaving room above for text autorange does not see (a note, a point's label)."""
+    layout["yaxis"]["autorangeoptions"] = {"include": [float(10.0 ** (lo + (hi - lo) / share))]}
 
 
 def _does_not_fit(scn: Scenario, title_x: str, title_y: str) -> dict:

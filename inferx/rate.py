@@ -17,7 +17,7 @@ import numpy as np
 from . import engine as E
 from . import palette as P
 from .figure_text import number
-from .figures import _json_ready, _layout, _line, _note, _vline, frontier, no_curve_reason
+from .figures import _json_ready, _layout, _line, _note, _vline, frontier, keep_in_lower_share, no_curve_reason
 from .scenario import Scenario
 
 N_OUT = 1024  # output tokens per request: InferenceX's 1k/1k workload
@@ -129,7 +129,7 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
         # text, and the E2E curve ends just above that point when the peak lies near it.
         lo = np.log10(1e3 * min(c["ttft"].min(), c["e2e"].min()))
         top = np.log10(1e3 * e2e[-1])
-        layout["yaxis"]["autorangeoptions"] = {"include": [float(10.0 ** ((top - LABEL_ROOM * lo) / (1 - LABEL_ROOM)))]}
+        keep_in_lower_share(layout, lo, top, 1 - LABEL_ROOM)
     _vline(layout, c["peak_rate"], "#555555", f"peak {number(c['peak_rate'])} req/s at C = {c['peak_batch']:,}")
     # Left of the line (the curves end at it), in the gap between TTFT and E2E where the label runs: their
     # geometric mean at half the peak rate (the axis is log), wherever the mode puts the two curves.
