@@ -142,7 +142,12 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
             shown = (values > 0) & (values < np.inf)  # NaN and ±∞ fail one of the two
             low = np.minimum.reduce(values, initial=np.inf, where=shown)
             high = np.maximum.reduce(values, initial=-np.inf, where=shown)
-        if not high >= 10 * low:  # also no value shown at all: low ∞, high −∞
+        if not high > low:  # also no value shown at all: low ∞, high −∞
+            continue
+        if high < 10 * low:
+            ticks = short_log_ticks(low, high, whole=spec.get("tickformat") == COUNT_FORMAT)
+            if ticks:
+                spec.update(tickmode="array", tickvals=ticks)
             continue
         spec["minor"] = {"showgrid": True, "gridcolor": "rgba(0,0,0,0.035)"}
         if high >= 100 * low:
@@ -150,6 +155,24 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
         else:
             spec["minor"]["dtick"] = "D1"
             spec.update(tickmode="array", tickvals=one_two_five(low / 2, high * 2))
+
+
+def short_log_ticks(low: float, high: float, whole: bool = False) -> list[float] | None:
+    """Ticks for a log axis spanning under a decade, written in full: plotly labels such an axis by leading
+    digits ("7 8 9 100 2 5") or, on a count axis, with fractions (a batch of 1.5). The sparsest of 1-2-5,
+    1-2-3-5 and every leading digit that puts three ticks on the axis, or two where every digit would crowd
+    it; `whole` (an axis of counts) keeps whole numbers only, even one. None leaves plotly's ticks, which on a narrow
+    axis step evenly (65, 70, 75)."""
+    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    two = None
+    for digits in ((1, 2, 5), (1, 2, 3, 5), range(1, 10)):
+        found = [float(f"{m}e{d}") for d in decades for m in digits if low <= m * 10.0**d <= high]
+        if whole:
+            found = [v for v in found if v >= 1]
+        if len(found) >= 3 and not (len(found) > 5 and two):
+            return found
+        two = two or (found if len(found) == 2 else None)
+    return two or (found if whole and found else None)  # one whole number rather than fractions
 
 
 def unnumbered_if_empty(fig: dict) -> dict:
@@ -235,7 +258,11 @@ def memoised(reads):
     return wrap
 
 
-def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict:
+COUNT_FORMAT = ",d"  # an axis of whole things (a batch of requests): `decade_ticks` never puts a fraction on it
+
+
+def _layout(title_x: str, title_y: str, xlog=False, ylog=False, xcount=False, **extra) -> dict:
+    """A figure's layout; `xcount` marks an x axis of whole numbers (batch sizes)."""
     layout = {
         "xaxis": {"title": {"text": title_x}, "type": "log" if xlog else "linear", "zeroline": False},
         # A few pixels between the y labels and the axis: the two axes' "0" met in the corner as "00".
@@ -254,6 +281,8 @@ def _layout(title_x: str, title_y: str, xlog=False, ylog=False, **extra) -> dict
         "shapes": [],
         "annotations": [],
     }
+    if xcount:
+        layout["xaxis"]["tickformat"] = COUNT_FORMAT
     layout.update(extra)
     return layout
 
@@ -643,7 +672,9 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     else:
         data[0].update(line={"color": CURRENT, "dash": "solid", "width": 2.5}, name="Roofline (S = 0)")
     # Log-log: the memory-bound regime (T ∝ B) is a straight line of slope 1, the compute-bound one flat.
-    layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
+    layout = _layout(
+        "Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True, xcount=True
+    )
     # The curves' own span: plotly would stretch the axis to take the labels' text, past where the curves end.
     layout["xaxis"].update(range=[float(np.log10(B[0])), float(np.log10(B[-1]))], autorange=False)
     # The calibrated step's fixed cost is spread over more requests at any batch: its T rises slower than B, and
@@ -706,7 +737,9 @@ def _corner_label(layout: dict, text: str, x: float, xanchor: str, y: float) -> 
 def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """Throughput vs batch at the current context and two reference contexts; KV ceilings dashed, each curve
     ending in a dot at B_max, which its legend entry names."""
-    layout = _layout("Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True)
+    layout = _layout(
+        "Batch size B (concurrent requests)", "Decode throughput (tok/s)", xlog=True, ylog=True, xcount=True
+    )
     if scn.headroom <= 0:
         _note(layout, f"No curves: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
@@ -751,7 +784,9 @@ def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 @_json_ready
 def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     """TTFT components vs batch: prefill floor, queueing term, total; ρ ≤ 0.85 band."""
-    layout = _layout("Batch size B (concurrent requests)", "Time to first token (ms)", xlog=True, ylog=True)
+    layout = _layout(
+        "Batch size B (concurrent requests)", "Time to first token (ms)", xlog=True, ylog=True, xcount=True
+    )
     r = frontier(scn)
     if r is None:
         _note(layout, f"No frontier: {no_curve_reason(scn)}")
@@ -1277,7 +1312,9 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # Log-log: NVLink's flat launch-latency floor and InfiniBand's linear growth both stay readable.
     if scn.headroom <= 0:
         return _does_not_fit(scn, "Batch size B (concurrent requests)", "Communication per step (ms)")
-    layout = _layout("Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True)
+    layout = _layout(
+        "Batch size B (concurrent requests)", "Communication per step (ms)", xlog=True, ylog=True, xcount=True
+    )
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:,.3~r} ms"
     comms = 1e3 * comm_times([*_comm_configs(scn), scn], B)

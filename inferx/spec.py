@@ -187,7 +187,7 @@ def fig_spec_k(scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, k_m
 def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
     """Speed-up (×) against batch size for a GPU and an SRAM draft, each with both verify models; a labelled
     cross where a speed-up falls to 1 before B_max."""
-    layout = _layout("Batch size B (requests)", "Speed-up over plain decoding (×)", xlog=True, ylog=True)
+    layout = _layout("Batch size B (requests)", "Speed-up over plain decoding (×)", xlog=True, ylog=True, xcount=True)
     if scn.unfit_reason():
         _note(layout, f"No curve: {scn.unfit_reason()}")
         return {"data": [], "layout": layout}
@@ -255,7 +255,7 @@ def expert_coverage(model, B, b_w: float) -> dict:
 def fig_moe(scn: Scenario, b_end: int = 4096) -> dict:
     """Weight GB a decode step reads against batch size: the expected bytes with uniform routing, between
     P_active·b_w (the article's assumption) and P_total·b_w dashed; hover gives the distinct experts."""
-    layout = _layout("Batch size B (tokens per step)", "Weights read per step (GB)", xlog=True)
+    layout = _layout("Batch size B (tokens per step)", "Weights read per step (GB)", xlog=True, xcount=True)
     model = scn.model
     if not model.is_moe:  # every batch reads all the weights: a flat line halfway up, its note above it
         gb = model.p_total * scn.b_w / 1e9

@@ -545,11 +545,47 @@ def test_log_axes_spanning_under_two_decades_label_one_two_five():
     assert roof["xaxis"]["dtick"] == 1 and "tickvals" not in roof["xaxis"]
 
 
-@pytest.mark.parametrize(
-    "params",
-    [{}, {"model": "llama-3-8b", "gpu": "l40s", "gpus": 1, "tp": 1, "ctx": 131072, "isl": 32768, "mode": "calibrated"}],
-    ids=["default", "llama-8b-l40s-long"],
-)
+def test_a_log_axis_under_a_decade_is_labelled_in_full_and_a_count_axis_in_whole_numbers():
+    assert figures.short_log_ticks(70, 500) == [100, 200, 500]  # not plotly's "7 8 9 100 2 5"
+    assert figures.short_log_ticks(150, 600) == [200, 300, 500]
+    assert figures.short_log_ticks(65, 95) == [70, 80, 90]
+    assert figures.short_log_ticks(31.6, 142) == [50, 100]  # every digit would put seven labels on it
+    assert figures.short_log_ticks(100, 120) is None  # plotly's even steps (100, 105, 110) read well
+    # Batch sizes: no fraction, however few whole numbers the axis holds.
+    assert figures.short_log_ticks(1, 9.4, whole=True) == [1, 2, 5]
+    assert figures.short_log_ticks(1, 3, whole=True) == [1, 2, 3]
+    assert figures.short_log_ticks(1, 2, whole=True) == [1, 2]
+    assert figures.short_log_ticks(1.5, 2.5, whole=True) == [2]
+    assert figures.short_log_ticks(0.3, 0.9) == [0.3, 0.5]
+
+
+# A machine that holds three requests: Figures 3, 10 and 14 spanned under a decade, labelled "1.5" requests
+# and "7 8 9 100 2 5" ms.
+SMALL_BATCH = {"model": "llama-3.1-405b", "gpu": "h100", "gpus": 8, "ctx": 131072, "kvdtype": "fp16"}
+LOG_AXIS_SCENARIOS = [
+    {},
+    {"model": "llama-3-8b", "gpu": "l40s", "gpus": 1, "tp": 1, "ctx": 131072, "isl": 32768, "mode": "calibrated"},
+    SMALL_BATCH,
+]
+LOG_AXIS_IDS = ["default", "llama-8b-l40s-long", "405b-three-requests"]
+
+
+@pytest.mark.parametrize("params", LOG_AXIS_SCENARIOS, ids=LOG_AXIS_IDS)
+def test_no_batch_axis_is_labelled_with_a_fraction(params):
+    figs = registry.build(Scenario.from_params(**params))
+    counted = [
+        (name, fig["layout"]["xaxis"]) for name, fig in figs.items() if "Batch size" in str(fig["layout"]["xaxis"])
+    ]
+    assert len(counted) >= 5
+    for name, axis in counted:
+        assert axis.get("tickformat") == figures.COUNT_FORMAT, name
+        if axis.get("type") == "log" and "dtick" not in axis and figs[name]["data"]:
+            assert "tickvals" in axis, name
+            shown = [v for v in axis["tickvals"] if v >= 1]
+            assert shown and all(v == int(v) for v in shown), (name, axis["tickvals"])
+
+
+@pytest.mark.parametrize("params", LOG_AXIS_SCENARIOS, ids=LOG_AXIS_IDS)
 def test_a_log_axis_over_a_decade_gets_readable_ticks_whatever_widens_it(params):
     """Plotly widens an axis for level lines too: Figure 10's TTFT target at 500 ms under a curve near 18 s gave
     a log axis of 1.6 decades with plotly's bare "2" and "5" ticks, as the curves alone span under one."""
@@ -563,9 +599,16 @@ def test_a_log_axis_over_a_decade_gets_readable_ticks_whatever_widens_it(params)
             values += [s[f"{key}{i}"] for s in layout["shapes"] if s.get(f"{key}ref") == key for i in (0, 1)]
             values = np.asarray(values, dtype=float)
             values = values[(values > 0) & np.isfinite(values)]
+            spec = layout[axis]
+            if "autorangeoptions" in spec:  # room for a note over the curves
+                values = np.append(values, spec["autorangeoptions"]["include"])
             if values.size and values.max() >= 10 * values.min():
-                spec = layout[axis]
                 assert spec.get("dtick") == 1 or "tickvals" in spec, (name, axis, values.min(), values.max())
+            elif "tickvals" in spec:  # under a decade, labelled in full: at least two labels where the curves are
+                lo, hi = values.min() / 1.5, values.max() * 1.5
+                assert sum(lo <= v <= hi for v in spec["tickvals"]) >= 2 or spec.get("tickformat"), (name, axis)
+    if params is SMALL_BATCH:  # the TTFT target at 500 ms over curves near 60-90 ms
+        assert figs["fig10"]["layout"]["yaxis"]["tickvals"] == [100, 200, 500]
 
 
 @pytest.mark.parametrize("builder", [figures.itl_vs_throughput, figures.preset_frontiers])
