@@ -23,6 +23,10 @@ from .scenario import Scenario
 N_OUT = 1024  # output tokens per request: InferenceX's 1k/1k workload
 CONCURRENCIES = (4, 8, 16, 32, 64, 128, 256, 512)  # fixed-concurrency points a benchmark sweep publishes
 LABEL_ROOM = 0.18  # share of a log axis's height kept over the last labelled point: a label's height in a 360 px frame
+PEAK_ROOM = 1.6  # the rate axis ends this far past the peak rate, for the peak line's label
+# A point label's width and height ("512" at 12 px) as shares of the axes of the smallest plot it is drawn in,
+# a phone's (about 320 × 150 px): labels this close would run together.
+LABEL_BOX = (22 / 320, 13 / 150)
 POINTS = 160  # the frontier's samples (figures.frontier stops them at ρ = 0.99)
 
 
@@ -71,6 +75,23 @@ def rate_curve(scn: Scenario, n_out: int = N_OUT, B=None) -> dict | None:
     }
 
 
+def labels_apart(rate, latency, x_range, y_range) -> list[bool]:
+    """Which points on the rising E2E curve (rate and latency both increasing) get a label, left to right,
+    placed up and to the left of each: those whose label stays clear of the last one kept. Positions are
+    log10 shares of the axes' `x_range` and `y_range`; near the peak rate, where concurrency doubles for a few
+    per cent more rate, this drops every other label or more."""
+    x = (np.log10(rate) - x_range[0]) / (x_range[1] - x_range[0])
+    y = (np.log10(latency) - y_range[0]) / (y_range[1] - y_range[0])
+    width, height = LABEL_BOX
+    kept, last = [], None
+    for xi, yi in zip(x, y, strict=True):
+        clear = last is None or xi - x[last] >= width or yi - y[last] >= height
+        kept.append(bool(clear))
+        if clear:
+            last = len(kept) - 1
+    return kept
+
+
 def concurrency_at_rate(scn: Scenario, rate, n_out: int = N_OUT) -> np.ndarray:
     """The concurrency (fractional batch) that sustains each request rate on the rising branch; NaN past the
     peak rate or when nothing fits."""
@@ -108,6 +129,11 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
         else:
             r = scn.evaluate(marks)
             e2e = E.e2e_latency(r["ttft"], n_out, r["itl"])
+        lo = np.log10(1e3 * min(c["ttft"].min(), c["e2e"].min()))
+        top = np.log10(1e3 * e2e[-1])
+        x_range = (np.log10(c["rate"][0]), np.log10(c["peak_rate"] * PEAK_ROOM))
+        y_range = (lo, lo + (top - lo) / (1 - LABEL_ROOM))
+        labelled = labels_apart(little_rate(marks, e2e), 1e3 * e2e, x_range, y_range)
         data.append(
             _line(
                 "fixed concurrency C, labelled (λ = C / E2E)",
@@ -117,18 +143,16 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
                 hover=hover,
                 custom=marks.astype(int).tolist(),
                 mode="markers+text",
-                text=[f"{int(b)}" for b in marks],  # short: at phone width the labels sit close
-                # Above and below in turn, the last above: near the peak rate neighbours run together ("256512").
-                textposition=[
-                    "top center" if (marks.size - 1 - i) % 2 == 0 else "bottom center" for i in range(marks.size)
-                ],
+                text=[f"{int(b)}" if shown else "" for b, shown in zip(marks, labelled, strict=True)],
+                # Up and to the left of its point: E2E rises with the rate, so the curve there lies below the
+                # label, and the peak line to the right of it. (Centred above or below, a label near the peak,
+                # where the curve climbs steeply, sat on the curve or on the line.)
+                textposition="top left",
                 marker={"size": 7, "color": "#000000"},
             )
         )
         # Room over the last point for its label, which sits above it: plotly's autorange pads markers, not
         # text, and the E2E curve ends just above that point when the peak lies near it.
-        lo = np.log10(1e3 * min(c["ttft"].min(), c["e2e"].min()))
-        top = np.log10(1e3 * e2e[-1])
         keep_in_lower_share(layout, lo, top, 1 - LABEL_ROOM)
     _vline(layout, c["peak_rate"], "#555555", f"peak {number(c['peak_rate'])} req/s at C = {c['peak_batch']:,}")
     # Left of the line (the curves end at it), in the gap between TTFT and E2E where the label runs: their
@@ -137,5 +161,5 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
     gap = [np.interp(half, np.log10(c["rate"]), np.log10(1e3 * c[k])) for k in ("ttft", "e2e")]
     layout["annotations"][-1].update(xanchor="right", xshift=-4, y=float(np.mean(gap)), yref="y", yanchor="middle")
     # Fixed: the labels' text would otherwise widen plotly's autorange far past the peak.
-    layout["xaxis"]["range"] = [float(np.log10(c["rate"][0])), float(np.log10(c["peak_rate"] * 1.6))]
+    layout["xaxis"]["range"] = [float(np.log10(c["rate"][0])), float(np.log10(c["peak_rate"] * PEAK_ROOM))]
     return {"data": data, "layout": layout}

@@ -238,8 +238,11 @@ POINT_LABELS_JS = """
 const gd = document.querySelector(`#fig-${arguments[0]} .js-plotly-plot`);
 const box = (el) => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top,
                                                                      bottom: r.bottom, text: el.textContent}; };
-const labels = Array.from(gd.querySelectorAll('.textpoint text'), box);
-return labels.length > 0 && {plot: box(gd.querySelector('.nsewdrag')), labels};
+const labels = Array.from(gd.querySelectorAll('.textpoint text'), box).filter((b) => b.text);
+const marks = gd.querySelectorAll('.scatterlayer .trace')[2];
+return labels.length > 0 && {plot: box(gd.querySelector('.nsewdrag')), labels,
+  points: Array.from(marks.querySelectorAll('.point'), box),
+  lines: Array.from(gd.querySelectorAll('.shapelayer path'), box)};
 """
 
 
@@ -249,9 +252,10 @@ return labels.length > 0 && {plot: box(gd.querySelector('.nsewdrag')), labels};
     ["", "?model=kimi-k2&gpu=mi355x&gpus=8&tp=4&pp=2&wdtype=fp4&ctx=65536&isl=8192"],
     ids=["default", "kimi-mi355x"],
 )
-def test_fig12s_concurrency_labels_stay_inside_the_plot(browser, server, size, query):
-    """Figure 12 labels its fixed-concurrency points above and below them in turn. When the last one sits near
-    the E2E curve's top, where it ends at the peak rate, its label above ran out of the plot and was cut."""
+def test_fig12s_concurrency_labels_stay_inside_the_plot_and_clear_of_each_other(browser, server, size, query):
+    """Figure 12 labels its fixed-concurrency points. When the last one sat near the E2E curve's top, where it
+    ends at the peak rate, its label above ran out of the plot and was cut; near the peak, where the points
+    crowd, labels above and below in turn ran into each other and the peak line."""
     browser.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
         {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": False},
@@ -265,4 +269,11 @@ def test_fig12s_concurrency_labels_stay_inside_the_plot(browser, server, size, q
     plot = found["plot"]
     out = [b["text"] for b in found["labels"] if b["top"] < plot["top"] - 1 or b["bottom"] > plot["bottom"] + 1]
     assert out == [], (plot, found["labels"])
+    labels = [{**b, "kind": "label"} for b in found["labels"]]
+    others = [{**b, "kind": "point", "text": ""} for b in found["points"]]
+    others += [{**b, "kind": "line", "text": ""} for b in found["lines"]]
+    assert len(others) > len(labels)
+    assert overlapping(labels) == []
+    clash = [pair for pair in overlapping(labels + others) if pair[0].startswith("label") and "label" not in pair[1]]
+    assert clash == [], clash
     assert severe_console_errors(browser) == []
