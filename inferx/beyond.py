@@ -152,6 +152,18 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
         )
         band["hoverinfo"] = "skip"
         fig["data"].insert(0, band)
+    else:  # said in the legend, where the band's entry would be: a note on the plot could sit on the curve
+        none = F._line(
+            f"no batch size meets TTFT ≤ {p['ttft']:,.6g} ms and TPOT ≤ {p['tpot']:,.6g} ms",
+            [],
+            [],
+            SLO_BAND,
+            width=14,
+            meta={"short": f"none meets TTFT ≤ {p['ttft']:,.6g}, TPOT ≤ {p['tpot']:,.6g} ms", "statement": True},
+        )
+        # One gap, not no point: plotly leaves a trace without points out of the legend.
+        none.update(x=[None], y=[None], hoverinfo="skip")
+        fig["data"].insert(0, none)
     F._hline(fig["layout"], p["ttft"], "#555555", f"TTFT target {p['ttft']:,.6g} ms", "left")
     F.decade_ticks(fig, redo=True)  # the target line may widen the axis past the curves
     g = goodput(scn)

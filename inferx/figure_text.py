@@ -103,8 +103,8 @@ def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
         return None
     x, y = _points(trace)
     n = len(x)
-    if not n:
-        return None
+    if not n:  # nothing drawn; a legend entry that states a fact ("no batch size meets …") is read as it is
+        return name if isinstance(meta, dict) and meta.get("statement") else None
     first = f"{_with_unit(y[0], y_unit)} at {_with_unit(x[0], x_unit)}"
     if n == 1:
         return f"{name}: {first}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inferx import beyond, economics, slo
+from inferx import beyond, economics, export, slo
 from inferx import figure_registry as registry
 from inferx.scenario import InvalidParameter, Scenario
 from pages._url import parse_query
@@ -72,6 +72,21 @@ def test_the_regimes_figure_shades_what_meets_the_slo_and_stars_the_best():
     assert star["name"] == f"best under the SLO: B = {g['batch']:,}"
     assert star["x"][0] == pytest.approx(r["throughput"][1], rel=1e-3)
     assert any(s.get("y0") == 300 for s in fig["layout"]["shapes"])
+
+
+def test_the_regimes_figure_says_in_its_legend_when_no_batch_size_meets_the_slo():
+    """A TTFT target under the whole curve left only the target line: nothing said that no batch meets it."""
+    scn = Scenario.from_params(ttft=10, isl=8192)  # under the prefill of one 8,192-token prompt (29 ms)
+    assert slo.goodput(scn, 10, 50)["batch"] == 0
+    fig = registry.build(scn, ["fig10"], 64)["fig10"]
+    first = fig["data"][0]
+    assert first["name"] == "no batch size meets TTFT ≤ 10 ms and TPOT ≤ 50 ms"
+    assert first["x"] == first["y"] == [None]  # no point, yet one entry: plotly lists no empty trace
+    assert not any(t["name"].startswith(("meets", "best")) for t in fig["data"])
+    assert " no batch size meets TTFT ≤ 10 ms and TPOT ≤ 50 ms. " in fig["layout"]["meta"]["summary"]
+    assert "no batch size meets TTFT ≤ 10 ms and TPOT ≤ 50 ms,,," in export.figure_csv(fig).splitlines()
+    met = registry.build(Scenario.from_params(), ["fig10"], 64)["fig10"]
+    assert not any("no batch size" in t["name"] for t in met["data"])
 
 
 def test_the_explorer_carries_the_regime_sentence_at_its_batch():

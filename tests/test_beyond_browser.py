@@ -69,6 +69,16 @@ def test_the_regimes_embed_follows_its_targets(browser, server):
     assert severe_console_errors(browser) == []
 
 
+def test_the_regimes_embed_says_when_no_batch_size_meets_the_targets(browser, server):
+    open_page(browser, server, "/embed/regimes?ttft=10&isl=8192", ["fig10"])
+    wait_js(browser, "return !!document.querySelector('#fig-10 .legendtext')", what="fig10's legend")
+    legend = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#fig-10 .legendtext'), (el) => el.textContent)"
+    )
+    assert legend[0] in ("no batch size meets TTFT ≤ 10 ms and TPOT ≤ 50 ms", "none meets TTFT ≤ 10, TPOT ≤ 50 ms")
+    assert severe_console_errors(browser) == []
+
+
 @pytest.mark.parametrize("width", [1280, 420])
 def test_the_beyond_section_renders_and_fits(browser, server, width):
     browser.set_window_size(width, 900)
