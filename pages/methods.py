@@ -28,12 +28,15 @@ STATUS_CLASS = {
 }
 
 
-def table(label, header, rows, row_classes=None):
+def table(label, header, rows, row_classes=None, notes_last=False):
+    """A table in a scroll box; `notes_last` for one whose last column is prose, which then keeps a readable
+    width rather than a few words a line (a note in the check table's 100 px column was 14 lines tall)."""
     head = html.Thead(html.Tr([html.Th(h) for h in header]))
     body = html.Tbody(
         [html.Tr([html.Td(c) for c in row], className=(row_classes or {}).get(i)) for i, row in enumerate(rows)]
     )
-    return scroll_box(dbc.Table([head, body], bordered=False, hover=True, size="sm", className="num-table"), label)
+    classes = "num-table notes-last" if notes_last else "num-table"
+    return scroll_box(dbc.Table([head, body], bordered=False, hover=True, size="sm", className=classes), label)
 
 
 def config_table(model: str):
@@ -146,6 +149,7 @@ def check_table():
         ["Section", "Quantity", "Article", "Engine", "Unit", "Diff", "Status", "Note"],
         rows,
         classes,
+        notes_last=True,
     )
 
 

@@ -277,3 +277,24 @@ def test_fig12s_concurrency_labels_stay_inside_the_plot_and_clear_of_each_other(
     clash = [pair for pair in overlapping(labels + others) if pair[0].startswith("label") and "label" not in pair[1]]
     assert clash == [], clash
     assert severe_console_errors(browser) == []
+
+
+def test_the_check_tables_notes_read_as_prose_on_a_phone(browser, server):
+    """The check table scrolls sideways on a phone; its last column, a sentence or two, was squeezed to about
+    100 px, six words a line, and a note made its row 14 lines tall."""
+    with phone(browser, "light"):
+        browser.get(server.url + "methods")
+        found = wait_js(
+            browser,
+            """const t = Array.from(document.querySelectorAll('table.num-table'))
+                 .find((el) => el.querySelector('th:last-child')?.textContent === 'Note');
+               if (!t) return false;
+               const em = parseFloat(getComputedStyle(t.querySelector('td')).fontSize);
+               const line = parseFloat(getComputedStyle(t.querySelector('td')).lineHeight);
+               const rows = Array.from(t.querySelectorAll('tbody tr'));
+               return {em, line, note: t.querySelector('th:last-child').getBoundingClientRect().width,
+                       tallest: Math.max(...rows.map((r) => r.getBoundingClientRect().height))};""",
+            what="the check table",
+        )
+    assert found["note"] >= 20 * found["em"], found
+    assert found["tallest"] <= 8 * found["line"], found
