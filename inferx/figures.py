@@ -901,13 +901,17 @@ def _log10(x: float) -> float:
     return float(np.log10(x)) if x > 0 else 0.0
 
 
-def _regimes(layout, scn: Scenario, r) -> None:
+NARROW_BAND = 0.12  # of Figure 5's x axis: narrower than its label "batch" in a 480 px frame's plot
+
+
+def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
     """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2), with
     Figure 1's B* (the calibrated step's ridge in calibrated mode).
 
     The batch label hangs a line below the interactive one: a small machine beside the presets (or beside a
     pinned A) squeezes both bands into the axis's first per cent, where side by side they printed over each
-    other, and the axis's span is not known until every trace is in."""
+    other. A batch band under NARROW_BAND of the axis (`x_end`, the traces' largest x) is labelled just right
+    of it, pointing back ("← batch"): inside, the label ran across the curve's wall."""
     split = min(_ridge(scn.with_context(0))[0], scn.b_max / 2)  # Figure 1's B*: in calibrated mode, the fitted one
     T = r["throughput"]
     x_batch = float(np.interp(split, r["batch"], T))
@@ -915,6 +919,8 @@ def _regimes(layout, scn: Scenario, r) -> None:
         # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
         _band(layout, float(T.min()), float(np.interp(split / 8, r["batch"], T)), INTERACTIVE_BAND, "interactive")
     _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch", label_drop=14)
+    if float(T.max()) * 1.02 - x_batch < NARROW_BAND * x_end:
+        layout["annotations"][-1].update(text="← batch", x=float(T.max()) * 1.02, xshift=2)
 
 
 @_json_ready
@@ -937,7 +943,7 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         stable = np.isfinite(r["ttft"])
         data += _residual_band(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
         data.append(_frontier_trace(f"{machine_label(scn)} (current)", r, CURRENT, "solid", 2.8))
-        _regimes(layout, scn, r)
+        _regimes(layout, scn, r, max(float(np.max(t["x"])) for t in data))
     if notes:
         _note_above(layout, data, "<br>".join(notes))
     _x_scale_toggle(layout)

@@ -65,7 +65,11 @@ def test_fig5_regime_labels_sit_on_two_lines(params):
     # A small machine beside the presets squeezes both bands into the axis's first per cent (here 2 %), where
     # the two labels, side by side at the top, printed over each other: the batch one hangs a line lower.
     fig = figures.preset_frontiers(Scenario.from_params(**params))
-    labels = {a["text"]: a for a in fig["layout"]["annotations"] if a["text"] in ("interactive", "batch")}
+    labels = {
+        a["text"].removeprefix("← "): a
+        for a in fig["layout"]["annotations"]
+        if a["text"].endswith(("interactive", "batch"))
+    }
     assert labels["batch"]["y"] == labels["interactive"]["y"]  # both from the top…
     assert labels["batch"]["yshift"] - labels["interactive"]["yshift"] <= -labels["batch"]["font"]["size"]
 
@@ -141,7 +145,7 @@ def test_fig5_draws_no_interactive_band_that_no_batch_size_is_in():
     scn = Scenario.from_params(**COMPUTE_BOUND_FROM_ONE)
     assert scn.b_max == 4
     layout = figures.preset_frontiers(scn)["layout"]
-    assert [a["text"] for a in layout["annotations"] if a["text"] in ("interactive", "batch")] == ["batch"]
+    assert [a["text"] for a in layout["annotations"] if a["text"].endswith(("interactive", "batch"))] == ["← batch"]
     assert len([s for s in layout["shapes"] if s["type"] == "rect"]) == 1
 
 
@@ -647,3 +651,21 @@ def test_the_marks_keep_one_colour_per_limit_across_figures():
     assert [s["fillcolor"] for s in explorer["shapes"]] == [band["fillcolor"]]
     bend = next(a for a in explorer["annotations"] if a["text"].startswith("step compute-bound from"))
     assert bend["arrowcolor"] == C["compute"]  # where compute starts binding the step
+
+
+def test_a_narrow_batch_band_is_labelled_beside_it_clear_of_the_wall():
+    """Qwen3-235B on 72×GB200 beside the presets: the batch band is 3 % of Figure 5's axis, and its label,
+    written from the band's left edge, ran across the current curve's wall."""
+    wide = figures.preset_frontiers(Scenario.from_params())
+    label = next(a for a in wide["layout"]["annotations"] if a["text"].endswith("batch"))
+    band = [s for s in wide["layout"]["shapes"] if s["type"] == "rect"][-1]
+    assert label["text"] == "batch" and label["x"] == band["x0"]
+    scn = Scenario.from_params(model="qwen3-235b-a22b", gpu="gb200", gpus=72, tp=8, pp=8, ic="infiniband")
+    narrow = figures.preset_frontiers(scn)
+    label = next(a for a in narrow["layout"]["annotations"] if a["text"].endswith("batch"))
+    band = [s for s in narrow["layout"]["shapes"] if s["type"] == "rect"][-1]
+    axis_end = max(max(t["x"]) for t in narrow["data"])
+    assert band["x1"] - band["x0"] < figures.NARROW_BAND * axis_end
+    current = next(t for t in narrow["data"] if t["name"].endswith("(current)"))
+    assert label["text"] == "← batch" and label["x"] == band["x1"] > max(current["x"])
+    assert label["xanchor"] == "left"
