@@ -901,7 +901,7 @@ def _log10(x: float) -> float:
     return float(np.log10(x)) if x > 0 else 0.0
 
 
-NARROW_BAND = 0.12  # of Figure 5's x axis: narrower than its label "batch" in a 480 px frame's plot
+NARROW_BAND = 0.15  # of Figure 5's x axis: too narrow for "batch" between its edge and the wall in a 480 px frame
 
 
 def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
@@ -911,7 +911,8 @@ def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
     The batch label hangs a line below the interactive one: a small machine beside the presets (or beside a
     pinned A) squeezes both bands into the axis's first per cent, where side by side they printed over each
     other. A batch band under NARROW_BAND of the axis (`x_end`, the traces' largest x) is labelled just right
-    of it, pointing back ("← batch"): inside, the label ran across the curve's wall."""
+    of it, pointing back ("← batch"), or left of it where the axis ends there: inside, the label ran across
+    the curve's wall."""
     split = min(_ridge(scn.with_context(0))[0], scn.b_max / 2)  # Figure 1's B*: in calibrated mode, the fitted one
     T = r["throughput"]
     x_batch = float(np.interp(split, r["batch"], T))
@@ -919,8 +920,12 @@ def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
         # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
         _band(layout, float(T.min()), float(np.interp(split / 8, r["batch"], T)), INTERACTIVE_BAND, "interactive")
     _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch", label_drop=14)
-    if float(T.max()) * 1.02 - x_batch < NARROW_BAND * x_end:
-        layout["annotations"][-1].update(text="← batch", x=float(T.max()) * 1.02, xshift=2)
+    end = float(T.max()) * 1.02
+    if end - x_batch < NARROW_BAND * x_end:
+        if end < (1 - NARROW_BAND) * x_end:
+            layout["annotations"][-1].update(text="← batch", x=end, xshift=2)
+        else:  # the axis ends at the band: left of it, where the curve is still low
+            layout["annotations"][-1].update(text="batch →", xanchor="right", xshift=-2)
 
 
 @_json_ready

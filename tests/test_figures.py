@@ -669,3 +669,12 @@ def test_a_narrow_batch_band_is_labelled_beside_it_clear_of_the_wall():
     current = next(t for t in narrow["data"] if t["name"].endswith("(current)"))
     assert label["text"] == "← batch" and label["x"] == band["x1"] > max(current["x"])
     assert label["xanchor"] == "left"
+
+
+def test_a_narrow_batch_band_where_the_axis_ends_is_labelled_on_its_left():
+    """8×B300 at 64k context is the largest machine drawn: right of its band there is no axis left."""
+    fig = figures.preset_frontiers(Scenario.from_params(gpu="b300", gpus=8, tp=8, ctx=65536))
+    label = next(a for a in fig["layout"]["annotations"] if "batch" in a["text"])
+    band = [s for s in fig["layout"]["shapes"] if s["type"] == "rect"][-1]
+    assert band["x1"] >= (1 - figures.NARROW_BAND) * max(max(t["x"]) for t in fig["data"])
+    assert (label["text"], label["x"], label["xanchor"]) == ("batch →", band["x0"], "right")
