@@ -422,7 +422,10 @@
     return out;
   }
 
-  const untitled = (legend) => Object.assign({}, legend, { title: { text: "" } }); // A's one entry says it (compactData)
+  /* A's one entry says what A is (compactData). Plotly's own order back too: the comparison's "normal" order,
+     there to flow A's entries on after the current ones, stacked Figure 10's entries (a legend group per
+     regime) in a column that left its plot 64 px of a 480×360 frame. */
+  const untitled = (legend) => Object.assign({}, legend, { title: { text: "" }, traceorder: undefined });
 
   /* Legend entries too long for a narrow graph, in lines: Plotly neither wraps nor clips them, and the
      /inferencex band's name ran off the phone's edge. A trace's `meta.short`, where its figure gives one, names

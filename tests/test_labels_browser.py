@@ -298,3 +298,30 @@ def test_the_check_tables_notes_read_as_prose_on_a_phone(browser, server):
         )
     assert found["note"] >= 20 * found["em"], found
     assert found["tallest"] <= 8 * found["line"], found
+
+
+def test_a_pinned_as_legend_flows_in_rows_in_a_small_frame(browser, server):
+    """Figure 10 gives each limit a legend group; with A pinned, the comparison's "normal" trace order stacked
+    its entries one a row in a 480×360 frame, 143 px of legend behind a scroll bar over a 64 px plot."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 480, "height": 360, "deviceScaleFactor": 1, "mobile": False}
+    )
+    try:
+        browser.get(server.url + "embed/fig10?a=preset:mi300x4")
+        figure_data(browser, 10)
+        found = wait_js(
+            browser,
+            """const gd = document.querySelector('#fig-10 .js-plotly-plot');
+               const entries = Array.from(gd.querySelectorAll('.legend .traces'), (el) => el.getBoundingClientRect());
+               const bar = gd.querySelector('.legend .scrollbar');
+               return gd.dataset.compact === 'true' && entries.length > 0 && {
+                 entries: entries.length, rows: new Set(entries.map((r) => Math.round(r.top))).size,
+                 scrolls: !!bar && bar.getBoundingClientRect().height > 0, plot: gd._fullLayout._size.h,
+                 graph: gd.clientHeight};""",
+            what="Figure 10 drawn compact with A",
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert found["entries"] >= 6 and found["rows"] < found["entries"], found
+    assert not found["scrolls"] and found["plot"] >= found["graph"] / 3, found
+    assert severe_console_errors(browser) == []
