@@ -171,9 +171,13 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
     ]
 
 
+PHONE_CHAR = LABEL_SPAN / len("ρ > 0.85: unstable")  # a character's share of a phone's plot width
+
+
 def _keep_labels_inside(layout: dict, data: list) -> None:
     """A label set to end at a mark on the x axis (xanchor right) falls off the plot's left edge once A has
-    widened the axis and left the mark near that edge: such a label starts at its mark instead. The explorer's
+    widened the axis and left the mark near that edge, or too near it for the label's width on a phone: such
+    a label starts at its mark instead, where there is more room. The explorer's
     compute-bound label is placed again for the widened axes (`figures.bend_label_place`), and its "ρ > 0.85"
     label at a height clear of A's curves as well as the current ones (`figures.band_label_y`)."""
     span = layout.get("xaxis", {}).get("range")
@@ -183,8 +187,13 @@ def _keep_labels_inside(layout: dict, data: list) -> None:
     def kept(note: dict) -> dict:
         if note.get("name") == BEND_LABEL:
             return {**note, **bend_label_place(*axis_shares(layout, note["x"], note["y"]))}
-        near_left = note.get("x", span[0]) - span[0] < 0.15 * (span[1] - span[0])
-        if note.get("xref") == "x" and note.get("xanchor") == "right" and not note.get("showarrow") and near_left:
+        if note.get("xref") != "x" or note.get("xanchor") != "right" or note.get("showarrow"):
+            return note
+        left, right = note.get("x", span[0]) - span[0], span[1] - note.get("x", span[0])
+        # Its width on a phone: Figure 12's "peak … req/s at C = …" ran off the left edge from a third along.
+        # (The explorer's band label is placed again below, clear of the curves, wherever it starts.)
+        width = 0 if note.get("name") else PHONE_CHAR * len(str(note.get("text", ""))) * (span[1] - span[0])
+        if left < 0.15 * (span[1] - span[0]) or (left < width and right > left):
             note = {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
         return note
 

@@ -425,3 +425,22 @@ def test_the_unstable_label_moves_off_a_curves_and_the_compute_bound_label():
     figs = (registry.build(long, ["fig6"])["fig6"], registry.build(long, ["fig6"], pinned=a)["fig6"])
     kept = [next(n["y"] for n in f["layout"]["annotations"] if n["text"].startswith("ρ > 0.85")) for f in figs]
     assert kept[0] == kept[1]
+
+
+def test_a_long_label_near_the_left_of_a_widened_axis_starts_at_its_mark():
+    """A much faster A widens Figure 12's rate axis: the current peak line a third along it, "peak 0.402 req/s at
+    C = 66" ended at the line and ran off the plot's left edge on a phone. It starts at the line instead."""
+    scn = Scenario.from_params(model="gemma-3-27b", gpu="l40s", gpus=2, tp=2, mode="calibrated", ctx=16384, isl=4096)
+    a = Scenario.from_params(preset="mi300x4")
+    alone = registry.build(scn, ["fig12"])["fig12"]
+    merged = registry.build(scn, ["fig12"], pinned=a)["fig12"]
+
+    def peak(fig):
+        return next(n for n in fig["layout"]["annotations"] if n["text"].startswith("peak"))
+
+    assert peak(alone)["xanchor"] == "right"
+    x0, x1 = merged["layout"]["xaxis"]["range"]
+    label = peak(merged)
+    width = compare.PHONE_CHAR * len(label["text"]) * (x1 - x0)
+    assert label["x"] - x0 < width  # ending at the line, it would start left of the plot
+    assert label["xanchor"] == "left" and label["xshift"] > 0 and label["x"] + width <= x1
