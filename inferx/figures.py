@@ -919,8 +919,8 @@ def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
     if split / 8 >= r["batch"][0]:  # else no batch size is interactive (B_max under 16, or B* near 1)
         # From the first sample rather than 0, which a log x-axis (the scale toggle) cannot place.
         _band(layout, float(T.min()), float(np.interp(split / 8, r["batch"], T)), INTERACTIVE_BAND, "interactive")
-    _band(layout, x_batch, float(T.max()) * 1.02, BATCH_BAND, "batch", label_drop=14)
     end = float(T.max()) * 1.02
+    _band(layout, x_batch, end, BATCH_BAND, "batch", label_drop=14)
     if end - x_batch < NARROW_BAND * x_end:
         if end < (1 - NARROW_BAND) * x_end:
             layout["annotations"][-1].update(text="← batch", x=end, xshift=2)
