@@ -1159,6 +1159,7 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     data = _apart(refs, None if r is None else _frontier_trace(name, r, CURRENT, "solid", 2.8), False, True)
     if notes:
         _note_above(layout, data, "<br>".join(notes))
+    layout["showlegend"] = True  # the formats are in the names: plotly would hide a lone curve's legend entry
     return {"data": data, "layout": layout}
 
 

@@ -351,6 +351,15 @@ def test_fig7_never_hides_a_reference_under_the_current_curve():
     assert max(fp16_kv["customdata"]) < b_max < Scenario.from_params().b_max  # twice the KV: about half the batch
 
 
+def test_fig7_names_the_current_formats_when_no_reference_fits():
+    """gpt-oss-120b in FP4 on one H100: neither FP16 nor FP8 weights fit, and the lone curve left kept its
+    formats in a legend entry plotly does not draw for a single trace."""
+    scn = Scenario.from_params(model="gpt-oss-120b", gpu="h100", gpus=1, tp=1, wdtype="fp4")
+    fig = figures.quantization(scn)
+    assert [t["name"] for t in fig["data"]] == ["1×H100 SXM (current): FP4 weights + FP8 KV"]
+    assert fig["layout"]["showlegend"] is True
+
+
 def test_fig4_marks_the_power_of_two_batches_on_the_curve():
     scn = Scenario.from_params(preset="mi300x4")
     line, points = figures.itl_vs_throughput(scn)["data"]
