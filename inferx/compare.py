@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .figure_text import counted
 from .figures import (
     BAND_LABEL,
@@ -24,6 +26,7 @@ from .figures import (
     x_extent,
 )
 from .hardware import GPUS
+from .rate import LABEL_BOX
 from .scenario import ARTICLE_ONLY, CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
 
 PINNED_GROUP = "pinned-A"
@@ -214,6 +217,67 @@ def _keep_labels_inside(layout: dict, data: list) -> None:
     layout["annotations"] = notes
 
 
+def _log_shares(values, low: float, high: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.log10(np.asarray(values, dtype=float)) - low) / (high - low)
+
+
+def _labels_clear_of(layout: dict, data: list, added: list) -> list:
+    """Point labels set "top left" (Figure 12's concurrencies, up and left of each point on the rising E2E
+    curve) land on A's faded curve where A runs just above the current one: a slower A. Such a label moves to
+    "bottom right", which a rising curve leaves clear too, where its box there (a phone's, LABEL_BOX) meets
+    neither A's lines, nor a vertical marker line (the peak rate), nor another of the trace's points. On a
+    rising curve a label below and right of its point never meets one above and left of a later point, so the
+    spacing `rate.labels_apart` chose holds. Both axes log, x's range set; y's span is the traces' and what
+    autorange is told to include."""
+    x_axis, y_axis = layout.get("xaxis", {}), layout.get("yaxis", {})
+    span = x_axis.get("range")
+    labelled = [i for i, t in enumerate(data) if t.get("textposition") == "top left" and "text" in t.get("mode", "")]
+    if not labelled or x_axis.get("type") != "log" or y_axis.get("type") != "log" or not isinstance(span, list):
+        return data
+    lines = [t for t in added if "lines" in t.get("mode", "lines") and t.get("visible", True) is not False
+             and t.get("x") and t.get("y")]  # fmt: skip
+    if not lines:
+        return data
+    tall = [y for t in data + lines for y in (t.get("y") or []) if isinstance(y, int | float) and y > 0]
+    tall += (y_axis.get("autorangeoptions") or {}).get("include") or []
+    if not tall:
+        return data
+    y_span = (math.log10(min(tall)), math.log10(max(tall)))
+    if y_span[1] <= y_span[0]:
+        return data
+    curves = [(_log_shares(t["x"], *span), _log_shares(t["y"], *y_span)) for t in lines]
+    walls = [_log_shares(s["x0"], *span) for s in layout.get("shapes") or []
+             if s.get("xref") == "x" and s.get("x0") == s.get("x1") and s.get("x0", 0) > 0]  # fmt: skip
+    width, height = LABEL_BOX
+
+    def met(x: float, y: float, right: bool, points) -> bool:
+        left_edge = x if right else x - width
+        low = y - height if right else y
+        others = [(px, py) for px, py in points if (px, py) != (x, y)]
+        if any(left_edge <= px <= left_edge + width and low <= py <= low + height for px, py in others):
+            return True
+        # The text starts past the marker's edge: a third more room, or "512" printed over the peak line.
+        if any(left_edge - width / 3 <= wall <= left_edge + width * 4 / 3 for wall in walls):
+            return True
+        along = np.linspace(left_edge, left_edge + width, 9)
+        for cx, cy in curves:
+            inside = (along >= np.nanmin(cx)) & (along <= np.nanmax(cx))
+            if np.any(inside) and np.any(np.abs(np.interp(along[inside], cx, cy) - (low + height / 2)) <= height / 2):
+                return True
+        return False
+
+    out = list(data)
+    for i in labelled:
+        t = data[i]
+        points = list(zip(_log_shares(t["x"], *span), _log_shares(t["y"], *y_span), strict=True))
+        places = ["bottom right" if said and met(x, y, False, points) and not met(x, y, True, points) else "top left"
+                  for (x, y), said in zip(points, t.get("text") or [], strict=True)]  # fmt: skip
+        if "bottom right" in places:
+            out[i] = {**t, "textposition": places}
+    return out
+
+
 def merge(current: dict, pinned: dict, label: str) -> dict:
     """`current` with A's traces (from `pinned`, the same figure for scenario A) after its own; neither input
     is changed. `layout.meta.pinned` tells the browser where A's traces start, A's label and A's own meta
@@ -259,6 +323,7 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     title = f"A = {label} (faded)" if drawn else f"A = {label} (its curves coincide with these)"
     layout["legend"] = {**layout.get("legend", {}), "traceorder": "normal", "title": {"text": title, "side": "top"}}
     _keep_labels_inside(layout, data + added)
+    data = _labels_clear_of(layout, data, added)
     merged = {"data": data + added, "layout": layout}
     decade_ticks(merged, redo=True)  # the current ticks may not reach A's values
     return merged

@@ -444,3 +444,22 @@ def test_a_long_label_near_the_left_of_a_widened_axis_starts_at_its_mark():
     width = compare.PHONE_CHAR * len(label["text"]) * (x1 - x0)
     assert label["x"] - x0 < width  # ending at the line, it would start left of the plot
     assert label["xanchor"] == "left" and label["xshift"] > 0 and label["x"] + width <= x1
+
+
+def _point_labels(fig: dict) -> dict:
+    return next(t for t in fig["data"] if "text" in t.get("mode", ""))
+
+
+def test_figure_12s_labels_go_below_and_right_of_their_points_where_a_slower_as_curve_runs_above():
+    """4×MI300X as A: its E2E curve runs just over 8×H200's, through the labels up and to the left of the
+    points. Those with room below and to the right go there; the last, whose box there would meet the peak
+    line, stays. A faster A leaves every label where it was, and the memoised current figure is not changed."""
+    scn, slower, faster = (Scenario.from_params(preset=p) for p in ("h200x8", "mi300x4", "b200x8"))
+    alone = registry.build(scn, ["fig12"])["fig12"]
+    merged = _point_labels(registry.build(scn, ["fig12"], pinned=slower)["fig12"])
+    assert _point_labels(alone)["textposition"] == "top left"
+    said = [i for i, text in enumerate(merged["text"]) if text]
+    assert [merged["textposition"][i] for i in said] == ["bottom right"] * (len(said) - 1) + ["top left"]
+    beside_faster = _point_labels(registry.build(scn, ["fig12"], pinned=faster)["fig12"])
+    assert beside_faster["textposition"] == "top left"
+    assert _point_labels(registry.build(scn, ["fig12"])["fig12"])["textposition"] == "top left"

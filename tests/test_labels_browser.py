@@ -279,6 +279,54 @@ def test_fig12s_concurrency_labels_stay_inside_the_plot_and_clear_of_each_other(
     assert severe_console_errors(browser) == []
 
 
+# The current points' labels (traces before A's) that one of A's lines runs through: A's paths sampled a pixel
+# apart, against each label's box less a pixel all round.
+LABELS_ON_A_JS = """
+const gd = document.querySelector(`#fig-${arguments[0]} .js-plotly-plot`);
+const pinned = gd && gd.layout && gd.layout.meta && gd.layout.meta.pinned;
+const traces = gd ? gd.querySelectorAll('.scatterlayer .trace') : [];
+if (!pinned || traces.length <= pinned.first) return false;
+const labels = Array.from(gd.querySelectorAll('.textpoint text'), (el) => {
+  const r = el.getBoundingClientRect();
+  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, text: el.textContent};
+}).filter((b) => b.text);
+const points = [];
+for (const trace of Array.from(traces).slice(pinned.first)) {
+  const path = trace.querySelector('path.js-line');
+  if (!path) continue;
+  const m = path.getScreenCTM();
+  for (let s = 0; s <= path.getTotalLength(); s += 1) {
+    const p = path.getPointAtLength(s);
+    points.push([m.a * p.x + m.e, m.d * p.y + m.f]);
+  }
+}
+return labels.length > 0 && points.length > 0 && {labels: labels.length, on: labels.filter((b) => points.some(
+  ([x, y]) => x > b.left + 1 && x < b.right - 1 && y > b.top + 1 && y < b.bottom - 1)).map((b) => b.text)};
+"""
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["?a=preset:mi300x4", "?model=kimi-k2&gpu=mi355x&a=model:kimi-k2,gpu:mi300x"],
+    ids=["h200-beside-mi300x", "kimi-mi355x-beside-mi300x"],
+)
+def test_fig12s_labels_keep_off_a_slower_pinned_as_curve(browser, server, query):
+    """Beside a slower A, A's faded E2E curve runs just above the current one, through the labels set up and to
+    the left of the current points (at 800×450, all seven of 4…256 beside 4×MI300X): they go below and to the
+    right there, which the rising curve leaves clear as well."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 800, "height": 450, "deviceScaleFactor": 1, "mobile": False}
+    )
+    try:
+        browser.get(server.url + "embed/fig12" + query)
+        figure_data(browser, 12)
+        found = wait_js(browser, LABELS_ON_A_JS, args=(12,), what="Figure 12's labels beside A's curves")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert found["labels"] >= 5 and found["on"] == [], found
+    assert severe_console_errors(browser) == []
+
+
 def test_the_check_tables_notes_read_as_prose_on_a_phone(browser, server):
     """The check table scrolls sideways on a phone; its last column, a sentence or two, was squeezed to about
     100 px, six words a line, and a note made its row 14 lines tall."""
