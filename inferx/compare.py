@@ -26,7 +26,7 @@ from .figures import (
     x_extent,
 )
 from .hardware import GPUS
-from .rate import LABEL_BOX
+from .rate import LABEL_BOX, LABEL_ROOM, PEAK_LABEL, labels_apart
 from .scenario import ARTICLE_ONLY, CALIBRATED_ONLY, PARAMS, Scenario, default_params, machine_values
 
 PINNED_GROUP = "pinned-A"
@@ -195,7 +195,8 @@ def _keep_labels_inside(layout: dict, data: list) -> None:
         left, right = note.get("x", span[0]) - span[0], span[1] - note.get("x", span[0])
         # Its width on a phone: Figure 12's "peak … req/s at C = …" ran off the left edge from a third along.
         # (The explorer's band label is placed again below, clear of the curves, wherever it starts.)
-        width = 0 if note.get("name") else PHONE_CHAR * len(str(note.get("text", ""))) * (span[1] - span[0])
+        chars = 0 if note.get("name") == BAND_LABEL else len(str(note.get("text", "")))
+        width = PHONE_CHAR * chars * (span[1] - span[0])
         if left < 0.15 * (span[1] - span[0]) or (left < width and right > left):
             note = {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
         return note
@@ -222,31 +223,108 @@ def _log_shares(values, low: float, high: float) -> np.ndarray:
         return (np.log10(np.asarray(values, dtype=float)) - low) / (high - low)
 
 
+def _drawn_lines(traces: list) -> list:
+    return [t for t in traces if "lines" in t.get("mode", "lines") and t.get("visible", True) is not False
+            and t.get("x") and t.get("y")]  # fmt: skip
+
+
+def _log_spans(layout: dict, traces: list) -> tuple | None:
+    """Both axes' spans in decades, where both are log and x's range is set: y's is the traces' and what
+    autorange is told to include (Figure 12)."""
+    x_axis, y_axis = layout.get("xaxis", {}), layout.get("yaxis", {})
+    span = x_axis.get("range")
+    if x_axis.get("type") != "log" or y_axis.get("type") != "log" or not isinstance(span, list):
+        return None
+    include = (y_axis.get("autorangeoptions") or {}).get("include") or []
+    tall = np.concatenate([np.asarray(t.get("y") or [], dtype=float) for t in traces] + [np.asarray(include, float)])
+    tall = tall[np.isfinite(tall) & (tall > 0)]
+    if not tall.size or tall.max() <= tall.min():
+        return None
+    return span, (math.log10(tall.min()), math.log10(tall.max()))
+
+
+def _peak_label_clear(layout: dict, data: list, added: list) -> None:
+    """Figure 12's peak label sits between the current TTFT and E2E curves, where A's curves may run: then it
+    goes to the height clearest of every curve over the width it takes on a phone."""
+    notes = layout.get("annotations") or []
+    at = next((i for i, note in enumerate(notes) if note.get("name") == PEAK_LABEL), None)
+    spans = _log_spans(layout, data + _drawn_lines(added)) if at is not None else None
+    if spans is None:
+        return
+    (x0, x1), (y0, y1) = spans
+    note = notes[at]
+    width = PHONE_CHAR * len(str(note.get("text", ""))) * (x1 - x0)
+    # Clear of the curves' last samples, at the peak line, where the text is 4 px short of it
+    left = note["x"] - width - 0.02 * (x1 - x0) if note.get("xanchor") == "right" else note["x"] + 0.02 * (x1 - x0)
+    now = (note["y"] - y0) / (y1 - y0) - LABEL_ROOM / 2  # LABEL_ROOM: a label's height in a 360 px frame
+    axes, x_from, x_to = {"yaxis": {"range": [y0, y1], "type": "log"}}, 10**left, 10 ** (left + width)
+    ours = [_traced(t, (x0, x1), (y0, y1)) for t in _drawn_lines(data)]
+    if band_label_y(axes, ours, x_from, x_to, now, height=LABEL_ROOM) != now:  # meets the current ones: not A's doing
+        return
+    every = ours + [_traced(t, (x0, x1), (y0, y1)) for t in _drawn_lines(added)]
+    avoid = _point_label_boxes(data, (x0, x1), (y0, y1))
+    # Moved only to where it is clear: across A's steep climb to its peak no height is, and the middle serves.
+    foot = band_label_y(axes, every, x_from, x_to, now, avoid, LABEL_ROOM, clear_only=True)
+    if foot != now:
+        notes[at] = {**note, "y": y0 + foot * (y1 - y0), "yanchor": "bottom"}
+
+
+def _traced(trace: dict, span: tuple, y_span: tuple, step: float = 0.01) -> dict:
+    """A line's points with more put in along each segment, at most `step` of either log axis apart: a climb
+    drawn from two samples covers every height between them."""
+    x = np.log10(np.asarray(trace["x"], dtype=float))
+    y = np.log10(np.asarray(trace["y"], dtype=float))
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if x.size < 2:
+        return {"x": (10**x).tolist(), "y": (10**y).tolist()}
+    apart = np.maximum(np.abs(np.diff(x)) / (span[1] - span[0]), np.abs(np.diff(y)) / (y_span[1] - y_span[0]))
+    pieces = np.maximum(1, np.ceil(apart / step)).astype(int)
+    segment = np.repeat(np.arange(pieces.size), pieces)
+    within = np.arange(segment.size) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    at = np.r_[segment + within / pieces[segment], x.size - 1]
+    where = np.arange(x.size)
+    return {"x": 10 ** np.interp(at, where, x), "y": 10 ** np.interp(at, where, y)}
+
+
+def _point_label_boxes(data: list, span: tuple, y_span: tuple) -> list[tuple]:
+    """The boxes (x from, x to, low, high: x in the axis's units, heights in shares) that the point labels of
+    `data` take on a phone, beside their points as their text position says; both axes log."""
+    width, height = LABEL_BOX
+    boxes = []
+    for t in data:
+        if "text" not in t.get("mode", ""):
+            continue
+        place = t.get("textposition")
+        for k, (x, y, text) in enumerate(zip(t["x"], t["y"], t.get("text") or [], strict=False)):
+            if not text:
+                continue
+            right = (place[k] if isinstance(place, list) else place) == "bottom right"
+            lx, share = math.log10(x), (math.log10(y) - y_span[0]) / (y_span[1] - y_span[0])
+            step = width * (span[1] - span[0])
+            x_from, x_to = (lx, lx + step) if right else (lx - step, lx)
+            boxes.append((10**x_from, 10**x_to, *((share - height, share) if right else (share, share + height))))
+    return boxes
+
+
 def _labels_clear_of(layout: dict, data: list, added: list) -> list:
     """Point labels set "top left" (Figure 12's concurrencies, up and left of each point on the rising E2E
-    curve) land on A's faded curve where A runs just above the current one: a slower A. Such a label moves to
+    curve), placed for the current figure's own axes. An A that widens them draws the points closer together:
+    `rate.labels_apart` thins the labels again for the merged axes ("64128256" beside a far faster A). They
+    also land on A's faded curve where A runs just above the current one: a slower A. Such a label moves to
     "bottom right", which a rising curve leaves clear too, where its box there (a phone's, LABEL_BOX) meets
     neither A's lines, nor a vertical marker line (the peak rate), nor another of the trace's points. On a
     rising curve a label below and right of its point never meets one above and left of a later point, so the
     spacing `rate.labels_apart` chose holds. Both axes log, x's range set; y's span is the traces' and what
     autorange is told to include."""
-    x_axis, y_axis = layout.get("xaxis", {}), layout.get("yaxis", {})
-    span = x_axis.get("range")
     labelled = [i for i, t in enumerate(data) if t.get("textposition") == "top left" and "text" in t.get("mode", "")]
-    if not labelled or x_axis.get("type") != "log" or y_axis.get("type") != "log" or not isinstance(span, list):
+    lines = _drawn_lines(added)
+    spans = _log_spans(layout, data + lines) if labelled and lines else None
+    if spans is None:
         return data
-    lines = [t for t in added if "lines" in t.get("mode", "lines") and t.get("visible", True) is not False
-             and t.get("x") and t.get("y")]  # fmt: skip
-    if not lines:
-        return data
-    tall = [y for t in data + lines for y in (t.get("y") or []) if isinstance(y, int | float) and y > 0]
-    tall += (y_axis.get("autorangeoptions") or {}).get("include") or []
-    if not tall:
-        return data
-    y_span = (math.log10(min(tall)), math.log10(max(tall)))
-    if y_span[1] <= y_span[0]:
-        return data
-    curves = [(_log_shares(t["x"], *span), _log_shares(t["y"], *y_span)) for t in lines]
+    span, y_span = spans
+    curves = [(cx, cy, np.nanmin(cx), np.nanmax(cx))
+              for cx, cy in ((_log_shares(t["x"], *span), _log_shares(t["y"], *y_span)) for t in lines)]  # fmt: skip
     walls = [_log_shares(s["x0"], *span) for s in layout.get("shapes") or []
              if s.get("xref") == "x" and s.get("x0") == s.get("x1") and s.get("x0", 0) > 0]  # fmt: skip
     width, height = LABEL_BOX
@@ -261,8 +339,8 @@ def _labels_clear_of(layout: dict, data: list, added: list) -> list:
         if any(left_edge - width / 3 <= wall <= left_edge + width * 4 / 3 for wall in walls):
             return True
         along = np.linspace(left_edge, left_edge + width, 9)
-        for cx, cy in curves:
-            inside = (along >= np.nanmin(cx)) & (along <= np.nanmax(cx))
+        for cx, cy, first, last in curves:
+            inside = (along >= first) & (along <= last)
             if np.any(inside) and np.any(np.abs(np.interp(along[inside], cx, cy) - (low + height / 2)) <= height / 2):
                 return True
         return False
@@ -270,11 +348,17 @@ def _labels_clear_of(layout: dict, data: list, added: list) -> list:
     out = list(data)
     for i in labelled:
         t = data[i]
+        text = list(t.get("text") or [])
+        said = [k for k, label in enumerate(text) if label]
+        if said:
+            x, y = np.asarray(t["x"], dtype=float)[said], np.asarray(t["y"], dtype=float)[said]
+            for k, kept in zip(said, labels_apart(x, y, span, y_span), strict=True):
+                text[k] = text[k] if kept else ""
         points = list(zip(_log_shares(t["x"], *span), _log_shares(t["y"], *y_span), strict=True))
-        places = ["bottom right" if said and met(x, y, False, points) and not met(x, y, True, points) else "top left"
-                  for (x, y), said in zip(points, t.get("text") or [], strict=True)]  # fmt: skip
-        if "bottom right" in places:
-            out[i] = {**t, "textposition": places}
+        places = ["bottom right" if label and met(x, y, False, points) and not met(x, y, True, points)
+                  else "top left" for (x, y), label in zip(points, text, strict=True)]  # fmt: skip
+        if "bottom right" in places or text != t.get("text"):
+            out[i] = {**t, "text": text, "textposition": places if "bottom right" in places else "top left"}
     return out
 
 
@@ -324,6 +408,7 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     layout["legend"] = {**layout.get("legend", {}), "traceorder": "normal", "title": {"text": title, "side": "top"}}
     _keep_labels_inside(layout, data + added)
     data = _labels_clear_of(layout, data, added)
+    _peak_label_clear(layout, data, added)
     merged = {"data": data + added, "layout": layout}
     decade_ticks(merged, redo=True)  # the current ticks may not reach A's values
     return merged

@@ -1053,10 +1053,20 @@ BAND_LABEL = "unstable"  # the `name` of the explorer's "ρ > 0.85" label, which
 LABEL_HEIGHT = 0.08  # of the explorer's plot: one line of 11 px type in a short embed's
 
 
-def band_label_y(layout: dict, data: list, x_from: float, x_to: float, now: float, avoid=()) -> float:
-    """Where (the share of the plot at its foot) a one-line label over x_from…x_to on the x axis is clearest of
-    every trace's points there and of the `avoid` boxes (x_from, x_to, low, high share) it meets: at `now` while
-    none lies under it, else at the height whose nearest point is furthest, the nearest to `now` among equals."""
+def band_label_y(
+    layout: dict,
+    data: list,
+    x_from: float,
+    x_to: float,
+    now: float,
+    avoid=(),
+    height: float = LABEL_HEIGHT,
+    clear_only: bool = False,
+) -> float:
+    """Where (the share of the plot at its foot) a one-line label `height` tall over x_from…x_to on the x axis
+    is clearest of every trace's points there and of the `avoid` boxes (x_from, x_to, low, high share) it meets:
+    at `now` while none lies under it, else at the height whose nearest point is furthest, the nearest to `now`
+    among equals; with `clear_only`, at `now` unless that height meets nothing."""
     y0, y1 = layout["yaxis"]["range"]
     log = layout["yaxis"].get("type") == "log"
     heights = []
@@ -1076,12 +1086,13 @@ def band_label_y(layout: dict, data: list, x_from: float, x_to: float, now: floa
         return now
 
     def clearance(foot):
-        return float(np.min(np.maximum(0.0, np.maximum(foot - heights, heights - foot - LABEL_HEIGHT))))
+        return float(np.min(np.maximum(0.0, np.maximum(foot - heights, heights - foot - height))))
 
     if clearance(now) > 0:
         return now
     feet = np.round(np.arange(0.02, 0.86, 0.02), 2)
-    return float(max(feet, key=lambda foot: (round(clearance(foot), 3), -abs(foot - now))))
+    best = float(max(feet, key=lambda foot: (round(clearance(foot), 3), -abs(foot - now))))
+    return now if clear_only and clearance(best) == 0 else best
 
 
 def axis_shares(layout: dict, x: float, y: float) -> tuple[float, float]:

@@ -23,6 +23,7 @@ from .scenario import Scenario
 N_OUT = 1024  # output tokens per request: InferenceX's 1k/1k workload
 CONCURRENCIES = (4, 8, 16, 32, 64, 128, 256, 512)  # fixed-concurrency points a benchmark sweep publishes
 LABEL_ROOM = 0.18  # share of a log axis's height kept over the last labelled point: a label's height in a 360 px frame
+PEAK_LABEL = "peak"  # the `name` of the peak rate's label, which compare.merge may move off A's curves
 PEAK_ROOM = 1.6  # the rate axis ends this far past the peak rate, for the peak line's label
 # A point label's width and height ("512" at 12 px) as shares of the axes of the smallest plot it is drawn in,
 # a phone's (about 320 × 150 px): labels this close would run together.
@@ -159,7 +160,9 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
     # geometric mean at half the peak rate (the axis is log), wherever the mode puts the two curves.
     half = np.log10(c["peak_rate"] / 2)
     gap = [np.interp(half, np.log10(c["rate"]), np.log10(1e3 * c[k])) for k in ("ttft", "e2e")]
-    layout["annotations"][-1].update(xanchor="right", xshift=-4, y=float(np.mean(gap)), yref="y", yanchor="middle")
+    layout["annotations"][-1].update(
+        xanchor="right", xshift=-4, y=float(np.mean(gap)), yref="y", yanchor="middle", name=PEAK_LABEL
+    )
     # Fixed: the labels' text would otherwise widen plotly's autorange far past the peak.
     layout["xaxis"]["range"] = [float(np.log10(c["rate"][0])), float(np.log10(c["peak_rate"] * PEAK_ROOM))]
     return {"data": data, "layout": layout}

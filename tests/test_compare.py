@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import app as inferx_app
-from inferx import compare
+from inferx import compare, rate
 from inferx import figure_registry as registry
 from inferx import figures as F
 from inferx.figure_text import MAX_TRACES, with_summary
@@ -452,14 +452,40 @@ def _point_labels(fig: dict) -> dict:
 
 def test_figure_12s_labels_go_below_and_right_of_their_points_where_a_slower_as_curve_runs_above():
     """4×MI300X as A: its E2E curve runs just over 8×H200's, through the labels up and to the left of the
-    points. Those with room below and to the right go there; the last, whose box there would meet the peak
-    line, stays. A faster A leaves every label where it was, and the memoised current figure is not changed."""
+    points, and they go below and to the right. A faster A leaves every label where it was, and the memoised
+    current figure is not changed."""
     scn, slower, faster = (Scenario.from_params(preset=p) for p in ("h200x8", "mi300x4", "b200x8"))
     alone = registry.build(scn, ["fig12"])["fig12"]
     merged = _point_labels(registry.build(scn, ["fig12"], pinned=slower)["fig12"])
     assert _point_labels(alone)["textposition"] == "top left"
     said = [i for i, text in enumerate(merged["text"]) if text]
-    assert [merged["textposition"][i] for i in said] == ["bottom right"] * (len(said) - 1) + ["top left"]
+    assert len(said) >= 6 and [merged["textposition"][i] for i in said] == ["bottom right"] * len(said)
     beside_faster = _point_labels(registry.build(scn, ["fig12"], pinned=faster)["fig12"])
     assert beside_faster["textposition"] == "top left"
     assert _point_labels(registry.build(scn, ["fig12"])["fig12"])["textposition"] == "top left"
+
+
+def test_figure_12s_labels_thin_out_and_its_peak_label_moves_off_a_far_faster_as_curve():
+    """Qwen3-235B on 8×MI355X as A beside DeepSeek-R1 FP4 on 8×B300 reaches 300 req/s against 9: the rate axis
+    widens thirty-fold, and labels planned for the current axis alone printed "64128256" run together. A's E2E
+    curve also ran through the peak label, midway between the current TTFT and E2E curves."""
+    scn = Scenario.from_params(gpu="b300", gpus=8, wdtype="fp4", mode="calibrated", mtp="on", osl=4096)
+    a = Scenario.from_params(model="qwen3-235b-a22b", gpu="mi355x")
+    alone = registry.build(scn, ["fig12"])["fig12"]
+    merged = registry.build(scn, ["fig12"], pinned=a)["fig12"]
+    before, after = _point_labels(alone)["text"], _point_labels(merged)["text"]
+    assert set(after) - {""} < set(before) - {""} and after[0] == before[0]  # fewer, from the left
+    x0, x1 = merged["layout"]["xaxis"]["range"]
+    shown = [x for x, t in zip(_point_labels(merged)["x"], after, strict=True) if t]
+    apart = np.diff(np.log10(shown)) / (x1 - x0)
+    assert min(apart) >= rate.LABEL_BOX[0]  # on a rising curve: room across for each label
+
+    def peak(fig):
+        return next(n for n in fig["layout"]["annotations"] if n.get("name") == rate.PEAK_LABEL)
+
+    a_e2e = next(t for t in merged["data"] if t["name"].startswith("A: E2E"))
+    a_level = np.log10(np.median(a_e2e["y"]))  # A's E2E is near flat up to its peak
+    assert peak(alone)["y"] - 0.3 < a_level < peak(alone)["y"] + 0.3  # where the label was
+    y_span = np.log10([min(t["y"]) for t in merged["data"]]).min(), np.log10([max(t["y"]) for t in merged["data"]])
+    top = peak(merged)["y"] + rate.LABEL_ROOM * (max(y_span[1]) - y_span[0])  # a label's height in a 360 px frame
+    assert peak(merged)["yanchor"] == "bottom" and top < a_level  # wholly below it now
