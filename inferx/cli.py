@@ -269,7 +269,12 @@ def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
 
 class _Parser(argparse.ArgumentParser):
     """argparse's, with an error said in two lines: the usage of `point` alone is some fifteen lines, which
-    pushed the one line that matters out of a terminal's view."""
+    pushed the one line that matters out of a terminal's view. Options are spelled out: argparse would take
+    any unique prefix, so a mistyped `--a preset:mi300x4` was read as `--acceptance`, and each new option
+    changes which prefixes are unique."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n{self.prog} --help lists the options.\n")

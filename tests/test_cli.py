@@ -311,3 +311,12 @@ def test_an_unknown_option_is_named_with_the_command_it_was_given_to():
     said = "inferx point: error: unrecognized arguments: --bogus\ninferx point --help lists the options.\n"
     assert bad.stderr == said
     assert run_inferx("validate", "--measured", "x.csv", "--nope").stderr.startswith("inferx validate: error:")
+
+
+def test_an_option_is_not_taken_from_a_prefix():
+    """argparse reads any unique prefix as the option it begins: `--a preset:mi300x4` became `--acceptance`,
+    refused only because a preset is not a number, and `--bat 4` became `--batch 4`."""
+    bad = run_inferx("frontier", "--figure", "12", "--a", "preset:mi300x4")
+    assert bad.returncode == 2 and "unrecognized arguments: --a preset:mi300x4" in bad.stderr, bad.stderr
+    assert run_inferx("point", "--bat", "4").stderr.startswith("inferx point: error: unrecognized arguments: --bat")
+    assert run_inferx("point", "--batch", "4").returncode == 0
