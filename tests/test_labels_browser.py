@@ -339,6 +339,34 @@ def test_fig12s_labels_keep_off_a_pinned_as_curves_and_each_other(browser, serve
     assert severe_console_errors(browser) == []
 
 
+def test_fig5_opens_on_log_x_for_a_small_machine_beside_the_presets(browser, server):
+    """Two L40S beside the presets: on the linear axis the current curve was a stroke against the y axis, 2.5 %
+    of the plot's width. Opened on log x (its toggle pressed), it spans a good part of the plot."""
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 800, "height": 450, "deviceScaleFactor": 1, "mobile": False}
+    )
+    try:
+        browser.get(server.url + "embed/fig5?model=gemma-3-27b&gpu=l40s&gpus=2&tp=2")
+        figure_data(browser, 5)
+        found = wait_js(
+            browser,
+            """const gd = document.querySelector('#fig-5 .js-plotly-plot');
+               const pressed = gd && gd.querySelector(".updatemenu-button[aria-pressed='true']");
+               const k = gd && gd._fullData && gd._fullData.findIndex((t) => t.name.endsWith('(current)'));
+               if (!pressed || k < 0) return false;
+               const path = gd.querySelectorAll('.scatterlayer .trace')[k].querySelector('path.js-line');
+               const plot = gd.querySelector('.nsewdrag').getBoundingClientRect();
+               return {type: gd._fullLayout.xaxis.type, pressed: pressed.getAttribute('aria-label'),
+                       share: path.getBoundingClientRect().width / plot.width};""",
+            what="Figure 5's current curve",
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert found["type"] == "log" and found["pressed"] == "log x", found
+    assert found["share"] > 0.3, found
+    assert severe_console_errors(browser) == []
+
+
 def test_the_check_tables_notes_read_as_prose_on_a_phone(browser, server):
     """The check table scrolls sideways on a phone; its last column, a sentence or two, was squeezed to about
     100 px, six words a line, and a note made its row 14 lines tall."""
