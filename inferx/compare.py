@@ -287,23 +287,28 @@ def _traced(trace: dict, span: tuple, y_span: tuple, step: float = 0.01) -> dict
     return {"x": 10 ** np.interp(at, where, x), "y": 10 ** np.interp(at, where, y)}
 
 
-def _point_label_boxes(data: list, span: tuple, y_span: tuple) -> list[tuple]:
-    """The boxes (x from, x to, low, high: x in the axis's units, heights in shares) that the point labels of
-    `data` take on a phone, beside their points as their text position says; both axes log."""
+def _label_box(x: float, y: float, right: bool) -> tuple[float, float, float, float]:
+    """The box (left, right, low, high, in shares of the axes) a point label takes on a phone (LABEL_BOX), for a
+    point at shares (x, y): "bottom right" of it, or "top left"."""
     width, height = LABEL_BOX
+    return (x, x + width, y - height, y) if right else (x - width, x, y, y + height)
+
+
+def _point_label_boxes(data: list, span: tuple, y_span: tuple) -> list[tuple]:
+    """The boxes (x from, x to in the axis's units; low, high in shares) the point labels of `data` take on a
+    phone, beside their points as their text position says; both axes log."""
     boxes = []
     for t in data:
         if "text" not in t.get("mode", ""):
             continue
         place = t.get("textposition")
-        for k, (x, y, text) in enumerate(zip(t["x"], t["y"], t.get("text") or [], strict=False)):
-            if not text:
-                continue
-            right = (place[k] if isinstance(place, list) else place) == "bottom right"
-            lx, share = math.log10(x), (math.log10(y) - y_span[0]) / (y_span[1] - y_span[0])
-            step = width * (span[1] - span[0])
-            x_from, x_to = (lx, lx + step) if right else (lx - step, lx)
-            boxes.append((10**x_from, 10**x_to, *((share - height, share) if right else (share, share + height))))
+        points = zip(_log_shares(t["x"], *span), _log_shares(t["y"], *y_span), t.get("text") or [], strict=False)
+        for k, (x, y, text) in enumerate(points):
+            if text:
+                left, right, low, high = _label_box(
+                    x, y, (place[k] if isinstance(place, list) else place) == "bottom right"
+                )
+                boxes.append((*(10 ** (span[0] + share * (span[1] - span[0])) for share in (left, right)), low, high))
     return boxes
 
 
@@ -327,21 +332,19 @@ def _labels_clear_of(layout: dict, data: list, added: list) -> list:
               for cx, cy in ((_log_shares(t["x"], *span), _log_shares(t["y"], *y_span)) for t in lines)]  # fmt: skip
     walls = [_log_shares(s["x0"], *span) for s in layout.get("shapes") or []
              if s.get("xref") == "x" and s.get("x0") == s.get("x1") and s.get("x0", 0) > 0]  # fmt: skip
-    width, height = LABEL_BOX
 
     def met(x: float, y: float, right: bool, points) -> bool:
-        left_edge = x if right else x - width
-        low = y - height if right else y
-        others = [(px, py) for px, py in points if (px, py) != (x, y)]
-        if any(left_edge <= px <= left_edge + width and low <= py <= low + height for px, py in others):
+        left, end, low, high = _label_box(x, y, right)
+        if any(left <= px <= end and low <= py <= high for px, py in points if (px, py) != (x, y)):
             return True
         # The text starts past the marker's edge: a third more room, or "512" printed over the peak line.
-        if any(left_edge - width / 3 <= wall <= left_edge + width * 4 / 3 for wall in walls):
+        room = (end - left) / 3
+        if any(left - room <= wall <= end + room for wall in walls):
             return True
-        along = np.linspace(left_edge, left_edge + width, 9)
+        along = np.linspace(left, end, 9)
         for cx, cy, first, last in curves:
-            inside = (along >= first) & (along <= last)
-            if np.any(inside) and np.any(np.abs(np.interp(along[inside], cx, cy) - (low + height / 2)) <= height / 2):
+            heights = np.interp(along[(along >= first) & (along <= last)], cx, cy)
+            if np.any((heights >= low) & (heights <= high)):
                 return True
         return False
 
