@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 
 from benchmarks.chromium import TIMEOUT, wait_js
+
+
+@contextmanager
+def viewport(driver, width: int, height: int):
+    """The page in a window (or an embed's frame) of this size until the block ends."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def figure_data(driver, fig: int, timeout: float = TIMEOUT) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
-from browser_checks import figure_data
+from browser_checks import figure_data, viewport
 from conftest import severe_console_errors
 
 from benchmarks.chromium import wait_js
@@ -34,25 +34,12 @@ return out;
 
 
 @contextmanager
-def frame(driver, width: int, height: int):
-    """The page in a window (an embed's frame) of this size, until the block ends."""
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-    )
-    try:
-        yield
-    finally:
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-
-
-@contextmanager
 def phone(driver, scheme: str):
     driver.execute_cdp_cmd(
         "Emulation.setEmulatedMedia", {"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]}
     )
     try:
-        with frame(driver, 420, 850):
+        with viewport(driver, 420, 850):
             yield
     finally:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
@@ -101,7 +88,7 @@ def test_fig2_labels_do_not_overlap_on_a_phone(browser, server, scheme):
 def test_fig2_ceiling_labels_do_not_stack_in_a_small_frame(browser, server, width, height, cut):
     """In a short plot the ceilings a fraction of a decade apart would hang their two-line labels on one
     another: such a label keeps its first line, the name (assets/theme.js, `unstackedLevels`)."""
-    with frame(browser, width, height):
+    with viewport(browser, width, height):
         browser.get(server.url + "embed/fig2")
         figure_data(browser, 2)
         labels = wait_js(
@@ -181,7 +168,7 @@ def test_a_narrow_graphs_tool_bar_covers_no_text(browser, server, fig, size):
     beside a legend above the plot; upright there, it reached the y axis's title (Figures 1 and 11). A graph
     with no legend (Figure 6) has its plot right under that corner: its bar goes to the bottom-left one, and
     a y title longer than a short plot is tall (Figure 6 in a 480×360 frame) wraps rather than run under it."""
-    with frame(browser, size[0], size[1]):
+    with viewport(browser, size[0], size[1]):
         browser.get(server.url + f"embed/fig{fig}")
         figure_data(browser, fig)
         wait_js(browser, f"return document.querySelector('#fig-{fig} .js-plotly-plot').dataset.compact === 'true'")
@@ -217,7 +204,7 @@ def test_a_y_title_is_wrapped_for_the_plots_height_and_again_after_a_resize(brow
 def test_a_calibrated_legend_wraps_into_columns_at_desktop_width(browser, server, fig):
     """Plotly gives every item of a legend that wraps the widest item's width: the residual band's name, once
     70 characters, put Figure 5's legend of four items a row each under the plot at 1,000 px."""
-    with frame(browser, 1000, 600):
+    with viewport(browser, 1000, 600):
         browser.get(server.url + f"embed/fig{fig}?mode=calibrated&gpu=mi355x&framework=sglang")
         assert "p10–p90" in figure_data(browser, fig)
         boxes = [b for b in browser.execute_script(TEXT_BOXES_JS, fig) if b["kind"] == "legend"]
@@ -249,7 +236,7 @@ def test_fig12s_concurrency_labels_stay_inside_the_plot_and_clear_of_each_other(
     """Figure 12 labels its fixed-concurrency points. When the last one sat near the E2E curve's top, where it
     ends at the peak rate, its label above ran out of the plot and was cut; near the peak, where the points
     crowd, labels above and below in turn ran into each other and the peak line."""
-    with frame(browser, size[0], size[1]):
+    with viewport(browser, size[0], size[1]):
         browser.get(server.url + "embed/fig12" + query)
         figure_data(browser, 12)
         found = wait_js(browser, POINT_LABELS_JS, args=(12,), what="Figure 12's labelled points")
@@ -311,7 +298,7 @@ def test_fig12s_labels_keep_off_a_pinned_as_curves_and_each_other(browser, serve
     the left of the current points (at 800×450, all seven of 4…256 beside 4×MI300X): they go below and to the
     right there, which the rising curve leaves clear as well. A far faster A (B300 beside Qwen3-235B on MI355X)
     widened the rate axis and drew "64128256" run together, with A's E2E curve through the peak label."""
-    with frame(browser, size[0], size[1]):
+    with viewport(browser, size[0], size[1]):
         browser.get(server.url + "embed/fig12" + query)
         figure_data(browser, 12)
         found = wait_js(browser, LABELS_ON_A_JS, args=(12,), what="Figure 12's labels beside A's curves")
@@ -323,7 +310,7 @@ def test_fig12s_labels_keep_off_a_pinned_as_curves_and_each_other(browser, serve
 def test_fig5_opens_on_log_x_for_a_small_machine_beside_the_presets(browser, server):
     """Two L40S beside the presets: on the linear axis the current curve was a stroke against the y axis, 2.5 %
     of the plot's width. Opened on log x (its toggle pressed), it spans a good part of the plot."""
-    with frame(browser, 800, 450):
+    with viewport(browser, 800, 450):
         browser.get(server.url + "embed/fig5?model=gemma-3-27b&gpu=l40s&gpus=2&tp=2")
         figure_data(browser, 5)
         found = wait_js(
@@ -367,7 +354,7 @@ def test_the_check_tables_notes_read_as_prose_on_a_phone(browser, server):
 def test_a_pinned_as_legend_flows_in_rows_in_a_small_frame(browser, server):
     """Figure 10 gives each limit a legend group; with A pinned, the comparison's "normal" trace order stacked
     its entries one a row in a 480×360 frame, 143 px of legend behind a scroll bar over a 64 px plot."""
-    with frame(browser, 480, 360):
+    with viewport(browser, 480, 360):
         browser.get(server.url + "embed/fig10?a=preset:mi300x4")
         figure_data(browser, 10)
         found = wait_js(

@@ -11,7 +11,7 @@ import time
 from contextlib import contextmanager
 
 import pytest
-from browser_checks import click, element, figure_data, press_slider, wait_figure_change, wait_js
+from browser_checks import click, element, figure_data, press_slider, viewport, wait_figure_change, wait_js
 from conftest import severe_console_errors
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -92,18 +92,6 @@ def wait_paper(driver, fig: int, dark: bool) -> None:
         f"return !!(gd && gd._fullLayout) && luminance(gd._fullLayout.paper_bgcolor) {test};"
     )
     wait_js(driver, script, what=f"figure {fig} drawn {'dark' if dark else 'light'}")
-
-
-@contextmanager
-def viewport(driver, width: int, height: int):
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-    )
-    try:
-        yield
-    finally:
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 @contextmanager
