@@ -23,6 +23,7 @@ from .figures import (
     bend_label_place,
     decade_ticks,
     level_lines,
+    log_x_if_squeezed,
     x_extent,
 )
 from .hardware import GPUS
@@ -410,6 +411,7 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     title = f"A = {label} (faded)" if drawn else f"A = {label} (its curves coincide with these)"
     layout["legend"] = {**layout.get("legend", {}), "traceorder": "normal", "title": {"text": title, "side": "top"}}
     _keep_labels_inside(layout, data + added)
+    log_x_if_squeezed(layout, data, data + added)
     data = _labels_clear_of(layout, data, added)
     _peak_label_clear(layout, data, added)
     merged = {"data": data + added, "layout": layout}

@@ -871,11 +871,9 @@ def _x_scale_toggle(layout: dict) -> None:
     relayout sets the axis type and moves the annotations placed on x, which plotly reads as log10 of the
     value on a log axis. Measured throughputs, far below the frontier's, gather at x ≈ 0 on the linear scale."""
     on_x = [(k, a["x"]) for k, a in enumerate(layout["annotations"]) if a.get("xref") == "x"]
-    # On log, whole decades only (as every log axis here); null gives linear its own ticks back.
+    # Null gives linear its own ticks back.
     linear = {"xaxis.type": "linear", "xaxis.autorange": True, "xaxis.dtick": None}
-    log = {"xaxis.type": "log", "xaxis.autorange": True, "xaxis.dtick": 1}
     linear |= {f"annotations[{k}].x": x for k, x in on_x}
-    log |= {f"annotations[{k}].x": _log10(x) for k, x in on_x}
     layout["margin"]["t"] = 58  # the buttons sit under the tool bar, which spans the top on a phone
     layout["updatemenus"] = [
         {
@@ -891,10 +889,17 @@ def _x_scale_toggle(layout: dict) -> None:
             "font": {"size": 10},
             "buttons": [
                 {"label": "linear x", "method": "relayout", "args": [linear]},
-                {"label": "log x", "method": "relayout", "args": [log]},
+                {"label": "log x", "method": "relayout", "args": [_log_x(layout)]},
             ],
         }
     ]
+
+
+def _log_x(layout: dict) -> dict:
+    """The relayout that puts a linear x axis on log: whole decades only (as every log axis here), and each
+    annotation placed on x at log10 of its value, where plotly reads it on a log axis."""
+    on_x = {f"annotations[{k}].x": _log10(a["x"]) for k, a in enumerate(layout["annotations"]) if a.get("xref") == "x"}
+    return {"xaxis.type": "log", "xaxis.autorange": True, "xaxis.dtick": 1} | on_x
 
 
 def _log10(x: float) -> float:
@@ -952,26 +957,39 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     if notes:
         _note_above(layout, data, "<br>".join(notes))
     _x_scale_toggle(layout)
-    if r is not None and data and float(r["throughput"].max()) < SQUEEZED * max(float(np.max(t["x"])) for t in data):
-        _start_on_log_x(layout)
+    if r is not None:
+        log_x_if_squeezed(layout, data[-1:], data)
     return {"data": data, "layout": layout}
 
 
-# Figure 5 opens on log x where the current frontier would take less than this share of the linear axis: a small
-# machine beside the presets (one L40S beside 8×B200) drew its curve as a vertical stroke against the y axis.
-SQUEEZED = 0.1
+SQUEEZED = 0.1  # of a linear x axis: a curve narrower than this reads as a stroke against the y axis
 
 
-def _start_on_log_x(layout: dict) -> None:
-    """Open on the scale toggle's log x, as if its button had been pressed."""
-    menu = layout["updatemenus"][0]
-    for key, value in menu["buttons"][1]["args"][0].items():
+def _x_max(traces: list) -> float:
+    xs = (np.asarray(t["x"] if t.get("x") is not None else [], dtype=float) for t in traces)
+    tops = [np.nanmax(x) for x in xs if np.isfinite(x).any()]
+    return float(max(tops, default=0.0))
+
+
+def log_x_if_squeezed(layout: dict, ours: list, every: list) -> None:
+    """Put a linear x axis (not a fixed one: the explorer's) on log where the traces `ours` would take under
+    SQUEEZED of it as the traces `every` span it: a small machine beside the presets (Figure 5) or beside a
+    far larger pinned A drew its curve as a stroke against the y axis. A figure with the scale toggle opens
+    as if its log button had been pressed. The axis, annotations and menu are replaced, not changed in place:
+    a merge's layout shares them with the memo."""
+    axis = layout.get("xaxis") or {}
+    if axis.get("type", "linear") != "linear" or "range" in axis or not 0 < _x_max(ours) < SQUEEZED * _x_max(every):
+        return
+    axis = {k: v for k, v in axis.items() if k != "rangemode"}
+    notes = [dict(note) for note in layout.get("annotations") or []]
+    for key, value in _log_x({"annotations": notes}).items():
         if key.startswith("annotations["):
-            layout["annotations"][int(key[len("annotations[") : key.index("]")])]["x"] = value
+            notes[int(key[len("annotations[") : key.index("]")])]["x"] = value
         else:
-            layout["xaxis"][key.removeprefix("xaxis.")] = value
-    layout["xaxis"].pop("rangemode", None)
-    menu["active"] = 1
+            axis[key.removeprefix("xaxis.")] = value
+    layout.update(xaxis=axis, annotations=notes)
+    if layout.get("updatemenus"):
+        layout["updatemenus"] = [{**layout["updatemenus"][0], "active": 1}, *layout["updatemenus"][1:]]
 
 
 def _log_range(values, pad: float = 0.06) -> list[float]:

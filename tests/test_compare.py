@@ -489,3 +489,25 @@ def test_figure_12s_labels_thin_out_and_its_peak_label_moves_off_a_far_faster_as
     y_span = np.log10([min(t["y"]) for t in merged["data"]]).min(), np.log10([max(t["y"]) for t in merged["data"]])
     top = peak(merged)["y"] + rate.LABEL_ROOM * (max(y_span[1]) - y_span[0])  # a label's height in a 360 px frame
     assert peak(merged)["yanchor"] == "bottom" and top < a_level  # wholly below it now
+
+
+def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_keeps_them_linear():
+    """Two L40S beside 8×H200 pinned as A: A's curves run to 240k tok/s, the current ones end near 4k, a stroke
+    against the y axis on the linear scale. Figure 4 opens on its toggle's log x; alone it stays linear, and
+    the merge leaves the memoised figure (its axis and menu) as it was."""
+    small, large = Scenario.from_params(model="gemma-3-27b", gpu="l40s", gpus=2, tp=2), Scenario.from_params()
+    alone = registry.build(small, ["fig4"])["fig4"]
+    kept = copy.deepcopy(alone)
+    assert alone["layout"]["xaxis"]["type"] == "linear" and alone["layout"]["updatemenus"][0]["active"] == 0
+    merged = registry.build(small, ["fig4"], pinned=large)["fig4"]["layout"]
+    assert merged["xaxis"]["type"] == "log" and merged["updatemenus"][0]["active"] == 1
+    assert merged["xaxis"]["dtick"] == 1 and "rangemode" not in merged["xaxis"]  # the log button's settings
+    assert registry.build(small, ["fig4"])["fig4"] == kept
+    beside_small = registry.build(large, ["fig4"], pinned=small)["fig4"]["layout"]
+    assert beside_small["xaxis"]["type"] == "linear"
+    # Figures 7, 9 and 10 have no toggle: their axis goes to log all the same; the explorer's is fixed.
+    merged = registry.build(small, ["fig6", "fig7", "fig9", "fig10"], pinned=large)
+    assert {k: f["layout"]["xaxis"].get("type") for k, f in merged.items()} == {
+        "fig6": "linear", "fig7": "log", "fig9": "log", "fig10": "log"
+    }  # fmt: skip
+    assert all(f["layout"]["xaxis"]["dtick"] == 1 for k, f in merged.items() if k != "fig6")
