@@ -966,9 +966,20 @@ SQUEEZED = 0.1  # of a linear x axis: a curve narrower than this reads as a stro
 
 
 def _x_max(traces: list) -> float:
-    xs = (np.asarray(t["x"] if t.get("x") is not None else [], dtype=float) for t in traces)
-    tops = [np.nanmax(x) for x in xs if np.isfinite(x).any()]
-    return float(max(tops, default=0.0))
+    top = 0.0
+    for t in traces:
+        x = t.get("x")
+        if x is None or len(x) == 0:
+            continue
+        try:  # a list's max in C; an array, or a list with gaps (None), through numpy
+            high = float(max(x) if isinstance(x, list) else np.nanmax(x))
+        except (TypeError, ValueError):
+            try:
+                high = float(np.nanmax(np.asarray(x, dtype=float)))
+            except (TypeError, ValueError):  # not numbers: a category axis
+                continue
+        top = max(top, high) if np.isfinite(high) else top
+    return top
 
 
 def log_x_if_squeezed(layout: dict, ours: list, every: list) -> None:

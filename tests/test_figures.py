@@ -107,6 +107,22 @@ def test_fig5_opens_on_log_x_where_the_current_curve_would_be_a_sliver_of_the_li
     assert all(linear[f"annotations[{k}].x"] == pytest.approx(10**x) for k, x in on_x.items())
 
 
+def test_a_squeezed_axis_is_read_through_gaps_and_past_words():
+    """The squeeze test reads the largest x of traces as lists with gaps (None), as arrays, or as words (a
+    category axis, left out); an axis already log, or fixed, is left as it is."""
+    layout = {"xaxis": {"type": "linear", "rangemode": "tozero"}, "annotations": [{"x": 100.0, "xref": "x"}]}
+    ours, theirs = [{"x": [1.0, None, 50.0]}], [{"x": np.array([10.0, 1e5])}, {"x": ["a", "b"]}, {"y": [1.0]}]
+    figures.log_x_if_squeezed(layout, ours, ours + theirs)
+    assert layout["xaxis"] == {"type": "log", "autorange": True, "dtick": 1}
+    assert layout["annotations"] == [{"x": 2.0, "xref": "x"}]
+    fixed = {"xaxis": {"type": "linear", "range": [0, 1e5]}, "annotations": []}
+    figures.log_x_if_squeezed(fixed, ours, ours + theirs)
+    assert fixed["xaxis"]["type"] == "linear"
+    wide = {"xaxis": {"type": "linear"}, "annotations": []}
+    figures.log_x_if_squeezed(wide, [{"x": [1.0, 2e4]}], [{"x": [1.0, 2e4]}, *theirs])
+    assert wide["xaxis"] == {"type": "linear"}  # a fifth of the axis: not squeezed
+
+
 def test_every_linear_throughput_axis_starts_at_zero():
     # Side by side on the page, Figures 4 to 9 read as one family; Figure 9's axis alone began at its first
     # sample, a few hundred tok/s in, with its markers' padding below zero.
