@@ -147,8 +147,7 @@ def parse_pinned(raw) -> tuple[dict | None, list[str]]:
     for piece in raw.split(","):
         name, colon, value = piece.partition(":")
         if not colon or name not in PARAMS:
-            notices.append(f"Ignored {shown_value(piece)!r} in a=: each piece must be name:value with a control's "
-                           "name.")  # fmt: skip
+            notices.append(f"Ignored {_quoted(piece)} in a=: each piece must be name:value with a control's name.")
             continue
         try:
             value = check_param(name, value)

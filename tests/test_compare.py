@@ -226,6 +226,8 @@ BAD = [
     ("ctx", ["Ignored 'ctx' in a=: each piece must be name:value with a control's name.",
              "Nothing is pinned: a= held no valid control."]),
     ("batch:64,ctx:4096", ["Ignored 'batch:64' in a=: each piece must be name:value with a control's name."]),
+    # A control character is escaped once: '\x00', not "'\\x00'".
+    ("\x00,ctx:4096", ["Ignored '\\x00' in a=: each piece must be name:value with a control's name."]),
     ("ctx:2048,ctx:4096", ["a= gave ctx more than once; used the last valid one."]),
     ("ctx:2048,ctx:3", ["Ignored A's ctx=3: must be a whole number from 128 to 131,072 tokens."]),
     ("ctx:nan", ["Ignored A's ctx=nan: must be a whole number from 128 to 131,072 tokens.",
