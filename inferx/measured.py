@@ -427,7 +427,16 @@ def _normalise(frame: pd.DataFrame, row_label: str) -> pd.DataFrame:
         derived = 1e3 / out["median_tpot_ms"].where(out["median_tpot_ms"] > 0)
     out["interactivity_tok_s_user"] = out["interactivity_tok_s_user"].fillna(derived)
     out["decode_tp"] = out["decode_tp"].fillna(out["n_gpus"])
+    for column in ("hardware", "precision", "framework") + TEXT_OPTIONAL:
+        out[column] = _shared_strings(out[column])
     return out
+
+
+def _shared_strings(text: pd.Series) -> pd.Series:
+    """The column with one string object per distinct value: a file at the row limit repeats a few names in every
+    row, and a string per cell held ~50 MB of a worker while the rest of the file was parsed."""
+    codes, uniques = pd.factorize(text)
+    return pd.Series(uniques.take(codes), index=text.index, dtype=text.dtype, name=text.name)
 
 
 def _numeric(frame: pd.DataFrame, column: str, where, required: bool = False) -> pd.Series:

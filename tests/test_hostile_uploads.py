@@ -545,8 +545,9 @@ def test_the_workers_of_one_server_share_its_key_without_configuration():
             proc.kill()
 
 
-# The peak depends on how the four requests' parsing overlaps, which a loaded machine reorders: 266 MB idle,
-# 304 MB seen once at load 6. One rerun on a fresh server; a budget missed twice is a real regression.
+# The peak depends on how the four requests' parsing overlaps, which a loaded machine reorders: 231-255 MB idle
+# (242-286 MB before a parsed file shared its repeated names). One rerun on a fresh server; a budget missed twice
+# is a real regression.
 @pytest.mark.flaky(reruns=1)
 def test_four_uploads_at_the_limit_at_once_keep_a_worker_under_300_mb(tmp_path):
     """gunicorn with one worker of 4 threads, four uploads at the limit sent together: the server takes one large

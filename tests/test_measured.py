@@ -96,6 +96,18 @@ def test_content_as_bytes_str_and_upload_all_agree(tmp_path):
     assert len(parse_measured(json.dumps([api_item()]).encode(), "download")) == 1
 
 
+def test_a_name_repeated_in_every_row_is_held_once(tmp_path):
+    """A file at the row limit repeats a few names in every row; one string object a value, not one a cell, keeps the
+    parsed frame small while the rest of an upload is read (the four-uploads memory test's margin)."""
+    rows = [ROW_1.replace("h200", " H200") if i % 2 else ROW_1 for i in range(1000)]
+    csv_text, json_text = f"{HEADER}\n" + "\n".join(rows), json.dumps([api_item()] * 1000)
+    for df in (parse_measured(csv_text, "m.csv"), parse_measured(json_text)):
+        assert set(df["hardware"]) == {"h200"}
+        for column in ("hardware", "precision", "framework", "spec_method", "date", "run_url"):
+            assert len({id(value) for value in df[column]}) == 1, column
+        assert df["hardware"].dtype == df["model"].dtype  # still the text dtype the rest of the code reads
+
+
 # --- Broken files -------------------------------------------------------------------
 
 
