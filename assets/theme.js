@@ -249,15 +249,16 @@
 
   /* A long note in lines of about `chars` characters (Plotly does not wrap annotations); each of its own lines
      (a note per curve that cannot be drawn, Figures 7 and 9) wrapped apart. */
+  const shownText = (text) => text.replace(/<[^>]+>/g, ""); // what a reader sees of a text: B<sub>max</sub> is 4
   function wrapped(text, chars) {
-    if (typeof text !== "string" || text.length <= chars) return text;
+    if (typeof text !== "string" || shownText(text).length <= chars) return text;
     return text
       .split(/<br\s*\/?>/)
       .map((line) => {
         const lines = [""];
         line.split(" ").forEach((word) => {
           const last = lines.length - 1;
-          if (lines[last] && lines[last].length + word.length + 1 > chars) lines.push(word);
+          if (lines[last] && shownText(lines[last]).length + shownText(word).length + 1 > chars) lines.push(word);
           else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
         });
         return lines.join("<br>");
@@ -269,7 +270,7 @@
      layout itself where none needs it: a 600 px frame is not narrow, yet Figure 7's one-line note covered the
      y axis's labels. The graph keeps the widths it wrapped for, so a resize that changes them redraws it. */
   const isNote = (a) =>
-    !!a && a.showarrow === false && a.xref === "paper" && typeof a.text === "string" && a.text.length > 20;
+    !!a && a.showarrow === false && a.xref === "paper" && typeof a.text === "string" && shownText(a.text).length > 20;
   const noteChars = (a, el) =>
     Math.max(20, Math.floor((el.clientWidth - 100) / (0.6 * ((a.font && a.font.size) || 12))));
   const notesKey = (layout, el) => (layout.annotations || []).filter(isNote).map((a) => noteChars(a, el)).join();

@@ -83,6 +83,12 @@ def columns(fig: dict) -> list[str]:
     return ["trace", *axis_titles(fig), *([BATCH_COLUMN] if _with_batch(fig) else [])]
 
 
+def plain_name(name: str) -> str:
+    """A trace's or level line's name as plain text, the way the CLI writes the article's symbols:
+    "B<sub>max</sub>" (a legend's subscript) is "B_max" in a file."""
+    return re.sub(r"<[^>]+>", "", re.sub(r"<sub>(.*?)</sub>", r"_\1", name)) if "<" in name else name
+
+
 def figure_rows(fig: dict) -> list[dict]:
     """One row per plotted point: {"trace": name, x title: x, y title: y} (None for a gap), and its batch size
     where the figure's traces carry it (`columns`)."""
@@ -94,7 +100,12 @@ def figure_rows(fig: dict) -> list[dict]:
         bs = batches(t) or [None] * len(xs)
         for x, y, b in zip(xs, ys, bs, strict=False):
             rows.append(
-                {"trace": t.get("name", ""), x_title: x, y_title: y, **({BATCH_COLUMN: b} if with_batch else {})}
+                {
+                    "trace": plain_name(t.get("name", "")),
+                    x_title: x,
+                    y_title: y,
+                    **({BATCH_COLUMN: b} if with_batch else {}),
+                }
             )
     return rows
 
@@ -116,7 +127,11 @@ def figure_record(name: str, fig: dict) -> dict:
 
 
 def _trace_record(trace: dict) -> dict:
-    record = {"name": trace.get("name", ""), "x": list(trace.get("x") or ()), "y": list(trace.get("y") or ())}
+    record = {
+        "name": plain_name(trace.get("name", "")),
+        "x": list(trace.get("x") or ()),
+        "y": list(trace.get("y") or ()),
+    }
     batch = batches(trace)
     return record if batch is None else record | {"batch": batch}
 

@@ -28,6 +28,12 @@ def number(v: float) -> str:
     return f"{v:.{digits}f}"
 
 
+def spoken(markup: str) -> str:
+    """Plotly's markup in a name as words: a subscript after a space ("B<sub>max</sub>" reads "B max"), other
+    tags dropped."""
+    return re.sub(r"<[^>]+>", "", markup.replace("<sub>", " ")) if "<" in markup else markup
+
+
 def _axis(layout: dict, name: str) -> tuple[str, str]:
     """(quantity, unit) of an axis title such as "Decode throughput (tok/s)"."""
     title = (layout.get(name) or {}).get("title") or {}
@@ -98,7 +104,7 @@ def _trace_text(trace: dict, x_unit: str, y_unit: str) -> str | None:
     if isinstance(meta, dict) and meta.get("band") == "low":  # a band's lower edge: the upper one names the band
         return None
     name = str(name)
-    name = (re.sub(r"<[^>]+>", "", name) if "<" in name else name).strip()
+    name = spoken(name).strip()
     if not name:
         return None
     x, y = _points(trace)

@@ -757,7 +757,7 @@ def kv_cache_tax(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         # B_max goes in the legend and the curve's end gets a dot: labels at the curves' ends ran into each other
         # and into the ceilings' labels on a phone. The entry is short enough to end before the tool bar there.
         end = {"mode": "lines+markers", "marker": {"size": [0] * (r["batch"].size - 1) + [7], "color": colour}}
-        name = f"{name}, B_max = {si(s.b_max)}"
+        name = f"{name}, B<sub>max</sub> = {si(s.b_max)}"
         data.append(_line(name, r["batch"], r["throughput"], colour, "solid", 2.5 if current else 1.8, hover, **end))
         ceiling = float(E.kv_ceiling(S, s.kappa, s.bw))
         _hline(layout, ceiling, colour, f"T∞({S:,})<br>≈ {si(ceiling, unit='tok/s')}", xanchor="left")
@@ -797,7 +797,9 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # The calibrated TTFT adds a fixed cost per request and the scheduler's wait to the queue.
     wait = "Queueing wait" if scn.mode == "article" else "Queueing wait and per-request costs"
     data = [
-        _line("Prefill t_prefill(S_in)", B, np.full(B.shape, 1e3 * prefill), PREFILL, "dash", 2, hover),
+        _line(
+            "Prefill t<sub>prefill</sub>(S<sub>in</sub>)", B, np.full(B.shape, 1e3 * prefill), PREFILL, "dash", 2, hover
+        ),
         _line(wait, B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover),
         _line("TTFT total", B, 1e3 * r["ttft"], CURRENT, "solid", 2.5, hover),
     ]
@@ -807,7 +809,7 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # curve is inside the band by this height).
     label = {"xanchor": "right", "xshift": -4, "y": 0.8, "font": {"size": 11, "color": QUEUE_TEXT}}
     layout["annotations"][-1].update(label)
-    _vline(layout, float(scn.b_max), KV, f"B_max = {si(scn.b_max)}")
+    _vline(layout, float(scn.b_max), KV, f"B<sub>max</sub> = {si(scn.b_max)}")
     layout["annotations"][-1].update(xanchor="right", xshift=-4)
     layout["xaxis"]["range"] = [0, float(np.log10(scn.b_max)) + 0.02]
     return {"data": data, "layout": layout}

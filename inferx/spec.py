@@ -271,7 +271,18 @@ def fig_moe(scn: Scenario, b_end: int = 4096) -> dict:
     hover = "B = %{x:,.0f}<br>%{y:,.0f} GB read<br>experts per layer: %{customdata}"
     data = [_line("weights read (uniform routing)", B, c["bytes_read"] / 1e9, "#000000", hover=hover, custom=custom)]
     # Labelled at the right: at the left the curve starts on this line and struck the label through.
-    _hline(layout, c["active_bytes"] / 1e9, P.VIOLET, f"P_active·b_w = {c['active_bytes'] / 1e9:,.0f} GB")
-    _hline(layout, c["total_bytes"] / 1e9, P.CRIMSON, f"P_total·b_w = {c['total_bytes'] / 1e9:,.0f} GB", "left")
+    _hline(
+        layout,
+        c["active_bytes"] / 1e9,
+        P.VIOLET,
+        f"P<sub>active</sub>·b<sub>w</sub> = {c['active_bytes'] / 1e9:,.0f} GB",
+    )
+    _hline(
+        layout,
+        c["total_bytes"] / 1e9,
+        P.CRIMSON,
+        f"P<sub>total</sub>·b<sub>w</sub> = {c['total_bytes'] / 1e9:,.0f} GB",
+        "left",
+    )
     layout["yaxis"]["rangemode"] = "tozero"
     return {"data": data, "layout": layout}

@@ -15,7 +15,7 @@ import app as inferx_app
 from inferx import compare, rate
 from inferx import figure_registry as registry
 from inferx import figures as F
-from inferx.figure_text import MAX_TRACES, with_summary
+from inferx.figure_text import MAX_TRACES, spoken, with_summary
 from inferx.figures import level_lines
 from inferx.scenario import PARAMS, Scenario, check_param
 from pages import embed, home
@@ -158,7 +158,7 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
         ours = len(mine[name]["data"])
         named = [t for t in merged[name]["data"][ours:] if t.get("name") and t.get("visible", True) is not False]
         if named and ours < MAX_TRACES:  # within the traces a summary states one by one
-            assert f"{named[0]['name']}: " in summary, name
+            assert f"{spoken(named[0]['name'])}: " in summary, name
             stated.append(name)
         # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks.
         levels = {(s["y0"], s["line"].get("color")) for _, s in level_lines(theirs[name]["layout"])}

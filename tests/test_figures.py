@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -229,14 +230,17 @@ def test_fig2_ceilings_and_reference_colours():
     scn = Scenario.from_params(ctx=2048)
     fig = figures.kv_cache_tax(scn)
     names = [t["name"] for t in fig["data"]]
-    assert names == ["S = 2,048 (current), B_max = 5.52k", "S = 1,024, B_max = 11k", "S = 8,192, B_max = 1.38k"]
+    assert names == [
+        f"S = {S}, B<sub>max</sub> = {b}"
+        for S, b in (("2,048 (current)", "5.52k"), ("1,024", "11k"), ("8,192", "1.38k"))
+    ]
     ceilings = [s["y0"] for s in fig["layout"]["shapes"]]
     # The article prints T∞(8,192) ≈ 133,000 tok/s on 8×H200; T∞ = BW/(S·κ) scales as 1/S.
     assert_close(ceilings, [4 * 133_000, 8 * 133_000, 133_000], rel=0.005)
     assert fig["data"][1]["line"]["color"] == figures.CONTEXT_REFS[1024]
     # The same reference keeps its colour when the current context changes.
     again = figures.kv_cache_tax(Scenario.from_params(ctx=512))
-    assert by_name(again)["S = 1,024, B_max = 11k"]["line"]["color"] == figures.CONTEXT_REFS[1024]
+    assert by_name(again)["S = 1,024, B<sub>max</sub> = 11k"]["line"]["color"] == figures.CONTEXT_REFS[1024]
 
 
 def test_fig3_components_and_band():
@@ -412,7 +416,7 @@ def test_fig2_marks_where_each_curve_meets_b_max():
     fig = figures.kv_cache_tax(scn)
     for S, t in zip((2048, 1024, 8192), fig["data"], strict=True):
         b_max = scn.with_context(S).b_max
-        assert t["name"].endswith(f"B_max = {figures.si(b_max)}") and t["mode"] == "lines+markers"
+        assert t["name"].endswith(f"B<sub>max</sub> = {figures.si(b_max)}") and t["mode"] == "lines+markers"
         sizes = t["marker"]["size"]
         assert sizes[-1] > 0 and not any(sizes[:-1]) and t["x"][-1] == figures.round_sig([b_max * 99 // 100])[0]
     assert [a["text"][:2] for a in fig["layout"]["annotations"]] == ["T∞"] * 3
@@ -688,7 +692,10 @@ def test_the_marks_keep_one_colour_per_limit_across_figures():
     assert itl["shapes"][0]["line"]["color"] == C["bandwidth"]  # the ITL floor
     ttft = figures.ttft_parts(scn)
     colours = {t["name"]: t["line"]["color"] for t in ttft["data"]}
-    assert colours["Prefill t_prefill(S_in)"] == C["compute"] and colours["Queueing wait"] == C["queue"]
+    assert (
+        colours["Prefill t<sub>prefill</sub>(S<sub>in</sub>)"] == C["compute"]
+        and colours["Queueing wait"] == C["queue"]
+    )
     band, b_max = ttft["layout"]["shapes"]
     assert band["fillcolor"] == rgba(C["queue"], 0.16) and b_max["line"]["color"] == C["kv_capacity"]
     explorer = figures.explorer(scn, 8)["layout"]
@@ -722,3 +729,26 @@ def test_a_narrow_batch_band_where_the_axis_ends_is_labelled_on_its_left():
     band = [s for s in fig["layout"]["shapes"] if s["type"] == "rect"][-1]
     assert band["x1"] >= (1 - figures.NARROW_BAND) * max(max(t["x"]) for t in fig["data"])
     assert (label["text"], label["x"], label["xanchor"]) == ("batch →", band["x0"], "right")
+
+
+@pytest.mark.parametrize("params", [{}, {"mode": "calibrated"}, {"model": "llama-3.3-70b"}])
+def test_figure_text_writes_the_articles_subscripts_not_underscores(params):
+    """Legends, line labels and axis titles show B<sub>max</sub>, not the identifier B_max; a CSV keeps the plain
+    spelling, and a figure's summary says "B max"."""
+    from inferx import export
+
+    scn = Scenario.from_params(**params)
+    figs = registry.build(scn, tuple(registry.FIGURES))
+    identifier = re.compile(r"\b[A-Za-z]_[A-Za-z]")
+    for name, fig in figs.items():
+        layout = fig["layout"]
+        texts = [t.get("name") or "" for t in fig["data"]] + [a.get("text", "") for a in layout["annotations"]]
+        texts += [(layout.get(axis) or {}).get("title", {}).get("text", "") for axis in ("xaxis", "yaxis")]
+        assert not [t for t in texts if identifier.search(t)], name
+        assert "<" not in export.figure_csv(fig).replace("<=", ""), name
+        assert not identifier.search(layout["meta"]["summary"]), name
+    csv = export.figure_csv(figs["fig2"])
+    assert "B_max = " in csv and "<sub>" not in csv
+    assert "B max = " in figs["fig2"]["layout"]["meta"]["summary"]
+    levels = {row["trace"].split(" = ")[0] for row in export.figure_rows(figs["fig15"]) if "·" in row["trace"]}
+    assert levels == ({"P_active·b_w", "P_total·b_w"} if scn.model.n_routed_experts else set())

@@ -20,7 +20,7 @@ REGIME_OF.update({shade.upper(): key for key, shade in P.TEXT.items()})  # each 
 # The traces that draw a limit, by figure and name: Figure 3's prefill floor (compute) and queueing wait, Figure
 # 10's runs of the frontier (named by their limit), and the explorer's dot (the limit binding at its batch).
 REGIME_TRACES = {
-    ("fig3", "Prefill t_prefill(S_in)"): "compute",
+    ("fig3", "Prefill t<sub>prefill</sub>(S<sub>in</sub>)"): "compute",
     ("fig3", "Queueing wait"): "queue",
     ("fig3", "Queueing wait and per-request costs"): "queue",  # calibrated mode's name for it
     **{("fig10", label): key for key, label in regimes.LABELS.items()},
@@ -30,7 +30,7 @@ REGIME_TRACES = {
 MARK_TEXT = {
     "bandwidth": r"B\* =|ITL floor",
     "compute": r"compute-bound from",
-    "kv_capacity": r"B_max",
+    "kv_capacity": r"B<sub>max</sub>",
     "queue": r"ρ > 0\.85",
 }
 

@@ -172,11 +172,11 @@ def check_figures(params, batch):
     if ref.headroom > 0:
         ceilings = [sh["y0"] for sh in f2["layout"]["shapes"]]
         for t in f2["data"]:
-            S = int(t["name"].split(" ")[2].strip(",").replace(",", ""))  # "S = 8,192, B_max = 1.38k"
+            S = int(t["name"].split(" ")[2].strip(",").replace(",", ""))  # "S = 8,192, B<sub>max</sub> = 1.38k"
             at = Reference(**{**params, "ctx": S})
             assert_samples(t["x"], t["y"], lambda b, at=at: at.point(b)["throughput"], exact_x=False)
             assert any(close(c, at.t_inf) for c in ceilings), (S, ceilings)
-        assert trace(f2, f"S = {ref.ctx:,} (current), B_max = ", prefix=True) if fits else True
+        assert trace(f2, f"S = {ref.ctx:,} (current), B<sub>max</sub> = ", prefix=True) if fits else True
 
     # Figure 3: the prefill floor at the input length, the queueing wait and their sum.
     f3 = figs["fig3"]
