@@ -10,6 +10,7 @@ the current one shows it, and a faded copy over it only changed its colour.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -18,9 +19,11 @@ from .figures import (
     BAND_LABEL,
     BEND_LABEL,
     LABEL_SPAN,
+    LEVEL_ROOM,
     axis_shares,
     band_label_y,
     bend_label_place,
+    curve_meets_box,
     decade_ticks,
     level_lines,
     log_x_if_squeezed,
@@ -219,6 +222,71 @@ def _keep_labels_inside(layout: dict, data: list) -> None:
     layout["annotations"] = notes
 
 
+PHONE_PLOT = 150  # px: a phone's plot height, over which a lifted label's pointer is reckoned
+
+
+def _level_label_box(note: dict, level: float, top: float) -> tuple[float, float, float, float]:
+    """The box a level line's label takes on a phone: from and to (shares of the x axis), low and high (y, in
+    the axis's units, which start at zero), its pointer included where it is lifted off the line."""
+    lines = [re.sub(r"<[^>]+>", "", line) for line in str(note.get("text", "")).split("<br>")]
+    width = min(1.0, PHONE_CHAR * max(len(line) for line in lines))
+    start = note.get("x", 0)
+    x_from, x_to = (start - width, start) if note.get("xanchor") == "right" else (start, start + width)
+    height = LEVEL_ROOM * len(lines) * top
+    if note.get("yanchor") == "top":
+        return x_from, x_to, level - height, level - 3 / PHONE_PLOT * top
+    # A lifted label's pointer crosses the curves under it by design: its text alone counts. On the line, a
+    # line within 3 px of it (A's floor beside the current one) passes under the text.
+    lift = -note.get("ay", 0) / PHONE_PLOT * top if note.get("showarrow") else 3 / PHONE_PLOT * top
+    return x_from, x_to, level + lift, level + lift + height
+
+
+def _level_labels_to_legend(layout: dict, data: list, added: list) -> list:
+    """A level line's label (Figure 4's floor) is placed clear of the current curves; on the axes A widens, A's
+    curves may run through it. Such a line then becomes a trace named in the legend, as A's own level lines
+    are, and leaves the plot: moved within the plot, the label met A somewhere else on a phone. Linear y axes
+    from zero; labels on a backing (Figure 13's plain ITL) stay where they are, A's curves pass behind them.
+    Returns the current traces with those lines after them."""
+    if layout.get("yaxis", {}).get("type", "linear") != "linear":
+        return data
+    lines = _drawn_lines(data) + _drawn_lines(added)
+    try:
+        curves = [(np.asarray(t["x"], dtype=float), np.asarray(t["y"], dtype=float)) for t in lines]
+    except (TypeError, ValueError):  # not numbers on both axes: no level line to place
+        return data
+    theirs = curves[len(_drawn_lines(data)) :]
+    top = max((float(np.nanmax(y)) for _, y in curves if np.isfinite(y).any()), default=0.0)
+    if not theirs or top <= 0:
+        return data
+    log_x = layout.get("xaxis", {}).get("type") == "log"
+    notes, shapes, moved = list(layout.get("annotations") or []), list(layout.get("shapes") or []), []
+    for text, shape in level_lines(layout):
+        note = next((n for n in notes if n.get("xref") == "paper" and n.get("y") == shape["y0"]), None)
+        if note is None or note.get("bgcolor"):
+            continue
+        x_from, x_to, low, high = _level_label_box(note, shape["y0"], top)
+        if curve_meets_box(theirs, max(x_from, 0), min(x_to, 1), low, high, log_x, x_extent(lines)):
+            notes.remove(note)
+            shapes.remove(shape)
+            moved.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "name": text,
+                    "x": x_extent(data + added),
+                    "y": [shape["y0"]] * 2,
+                    "line": shape.get("line") or {},
+                    "hovertemplate": f"{text}<extra></extra>",
+                    **({"meta": {"short": shape["name"]}} if shape.get("name") else {}),
+                }  # fmt: skip
+            )
+    if moved:
+        layout.update(annotations=notes, shapes=shapes)
+        if "pinned" in (layout.get("meta") or {}):  # where A's traces start, for the browser
+            layout["meta"]["pinned"]["first"] += len(moved)
+    return data + moved
+
+
 def _log_shares(values, low: float, high: float) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return (np.log10(np.asarray(values, dtype=float)) - low) / (high - low)
@@ -244,14 +312,16 @@ def _log_spans(layout: dict, traces: list) -> tuple | None:
     return span, (math.log10(tall.min()), math.log10(tall.max()))
 
 
-def _peak_label_clear(layout: dict, data: list, added: list) -> None:
+def _peak_label_clear(layout: dict, data: list, added: list) -> list:
     """Figure 12's peak label sits between the current TTFT and E2E curves, where A's curves may run: then it
-    goes to the height clearest of every curve over the width it takes on a phone."""
+    goes to the height clearest of every curve over the width it takes on a phone. Where no height is clear
+    (A's steep climb to its own peak across the label's width) its words go to the legend, beside a swatch of
+    the peak line, which stays on the plot. Returns the current traces, with that entry after them."""
     notes = layout.get("annotations") or []
     at = next((i for i, note in enumerate(notes) if note.get("name") == PEAK_LABEL), None)
     spans = _log_spans(layout, data + _drawn_lines(added)) if at is not None else None
     if spans is None:
-        return
+        return data
     (x0, x1), (y0, y1) = spans
     note = notes[at]
     width = PHONE_CHAR * len(str(note.get("text", ""))) * (x1 - x0)
@@ -261,13 +331,25 @@ def _peak_label_clear(layout: dict, data: list, added: list) -> None:
     axes, x_from, x_to = {"yaxis": {"range": [y0, y1], "type": "log"}}, 10**left, 10 ** (left + width)
     ours = [_traced(t, (x0, x1), (y0, y1)) for t in _drawn_lines(data)]
     if band_label_y(axes, ours, x_from, x_to, now, height=LABEL_ROOM) != now:  # meets the current ones: not A's doing
-        return
+        return data
     every = ours + [_traced(t, (x0, x1), (y0, y1)) for t in _drawn_lines(added)]
     avoid = _point_label_boxes(data, (x0, x1), (y0, y1))
-    # Moved only to where it is clear: across A's steep climb to its peak no height is, and the middle serves.
+    if band_label_y(axes, every, x_from, x_to, now, avoid, LABEL_ROOM) == now:  # clear where it is
+        return data
     foot = band_label_y(axes, every, x_from, x_to, now, avoid, LABEL_ROOM, clear_only=True)
     if foot != now:
         notes[at] = {**note, "y": y0 + foot * (y1 - y0), "yanchor": "bottom"}
+        return data
+    # The peak line: the vertical one at the label's x (the note's x is in decades on the log axis).
+    walls = [s for s in layout.get("shapes") or [] if s.get("xref") == "x" and s.get("x0") == s.get("x1")]
+    line = next((s.get("line") for s in walls if s["x0"] > 0 and math.isclose(math.log10(s["x0"]), note["x"])), {})
+    layout["annotations"] = notes[:at] + notes[at + 1 :]
+    if "pinned" in (layout.get("meta") or {}):  # where A's traces start, for the browser
+        layout["meta"]["pinned"]["first"] += 1
+    # One gap, not no point: plotly leaves a trace without points out of the legend.
+    entry = {"type": "scatter", "mode": "lines", "name": note.get("text", ""), "x": [None], "y": [None],
+             "line": line or {}, "hoverinfo": "skip", "meta": {"statement": True}}  # fmt: skip
+    return data + [entry]
 
 
 def _traced(trace: dict, span: tuple, y_span: tuple, step: float = 0.01) -> dict:
@@ -412,8 +494,9 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     layout["legend"] = {**layout.get("legend", {}), "traceorder": "normal", "title": {"text": title, "side": "top"}}
     _keep_labels_inside(layout, data + added)
     log_x_if_squeezed(layout, data, data + added)
+    data = _level_labels_to_legend(layout, data, added)
     data = _labels_clear_of(layout, data, added)
-    _peak_label_clear(layout, data, added)
+    data = _peak_label_clear(layout, data, added)
     merged = {"data": data + added, "layout": layout}
     decade_ticks(merged, redo=True)  # the current ticks may not reach A's values
     return merged

@@ -417,13 +417,16 @@ def _vline(layout, x, colour, label) -> None:
     )
 
 
-def _hline(layout, y, colour, label, xanchor="right", lift: int = 0, below: bool = False) -> None:
+def _hline(layout, y, colour, label, xanchor="right", lift: int = 0, below: bool = False, short: str = "") -> None:
     """A dashed level line across the plot, labelled at its `xanchor` end, above it or `below` it; or, `lift`
     > 0, from near its left end and that many pixels above it, with a pointer down to it: clear of a curve
     that runs just above the line. Starting there, not centred further along: in a phone's plot a long label
-    centred a fifth of the way along reached past the plot's left edge onto the y axis's tick labels."""
+    centred a fifth of the way along reached past the plot's left edge onto the y axis's tick labels. `short`,
+    the shape's name, is a shorter label for a crowded legend, should the line be moved there
+    (`compare.merge`)."""
     layout["shapes"].append(
         {
+            **({"name": short} if short else {}),
             "type": "line",
             "xref": "paper",
             "yref": "y",
@@ -815,14 +818,50 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     return {"data": data, "layout": layout}
 
 
+LEVEL_ROOM = 0.1  # of a linear y axis: the height a level line's label takes beside its line on a phone's plot
+
+
+def curve_meets_box(
+    curves, x_from: float, x_to: float, low: float, high: float, log_x: bool = False, span: list | None = None
+) -> bool:
+    """Whether a curve, (x, y) sequences, passes between `low` and `high` (y) from `x_from` to `x_to`, shares
+    of the x axis's `span` (else the one the curves take together) on a linear or log axis: whether it meets a
+    label's box there. A curve counts along its segments, so a steep climb between two samples does too, and a
+    level line drawn from two points."""
+    pairs = [(np.asarray(x, dtype=float), np.asarray(y, dtype=float)) for x, y in curves]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pairs = [(np.log10(x) if log_x else x, y) for x, y in pairs if x.size and x.shape == y.shape]
+    pairs = [(x, y) for x, y in pairs if np.isfinite(x).any()]
+    if not pairs:
+        return False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if span is None:
+            lo = min(np.nanmin(x[np.isfinite(x)]) for x, _ in pairs)
+            hi = max(np.nanmax(x[np.isfinite(x)]) for x, _ in pairs)
+        else:
+            lo, hi = np.log10(span) if log_x else span
+        start, end = lo + x_from * (hi - lo), lo + x_to * (hi - lo)
+        for x, y in pairs:
+            if np.any((x >= start) & (x <= end) & (y >= low) & (y <= high)):
+                return True
+            # Each segment cut to the stretch: its heights at the cut ends (a vertical one keeps both ends').
+            x0, x1, y0, y1 = x[:-1], x[1:], y[:-1], y[1:]
+            a, b = np.maximum(np.minimum(x0, x1), start), np.minimum(np.maximum(x0, x1), end)
+            slope = np.where(x1 != x0, (y1 - y0) / (x1 - x0), 0.0)
+            ya = np.where(x1 != x0, y0 + slope * (a - x0), y0)
+            yb = np.where(x1 != x0, y0 + slope * (b - x0), y1)
+            if np.any((a <= b) & (np.minimum(ya, yb) <= high) & (np.maximum(ya, yb) >= low)):
+                return True
+    return False
+
+
 def _floor_label_lift(r: dict, floor: float) -> int:
     """Where Figure 4's floor label goes clear of the curve, which rises with throughput: on the line at its
     right end where the curve's right half keeps a tenth of the axis above the floor (the label takes nearly
     half a phone's plot); else lifted at the left, where the curve is lowest (the article's physics, whose curve
     hugs the floor until near full throughput)."""
-    x, itl = r["throughput"], r["itl"]
-    right_half = x >= x[0] + 0.5 * (x[-1] - x[0])
-    return 0 if itl[right_half].min() - floor >= 0.1 * itl.max() else 36
+    room = LEVEL_ROOM * r["itl"].max()
+    return 36 if curve_meets_box([(r["throughput"], r["itl"])], 0.5, 1, -np.inf, floor + room) else 0
 
 
 @_json_ready
@@ -837,7 +876,8 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     # The calibrated curve starts well above the article's floor (its fixed step cost, the achieved bandwidth).
     where = " at peak bandwidth" if scn.mode == "calibrated" else ""
     label = f"ITL floor{where} = {number(1e3 * floor)} ms"
-    _hline(layout, 1e3 * floor, RIDGE, label, lift=_floor_label_lift(r, floor))
+    short = f"ITL floor = {number(1e3 * floor)} ms"
+    _hline(layout, 1e3 * floor, RIDGE, label, lift=_floor_label_lift(r, floor), short=short)
     hover = "B = %{customdata:,}<br>T = %{x:,.0f} tok/s<br>ITL = %{y:,.3~r} ms"
     trace = _line(
         "ITL(B) vs T(B)",
@@ -977,9 +1017,12 @@ def _x_max(traces: list) -> float:
             high = float(max(x) if isinstance(x, list) else np.nanmax(x))
         except (TypeError, ValueError):
             try:
-                high = float(np.nanmax(np.asarray(x, dtype=float)))
+                numbers = np.asarray(x, dtype=float)
             except (TypeError, ValueError):  # not numbers: a category axis
                 continue
+            if not np.isfinite(numbers).any():  # a legend entry's one gap (x = [None])
+                continue
+            high = float(np.nanmax(numbers))
         top = max(top, high) if np.isfinite(high) else top
     return top
 

@@ -111,6 +111,49 @@ def test_a_s_level_lines_come_as_named_faded_traces_where_they_differ():
     assert ceilings == ["A: T∞(1,024) ≈ 1.07 M tok/s", "A: T∞(8,192) ≈ 133 k tok/s", "A: T∞(32,768) ≈ 33.4 k tok/s"]
 
 
+def test_a_level_label_that_a_s_curves_cross_is_named_in_the_legend_instead():
+    """Beside a far faster A, Figure 4 goes to log x and A's climb to its peak runs along the floor's label at
+    the right end: the floor then becomes a current trace, named in the legend (shortly where a legend is
+    crowded), as A's floor is. Beside an A whose curves keep away from the label, it stays on the plot."""
+    now = Scenario.from_params(mode="calibrated")
+    fig = registry.build(now, ["fig4"], pinned=Scenario.from_params(ctx=4096))["fig4"]
+    floor = 1e3 * 37e9 / 38.4e12  # P_active · b_w / BW, ms
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    assert not [n for n in fig["layout"]["annotations"] if "floor" in n["text"]]
+    assert not [s for s in fig["layout"]["shapes"] if s["y0"] == pytest.approx(floor)]
+    first = fig["layout"]["meta"]["pinned"]["first"]
+    ours, theirs = fig["data"][:first], fig["data"][first:]
+    assert theirs and all(t["name"].startswith("A: ") for t in theirs)
+    (level,) = [t for t in ours if "floor" in t["name"]]
+    assert level["name"] == f"ITL floor at peak bandwidth = {floor:.3g} ms"
+    assert level["meta"]["short"] == f"ITL floor = {floor:.3g} ms"
+    assert level["y"] == [pytest.approx(floor)] * 2 and level["line"]["dash"] == "dash"
+    assert level["line"]["color"] == F.RIDGE and "legendgroup" not in level
+    # Where A's climb is: past the middle of the log axis, from the floor to a tenth of the axis above it.
+    (a_curve,) = [t for t in theirs if t["name"] == "A: ITL(B) vs T(B)"]
+    x, y = np.log10(a_curve["x"]), np.asarray(a_curve["y"])
+    middle = np.mean(np.log10(level["x"]))
+    assert np.any((x > middle) & (y < floor + 0.1 * max(y.max(), *ours[0]["y"])))
+    # A at a longer context in the same physics: slower, at the left, above the label: it stays where it was.
+    calm = registry.build(now, ["fig4"], pinned=Scenario.from_params(mode="calibrated", ctx=4096))["fig4"]
+    assert [n["text"] for n in calm["layout"]["annotations"]] == [level["name"]]
+    assert not [t for t in calm["data"] if t["name"].startswith("ITL floor")]
+    # A label on a backing keeps its place (Figure 13's plain ITL: A's curves pass behind it).
+    fig13 = registry.build(now, ["fig13"], pinned=Scenario.from_params(ctx=4096))["fig13"]
+    assert [n["text"].split(":")[0] for n in fig13["layout"]["annotations"]] == ["no speculation"]
+
+
+def test_a_curve_meets_a_box_along_a_climb_between_two_samples():
+    climb = [([0, 1, 2, 3], [0, 0, 0, 100])]
+    assert F.curve_meets_box(climb, 0.5, 1, 40, 60)  # between its last two samples, none of them in the box
+    assert not F.curve_meets_box(climb, 0, 0.4, 40, 60)
+    assert not F.curve_meets_box(climb, 0.5, 1, 40, 60, span=[0, 30])  # on a wider axis the climb is left of it
+    assert F.curve_meets_box([([1, 10, 100, 1000], [0, 0, 50, 50])], 0.5, 0.7, 40, 60, log_x=True)
+    assert F.curve_meets_box([([1, 10, 100, 1000], [0, 0, 50, 50])], 0.5, 0.6, 40, 60)  # a flat segment across
+    assert not F.curve_meets_box([([1, 10, 100, 1000], [0, 0, 50, 50])], 0.5, 0.6, 55, 60)
+    assert F.curve_meets_box([([0, 10], [45, 45]), ([5], [0])], 0.4, 0.6, 40, 60)  # a level line from two points
+
+
 def test_markers_open_labels_dropped_and_axis_ranges_widened():
     dots = {"type": "scatter", "mode": "markers+text", "name": "C", "x": [1], "y": [2], "text": ["C = 1"],
             "marker": {"symbol": "star"}}  # fmt: skip
@@ -160,10 +203,12 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
         if named and ours < MAX_TRACES:  # within the traces a summary states one by one
             assert f"{spoken(named[0]['name'])}: " in summary, name
             stated.append(name)
-        # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks.
+        # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks, and
+        # for each current one whose label A's curves cross (it leaves the plot for the legend).
         levels = {(s["y0"], s["line"].get("color")) for _, s in level_lines(theirs[name]["layout"])}
         levels -= {(s["y0"], s["line"].get("color")) for _, s in level_lines(mine[name]["layout"])}
-        extra = len(mine[name]["data"]) + len(theirs[name]["data"]) + len(levels)
+        moved = len(level_lines(mine[name]["layout"])) - len(level_lines(merged[name]["layout"]))
+        extra = len(mine[name]["data"]) + len(theirs[name]["data"]) + len(levels) + moved
         assert len(merged[name]["data"]) == extra, name
     assert {"fig1", "fig4", "fig6"} <= set(stated), stated
     hits = registry._pinned_figures.cache_info().hits
@@ -491,6 +536,31 @@ def test_figure_12s_labels_thin_out_and_its_peak_label_moves_off_a_far_faster_as
     y_span = np.log10([min(t["y"]) for t in merged["data"]]).min(), np.log10([max(t["y"]) for t in merged["data"]])
     top = peak(merged)["y"] + rate.LABEL_ROOM * (max(y_span[1]) - y_span[0])  # a label's height in a 360 px frame
     assert peak(merged)["yanchor"] == "bottom" and top < a_level  # wholly below it now
+
+
+def test_figure_12s_peak_label_goes_to_the_legend_where_a_s_climb_leaves_it_no_clear_height():
+    """Kimi-K2 on 8×MI355X beside 8×MI300X: A's TTFT climbs to its own peak (200 req/s) across the whole width
+    the peak label takes left of the current peak line (292 req/s), through every height up to the E2E
+    curves. The words go to the legend, with a swatch of the peak line, which stays on the plot."""
+    scn, a = Scenario.from_params(model="kimi-k2", gpu="mi355x"), Scenario.from_params(model="kimi-k2", gpu="mi300x")
+    alone = registry.build(scn, ["fig12"])["fig12"]
+    merged = registry.build(scn, ["fig12"], pinned=a)["fig12"]
+    (label,) = [n for n in alone["layout"]["annotations"] if n.get("name") == rate.PEAK_LABEL]
+    assert label["text"] == "peak 292 req/s at C = 25,318"
+    assert not [n for n in merged["layout"]["annotations"] if n.get("name") == rate.PEAK_LABEL]
+    assert merged["layout"]["shapes"] == alone["layout"]["shapes"]  # the line itself stays
+    first = merged["layout"]["meta"]["pinned"]["first"]
+    entry = merged["data"][first - 1]
+    assert entry["name"] == label["text"] and entry["x"] == entry["y"] == [None]
+    assert entry["line"] == alone["layout"]["shapes"][0]["line"] and entry["meta"] == {"statement": True}
+    assert all(t["name"].startswith("A: ") for t in merged["data"][first:])
+    assert f"{label['text']}." in merged["layout"]["meta"]["summary"]
+    # A's climb to its peak, within the label's reach on the log rate axis: left of the current peak, and
+    # across the gap between the current TTFT and E2E where the label sat.
+    a_ttft = next(t for t in merged["data"] if t["name"] == "A: TTFT")
+    peak_x = alone["layout"]["shapes"][0]["x0"]
+    climb = [y for x, y in zip(a_ttft["x"], a_ttft["y"], strict=True) if peak_x / 3 < x < peak_x]
+    assert min(climb) < 10 ** (label["y"] - 0.5) and max(climb) > 10 ** label["y"]
 
 
 def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_keeps_them_linear():
