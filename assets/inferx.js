@@ -128,7 +128,7 @@
   }
 
   /* Where the sweep is at each sample, from 0 to 1: mostly by the curve's length on screen (the fixed axes in
-     pixels, TTFT in decades), so the dot keeps an even pace where the curve bends instead of crawling along the
+     pixels, TTFT and a log throughput in decades), so the dot keeps an even pace where the curve bends instead of crawling along the
      floor; partly by log B, so the flat start, where the readouts change most, still takes its time. */
   function sweepPath(gd) {
     const tr = gd.data[0];
@@ -138,7 +138,9 @@
     const yr = gd.layout.yaxis.range;
     const w = (full.xaxis && full.xaxis._length) || 1;
     const h = (full.yaxis && full.yaxis._length) || 1;
-    const px = (i) => ((tr.x[i] - xr[0]) / (xr[1] - xr[0])) * w;
+    // Beside a far larger pinned A the throughput axis is log (inferx.figures.log_x_if_squeezed).
+    const lx = full.xaxis && full.xaxis.type === "log" ? Math.log10 : (x) => x;
+    const px = (i) => ((lx(tr.x[i]) - xr[0]) / (xr[1] - xr[0])) * w;
     const py = (i) => ((Math.log10(tr.y[i]) - yr[0]) / (yr[1] - yr[0])) * h;
     const arc = [0];
     const logb = [0];

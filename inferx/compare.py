@@ -205,9 +205,10 @@ def _keep_labels_inside(layout: dict, data: list) -> None:
             note = {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
         return note
 
-    def along(note: dict) -> tuple[float, float]:  # the x a label takes on a phone, from its mark
+    def along(note: dict) -> tuple[float, float]:  # the x a label takes on a phone, from its mark, as the data's
         width = LABEL_SPAN * (span[1] - span[0])
-        return (note["x"], note["x"] + width) if note["xanchor"] == "left" else (note["x"] - width, note["x"])
+        ends = (note["x"], note["x"] + width) if note["xanchor"] == "left" else (note["x"] - width, note["x"])
+        return (10 ** ends[0], 10 ** ends[1]) if layout["xaxis"].get("type") == "log" else ends
 
     notes = [kept(note) for note in layout.get("annotations") or []]
     bend = next((note for note in notes if note.get("name") == BEND_LABEL), None)
@@ -492,8 +493,8 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     drawn = any(t.get("visible", True) is not False and t.get("showlegend", True) is not False for t in added)
     title = f"A = {label} (faded)" if drawn else f"A = {label} (its curves coincide with these)"
     layout["legend"] = {**layout.get("legend", {}), "traceorder": "normal", "title": {"text": title, "side": "top"}}
-    _keep_labels_inside(layout, data + added)
     log_x_if_squeezed(layout, data, data + added)
+    _keep_labels_inside(layout, data + added)
     data = _level_labels_to_legend(layout, data, added)
     data = _labels_clear_of(layout, data, added)
     data = _peak_label_clear(layout, data, added)

@@ -1028,17 +1028,24 @@ def _x_max(traces: list) -> float:
 
 
 def log_x_if_squeezed(layout: dict, ours: list, every: list) -> None:
-    """Put a linear x axis (not a fixed one: the explorer's) on log where the traces `ours` would take under
-    SQUEEZED of it as the traces `every` span it: a small machine beside the presets (Figure 5) or beside a
-    far larger pinned A drew its curve as a stroke against the y axis. A figure with the scale toggle opens
-    as if its log button had been pressed. The axis, annotations and menu are replaced, not changed in place:
-    a merge's layout shares them with the memo."""
+    """Put a linear x axis on log where the traces `ours` would take under SQUEEZED of it as the traces `every`
+    span it: a small machine beside the presets (Figure 5) or beside a far larger pinned A drew its curve as a
+    stroke against the y axis. A figure with the scale toggle opens as if its log button had been pressed; a
+    fixed axis (the explorer's, which the animation keeps still) gets a fixed log range around every trace's
+    points. The axis, annotations and menu are replaced, not changed in place: a merge's layout shares them
+    with the memo."""
     axis = layout.get("xaxis") or {}
-    if axis.get("type", "linear") != "linear" or "range" in axis or not 0 < _x_max(ours) < SQUEEZED * _x_max(every):
+    if axis.get("type", "linear") != "linear" or not 0 < _x_max(ours) < SQUEEZED * _x_max(every):
         return
+    fixed = "range" in axis
     axis = {k: v for k, v in axis.items() if k != "rangemode"}
+    if fixed:
+        xs = [x for t in every if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float)) and x > 0]
+        axis.update(range=_log_range(xs, pad=0.03), type="log", dtick=1)
     notes = [dict(note) for note in layout.get("annotations") or []]
     for key, value in _log_x({"annotations": notes}).items():
+        if fixed and key.startswith("xaxis."):
+            continue
         if key.startswith("annotations["):
             notes[int(key[len("annotations[") : key.index("]")])]["x"] = value
         else:

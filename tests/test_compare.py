@@ -386,7 +386,8 @@ def test_ticks_are_redone_for_the_merged_span_with_a_bounded_minor_grid():
 
 
 def test_a_label_left_near_the_left_edge_by_a_s_wider_axis_turns_to_stay_on_the_plot():
-    scn, a = Scenario.from_params(ctx=131072), Scenario.from_params(ctx=1024)
+    # A's frontier runs nine times further: the axis stays linear (at ten, it goes to log), widened.
+    scn, a = Scenario.from_params(ctx=32768), Scenario.from_params(ctx=1024)
     alone = registry.build(scn, ["fig6"], batch=64)["fig6"]
     merged = registry.build(scn, ["fig6"], batch=64, pinned=a)["fig6"]
     label = next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])
@@ -424,38 +425,43 @@ def test_an_article_mode_a_is_named_by_its_mode_not_by_controls_it_does_not_read
 
 
 def test_the_compute_bound_label_turns_right_when_a_leaves_its_mark_near_the_y_axis():
-    """Calibrated H200 against an article-physics 4×MI300X A: A's frontier runs 14 times further, so the
-    current bend sits in the first tenth of the axis, and its label, up and to the left, ran off the plot
-    ("mpute-bound from B = 297" in a 600 px embed)."""
-    scn, a = Scenario.from_params(mode="calibrated"), Scenario.from_params(preset="mi300x4")
+    """Calibrated H200 against an article-physics A at a 48k context: A's frontier runs five times further, so
+    the current bend sits in the first third of the widened linear axis, and its label, up and to the left, ran
+    off the plot ("mpute-bound from B = 297" in a 600 px embed, beside a 4×MI300X A before such an axis went
+    to log)."""
+    scn, a = Scenario.from_params(mode="calibrated"), Scenario.from_params(ctx=49152)
     alone = registry.build(scn, ["fig6"])["fig6"]
     merged = registry.build(scn, ["fig6"], pinned=a)["fig6"]
+    assert merged["layout"]["xaxis"]["type"] == "linear"
     bend = next(n for n in alone["layout"]["annotations"] if "compute-bound" in n["text"])
     assert bend["ax"] < 0 and bend["ay"] < 0  # up and to the left: on its own axis there is room
     x_share, y_share = F.axis_shares(merged["layout"], bend["x"], bend["y"])
-    assert x_share < 0.1 and y_share > 0.6  # near the y axis and the top: up would leave a short plot
+    assert x_share < F.LABEL_SPAN and y_share > 0.6  # near the y axis and the top: up would leave a short plot
     turned = next(n for n in merged["layout"]["annotations"] if "compute-bound" in n["text"])
     assert turned["xanchor"] == "left" and turned["ax"] > 0 and turned["x"] == bend["x"]
     assert turned["ay"] > 0 and turned["yanchor"] == "top"  # down and to the right, under the rising frontier
-    # A's own label, far along the widened axis, keeps its place.
+    # A's own labels, along the axis it sets, keep their places.
     theirs = registry.build(a, ["fig6"])["fig6"]
     mine = registry.build(a, ["fig6"], pinned=scn)["fig6"]
-    kept = [next(n for n in f["layout"]["annotations"] if "compute-bound" in n["text"]) for f in (theirs, mine)]
-    assert kept[0] == kept[1]
+    assert theirs["layout"]["annotations"] and theirs["layout"]["annotations"] == mine["layout"]["annotations"]
 
 
-def test_the_unstable_label_moves_off_a_curves_and_the_compute_bound_label():
-    """Calibrated H200 against an article-physics 4×MI300X A: the current frontier's band sits in the first tenth
-    of the widened axis, and "ρ > 0.85: unstable", put at the foot for the current curve alone, lay on A's
-    curve. Placed again, no point of either curve, nor the compute-bound label's words, lies under it."""
-    scn, a = Scenario.from_params(mode="calibrated"), Scenario.from_params(preset="mi300x4")
+@pytest.mark.parametrize("pinned", [{"ctx": 49152}, {"preset": "mi300x4"}], ids=["linear", "log"])
+def test_the_unstable_label_moves_off_a_curves_and_the_compute_bound_label(pinned):
+    """Calibrated H200 against an article-physics A whose frontier runs five times further (on a linear axis) or
+    fourteen (4×MI300X, on log): "ρ > 0.85: unstable", put at the foot for the current curve alone, lay on
+    A's curve. Placed again, no point of either curve, nor the compute-bound label's words, lies under it."""
+    scn, a = Scenario.from_params(mode="calibrated"), Scenario.from_params(**pinned)
     alone = registry.build(scn, ["fig6"])["fig6"]
     merged = registry.build(scn, ["fig6"], pinned=a)["fig6"]
     layout = merged["layout"]
     (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
     label = next(n for n in layout["annotations"] if n["text"].startswith("ρ > 0.85"))
-    assert label["xanchor"] == "left" and label["yanchor"] == "bottom"
-    start, end = label["x"], label["x"] + F.LABEL_SPAN * (x1 - x0)  # the width the words take on a phone
+    assert layout["xaxis"]["type"] == ("log" if "preset" in pinned else "linear") and label["yanchor"] == "bottom"
+    width = F.LABEL_SPAN * (x1 - x0)  # the width the words take on a phone
+    start, end = (label["x"], label["x"] + width) if label["xanchor"] == "left" else (label["x"] - width, label["x"])
+    if layout["xaxis"]["type"] == "log":
+        start, end = 10**start, 10**end
     under = []
     for trace in merged["data"]:
         x, y = np.asarray(trace["x"], dtype=float), np.asarray(trace["y"], dtype=float)
@@ -464,12 +470,15 @@ def test_the_unstable_label_moves_off_a_curves_and_the_compute_bound_label():
     assert under == []
     bend = next(n for n in layout["annotations"] if "compute-bound" in n["text"])
     mark = (bend["y"] - y0) / (y1 - y0)
-    assert bend["ay"] > 0 and not mark - 0.45 < label["y"] < mark  # under its mark: the words go down from it
+    # Its words go down from the mark on the linear axis (it lies near the y axis there), up on the log one.
+    words = (mark - 0.45, mark) if bend["ay"] > 0 else (mark, mark + 0.65)
+    assert (bend["ay"] > 0) == (layout["xaxis"]["type"] == "linear") and not words[0] < label["y"] < words[1]
     # Where the curve was the only one, the label kept its place; so it does where nothing else is in the way.
     before = next(n for n in alone["layout"]["annotations"] if n["text"].startswith("ρ > 0.85"))
     assert before["y"] == 0.02 and label["y"] > 0.02
     long = Scenario.from_params(ctx=32768)
-    figs = (registry.build(long, ["fig6"])["fig6"], registry.build(long, ["fig6"], pinned=a)["fig6"])
+    far = Scenario.from_params(preset="mi300x4")
+    figs = (registry.build(long, ["fig6"])["fig6"], registry.build(long, ["fig6"], pinned=far)["fig6"])
     kept = [next(n["y"] for n in f["layout"]["annotations"] if n["text"].startswith("ρ > 0.85")) for f in figs]
     assert kept[0] == kept[1]
 
@@ -577,9 +586,20 @@ def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_ke
     assert registry.build(small, ["fig4"])["fig4"] == kept
     beside_small = registry.build(large, ["fig4"], pinned=small)["fig4"]["layout"]
     assert beside_small["xaxis"]["type"] == "linear"
-    # Figures 7, 9 and 10 have no toggle: their axis goes to log all the same; the explorer's is fixed.
+    # Figures 7, 9 and 10 have no toggle: their axis goes to log all the same. The explorer's stays fixed (the
+    # animation keeps it still), in decades around both frontiers, its labels placed on it at log10 of their x.
+    explorer_alone = registry.build(small, ["fig6"])["fig6"]
     merged = registry.build(small, ["fig6", "fig7", "fig9", "fig10"], pinned=large)
     assert {k: f["layout"]["xaxis"].get("type") for k, f in merged.items()} == {
-        "fig6": "linear", "fig7": "log", "fig9": "log", "fig10": "log"
+        "fig6": "log", "fig7": "log", "fig9": "log", "fig10": "log"
     }  # fmt: skip
-    assert all(f["layout"]["xaxis"]["dtick"] == 1 for k, f in merged.items() if k != "fig6")
+    assert all(f["layout"]["xaxis"]["dtick"] == 1 for f in merged.values())
+    explorer = merged["fig6"]["layout"]
+    low, high = explorer["xaxis"]["range"]
+    xs = [x for t in merged["fig6"]["data"] for x in t["x"]]
+    assert explorer["xaxis"]["autorange"] is False and low < np.log10(min(xs)) < np.log10(max(xs)) < high
+    assert high - low < 1.1 * np.log10(max(xs) / min(xs))  # a little room at either end, no more
+    band = next(n for n in explorer["annotations"] if n.get("name") == F.BAND_LABEL)
+    (alone_band,) = [n for n in explorer_alone["layout"]["annotations"] if n.get("name") == F.BAND_LABEL]
+    assert band["x"] == pytest.approx(np.log10(alone_band["x"]))
+    assert explorer_alone["layout"]["xaxis"]["type"] == "linear"  # the memo keeps its own

@@ -153,3 +153,29 @@ def test_with_reduced_motion_animate_steps_between_a_few_stops(chromium, server)
         assert set(thumb.replace(" ", "").split(",")) == {"0s"}, thumb
     finally:
         chromium.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_beside_a_far_larger_a_the_explorer_opens_on_log_x_and_the_sweep_keeps_it_still(chromium, server):
+    """Two L40S beside 8×H200 pinned as A: on the linear axis the current frontier was a stroke against the y
+    axis, under 2 % of the plot's width. The axis opens on log, fixed, where the frontier spans a good part of
+    the plot; Animate moves the dot along it, and the ranges hold still frame after frame."""
+    reset_browser(chromium)
+    chromium.get(server.url + "embed/fig6?model=gemma-3-27b&gpu=l40s&gpus=2&tp=2&a=preset:h200x8")
+    wait_js(chromium, f"return {GD} && {GD}.data && {GD}.data.length > 2 && !!{GD}._fullLayout", what="A beside it")
+    drawn = chromium.execute_script(
+        f"""const gd = {GD};
+            const path = gd.querySelectorAll('.scatterlayer .trace')[0].querySelector('path.js-line');
+            const plot = gd.querySelector('.nsewdrag').getBoundingClientRect();
+            return {{type: gd._fullLayout.xaxis.type, share: path.getBoundingClientRect().width / plot.width}};"""
+    )
+    assert drawn["type"] == "log" and drawn["share"] > 0.3, drawn
+    chromium.execute_script("window.inferxAnimation.seconds = 4")
+    click(chromium, chromium.find_element("id", "btn-animate"))
+    wait_js(chromium, "return window.inferxAnimation.frames >= 3", timeout=120, what="three animation frames")
+    first = chromium.execute_script(STATE)
+    wait_js(chromium, f"return window.inferxAnimation.frames >= {first['frames']} + 10", timeout=120, what="frames")
+    second = chromium.execute_script(STATE)
+    assert second["dot"] > first["dot"], (first, second)
+    for key in ("x", "y"):
+        assert first[key] == second[key] == first["full" + key.upper()] == second["full" + key.upper()]
+    assert severe_console_errors(chromium) == []
