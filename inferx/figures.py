@@ -1040,7 +1040,9 @@ def log_x_if_squeezed(layout: dict, ours: list, every: list) -> None:
     fixed = "range" in axis
     axis = {k: v for k, v in axis.items() if k != "rangemode"}
     if fixed:
-        xs = [x for t in every if isinstance(t.get("x"), list) for x in t["x"] if isinstance(x, (int, float)) and x > 0]
+        xs = np.concatenate([_positive(t.get("x")) for t in every])
+        if not xs.size:
+            return
         axis.update(range=_log_range(xs, pad=0.03), type="log", dtick=1)
     notes = [dict(note) for note in layout.get("annotations") or []]
     for key, value in _log_x({"annotations": notes}).items():
@@ -1053,6 +1055,15 @@ def log_x_if_squeezed(layout: dict, ours: list, every: list) -> None:
     layout.update(xaxis=axis, annotations=notes)
     if layout.get("updatemenus"):
         layout["updatemenus"] = [{**layout["updatemenus"][0], "active": 1}, *layout["updatemenus"][1:]]
+
+
+def _positive(x) -> np.ndarray:
+    """The positive numbers of a trace's x (a list with gaps, an array; none of a category axis's words)."""
+    try:
+        values = np.asarray(x, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return np.empty(0)
+    return values[np.isfinite(values) & (values > 0)]
 
 
 def _log_range(values, pad: float = 0.06) -> list[float]:

@@ -110,15 +110,20 @@ def test_fig5_opens_on_log_x_where_the_current_curve_would_be_a_sliver_of_the_li
 
 def test_a_squeezed_axis_is_read_through_gaps_and_past_words():
     """The squeeze test reads the largest x of traces as lists with gaps (None), as arrays, or as words (a
-    category axis, left out); an axis already log, or fixed, is left as it is."""
+    category axis, left out); an axis already log is left as it is, and a fixed one (the explorer's) gets a
+    fixed log range around every trace's positive x, a few hundredths of its span wider at either end."""
     layout = {"xaxis": {"type": "linear", "rangemode": "tozero"}, "annotations": [{"x": 100.0, "xref": "x"}]}
     ours, theirs = [{"x": [1.0, None, 50.0]}], [{"x": np.array([10.0, 1e5])}, {"x": ["a", "b"]}, {"y": [1.0]}]
     figures.log_x_if_squeezed(layout, ours, ours + theirs)
     assert layout["xaxis"] == {"type": "log", "autorange": True, "dtick": 1}
     assert layout["annotations"] == [{"x": 2.0, "xref": "x"}]
-    fixed = {"xaxis": {"type": "linear", "range": [0, 1e5]}, "annotations": []}
+    fixed = {"xaxis": {"type": "linear", "range": [0, 1e5]}, "annotations": [{"x": 100.0, "xref": "x"}]}
     figures.log_x_if_squeezed(fixed, ours, ours + theirs)
-    assert fixed["xaxis"]["type"] == "linear"
+    assert fixed["xaxis"] == {"type": "log", "range": [pytest.approx(-0.15), pytest.approx(5.15)], "dtick": 1}
+    assert fixed["annotations"] == [{"x": 2.0, "xref": "x"}]
+    already = {"xaxis": {"type": "log", "range": [0, 5]}, "annotations": []}
+    figures.log_x_if_squeezed(already, ours, ours + theirs)
+    assert already["xaxis"] == {"type": "log", "range": [0, 5]}
     wide = {"xaxis": {"type": "linear"}, "annotations": []}
     figures.log_x_if_squeezed(wide, [{"x": [1.0, 2e4]}], [{"x": [1.0, 2e4]}, *theirs])
     assert wide["xaxis"] == {"type": "linear"}  # a fifth of the axis: not squeezed
