@@ -128,8 +128,9 @@
   }
 
   /* Where the sweep is at each sample, from 0 to 1: mostly by the curve's length on screen (the fixed axes in
-     pixels, TTFT and a log throughput in decades), so the dot keeps an even pace where the curve bends instead of crawling along the
-     floor; partly by log B, so the flat start, where the readouts change most, still takes its time. */
+     pixels, TTFT and a log throughput in decades), so the dot keeps an even pace where the curve bends instead
+     of crawling along the floor; partly by log B, so the flat start, where the readouts change most, still
+     takes its time. */
   function sweepPath(gd) {
     const tr = gd.data[0];
     const cd = tr.customdata;

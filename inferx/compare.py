@@ -228,7 +228,7 @@ PHONE_PLOT = 150  # px: a phone's plot height, over which a lifted label's point
 
 def _level_label_box(note: dict, level: float, top: float) -> tuple[float, float, float, float]:
     """The box a level line's label takes on a phone: from and to (shares of the x axis), low and high (y, in
-    the axis's units, which start at zero), its pointer included where it is lifted off the line."""
+    the axis's units, which start at zero), for its text alone where it is lifted off the line."""
     lines = [re.sub(r"<[^>]+>", "", line) for line in str(note.get("text", "")).split("<br>")]
     width = min(1.0, PHONE_CHAR * max(len(line) for line in lines))
     start = note.get("x", 0)
@@ -250,12 +250,13 @@ def _level_labels_to_legend(layout: dict, data: list, added: list) -> list:
     Returns the current traces with those lines after them."""
     if layout.get("yaxis", {}).get("type", "linear") != "linear":
         return data
-    lines = _drawn_lines(data) + _drawn_lines(added)
+    ours = _drawn_lines(data)
+    lines = ours + _drawn_lines(added)
     try:
         curves = [(np.asarray(t["x"], dtype=float), np.asarray(t["y"], dtype=float)) for t in lines]
     except (TypeError, ValueError):  # not numbers on both axes: no level line to place
         return data
-    theirs = curves[len(_drawn_lines(data)) :]
+    theirs = curves[len(ours) :]
     top = max((float(np.nanmax(y)) for _, y in curves if np.isfinite(y).any()), default=0.0)
     if not theirs or top <= 0:
         return data
