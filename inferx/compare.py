@@ -21,6 +21,7 @@ from .figures import (
     LABEL_SPAN,
     LEVEL_ROOM,
     axis_shares,
+    band_label_clear,
     band_label_y,
     bend_label_place,
     curve_meets_box,
@@ -186,7 +187,7 @@ def _keep_labels_inside(layout: dict, data: list) -> None:
     widened the axis and left the mark near that edge, or too near it for the label's width on a phone: such
     a label starts at its mark instead, where there is more room. The explorer's
     compute-bound label is placed again for the widened axes (`figures.bend_label_place`), and its "ρ > 0.85"
-    label at a height clear of A's curves as well as the current ones (`figures.band_label_y`)."""
+    label at a height clear of A's curves as well as the current ones (`figures.band_label_clear`)."""
     span = layout.get("xaxis", {}).get("range")
     if not (isinstance(span, list) and len(span) == 2 and span[1] > span[0]):
         return
@@ -205,22 +206,8 @@ def _keep_labels_inside(layout: dict, data: list) -> None:
             note = {**note, "xanchor": "left", "xshift": abs(note.get("xshift", 0))}
         return note
 
-    def along(note: dict) -> tuple[float, float]:  # the x a label takes on a phone, from its mark, as the data's
-        width = LABEL_SPAN * (span[1] - span[0])
-        ends = (note["x"], note["x"] + width) if note["xanchor"] == "left" else (note["x"] - width, note["x"])
-        return (10 ** ends[0], 10 ** ends[1]) if layout["xaxis"].get("type") == "log" else ends
-
-    notes = [kept(note) for note in layout.get("annotations") or []]
-    bend = next((note for note in notes if note.get("name") == BEND_LABEL), None)
-    avoid = []
-    if bend is not None:  # its words sit 36 px below their mark or 70 above: up to 0.45 or 0.65 of a short plot
-        mark = axis_shares(layout, bend["x"], bend["y"])[1]
-        avoid.append((*along(bend), mark - 0.45, mark) if bend["ay"] > 0 else (*along(bend), mark, mark + 0.65))
-    for i, note in enumerate(notes):
-        if note.get("name") == BAND_LABEL:
-            foot = note["y"] if note.get("yanchor") == "bottom" else note["y"] - 0.05  # about a line's height
-            notes[i] = {**note, "y": band_label_y(layout, data, *along(note), foot, avoid), "yanchor": "bottom"}
-    layout["annotations"] = notes
+    layout["annotations"] = [kept(note) for note in layout.get("annotations") or []]
+    band_label_clear(layout, data)
 
 
 PHONE_PLOT = 150  # px: a phone's plot height, over which a lifted label's pointer is reckoned

@@ -1121,6 +1121,7 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     layout["xaxis"].update(range=[0.0, 1.04 * float(np.maximum.reduce(r["throughput"]))], autorange=False)
     layout["yaxis"].update(range=_log_range(ttft_ms), autorange=False)
     _explorer_marks(layout, scn, r, ttft_ms)
+    band_label_clear(layout, [line])
     layout["showlegend"] = False
     return {"data": [line, dot], "layout": layout}
 
@@ -1204,6 +1205,33 @@ def band_label_y(
     feet = np.round(np.arange(0.02, 0.86, 0.02), 2)
     best = float(max(feet, key=lambda foot: (round(clearance(foot), 3), -abs(foot - now))))
     return now if clear_only and clearance(best) == 0 else best
+
+
+def label_extent(layout: dict, note: dict) -> tuple[float, float]:
+    """The x a label set at a mark takes on a phone (LABEL_SPAN of the axis, on the side its anchor puts it),
+    in the data's units; the x axis must set its range."""
+    span = layout["xaxis"]["range"]
+    width = LABEL_SPAN * (span[1] - span[0])
+    ends = (note["x"], note["x"] + width) if note.get("xanchor") == "left" else (note["x"] - width, note["x"])
+    return (10 ** ends[0], 10 ** ends[1]) if layout["xaxis"].get("type") == "log" else ends
+
+
+def band_label_clear(layout: dict, data: list) -> None:
+    """The explorer's "ρ > 0.85" label moved, where it meets the curves or the compute-bound label's words, to
+    the clearest height (`band_label_y`). The words hang a fixed number of pixels from their mark, 36 below or
+    70 above: up to 0.45 or 0.65 of a short plot (a phone's, a small frame's), over which they met the label."""
+    notes = layout.get("annotations") or []
+    bend = next((note for note in notes if note.get("name") == BEND_LABEL), None)
+    avoid = []
+    if bend is not None:
+        mark = axis_shares(layout, bend["x"], bend["y"])[1]
+        words = (mark - 0.45, mark) if bend["ay"] > 0 else (mark, mark + 0.65)
+        avoid.append((*label_extent(layout, bend), *words))
+    for i, note in enumerate(notes):
+        if note.get("name") == BAND_LABEL:
+            foot = note["y"] if note.get("yanchor") == "bottom" else note["y"] - 0.05  # about a line's height
+            y = band_label_y(layout, data, *label_extent(layout, note), foot, avoid)
+            notes[i] = {**note, "y": y, "yanchor": "bottom"}
 
 
 def axis_shares(layout: dict, x: float, y: float) -> tuple[float, float]:

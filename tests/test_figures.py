@@ -542,6 +542,15 @@ def test_fig6_unstable_label_sits_where_no_curve_runs(params):
     else:  # at the foot: the frontier runs well above it over the label's width
         span = band["x0"] - figures.LABEL_SPAN * fig["layout"]["xaxis"]["range"][1]
         assert min(h for h, x in heights if x >= span) > label["y"] + 0.1
+    # Nor on the compute-bound label's words, which hang 36 px below their mark or 70 above it (up to 0.45 or
+    # 0.65 of a short plot): they met at defaults in a 480×360 frame.
+    bend = next((a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound")), None)
+    if bend is not None:
+        mark = (bend["y"] - low) / (high - low)
+        words = (mark - 0.45, mark) if bend["ay"] > 0 else (mark, mark + 0.65)
+        (a0, a1), (b0, b1) = figures.label_extent(fig["layout"], label), figures.label_extent(fig["layout"], bend)
+        if a0 < b1 and b0 < a1:
+            assert label["y"] + figures.LABEL_HEIGHT <= words[0] or label["y"] >= words[1], (label["y"], words)
 
 
 def test_fig6_has_no_compute_bound_mark_past_the_frontiers_end():
