@@ -356,12 +356,13 @@
     layout.showlegend === true ||
     (layout.showlegend !== false && (data || []).filter((t) => t.showlegend !== false).length > 1);
 
-  /* A compact graph's y-axis titles in lines no longer than its plot is tall (a title running past the plot's
-     ends met the tool bar): `el.dataset.titles` keeps them as drawn, so a first draw that guessed the height
-     (too tall a guess where a legend lies above the plot) or a resize can tell when they change. */
-  const TITLE_CHAR = 0.6 * 11; // px: a character of an 11 px title
-  function yTitles(layout, data, el) {
-    const chars = Math.max(8, Math.floor(plotHeight(el, layout) / TITLE_CHAR));
+  /* Y-axis titles in lines no longer than the plot is tall, at any width (a title running past the plot's ends
+     met the tool bar on a phone, and was cut off over the short plot of a 640×480 frame): `el.dataset.titles`
+     keeps them as drawn, so a first draw that guessed the height (too tall a guess where a legend lies above
+     the plot) or a resize can tell when they change. `size`: the titles' type in px. */
+  const COMPACT_TITLE = 11; // px: a compact graph's axis titles (compactLayout)
+  function yTitles(layout, data, el, size) {
+    const chars = Math.max(8, Math.floor(plotHeight(el, layout) / (0.6 * size)));
     const titles = {};
     axisNames(layout, data).forEach((name) => {
       const title = (layout[name] || {}).title;
@@ -369,10 +370,30 @@
     });
     return titles;
   }
+  const titleSize = (layout) => (layout.font && layout.font.size) || 12;
   const titlesAstray = (gd) => {
     const fig = originals.get(gd);
-    return gd.dataset.compact === "true" && !!fig && gd.dataset.titles !== JSON.stringify(yTitles(fig.layout || {}, fig.data, gd));
+    if (!fig || state.printing || gd.dataset.titles === undefined) return false;
+    const layout = fig.layout || {};
+    const size = gd.dataset.compact === "true" ? COMPACT_TITLE : titleSize(layout);
+    return gd.dataset.titles !== JSON.stringify(yTitles(layout, fig.data, gd, size));
   };
+
+  /* A graph at its full type with its y titles fitted to its plot's height (yTitles). */
+  function fittedTitles(layout, data, el) {
+    if (!el || !el.clientHeight) return layout;
+    const titles = yTitles(layout, data, el, titleSize(layout));
+    el.dataset.titles = JSON.stringify(titles);
+    const changed = Object.keys(titles).filter((name) => titles[name] !== layout[name].title.text);
+    if (!changed.length) return layout;
+    const out = Object.assign({}, layout);
+    changed.forEach((name) => {
+      // The lines need more of the left margin than one did: Plotly widens it to fit them.
+      const title = Object.assign({}, layout[name].title, { text: titles[name] });
+      out[name] = Object.assign({}, layout[name], { title, automargin: true });
+    });
+    return out;
+  }
 
   function compactLayout(layout, data, el) {
     const width = el.clientWidth;
@@ -388,7 +409,7 @@
     }
     const small = (font, size) => Object.assign({}, font, { size: Math.min((font && font.size) || size, size) });
     out.font = small(layout.font, 11);
-    const titles = yTitles(layout, data, el);
+    const titles = yTitles(layout, data, el, COMPACT_TITLE);
     el.dataset.titles = JSON.stringify(titles);
     axisNames(layout, data).forEach((name) => {
       const axis = Object.assign({}, layout[name]);
@@ -411,17 +432,21 @@
     if (legend !== layout.legend) {
       out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
     }
-    // A touch screen shows the tool bar all the time, where the legend now above the plot would be: keep only
-    // the image download and the reset (a finger zooms and pans the plot itself), side by side in the top-left
-    // corner over the y axis's margin (style.css), which the legend, starting at the plot's left edge, leaves
-    // free. Upright there, the bar reached down past the plot's top onto the y axis's title. A graph with no
-    // legend has its plot right under that corner: its bar goes to the bottom-left corner, under the y axis's
-    // labels and left of the x axis's (`data-tools`).
-    el.dataset.tools = legendShown(layout, data) ? "above" : "below";
-    const tools = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
-    out.modebar = Object.assign({}, layout.modebar, { remove: tools, orientation: "h" });
-    return out;
+    return cornerTools(out, legendShown(layout, data) ? "above" : "below", el);
   }
+
+  /* A touch screen shows the tool bar all the time, where a compact graph's legend, now above the plot, would
+     be, and over the labels at the top of a short plot: keep only the image download and the reset (a finger
+     zooms and pans the plot itself), side by side in a corner over the y axis's margin (style.css), `where`:
+     "above", the top-left corner, which a legend above the plot, starting at the plot's left edge, leaves free
+     (upright there, the bar reached down past the plot's top onto the y axis's title); "below", the bottom-left
+     one, under the y axis's labels and left of the x axis's, where the plot starts right under the top one. */
+  const CORNER_TOOLS = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"];
+  function cornerTools(layout, where, el) {
+    el.dataset.tools = where;
+    return Object.assign({}, layout, { modebar: Object.assign({}, layout.modebar, { remove: CORNER_TOOLS, orientation: "h" }) });
+  }
+  const touch = () => window.matchMedia("(hover: none)").matches;
 
   /* A's one entry says what A is (compactData). Plotly's own order back too: the comparison's "normal" order,
      there to flow A's entries on after the current ones, stacked Figure 10's entries (a legend group per
@@ -480,7 +505,12 @@
     const compact = narrow(el) && !state.printing;
     const merged = compact || (short(el) && oneEntryForA(layout, data));
     if (el) Object.assign(el.dataset, { compact, short: short(el) });
-    let near = compact || state.printing ? layout : fittedNotes(legendNear(layout, el), el);
+    let near = compact || state.printing ? layout : fittedTitles(fittedNotes(legendNear(layout, el), el), data, el);
+    if (el && !compact) {
+      // A short plot on a touch screen: its tool bar in a corner as a compact graph's is (compactLayout).
+      if (short(el) && touch()) near = cornerTools(near, "below", el);
+      else delete el.dataset.tools;
+    }
     if (merged && !compact) near = Object.assign({}, near, { legend: untitled(near.legend) });
     if (!dark() && !compact && near === given) return args;
     let d = merged ? compactData(data, el.clientWidth, layout) : data;
@@ -530,14 +560,15 @@
     return !!near && Math.abs(near.y - layout.legend.y) * gd._fullLayout._size.h > 2;
   }
 
-  /* A legend placed from a guess (a first draw) is placed again from what was drawn, once: the second
-     placement reads the heights the first one drew, so it stays. */
-  function settle(drawing) {
+  /* A legend placed from a guess (a first draw) is placed again from what was drawn, up to `tries` times: a
+     placement reads the heights the draw before it drew, so it stays, unless that draw changed them (a y title
+     wrapped for the plot's height widened the left margin, and the legend under the plot took a second row). */
+  function settle(drawing, tries = 2) {
     if (!drawing || typeof drawing.then !== "function") return drawing;
     return drawing.then((gd) => {
-      if (!gd || !(legendAstray(gd) || levelsAstray(gd) || titlesAstray(gd))) return gd;
+      if (!gd || !tries || !(legendAstray(gd) || levelsAstray(gd) || titlesAstray(gd))) return gd;
       const fig = originals.get(gd);
-      return react.call(window.Plotly, gd, ...themedArgs(gd, [fig.data, fig.layout]));
+      return settle(react.call(window.Plotly, gd, ...themedArgs(gd, [fig.data, fig.layout])), tries - 1);
     });
   }
 

@@ -164,17 +164,25 @@ def test_fig4_floor_label_is_clear_of_the_curve_on_a_phone(browser, server, addr
         assert severe_console_errors(browser) == []
 
 
-@pytest.mark.parametrize("size", [(390, 700), (480, 360)], ids=["phone", "frame"])
+@pytest.mark.parametrize("size", [(390, 700), (480, 360), (640, 360)], ids=["phone", "frame", "wider-frame"])
 @pytest.mark.parametrize("fig", range(1, 15))
-def test_a_narrow_graphs_tool_bar_covers_no_text(browser, server, fig, size):
+def test_a_compact_or_short_graphs_tool_bar_covers_no_text(browser, server, fig, size):
     """A narrow graph's tool bar (always shown on a touch screen, and headless) lies flat in the top-left corner,
     beside a legend above the plot; upright there, it reached the y axis's title (Figures 1 and 11). A graph
     with no legend (Figure 6) has its plot right under that corner: its bar goes to the bottom-left one, and
-    a y title longer than a short plot is tall (Figure 6 in a 480×360 frame) wraps rather than run under it."""
+    a y title longer than a short plot is tall (Figure 6 in a 480×360 frame) wraps rather than run under it.
+    A short graph at full width (a 640×360 frame) has its bar in the bottom-left corner too: at the top right
+    it covered Figure 6's "ρ > 0.85" label."""
     with viewport(browser, size[0], size[1]):
         browser.get(server.url + f"embed/fig{fig}")
         figure_data(browser, fig)
-        wait_js(browser, f"return document.querySelector('#fig-{fig} .js-plotly-plot').dataset.compact === 'true'")
+        compact = "true" if size[0] < 576 else "false"
+        wait_js(
+            browser,
+            f"const gd = document.querySelector('#fig-{fig} .js-plotly-plot');"
+            f"return gd.dataset.compact === '{compact}' && gd.dataset.tools !== undefined",
+            what="the tool bar placed",
+        )
         wait_js(browser, f"return document.querySelectorAll('#fig-{fig} .modebar-btn').length > 0", what="tools")
         boxes = browser.execute_script(TEXT_BOXES_JS, fig)
     tools = [b for b in boxes if b["kind"] == "tool"]
@@ -185,21 +193,28 @@ def test_a_narrow_graphs_tool_bar_covers_no_text(browser, server, fig, size):
     assert severe_console_errors(browser) == []
 
 
-def test_a_y_title_is_wrapped_for_the_plots_height_and_again_after_a_resize(browser, server):
-    """Figure 6 in a 480×360 frame has a plot about 90 px tall, shorter than its y title on one line: the title
-    takes lines. A taller frame, after the resize, gives it back its one line."""
+@pytest.mark.parametrize(("width", "height"), [(480, 360), (640, 360)], ids=["narrow", "wider"])
+def test_a_y_title_is_wrapped_for_the_plots_height_and_again_after_a_resize(browser, server, width, height):
+    """Figure 6 in a 480×360 frame (compact type) or a 640×360 one (full type) has a plot 90–120 px tall,
+    shorter than its y title on one line: the title takes lines, clear of the tick labels. A taller frame, after
+    the resize, gives it back its one line."""
     title = "return document.querySelector('#fig-6 .js-plotly-plot')._fullLayout.yaxis.title.text"
-    metrics = {"width": 480, "deviceScaleFactor": 1, "mobile": False}
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**metrics, "height": 360})
+    metrics = {"width": width, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**metrics, "height": height})
     try:
         browser.get(server.url + "embed/fig6")
         figure_data(browser, 6)
         short = wait_js(browser, f"const t = (() => {{ {title} }})(); return t.includes('<br>') && t", what="lines")
-        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**metrics, "height": 700})
+        boxes = [b for b in browser.execute_script(TEXT_BOXES_JS, 6) if b["kind"] in ("title", "tick")]
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {**metrics, "height": 900})
         tall = wait_js(browser, f"const t = (() => {{ {title} }})(); return !t.includes('<br>') && t", what="one line")
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert short.replace("<br>", " ") == tall == "Time to first token (ms)"
+    # Both titles drawn (a title's lines join without spaces in its text), none on a tick label.
+    titles = [b["text"].replace(" ", "") for b in boxes if b["kind"] == "title"]
+    assert titles == ["Outputthroughput(tok/s)", "Timetofirsttoken(ms)"]
+    assert overlapping(boxes) == []
     assert severe_console_errors(browser) == []
 
 
