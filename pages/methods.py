@@ -1,5 +1,7 @@
 """`/methods`: the article's tables computed live from the engine, and the numbers check."""
 
+import re
+
 import dash
 import dash_bootstrap_components as dbc
 from dash import dcc, html
@@ -28,12 +30,31 @@ STATUS_CLASS = {
 }
 
 
+# The article's symbols as the engine and the CLI spell them in plain text: a letter, "_", its subscript.
+_SYMBOL = re.compile(r"\b([A-Za-z])_([A-Za-z0-9]+)\b")
+
+
+def with_subscripts(text):
+    """Text with the article's symbols written as it writes them, B_max as B<sub>max</sub> (other values as
+    they are): the check table's rows come from `inferx check`, whose plain text the CLI prints."""
+    if not isinstance(text, str) or "_" not in text:
+        return text
+    parts, at = [], 0
+    for m in _SYMBOL.finditer(text):
+        parts += [text[at : m.start()], m[1], html.Sub(m[2])]
+        at = m.end()
+    return [p for p in [*parts, text[at:]] if p != ""] if parts else text
+
+
 def table(label, header, rows, row_classes=None, notes_last=False):
     """A table in a scroll box; `notes_last` for one whose last column is prose, which then keeps a readable
     width rather than a few words a line (a note in the check table's 100 px column was 14 lines tall)."""
-    head = html.Thead(html.Tr([html.Th(h) for h in header]))
+    head = html.Thead(html.Tr([html.Th(with_subscripts(h)) for h in header]))
     body = html.Tbody(
-        [html.Tr([html.Td(c) for c in row], className=(row_classes or {}).get(i)) for i, row in enumerate(rows)]
+        [
+            html.Tr([html.Td(with_subscripts(c)) for c in row], className=(row_classes or {}).get(i))
+            for i, row in enumerate(rows)
+        ]
     )
     classes = "num-table notes-last" if notes_last else "num-table"
     return scroll_box(dbc.Table([head, body], bordered=False, hover=True, size="sm", className=classes), label)
