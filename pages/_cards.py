@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import dash_bootstrap_components as dbc
 from dash import dcc, get_relative_path, html
@@ -20,6 +21,22 @@ INTERNAL_ERROR = "Something went wrong on the server drawing these settings; it 
 
 
 FIGURES_ID = "figures"  # where the skip link lands: the figures (or, on /methods, the tables)
+
+
+# The article's symbols as the engine and the CLI spell them in plain text: a letter, "_", its subscript.
+_SYMBOL = re.compile(r"\b([A-Za-z])_([A-Za-z0-9]+)\b")
+
+
+def with_subscripts(text):
+    """Text with the article's symbols written as it writes them, B_max as B<sub>max</sub> (other values as
+    they are): the check table's rows and the figures' subtitles are plain text, as the CLI prints them."""
+    if not isinstance(text, str) or "_" not in text:
+        return text
+    parts, at = [], 0
+    for m in _SYMBOL.finditer(text):
+        parts += [text[at : m.start()], m[1], html.Sub(m[2])]
+        at = m.end()
+    return [p for p in [*parts, text[at:]] if p != ""] if parts else text
 
 
 def navbar(active: str, model: str | None = None) -> html.Header:
@@ -245,7 +262,7 @@ def figure_card(
     # assets/export.js puts the copy's status line beside the button (a Dash component more per card would cost
     # every step of a slider drag).
     header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
-    subtitle = html.P(entry.subtitle, className="fig-subtitle")  # the figure's point, before the chart
+    subtitle = html.P(with_subscripts(entry.subtitle), className="fig-subtitle")  # the figure's point, before the chart
     return dbc.Card([dbc.CardBody([header, subtitle, *body])], className="fig-card", id=f"card-{fig}")
 
 

@@ -1,7 +1,5 @@
 """`/methods`: the article's tables computed live from the engine, and the numbers check."""
 
-import re
-
 import dash
 import dash_bootstrap_components as dbc
 from dash import dcc, html
@@ -16,7 +14,15 @@ from inferx.measured_figures import divergence_figure
 from inferx.models import MODELS
 from inferx.presets import HARDWARE, INTERCONNECTS, scale_up_links
 from inferx.scenario import PARAMS, Scenario
-from pages._cards import FIGURES_ID, described_graph, figure_card, initial_figures, navbar, scroll_box
+from pages._cards import (
+    FIGURES_ID,
+    described_graph,
+    figure_card,
+    initial_figures,
+    navbar,
+    scroll_box,
+    with_subscripts,
+)
 from pages._measured import env_measured
 from pages._url import parse_query
 
@@ -28,22 +34,6 @@ STATUS_CLASS = {
     "article inconsistent": "table-warning",
     "flag": "table-info",
 }
-
-
-# The article's symbols as the engine and the CLI spell them in plain text: a letter, "_", its subscript.
-_SYMBOL = re.compile(r"\b([A-Za-z])_([A-Za-z0-9]+)\b")
-
-
-def with_subscripts(text):
-    """Text with the article's symbols written as it writes them, B_max as B<sub>max</sub> (other values as
-    they are): the check table's rows come from `inferx check`, whose plain text the CLI prints."""
-    if not isinstance(text, str) or "_" not in text:
-        return text
-    parts, at = [], 0
-    for m in _SYMBOL.finditer(text):
-        parts += [text[at : m.start()], m[1], html.Sub(m[2])]
-        at = m.end()
-    return [p for p in [*parts, text[at:]] if p != ""] if parts else text
 
 
 def table(label, header, rows, row_classes=None, notes_last=False):

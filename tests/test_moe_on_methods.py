@@ -9,6 +9,7 @@ from inferx import figure_registry as registry
 from inferx.models import MODELS
 from inferx.scenario import Scenario
 from pages import embed, home, methods
+from pages._cards import with_subscripts
 
 MOE = next(key for key, f in registry.FIGURES.items() if f.name == "moe-coverage")
 
@@ -52,10 +53,10 @@ def test_the_moe_figure_keeps_its_embed_route():
 def test_methods_tables_write_the_articles_subscripts():
     """The tables write B_max as B<sub>max</sub>, in their headers and in the check rows, whose plain text the
     CLI prints; words with underscores inside them are left as they are."""
-    parts = methods.with_subscripts("t_AR (B = 1) over $INFERX_MEASURED and B_max")
+    parts = with_subscripts("t_AR (B = 1) over $INFERX_MEASURED and B_max")
     assert [p if isinstance(p, str) else ("sub", p.children) for p in parts] == [
         "t", ("sub", "AR"), " (B = 1) over $INFERX_MEASURED and ", "B", ("sub", "max")
     ]  # fmt: skip
-    assert methods.with_subscripts("no symbol here") == "no symbol here" and methods.with_subscripts(3.5) == 3.5
+    assert with_subscripts("no symbol here") == "no symbol here" and with_subscripts(3.5) == 3.5
     page = layout_text(methods.layout())
     assert "B_max" not in page and "t_AR" not in page and '"children": "max"' in page
