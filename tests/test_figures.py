@@ -263,6 +263,32 @@ def test_fig3_components_and_band():
     assert (band["x0"], band["x1"], b_max["x0"]) == (pytest.approx(0.85 * 1172), 1172, 1172)
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"ctx": 131072}, {"mode": "calibrated"}, {"mode": "calibrated", "gpu": "b200", "gpus": 8},
+     {"mode": "calibrated", "model": "llama-3.3-70b", "gpu": "mi325x", "gpus": 8}],
+)  # fmt: skip
+def test_fig3_band_label_sits_where_no_curve_runs(params):
+    """The band's label hung at 0.8 of the height, where the article's TTFT is inside the band already; the
+    calibrated TTFT climbs before the band and ran through the words. They sit where no curve runs under them."""
+    fig = figures.ttft_parts(Scenario.from_params(**params))
+    label = next(a for a in fig["layout"]["annotations"] if a["text"] == "ρ > 0.85 →")
+    ys = np.log10([y for t in fig["data"] for y in t["y"]])
+    low, high = ys.min(), ys.max()
+    low, high = low - 0.05 * (high - low), high + 0.05 * (high - low)  # autorange's padding, about
+    x_to = label["x"]  # log10 of the band's start
+    x_from = x_to - figures.BAND_ARROW_SPAN * fig["layout"]["xaxis"]["range"][1]
+    under = [
+        (x, y)
+        for t in fig["data"]
+        for x, y in zip(np.log10(t["x"]), (np.log10(t["y"]) - low) / (high - low), strict=True)
+        if x_from <= x <= x_to and label["y"] <= y <= label["y"] + figures.LABEL_HEIGHT
+    ]
+    assert label["yanchor"] == "bottom" and 0 < label["y"] < 0.86 and under == [], (label["y"], under)
+    if params.get("mode") != "calibrated":  # where nothing is in the way, it keeps its height
+        assert label["y"] == pytest.approx(0.8 - figures.LABEL_HEIGHT)
+
+
 def test_fig4_itl_against_throughput_and_floor():
     scn = Scenario.from_params(pp=2)
     ref = Reference(pp=2)
