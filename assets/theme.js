@@ -436,7 +436,7 @@
   }
 
   /* A touch screen shows the tool bar all the time, where a compact graph's legend, now above the plot, would
-     be, and over the labels at the top of a short plot: keep only the image download and the reset (a finger
+     be, and over the labels at the top of any plot: keep only the image download and the reset (a finger
      zooms and pans the plot itself), side by side in a corner over the y axis's margin (style.css), `where`:
      "above", the top-left corner, which a legend above the plot, starting at the plot's left edge, leaves free
      (upright there, the bar reached down past the plot's top onto the y axis's title); "below", the bottom-left
@@ -446,7 +446,8 @@
     el.dataset.tools = where;
     return Object.assign({}, layout, { modebar: Object.assign({}, layout.modebar, { remove: CORNER_TOOLS, orientation: "h" }) });
   }
-  const touch = () => window.matchMedia("(hover: none)").matches;
+  const hoverless = window.matchMedia("(hover: none)");
+  const touch = () => hoverless.matches;
 
   /* A's one entry says what A is (compactData). Plotly's own order back too: the comparison's "normal" order,
      there to flow A's entries on after the current ones, stacked Figure 10's entries (a legend group per
@@ -507,8 +508,8 @@
     if (el) Object.assign(el.dataset, { compact, short: short(el) });
     let near = compact || state.printing ? layout : fittedTitles(fittedNotes(legendNear(layout, el), el), data, el);
     if (el && !compact) {
-      // A short plot on a touch screen: its tool bar in a corner as a compact graph's is (compactLayout).
-      if (short(el) && touch()) near = cornerTools(near, "below", el);
+      // On a touch screen, its tool bar in a corner as a compact graph's is (compactLayout).
+      if (touch()) near = cornerTools(near, "below", el);
       else delete el.dataset.tools;
     }
     if (merged && !compact) near = Object.assign({}, near, { legend: untitled(near.legend) });

@@ -164,17 +164,19 @@ def test_fig4_floor_label_is_clear_of_the_curve_on_a_phone(browser, server, addr
         assert severe_console_errors(browser) == []
 
 
-@pytest.mark.parametrize("size", [(390, 700), (480, 360), (640, 360)], ids=["phone", "frame", "wider-frame"])
+@pytest.mark.parametrize(
+    "size", [(390, 700), (480, 360), (640, 360), (720, 520)], ids=["phone", "frame", "short-frame", "embed-code-frame"]
+)
 @pytest.mark.parametrize("fig", range(1, 15))
 def test_a_compact_or_short_graphs_tool_bar_covers_no_text(browser, server, fig, size):
     """A narrow graph's tool bar (always shown on a touch screen, and headless) lies flat in the top-left corner,
     beside a legend above the plot; upright there, it reached the y axis's title (Figures 1 and 11). A graph
     with no legend (Figure 6) has its plot right under that corner: its bar goes to the bottom-left one, and
     a y title longer than a short plot is tall (Figure 6 in a 480×360 frame) wraps rather than run under it.
-    A short graph at full width (a 640×360 frame) has its bar in the bottom-left corner too: at the top right
-    it covered Figure 6's "ρ > 0.85" label."""
+    A wider graph (a 640×360 frame, or the 720×520 of the embed code) has its bar in the bottom-left corner too:
+    at the top right it covered Figure 6's "ρ > 0.85" label, and Figure 3's in calibrated mode."""
     with viewport(browser, size[0], size[1]):
-        browser.get(server.url + f"embed/fig{fig}")
+        browser.get(server.url + f"embed/fig{fig}" + ("?mode=calibrated" if size == (720, 520) else ""))
         figure_data(browser, fig)
         compact = "true" if size[0] < 576 else "false"
         wait_js(
