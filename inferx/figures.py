@@ -828,7 +828,11 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     }
     layout["annotations"][-1].update(label)
     _vline(layout, float(scn.b_max), KV, f"B<sub>max</sub> = {si(scn.b_max)}")
-    layout["annotations"][-1].update(xanchor="right", xshift=-4)
+    # At the foot of its line unless a curve runs there (the calibrated prefill, the lowest curve, did), and
+    # clear of the band's label, which lies over the same stretch of the axis.
+    band = (x0 / 10**width, x0, foot, foot + LABEL_HEIGHT)
+    low = band_label_y(axes, data, scn.b_max / 10**width, scn.b_max, 0.0, [band])
+    layout["annotations"][-1].update(xanchor="right", xshift=-4, y=low)
     return {"data": data, "layout": layout}
 
 

@@ -270,23 +270,29 @@ def test_fig3_components_and_band():
 )  # fmt: skip
 def test_fig3_band_label_sits_where_no_curve_runs(params):
     """The band's label hung at 0.8 of the height, where the article's TTFT is inside the band already; the
-    calibrated TTFT climbs before the band and ran through the words. They sit where no curve runs under them."""
+    calibrated TTFT climbs before the band and ran through the words, and B_max's label at the foot sat on the
+    calibrated prefill, the lowest curve. Each sits where no curve runs under it, clear of the other."""
     fig = figures.ttft_parts(Scenario.from_params(**params))
-    label = next(a for a in fig["layout"]["annotations"] if a["text"] == "ρ > 0.85 →")
+    band, b_max = (next(a for a in fig["layout"]["annotations"] if a["text"].startswith(t)) for t in ("ρ", "B<sub>"))
     ys = np.log10([y for t in fig["data"] for y in t["y"]])
     low, high = ys.min(), ys.max()
     low, high = low - 0.05 * (high - low), high + 0.05 * (high - low)  # autorange's padding, about
-    x_to = label["x"]  # log10 of the band's start
-    x_from = x_to - figures.BAND_ARROW_SPAN * fig["layout"]["xaxis"]["range"][1]
-    under = [
-        (x, y)
-        for t in fig["data"]
-        for x, y in zip(np.log10(t["x"]), (np.log10(t["y"]) - low) / (high - low), strict=True)
-        if x_from <= x <= x_to and label["y"] <= y <= label["y"] + figures.LABEL_HEIGHT
-    ]
-    assert label["yanchor"] == "bottom" and 0 < label["y"] < 0.86 and under == [], (label["y"], under)
-    if params.get("mode") != "calibrated":  # where nothing is in the way, it keeps its height
-        assert label["y"] == pytest.approx(0.8 - figures.LABEL_HEIGHT)
+    boxes = []
+    for label in (band, b_max):
+        x_to = label["x"]  # log10 of the band's start, or of B_max
+        x_from = x_to - figures.BAND_ARROW_SPAN * fig["layout"]["xaxis"]["range"][1]
+        boxes.append((x_from, x_to, label["y"], label["y"] + figures.LABEL_HEIGHT))
+        under = [
+            (x, y)
+            for t in fig["data"]
+            for x, y in zip(np.log10(t["x"]), (np.log10(t["y"]) - low) / (high - low), strict=True)
+            if x_from <= x <= x_to and label["y"] <= y <= label["y"] + figures.LABEL_HEIGHT
+        ]
+        assert label["yanchor"] == "bottom" and 0 <= label["y"] < 0.86 and under == [], (label, under)
+    (a0, a1, a_low, a_high), (b0, b1, b_low, b_high) = boxes
+    assert not (a0 < b1 and b0 < a1 and a_low < b_high and b_low < a_high), boxes
+    if params.get("mode") != "calibrated":  # where nothing is in the way, each keeps its place
+        assert band["y"] == pytest.approx(0.8 - figures.LABEL_HEIGHT) and b_max["y"] == 0
 
 
 def test_fig4_itl_against_throughput_and_floor():
