@@ -817,22 +817,18 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         "xaxis": layout["xaxis"],
         "yaxis": {"type": "log", "range": _log_range(np.concatenate([t["y"] for t in data]), 0.05)},
     }
-    width = BAND_ARROW_SPAN * layout["xaxis"]["range"][1]
-    foot = band_label_y(axes, data, x0 / 10**width, x0, 0.8 - LABEL_HEIGHT)
-    label = {
-        "xanchor": "right",
-        "xshift": -4,
-        "y": foot,
-        "yanchor": "bottom",
-        "font": {"size": 11, "color": QUEUE_TEXT},
-    }
-    layout["annotations"][-1].update(label)
+    band = layout["annotations"][-1]
+    band.update(xanchor="right", xshift=-4, font={"size": 11, "color": QUEUE_TEXT})
+    band_x = label_extent(axes, band, BAND_ARROW_SPAN)
+    foot = band_label_y(axes, data, *band_x, 0.8 - LABEL_HEIGHT)
+    band.update(y=foot, yanchor="bottom")
     _vline(layout, float(scn.b_max), KV, f"B<sub>max</sub> = {si(scn.b_max)}")
     # At the foot of its line unless a curve runs there (the calibrated prefill, the lowest curve, did), and
     # clear of the band's label, which lies over the same stretch of the axis.
-    band = (x0 / 10**width, x0, foot, foot + LABEL_HEIGHT)
-    low = band_label_y(axes, data, scn.b_max / 10**width, scn.b_max, 0.0, [band])
-    layout["annotations"][-1].update(xanchor="right", xshift=-4, y=low)
+    b_max = layout["annotations"][-1]
+    b_max.update(xanchor="right", xshift=-4)
+    b_max_x = label_extent(axes, b_max, BAND_ARROW_SPAN)
+    b_max["y"] = band_label_y(axes, data, *b_max_x, 0.0, [(*band_x, foot, foot + LABEL_HEIGHT)])
     return {"data": data, "layout": layout}
 
 
@@ -1228,11 +1224,11 @@ def band_label_y(
     return now if clear_only and clearance(best) == 0 else best
 
 
-def label_extent(layout: dict, note: dict) -> tuple[float, float]:
-    """The x a label set at a mark takes on a phone (LABEL_SPAN of the axis, on the side its anchor puts it),
-    in the data's units; the x axis must set its range."""
+def label_extent(layout: dict, note: dict, share: float = LABEL_SPAN) -> tuple[float, float]:
+    """The x a label set at a mark takes on a phone (`share` of the axis, on the side its anchor puts it), in
+    the data's units; the x axis must set its range."""
     span = layout["xaxis"]["range"]
-    width = LABEL_SPAN * (span[1] - span[0])
+    width = share * (span[1] - span[0])
     ends = (note["x"], note["x"] + width) if note.get("xanchor") == "left" else (note["x"] - width, note["x"])
     return (10 ** ends[0], 10 ** ends[1]) if layout["xaxis"].get("type") == "log" else ends
 
