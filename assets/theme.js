@@ -430,7 +430,7 @@
       legend = Object.assign({}, legend, { title: Object.assign({}, legend.title, { text }) });
     }
     if (legend !== layout.legend) {
-      out.legend = overMenus(Object.assign(legend, { font: small(legend.font, 10) }), layout, el);
+      out.legend = overMenus(tight(Object.assign(legend, { font: small(legend.font, 10) })), layout, el);
     }
     return cornerTools(out, legendShown(layout, data) ? "above" : "below", el);
   }
@@ -453,6 +453,10 @@
      there to flow A's entries on after the current ones, stacked Figure 10's entries (a legend group per
      regime) in a column that left its plot 64 px of a 480×360 frame. */
   const untitled = (legend) => Object.assign({}, legend, { title: { text: "" }, traceorder: undefined });
+  /* A crowded legend's rows (a narrow graph's, a short one's with A's entries as one) closer: Plotly spaces
+     its groups, and each entry without a group is one when A's entries have theirs, by 10 px, a row's worth
+     in five over a short plot (Figure 8 with A pinned in a 480×360 frame). */
+  const tight = (legend) => Object.assign(legend, { tracegroupgap: 0 });
 
   /* Legend entries too long for a narrow graph, in lines: Plotly neither wraps nor clips them, and the
      /inferencex band's name ran off the phone's edge. A trace's `meta.short`, where its figure gives one, names
@@ -512,7 +516,7 @@
       if (touch()) near = cornerTools(near, "below", el);
       else delete el.dataset.tools;
     }
-    if (merged && !compact) near = Object.assign({}, near, { legend: untitled(near.legend) });
+    if (merged && !compact) near = Object.assign({}, near, { legend: tight(untitled(near.legend)) });
     if (!dark() && !compact && near === given) return args;
     let d = merged ? compactData(data, el.clientWidth, layout) : data;
     if (dark()) d = darkData(d);

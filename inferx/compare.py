@@ -117,6 +117,8 @@ def _restyled(trace: dict, same: bool) -> dict:
     # "A: 8×H200", not "A: 8×H200 (current)": A is the pinned state, the current one is the other.
     name = f"A: {trace.get('name', '')}".replace(" (current)", "")
     t = {**trace, "name": name, "opacity": PINNED_OPACITY, "legendgroup": PINNED_GROUP}
+    if (trace.get("meta") or {}).get("short"):  # a crowded legend's name says "A:" too
+        t["meta"] = {**trace["meta"], "short": f"A: {trace['meta']['short']}"}
     mode = t.get("mode", "lines")
     if "lines" in mode:
         line = dict(t.get("line") or {})

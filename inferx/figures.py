@@ -1396,10 +1396,16 @@ def _arc_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 ON_CURVE_SYMBOLS = ("diamond", "square", "triangle-up", "circle")
 
 
-def _on_curve(trace: dict, points: tuple, said: str, k: int = 0, of: int = 1) -> dict:
+def short_name(trace: dict) -> str:
+    """A trace's name for a crowded legend (a phone's, a small frame's): its `meta.short`, else its name."""
+    return (trace.get("meta") or {}).get("short") or trace["name"]
+
+
+def _on_curve(trace: dict, points: tuple, said: tuple[str, str], k: int = 0, of: int = 1) -> dict:
     """A reference that would hide under another curve, drawn instead as markers along its own path (evenly
-    spaced on the plot) and named with what it coincides with, so that every legend entry shows. The k-th of
-    `of` references on the same curve takes its own symbol and sits between the others' markers."""
+    spaced on the plot) and named with what it coincides with, so that every legend entry shows; `said` is
+    that in full and for a crowded legend. The k-th of `of` references on the same curve takes its own symbol
+    and sits between the others' markers."""
     s = _arc_length(*points)
     spacing = s[-1] / (ON_CURVE_MARKERS - 1)
     at = (np.arange(ON_CURVE_MARKERS) + k / of) * spacing
@@ -1407,9 +1413,10 @@ def _on_curve(trace: dict, points: tuple, said: str, k: int = 0, of: int = 1) ->
     # Sorted already (at rises, and the last index is the largest), so only repeats go, as np.unique would.
     keep = np.concatenate((np.searchsorted(s, at[at <= s[-1]]), [len(s) - 1]))
     keep = keep[np.concatenate((keep[1:] != keep[:-1], [True]))]
-    name = f"{trace['name']} {said}"
+    name = f"{trace['name']} {said[0]}"
     out = {key: v for key, v in trace.items() if key != "line"} | {
         "name": name,
+        "meta": {**(trace.get("meta") or {}), "short": f"{short_name(trace)} {said[1]}"},
         "mode": "markers",
         "x": trace["x"][keep],
         "y": trace["y"][keep],
@@ -1447,9 +1454,11 @@ def _apart(refs: list[dict], current: dict | None, xlog: bool, ylog: bool) -> li
         if host is None:
             out.append(t)
             continue
-        said = "= " if np.array_equal(t["y"], traces[host]["y"]) else "≈ "
-        said += "current settings" if host == len(refs) else traces[host]["name"]
-        out.append(_on_curve(t, pts[i], said, hosts[:i].count(host), hosts.count(host)))
+        same = "= " if np.array_equal(t["y"], traces[host]["y"]) else "≈ "
+        current_host = host == len(refs)
+        said = same + ("current settings" if current_host else traces[host]["name"])
+        said_short = same + ("current" if current_host else short_name(traces[host]))
+        out.append(_on_curve(t, pts[i], (said, said_short), hosts[:i].count(host), hosts.count(host)))
     return out + ([current] if current else [])
 
 
@@ -1497,19 +1506,27 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:,.3~r} ms"
     comms = 1e3 * comm_times([*_comm_configs(scn), scn], B)
+    # In a crowded legend InfiniBand is IB and the current curve goes unnamed (the page names the machine):
+    # with their full names, a 480×360 frame gave the legend a row each, over a 70 px plot.
     refs = [
-        _line(name, B, comm, colour, dash, 1.8, hover)
+        _line(name, B, comm, colour, dash, 1.8, hover, meta={"short": name.replace("InfiniBand", "IB")})
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
-    name = f"{machine_label(scn)} (current): TP {p['tp']}, PP {p['pp']}, {link(p).label}"
-    current = _line(name, B, comms[-1], CURRENT, "solid", 2.8, hover)
+    setting = f"TP {p['tp']}, PP {p['pp']}, {link(p).label}"
+    name, short = f"{machine_label(scn)} (current): {setting}", f"Current: {setting}".replace("InfiniBand", "IB")
+    current = _line(name, B, comms[-1], CURRENT, "solid", 2.8, hover, meta={"short": short})
     data = _apart(refs, current if comms[-1].any() else None, True, True)
     if not comms[-1].any():
         data.append(current)
         # Short, on one line in a 480 px frame: the legend names the machine.
         _note_above(layout, data, f"No communication at TP {p['tp']}, PP {p['pp']} (current)")
     return {"data": data, "layout": layout}
+
+
+def _crowded(label: str) -> dict:
+    """Figure 9's name for a crowded legend: utilisation as the caption's η."""
+    return {"meta": {"short": label.replace("utilisation ", "η ")}}
 
 
 @_json_ready
@@ -1544,14 +1561,14 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         if r is None:
             notes.append(f"{label}: {no_curve_reason(ref)}")
         else:
-            refs.append(_frontier_trace(label, r, colour, "dash", 1.8))
+            refs.append(_frontier_trace(label, r, colour, "dash", 1.8) | _crowded(label))
     r = frontier(scn)
     if r is None:
         notes.insert(0, f"{current}: {no_curve_reason(scn)}")
         line = None
     else:
         setting = f"{f'CV {scn.cv:g}, ' * read_cv}utilisation {100 * scn.eta:g} %"
-        line = _frontier_trace(f"{current}: {setting}", r, CURRENT, "solid", 2.8)
+        line = _frontier_trace(f"{current}: {setting}", r, CURRENT, "solid", 2.8) | _crowded(f"Current: {setting}")
     data += _apart(refs, line, False, True)
     if notes:
         _note_above(layout, data, "<br>".join(notes))

@@ -802,3 +802,24 @@ def test_figure_text_writes_the_articles_subscripts_not_underscores(params):
     assert "B max = " in figs["fig2"]["layout"]["meta"]["summary"]
     levels = {row["trace"].split(" = ")[0] for row in export.figure_rows(figs["fig15"]) if "·" in row["trace"]}
     assert levels == ({"P_active·b_w", "P_total·b_w"} if scn.model.n_routed_experts else set())
+
+
+@pytest.mark.parametrize("name", ["fig8", "fig9"])
+def test_figs_8_and_9_give_a_crowded_legend_shorter_names_that_say_the_same(name):
+    """A phone's or small frame's legend names each trace by `meta.short` (theme.js): no longer than its full name
+    and short enough for two a row in a 480 px frame (Figure 9's took a row each before), saying what it
+    coincides with ("≈ current" for "≈ current settings"), and "A:" for A's traces."""
+    cur, pinned = Scenario.from_params(), Scenario.from_params(preset="mi300x4")
+    fig = registry.build(cur, [name], pinned=pinned)[name]
+    listed = [t for t in fig["data"] if t.get("showlegend") is not False]
+    for t in listed:
+        short = figures.short_name(t)
+        assert len(short) <= min(len(t["name"]), 34), (short, t["name"])  # "A: " and a 31-character name
+        assert short.startswith("A: ") == t["name"].startswith("A: "), (short, t["name"])
+        for full, brief in (("= current settings", "= current"), ("≈ current settings", "≈ current")):
+            assert t["name"].endswith(full) == short.endswith(brief), (short, t["name"])
+    on_other = [t for t in listed if "≈ TP" in t["name"]]
+    expected = ["TP 4 + PP 4, IB ≈ TP 4, IB", "A: TP 4 + PP 4, IB ≈ TP 4, IB"] if name == "fig8" else []
+    assert [figures.short_name(t) for t in on_other] == expected
+    current = listed[len([t for t in listed if t.get("legendgroup") != "pinned-A"]) - 1]
+    assert figures.short_name(current).startswith("Current: ") and "(current)" in current["name"]
