@@ -25,6 +25,7 @@ FIGURES_ID = "figures"  # where the skip link lands: the figures (or, on /method
 
 # The article's symbols as the engine and the CLI spell them in plain text: a letter, "_", its subscript.
 _SYMBOL = re.compile(r"\b([A-Za-z])_([A-Za-z0-9]+)\b")
+_RELATION = re.compile(r"(?<=\S) ([=<>≤≥≈]) (?=\S)")
 
 
 def with_subscripts(text):
@@ -37,6 +38,16 @@ def with_subscripts(text):
         parts += [text[at : m.start()], m[1], html.Sub(m[2])]
         at = m.end()
     return [p for p in [*parts, text[at:]] if p != ""] if parts else text
+
+
+_INLINE_MATH = re.compile(r"(?<!\$)\$([^$]+)\$([.,;]?)(?!\$)")  # not `$$…$$`, a displayed equation
+
+
+def math_keeps_punctuation(markdown: str) -> str:
+    """Markdown whose inline maths takes the full stop, comma or semicolon after it inside: MathJax typesets
+    `$…$` as one inline box, and a line could break between it and the stop ("ρ = 0.99" ending one line of
+    Figure 5's caption on a phone, "." alone starting the next)."""
+    return _INLINE_MATH.sub(lambda m: f"${m[1]}{m[2]}$", markdown)
 
 
 def navbar(active: str, model: str | None = None) -> html.Header:
@@ -257,12 +268,16 @@ def figure_card(
         body += [html.Div([readouts(), beyond_readouts()], className="explorer-readouts"), explorer_controls(batch)]
     if caption:
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
-        body.append(dcc.Markdown(f"{entry.caption}\n\n$$\n{entry.equation}\n$$", mathjax=True, className="caption"))
+        text = f"{math_keeps_punctuation(entry.caption)}\n\n$$\n{entry.equation}\n$$"
+        body.append(dcc.Markdown(text, mathjax=True, className="caption"))
     title = (html.H2 if level == 2 else html.H3)(entry.title, className="card-title")
     # assets/export.js puts the copy's status line beside the button (a Dash component more per card would cost
     # every step of a slider drag).
     header = html.Div([title, embed_button(fig)] if embed_copy else [title], className="card-head")
-    subtitle = html.P(with_subscripts(entry.subtitle), className="fig-subtitle")  # the figure's point, before the chart
+    # A relation on one line: Figure 6's broke a phone's line after its "ρ". Not in the check table, whose
+    # quantities would then widen their column and lengthen the notes beside them.
+    unbroken = _RELATION.sub("\u00a0\\1\u00a0", entry.subtitle)
+    subtitle = html.P(with_subscripts(unbroken), className="fig-subtitle")  # the figure's point, before the chart
     return dbc.Card([dbc.CardBody([header, subtitle, *body])], className="fig-card", id=f"card-{fig}")
 
 

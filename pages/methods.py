@@ -19,6 +19,7 @@ from pages._cards import (
     described_graph,
     figure_card,
     initial_figures,
+    math_keeps_punctuation,
     navbar,
     scroll_box,
     with_subscripts,
@@ -164,7 +165,7 @@ def check_table():
     )
 
 
-INTRO = """
+INTRO = math_keeps_punctuation("""
 The tables below are computed by the same engine that draws the dashboard, every time this page loads.
 The last table is `inferx check`: each number the article prints beside the engine's value. Rows marked
 *article inconsistent* are places where the article's prose disagrees with its own formulas; we follow the
@@ -177,10 +178,10 @@ $d_h = 128$; TTFT uses the article's boxed form $t_\\text{prefill} + \\frac{1+\\
 \\frac{t_\\text{step}}{1-\\rho}$ (its Pollaczek–Khinchine line has an extra factor $\\rho$ that its figures
 do not use); $t_\\text{step}$ in TTFT, ITL and throughput includes the collective cost $t_\\text{AR} +
 t_\\text{PP}$; activations cross the interconnect at the weight width $b_w$.
-"""
+""")
 
 
-DIVERGENCE = r"""
+DIVERGENCE = math_keeps_punctuation(r"""
 The article says its curves come close to what InferenceX measures. On the measured single-node FP8 runs
 without speculative decoding they do not: at B = concurrency and S = ISL + OSL/2 the measured time per
 output token is about ten times the article's ITL at the median (four to thirty-five times), and its
@@ -204,7 +205,7 @@ The calibrated model adds these four effects, with a handful of fitted numbers p
 precision; over all single-node runs its median error is about 6 % on time per output token and throughput
 and 10 % on TTFT. `docs/calibration.md` has the equations, the fit, and how it does on GPUs it was not
 fitted on.
-"""
+""")
 
 
 def divergence_section():

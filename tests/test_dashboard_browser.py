@@ -118,7 +118,10 @@ def test_a_control_change_paints_each_figure_once(home):
     # A freshly loaded page still repaints graphs as equations and fonts settle its widths: wait for quiet.
     wait_js(browser, "return performance.now() - window.__lastPaint > 1500", what="the page to stop repainting")
     browser.execute_script("window.__paints = {}; window.dash_clientside.set_props('ctl-util', {value: 91});")
-    wait_js(browser, f"return Object.keys(window.__paints).length === {len(FIGS)}", what="every figure repainted")
+    # Those out of view are drawn once the page is idle (assets/inferx.js, `lazy`): a minute is ample, and a
+    # page that never draws one fails here rather than after wait_js's ten.
+    painted = f"return Object.keys(window.__paints).length === {len(FIGS)}"
+    wait_js(browser, painted, 60, what="every figure repainted")
     time.sleep(2)  # room for a late second paint
     paints = browser.execute_script("return window.__paints")
     assert sorted(paints.values()) == [1] * len(FIGS), paints

@@ -1,6 +1,7 @@
 """Page layouts and the redraw callback, through the real Flask app (no browser)."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ from inferx import figure_registry as registry
 from inferx import figures
 from inferx.scenario import BATCH, InvalidParameter, Scenario
 from pages import embed, home, methods
-from pages._cards import INTERNAL_ERROR
+from pages._cards import INTERNAL_ERROR, math_keeps_punctuation
 from pages._url import control_values_to_params, controls, parse_query
 
 
@@ -420,3 +421,22 @@ def test_a_prompt_longer_than_the_context_is_said_under_the_input_length():
     assert layout_node(page, CONTEXT_NOTE_ID)["children"] == said
     page = json.loads(json.dumps(home.layout(isl="8192", ctx="9216"), cls=plotly.utils.PlotlyJSONEncoder))
     assert layout_node(page, CONTEXT_NOTE_ID)["children"] == ""
+
+
+def test_inline_maths_takes_the_stop_after_it_so_no_line_starts_with_one():
+    """MathJax sets `$…$` as one box a line may break after: "." alone began a line of Figure 5's caption."""
+    text = "at $\\rho=0.99$. Then $B$, and $a$ b $c$; $$\nx = 1\n$$ and $t_a +\nt_b$."
+    assert math_keeps_punctuation(text) == "at $\\rho=0.99.$ Then $B,$ and $a$ b $c;$ $$\nx = 1\n$$ and $t_a +\nt_b.$"
+    pages = [home.layout(), methods.layout()]
+    markdown = [c.children for p in pages for c in p._traverse() if isinstance(c, dash.dcc.Markdown) and c.mathjax]
+    assert len(markdown) >= len(registry.FIGURES) + 1
+    stray = [m[0] for text in markdown for m in re.finditer(r"(?<!\$)\$[^$]+\$[.,;]", text)]
+    assert stray == []
+
+
+def test_a_subtitles_relation_stays_on_one_line():
+    """A subtitle's "past ρ = 0.85" broke a phone's line after the ρ: a relation is joined to both its sides."""
+    shown = [c.children for c in home.layout()._traverse() if getattr(c, "className", None) == "fig-subtitle"]
+    text = ["".join(p for p in s if isinstance(p, str)) if isinstance(s, list) else s for s in shown]
+    assert len(text) >= len(registry.DASHBOARD)
+    assert any("ρ\u00a0=\u00a00.85" in t for t in text) and not [t for t in text if re.search(r" [=<>≤≥≈] ", t)]
