@@ -614,9 +614,10 @@ def test_every_figure_states_its_point_in_a_subtitle_on_its_card():
         card = figure_card(key, {"data": [], "layout": {}}, embed_copy=False)
         shown = [c for c in card.children[0].children if getattr(c, "className", "") == "fig-subtitle"]
         assert len(shown) == 1
-        # As written, with the article's subscripts as HTML (B_max: "B", then "max" in a Sub).
+        # As written, with the article's subscripts as HTML (B_max: "B", then "max" in a Sub) and a relation's
+        # spaces unbreakable.
         parts = shown[0].children if isinstance(shown[0].children, list) else [shown[0].children]
-        said = "".join(p if isinstance(p, str) else f"_{p.children}" for p in parts)
+        said = "".join(p if isinstance(p, str) else f"_{p.children}" for p in parts).replace("\u00a0", " ")
         assert said == sub and ("_" not in sub or any(not isinstance(p, str) for p in parts)), (key, parts)
 
 
