@@ -1506,7 +1506,7 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:,.3~r} ms"
     comms = 1e3 * comm_times([*_comm_configs(scn), scn], B)
-    # In a crowded legend InfiniBand is IB and the current curve goes unnamed (the page names the machine):
+    # In a crowded legend InfiniBand is IB and the current curve drops the machine's name (the page gives it):
     # with their full names, a 480×360 frame gave the legend a row each, over a 70 px plot.
     refs = [
         _line(name, B, comm, colour, dash, 1.8, hover, meta={"short": name.replace("InfiniBand", "IB")})

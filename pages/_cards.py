@@ -25,7 +25,6 @@ FIGURES_ID = "figures"  # where the skip link lands: the figures (or, on /method
 
 # The article's symbols as the engine and the CLI spell them in plain text: a letter, "_", its subscript.
 _SYMBOL = re.compile(r"\b([A-Za-z])_([A-Za-z0-9]+)\b")
-_RELATION = re.compile(r"(?<=\S) ([=<>≤≥≈]) (?=\S)")
 
 
 def with_subscripts(text):
@@ -41,6 +40,7 @@ def with_subscripts(text):
 
 
 _INLINE_MATH = re.compile(r"(?<!\$)\$([^$]+)\$([.,;]?)(?!\$)")  # not `$$…$$`, a displayed equation
+_RELATION = re.compile(r"(?<=\S) ([=<>≤≥≈]) (?=\S)")  # "ρ = 0.85", joined by no-break spaces in a subtitle
 
 
 def math_keeps_punctuation(markdown: str) -> str:
