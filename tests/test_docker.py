@@ -145,7 +145,9 @@ def test_pages_headers_and_a_callback_answer(container):
 @pytest.mark.browser
 def test_embed_page_draws_in_chromium(browser, container):
     browser.get(container.url + "embed/fig5?preset=b200x8")
-    figure_data(browser, 5)
+    # Seconds normally. Once Chromium stopped fetching the page's scripts after React: fail in two minutes
+    # (and rerun), not wait_js's ten.
+    figure_data(browser, 5, 120)
     # Dash 4.4 adds a query (`?endId=…`) to callback requests, so match on the path.
     callbacks = [
         status for url, status in network_responses(browser) if urlsplit(url).path.endswith("/_dash-update-component")
