@@ -144,6 +144,7 @@ def layout(**query):
                 ],
                 fluid=True,
                 tag="main",
+                className="with-toggle",  # room under the page for the fixed toggle (style.css)
             ),
         ]
     )

@@ -239,9 +239,12 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
             browser, "const a = document.getElementById('nav-inferencex'); return a.getBoundingClientRect().height > 0"
         )
 
-        # The sticky Controls button stays on screen down the page and opens the drawer.
+        # The sticky Controls button stays on screen down the page and opens the drawer; at the page's end it sits
+        # under the last figure, not over its last lines.
         browser.execute_script("window.scrollTo({top: 3000, behavior: 'instant'})")
         assert visible(browser, ".drawer-toggle-md")
+        browser.execute_script("window.scrollTo({top: document.documentElement.scrollHeight, behavior: 'instant'})")
+        assert rect(browser, ".drawer-toggle-md")["top"] >= rect(browser, "#figures")["bottom"]
         browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
         toggle = element(browser, ".drawer-toggle-md")
         toggle.click()
