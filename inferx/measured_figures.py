@@ -13,7 +13,7 @@ import pandas as pd
 from . import calibrated as C
 from . import palette as P
 from .figure_text import number
-from .figures import decade_ticks, round_sig, unnumbered_if_empty
+from .figures import AXIS, decade_ticks, round_sig, unnumbered_if_empty
 from .hardware import GPUS, memory_fit_message
 from .measured import apply_filters, instance_output_throughput, validation_rows
 from .presets import HARDWARE
@@ -58,8 +58,8 @@ def _customdata(rows: pd.DataFrame) -> list:
 
 def _layout(title_x: str, title_y: str, **extra) -> dict:
     layout = {
-        "xaxis": {"title": {"text": title_x}, "zeroline": False},
-        "yaxis": {"title": {"text": title_y}, "zeroline": False},
+        "xaxis": {"title": {"text": title_x}, **AXIS},
+        "yaxis": {"title": {"text": title_y}, **AXIS},
         "margin": {"l": 64, "r": 16, "t": 16, "b": 52},
         "legend": {"orientation": "h", "y": -0.22, "x": 0, "font": {"size": 11}},
         "hovermode": "closest",

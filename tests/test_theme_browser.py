@@ -307,6 +307,40 @@ def test_phone_shows_the_inferencex_figure_before_its_controls(browser, server):
     assert severe_console_errors(browser) == []
 
 
+# Each tick label that reaches past its graph's edges, as "fig-N: label" (what Plotly's default check hides).
+LABELS_PAST_EDGE_JS = """
+return [...document.querySelectorAll('.js-plotly-plot')].flatMap((gd) => {
+  const box = gd.getBoundingClientRect(), id = (gd.closest('[id^=fig-]') || gd).id;
+  return [...gd.querySelectorAll('.xtick text, .ytick text')].filter((t) => {
+    const r = t.getBoundingClientRect();
+    return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 ||
+      r.bottom > box.bottom + 1);
+  }).map((t) => `${id}: ${t.textContent}`);
+});
+"""
+
+
+@pytest.mark.parametrize("path", ["/", "/?mode=calibrated&a=preset:mi300x4", "/methods", "/inferencex"])
+@pytest.mark.parametrize("size", [(1280, 900), (390, 844)])
+def test_no_tick_label_reaches_past_its_graph(browser, server, path, size):
+    """The figures turn off Plotly's check of every tick label against the graph's edges (`figures.AXIS`: it
+    forced a layout of the page per label), so the margins must keep every label inside, where the check
+    would have hidden it, at a desktop's width and a phone's, on every page with graphs."""
+    with viewport(browser, *size):
+        browser.get(server.url.rstrip("/") + path)
+        graphs = wait_js(browser, "const n = document.querySelectorAll('.js-plotly-plot').length; return n > 0 && n")
+        # Every graph drawn at this width (those out of view are drawn once the page is idle).
+        wait_js(
+            browser,
+            "return [...document.querySelectorAll('.js-plotly-plot')].every((gd) => gd._fullLayout &&"
+            " Math.abs(gd._fullLayout.width - gd.getBoundingClientRect().width) < 2 &&"
+            " gd.querySelectorAll('.xtick text, .ytick text').length > 0)",
+            what=f"{graphs} graphs drawn at {size[0]} px",
+            timeout=90,
+        )
+        assert browser.execute_script(LABELS_PAST_EDGE_JS) == []
+
+
 def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, server):
     """800 px: the controls beside a 500 px column of figures, whose readouts and notes must fit it."""
     with viewport(browser, 800, 500):
