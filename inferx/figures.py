@@ -1496,6 +1496,17 @@ def _communication_reads(scn: Scenario) -> tuple:
     return scn.model, scn.b_w, scn.tp, scn.pp, *links, fit, max(1024, scn.b_max), labels
 
 
+# Shorter words for a crowded legend (a phone's, a small frame's): the usual abbreviation, the caption's symbol.
+CROWDED_WORDS = {"InfiniBand": "IB", "utilisation ": "η "}
+
+
+def _crowded(label: str) -> dict:
+    """A trace's `meta.short` (`short_name`): `label` in `CROWDED_WORDS`' shorter words."""
+    for word, short in CROWDED_WORDS.items():
+        label = label.replace(word, short)
+    return {"meta": {"short": label}}
+
+
 @memoised(_communication_reads)
 @_json_ready
 def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
@@ -1510,27 +1521,22 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     B = log_batches(max(1024, scn.b_max), CURVE_POINTS)
     hover = "B = %{x:,.0f}<br>t_comm = %{y:,.3~r} ms"
     comms = 1e3 * comm_times([*_comm_configs(scn), scn], B)
-    # In a crowded legend InfiniBand is IB and the current curve drops the machine's name (the page gives it):
-    # with their full names, a 480×360 frame gave the legend a row each, over a 70 px plot.
+    # In a crowded legend the current curve drops the machine's name (the page gives it): with their full names,
+    # a 480×360 frame gave the legend a row each, over a 70 px plot.
     refs = [
-        _line(name, B, comm, colour, dash, 1.8, hover, meta={"short": name.replace("InfiniBand", "IB")})
+        _line(name, B, comm, colour, dash, 1.8, hover) | _crowded(name)
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
     setting = f"TP {p['tp']}, PP {p['pp']}, {link(p).label}"
-    name, short = f"{machine_label(scn)} (current): {setting}", f"Current: {setting}".replace("InfiniBand", "IB")
-    current = _line(name, B, comms[-1], CURRENT, "solid", 2.8, hover, meta={"short": short})
+    name = f"{machine_label(scn)} (current): {setting}"
+    current = _line(name, B, comms[-1], CURRENT, "solid", 2.8, hover) | _crowded(f"Current: {setting}")
     data = _apart(refs, current if comms[-1].any() else None, True, True)
     if not comms[-1].any():
         data.append(current)
         # Short, on one line in a 480 px frame: the legend names the machine.
         _note_above(layout, data, f"No communication at TP {p['tp']}, PP {p['pp']} (current)")
     return {"data": data, "layout": layout}
-
-
-def _crowded(label: str) -> dict:
-    """Figure 9's name for a crowded legend: utilisation as the caption's η."""
-    return {"meta": {"short": label.replace("utilisation ", "η ")}}
 
 
 @_json_ready
