@@ -320,7 +320,9 @@ return [...document.querySelectorAll('.js-plotly-plot')].flatMap((gd) => {
 """
 
 
-@pytest.mark.parametrize("path", ["/", "/?mode=calibrated&a=preset:mi300x4", "/methods", "/inferencex"])
+@pytest.mark.parametrize(
+    "path", ["/", "/?mode=calibrated&a=preset:mi300x4", "/methods", "/inferencex", "/embed/fig8?a=preset:mi300x4"]
+)
 @pytest.mark.parametrize("size", [(1280, 900), (390, 844)])
 def test_no_tick_label_reaches_past_its_graph(browser, server, path, size):
     """The figures turn off Plotly's check of every tick label against the graph's edges (`figures.AXIS`: it
