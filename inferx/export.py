@@ -45,14 +45,22 @@ def axis_titles(fig: dict) -> tuple[str, str]:
     return tuple(layout.get(axis, {}).get("title", {}).get("text", axis[0]) for axis in ("xaxis", "yaxis"))
 
 
+def _is_statement(trace: dict) -> bool:
+    """A legend entry that states a fact in words ("no batch size meets …", a label moved off the plot): it has
+    no point to give, so a file lists it among the notes."""
+    meta = trace.get("meta")
+    return isinstance(meta, dict) and bool(meta.get("statement"))
+
+
 def _traces(fig: dict) -> list[dict]:
-    """The figure's traces, then its level lines (an ITL floor, a ceiling: layout shapes) as traces named by
-    their labels across the traces' x extent, as a pinned A's are drawn (compare.merge)."""
-    span = x_extent(fig["data"])
+    """The figure's traces that carry points, then its level lines (an ITL floor, a ceiling: layout shapes) as
+    traces named by their labels across the traces' x extent, as a pinned A's are drawn (compare.merge)."""
+    data = [t for t in fig["data"] if not _is_statement(t)]
+    span = x_extent(data)
     if span is None:
-        return fig["data"]
+        return data
     levels = level_lines(fig["layout"])
-    return fig["data"] + [{"name": text, "x": span, "y": round_sig([shape["y0"]] * 2)} for text, shape in levels]
+    return data + [{"name": text, "x": span, "y": round_sig([shape["y0"]] * 2)} for text, shape in levels]
 
 
 BATCH_COLUMN = "Batch size B (concurrent requests)"
@@ -111,7 +119,8 @@ def figure_rows(fig: dict) -> list[dict]:
 
 
 def figure_record(name: str, fig: dict) -> dict:
-    """The figure's data as JSON: axis titles, each trace's name and points, and any note it shows."""
+    """The figure's data as JSON: axis titles, each trace's name and points, and any note it shows, on the plot
+    or in its legend."""
     x_title, y_title = axis_titles(fig)
     return {
         "figure": name,
@@ -122,7 +131,8 @@ def figure_record(name: str, fig: dict) -> dict:
             a["text"].replace("<br>", "; ")  # plotly's line breaks: a note is plain text here
             for a in fig["layout"].get("annotations", [])
             if a.get("xref") == "paper" and a.get("yref") == "paper"
-        ],
+        ]
+        + [plain_name(t.get("name", "")) for t in fig["data"] if _is_statement(t)],
     }
 
 

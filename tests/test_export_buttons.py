@@ -121,6 +121,25 @@ def test_the_explorers_csv_at_another_batch_is_what_the_cli_writes_with_batch(cl
         assert refused.returncode == 2 and message in refused.stderr and len(refused.stderr.splitlines()) == 2
 
 
+def test_a_legend_statement_is_a_note_in_the_json_and_no_row_in_the_csv():
+    """Figure 10 says in its legend that no batch size meets a tight target, and a comparison moves Figure 12's
+    peak label there: words with no point. The JSON gives them among the notes; the CSV has no numberless row."""
+    tight = registry.build(Scenario.from_params(ttft=10, tpot=1), ["fig10"])["fig10"]
+    kimi = Scenario.from_params(model="kimi-k2", gpu="mi355x")
+    peak = registry.build(kimi, ["fig12"], pinned=Scenario.from_params(model="kimi-k2", gpu="mi300x"))["fig12"]
+    for name, fig, said in (
+        ("fig10", tight, "no batch size meets TTFT ≤ 10 ms and TPOT ≤ 1 ms"),
+        ("fig12", peak, "peak 292 req/s at C = 25,318"),
+    ):
+        assert said in [t["name"] for t in fig["data"]]  # the legend says it
+        record = export.figure_record(name, fig)
+        assert said in record["notes"] and said not in [t["name"] for t in record["traces"]]
+        rows = export.figure_rows(fig)
+        x_title, y_title = export.axis_titles(fig)
+        assert rows and all(r[x_title] is not None or r[y_title] is not None for r in rows), name
+        assert said not in export.figure_csv(fig)
+
+
 def test_a_frontiers_rows_give_each_points_batch_size():
     """Figures 4-6, 11 and 12 plot against throughput, interactivity or rate: each row also gives the batch
     size behind its point, so `inferx point --batch` sets it up again. Figures whose x axis is the batch, and
