@@ -157,22 +157,32 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
             spec.update(tickmode="array", tickvals=one_two_five(low / 2, high * 2))
 
 
+END_GAP = 0.25  # the share of a short log axis's span that may go unlabelled at either end
+
+
 def short_log_ticks(low: float, high: float, whole: bool = False) -> list[float] | None:
     """Ticks for a log axis spanning under a decade, written in full: plotly labels such an axis by leading
     digits ("7 8 9 100 2 5") or, on a count axis, with fractions (a batch of 1.5). The sparsest of 1-2-5,
     1-2-3-5 and every leading digit that puts three ticks on the axis, or two where every digit would crowd
-    it; `whole` (an axis of counts) keeps whole numbers only, even one. None leaves plotly's ticks, which on a narrow
-    axis step evenly (65, 70, 75)."""
+    it; of those with three to five, the sparsest that leaves no end of the axis unlabelled over a quarter of
+    its span (500, 1000, 2000 over 277-2000 ms left the points under 500 without a label: 300 joins them).
+    `whole` (an axis of counts) keeps whole numbers only, even one. None leaves plotly's ticks, which on a
+    narrow axis step evenly (65, 70, 75)."""
     decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
-    two = None
+    span = np.log10(high / low)
+    two = first = None
     for digits in ((1, 2, 5), (1, 2, 3, 5), range(1, 10)):
         found = [float(f"{m}e{d}") for d in decades for m in digits if low <= m * 10.0**d <= high]
         if whole:
             found = [v for v in found if v >= 1]
         if len(found) >= 3 and not (len(found) > 5 and two):
-            return found
+            first = first or found
+            if len(found) > 5:  # more would crowd the axis: the first that had three
+                return first
+            if max(np.log10(found[0] / low), np.log10(high / found[-1])) <= END_GAP * span:
+                return found
         two = two or (found if len(found) == 2 else None)
-    return two or (found if whole and found else None)  # one whole number rather than fractions
+    return first or two or (found if whole and found else None)  # one whole number rather than fractions
 
 
 def unnumbered_if_empty(fig: dict) -> dict:

@@ -660,6 +660,16 @@ def test_a_log_axis_under_a_decade_is_labelled_in_full_and_a_count_axis_in_whole
     assert figures.short_log_ticks(1, 2, whole=True) == [1, 2]
     assert figures.short_log_ticks(1.5, 2.5, whole=True) == [2]
     assert figures.short_log_ticks(0.3, 0.9) == [0.3, 0.5]
+    # 1-2-5 would leave the lowest third of the axis (277-500) unlabelled, where the explorer's first batches sit.
+    assert figures.short_log_ticks(277, 2000) == [300, 500, 1000, 2000]
+    # 1-2-3-5 leaves 500-900 bare too, but every digit would crowd it: the sparser set stays.
+    assert figures.short_log_ticks(110, 900) == [200, 300, 500]
+    scn = Scenario.from_params(
+        mode="calibrated", gpu="mi355x", wdtype="fp4", framework="sglang", mtp="on", isl=8192, osl=1024, ctx=9216
+    )
+    explorer = registry.build(scn, ["fig6"], 8)["fig6"]
+    (dot,) = [t for t in explorer["data"] if t["name"] == "Operating point"]
+    assert min(explorer["layout"]["yaxis"]["tickvals"]) < dot["y"][0] < 500  # a label below the dot's TTFT
 
 
 # A machine that holds three requests: Figures 3, 10 and 14 spanned under a decade, labelled "1.5" requests
