@@ -343,6 +343,20 @@ def test_no_tick_label_reaches_past_its_graph(browser, server, path, size):
         assert browser.execute_script(LABELS_PAST_EDGE_JS) == []
 
 
+@pytest.mark.parametrize("width", [1200, 1280])
+def test_the_methods_tables_fit_a_desktop_column(browser, server, width):
+    """On a desktop every table of /methods, the article's checks with their notes included, is read whole: no
+    column runs past its box behind a sideways scroll bar (a phone scrolls the long check table sideways)."""
+    with viewport(browser, width, 900):
+        browser.get(server.url + "methods")
+        wait_js(browser, "return document.querySelectorAll('.num-table').length > 3", what="the methods tables")
+        wide = browser.execute_script(
+            "return [...document.querySelectorAll('.table-responsive')]"
+            ".filter((b) => b.scrollWidth > b.clientWidth + 1).map((b) => [b.scrollWidth, b.clientWidth]);"
+        )
+        assert wide == []
+
+
 def test_dashboard_in_a_wiki_sized_window_does_not_scroll_sideways(browser, server):
     """800 px: the controls beside a 500 px column of figures, whose readouts and notes must fit it."""
     with viewport(browser, 800, 500):
