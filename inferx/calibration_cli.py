@@ -14,9 +14,6 @@ from . import calibration_report as R
 from .gpu_spec import ENV as GPU_ENV
 from .hardware import GPUS
 from .measured import MeasuredDataError, load_measured
-from .models import catalog_key
-
-MODEL_KEY = "deepseek-r1"  # the catalog key of the only model the calibration is fitted to
 
 
 def _spread(s: float | None, field: str) -> str:
@@ -103,11 +100,9 @@ def _calibrated_models_rows(df):
     """The rows of the model the calibration is fitted to and predicts (DeepSeek-R1; rows that name no model are
     taken as its), on a catalog GPU. Rows of another model or GPU are left out and stderr says so; a file with
     none left, or none on a catalog GPU, is refused in words (its tables would be empty)."""
-    names = df["model"].str.strip()
-    ours = {name: catalog_key(name) == MODEL_KEY for name in names.unique() if name}  # dsr1, DeepSeek-R1-0528
-    other = names.map(lambda name: bool(name) and not ours[name])
+    other = ~R.of_fitted_model(df)
     if other.any():
-        seen = ", ".join(sorted(set(names[other]))[:3])
+        seen = ", ".join(sorted(set(df["model"].str.strip()[other]))[:3])
         print(f"inferx: note: left out {_rows(other.sum())} of other models ({seen}): the calibrated model is "
               "fitted to DeepSeek-R1 and predicts it only", file=sys.stderr)  # fmt: skip
         df = df[~other]

@@ -17,7 +17,6 @@ from dataclasses import fields
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import least_squares
 
 from . import calibrated as C
 from .measured import MeasuredDataError, filter_measured
@@ -183,8 +182,16 @@ def fit(rows: pd.DataFrame, start: C.Calibration | None = None, free=None, min_r
         "prefill_queue": base["prefill_queue"] or 1e-3,
     }
     phi0 = np.clip(np.log([first[f] for f in free]), lower + 1e-9, upper - 1e-9)
-    result = least_squares(residuals, phi0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1, x_scale=1.0)
+    result = _solve(residuals, phi0, (lower, upper), x_scale=1.0)
     return calibration(result.x), dict(zip(free, _sigma(result), strict=True))
+
+
+def _solve(residuals, x0, bounds, **options):
+    """`scipy.optimize.least_squares` with the soft-L1 loss. scipy is imported here, by a fit only: scoring rows
+    (`inferx validate`'s predictions, the /inferencex page's errors) does without it."""
+    from scipy.optimize import least_squares
+
+    return least_squares(residuals, x0, bounds=bounds, loss="soft_l1", f_scale=0.1, **options)
 
 
 UNDETERMINED = 1e-6  # a parameter's share of a direction the rows leave free, past which it is not determined
@@ -235,7 +242,7 @@ def fit_acceptance(cal: C.Calibration, rows: pd.DataFrame) -> tuple[dict, dict]:
 
     lower, upper = ([MTP_FREE[n][i] for n in names] for i in (0, 1))
     x0 = np.clip([getattr(cal, n) for n in names], np.add(lower, 1e-6), np.subtract(upper, 1e-6))
-    result = least_squares(residuals, x0, bounds=(lower, upper), loss="soft_l1", f_scale=0.1)
+    result = _solve(residuals, x0, (lower, upper))
     sigma = _sigma(result) / np.maximum(result.x, 1e-9)  # fitted linearly: relative 1σ
     return dict(zip(names, map(float, result.x), strict=True)), dict(zip(names, map(float, sigma), strict=True))
 

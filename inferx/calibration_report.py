@@ -15,6 +15,9 @@ from . import calibration_fit as F
 from . import economics
 from .calibration_disagg import predict_disaggregated
 from .measured import MeasuredDataError, model_quantities
+from .models import catalog_key
+
+MODEL_KEY = "deepseek-r1"  # the catalog key of the only model the calibration is fitted to and predicts
 
 METRIC_NAMES = {
     "tpot": "TPOT",
@@ -75,15 +78,46 @@ def predict_rows(df: pd.DataFrame, calibrations: dict | None = None) -> pd.DataF
     return out
 
 
-def errors(df: pd.DataFrame, pred: pd.DataFrame, suffix: str = "calibrated") -> pd.DataFrame:
+def errors(
+    df: pd.DataFrame, pred: pd.DataFrame, suffix: str = "calibrated", metrics=tuple(METRIC_NAMES)
+) -> pd.DataFrame:
     """|predicted / measured − 1| per row and metric (NaN where either side is missing)."""
     out = pd.DataFrame(index=df.index)
-    for m in METRIC_NAMES:
+    for m in metrics:
         measured = df[F.MEASURED[m]].astype(float)
         predicted = pred[f"{m}_{suffix}"].astype(float)
         ok = measured.gt(0) & predicted.gt(0)
         out[m] = (predicted / measured - 1.0).abs().where(ok)
     return out
+
+
+def of_fitted_model(df: pd.DataFrame) -> pd.Series:
+    """Which rows are of the model the calibration is fitted to, by any of its names (dsr1, DeepSeek-R1-0528); a
+    row that names no model is taken as its."""
+    names = df["model"].str.strip()
+    ours = {name: catalog_key(name) == MODEL_KEY for name in names.unique() if name}
+    return names.map(lambda name: not name or ours[name]).astype(bool)
+
+
+SHOWN_METRICS = ("throughput_per_gpu", "interactivity")  # the two axes of /inferencex's chart
+
+
+def shown_errors(rows: pd.DataFrame, calibrations: dict | None = None) -> dict | None:
+    """Median and p90 of |predicted / measured − 1| over `rows` of the quantities InferenceX's chart plots, each
+    row predicted at its own GPU, stack, precision, lengths and concurrency, as `inferx validate` scores it:
+    {"runs": rows scored, metric: (median, p90), "unfitted": rows whose GPU, stack and precision have no fit of
+    their own (predicted from a typical fit and the datasheet)}. None where no row can be scored: another
+    model's runs, or GPUs outside the catalog."""
+    rows = rows[of_fitted_model(rows)] if not rows.empty else rows
+    if rows.empty:
+        return None
+    pred = predict_calibrated(rows, calibrations)
+    err = errors(rows, pred, metrics=SHOWN_METRICS).dropna()
+    if err.empty:
+        return None
+    out = {m: (float(np.median(err[m])), float(np.quantile(err[m], 0.9))) for m in SHOWN_METRICS}
+    unfitted = int((~pred.loc[err.index, "basis"].str.startswith("fitted")).sum())
+    return {"runs": len(err), **out, "unfitted": unfitted}
 
 
 def leave_one_gpu_out(df: pd.DataFrame) -> pd.DataFrame:

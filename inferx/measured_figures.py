@@ -7,10 +7,15 @@ the series colours of `inferx.palette`, and frameworks also differ by marker sym
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
+
 import numpy as np
 import pandas as pd
 
 from . import calibrated as C
+from . import calibration_report as R
 from . import palette as P
 from .figure_text import number
 from .figures import AXIS, decade_ticks, round_sig, unnumbered_if_empty
@@ -149,12 +154,12 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
     }
 
 
-def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None, calibrations=None) -> dict:
-    """Output tokens/s per GPU against interactivity, measured points over the model's curves.
+def shown_rows(scn, df: pd.DataFrame | None, filters: dict | None = None) -> tuple[pd.DataFrame, int, int]:
+    """The measured rows `inferencex_figure` plots, and the ISL and OSL of its curves.
 
     `filters` are `filter_measured` keywords. Unset ones default to what the model
     describes: the scenario's hardware family and weight dtype, no speculative
-    decoding, single node (pass "all" to lift a default).
+    decoding, single node, its ISL and OSL (pass "all" to lift a default).
     """
     gpu = C.scenario_calibration(scn)["gpu"]  # the GPU control's choice, else the preset's GPU
     spec = "mtp" if getattr(scn, "mtp", False) else "none"
@@ -164,7 +169,65 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     filters.setdefault("isl", isl)
     filters.setdefault("osl", osl)
     rows = apply_filters(df, filters) if df is not None and not df.empty else pd.DataFrame()
-    rows = rows[rows["output_tput_per_gpu_tok_s"].notna()] if not rows.empty else rows
+    return (rows[rows["output_tput_per_gpu_tok_s"].notna()] if not rows.empty else rows), isl, osl
+
+
+SCORED_SIZE = 32  # selections whose scores are kept: a slider's drag redraws the chart over the same runs
+_scored: OrderedDict = OrderedDict()
+_scored_lock = threading.Lock()  # gunicorn's threads share it
+
+
+def scored(rows: pd.DataFrame) -> dict | None:
+    """`calibration_report.shown_errors` of the rows, kept by their contents (scoring 72 runs takes ~15 ms, every
+    run of the file ~200 ms; the controls move the curves, not the runs' own predictions)."""
+    digest = hashlib.blake2b(pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes(), digest_size=16)
+    key = (digest.digest(), len(rows))
+    with _scored_lock:
+        if key in _scored:
+            _scored.move_to_end(key)
+            return _scored[key]
+    found = R.shown_errors(rows)
+    with _scored_lock:
+        _scored[key] = found
+        if len(_scored) > SCORED_SIZE:
+            _scored.popitem(last=False)
+    return found
+
+
+def _percent(share: float) -> str:
+    return f"{100 * share:.1f} %"
+
+
+MIN_P90_RUNS = 10  # below this a p90 is one of the few runs, not a tail
+
+
+def scored_text(rows: pd.DataFrame) -> str:
+    """How far the calibrated model is from the runs shown, in a sentence ("" where it predicts none of them)."""
+    found = scored(rows) if not rows.empty else None
+    if found is None:
+        return ""
+    (tput, tput90), (inter, inter90) = (found[m] for m in R.SHOWN_METRICS)
+    runs, unfitted = found["runs"], found["unfitted"]
+    text = (
+        "Run by run, the calibrated model (at each run's own GPU, stack, precision, lengths and concurrency, as "
+        f"inferx validate scores it) is off by {_percent(tput)} in output tok/s/GPU and {_percent(inter)} in "
+        f"interactivity at the median of {'this run' if runs == 1 else f'these {runs:,} runs'}"
+        + (f", {_percent(tput90)} and {_percent(inter90)} at p90" if runs >= MIN_P90_RUNS else "")
+        + "; in sample for runs it was fitted to."
+    )
+    if unfitted:
+        verb = "is" if unfitted == 1 else "are"
+        text += (
+            f" {unfitted:,} of them {verb} predicted from a typical fit scaled to the datasheet,"
+            " as no fit has their GPU and stack."
+        )
+    return text
+
+
+def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None, calibrations=None) -> dict:
+    """Output tokens/s per GPU against interactivity, measured points (`shown_rows`) over the model's curves."""
+    gpu = C.scenario_calibration(scn)["gpu"]
+    rows, isl, osl = shown_rows(scn, df, filters)
     own = scn.params.get("gpus") or HARDWARE[scn.hardware].n_gpus
     gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else own
     curves = model_curves(scn, gpus, isl, osl, calibrations)

@@ -51,19 +51,27 @@ from pages._ids import control_id
 
 log = logging.getLogger("inferx.measured")
 
-# What inferencex_figure, overlay_traces and the filters read; everything else stays behind.
+# What inferencex_figure, overlay_traces and the filters read, and the layout of each run that scoring the
+# calibrated model on the runs shown needs (calibration_report.shown_errors); everything else stays behind.
 TEXT_COLUMNS = ("model", "hardware", "precision", "framework", "spec_method", "date", "run_url")
 INT_COLUMNS = ("isl", "osl", "concurrency", "n_gpus")
-BOOL_COLUMNS = ("disagg", "is_multinode")
+BOOL_COLUMNS = ("disagg", "is_multinode", "decode_dp_attention", "prefill_dp_attention")
 FLOAT_COLUMNS = (
     "output_tput_per_gpu_tok_s",
     "output_tput_total_tok_s",
     "interactivity_tok_s_user",
     "median_tpot_ms",
     "median_ttft_ms",
+    "p99_ttft_ms",
+    "decode_tp",
+    "decode_ep",
+    "prefill_tp",
+    "prefill_ep",
+    "num_prefill_gpu_raw",
+    "num_decode_gpu_raw",
 )
 UPLOAD_MAX_BYTES = Settings.from_env().max_upload_bytes
-STORE_VERSION = 1
+STORE_VERSION = 2
 # What one measured-data callback may carry to and from the browser, and the most points the figures draw (SVG
 # markers: more would slow every repaint). Past either bound the store keeps the file's first points and says how
 # many the file had. InferenceX's full export for a model is a few thousand points.

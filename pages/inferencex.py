@@ -7,7 +7,7 @@ from dash import Input, Output, callback, clientside_callback, dcc, get_relative
 from inferx import figures
 from inferx.figure_text import with_summary
 from inferx.measured import filter_options
-from inferx.measured_figures import SUMMARY_TRACES, inferencex_figure
+from inferx.measured_figures import SUMMARY_TRACES, inferencex_figure, scored_text, shown_rows
 from inferx.models import catalog_key
 from inferx.scenario import InvalidParameter, Scenario
 from pages._callbacks import CONTROL_INPUTS
@@ -214,14 +214,16 @@ def draw(*args):
         scn = Scenario.from_params(**control_values_to_params(list(values)))
         df, source = measured_frame(data)
         scn, about = rows_model(scn, df)
-        fig = with_summary(TITLE, inferencex_figure(scn, df, filters_from_values(*filter_values)), SUMMARY_TRACES)
+        filters = filters_from_values(*filter_values)
+        fig = with_summary(TITLE, inferencex_figure(scn, df, filters), SUMMARY_TRACES)
+        score = scored_text(shown_rows(scn, df, filters)[0]) if df is not None else ""
     except (InvalidParameter, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError) as err:
         # Every input here came from the browser; a value of the wrong type or size gets a sentence, not a 500.
         return no_update, f"Could not draw: {err}"
     points = sum(len(t["x"]) for t in fig["data"] if (t.get("meta") or {}).get("measured"))
     if df is None:
         return fig, NO_DATA
-    return fig, f"{points:,} of {len(df):,} measured points shown ({source}). {about}"
+    return fig, f"{points:,} of {len(df):,} measured points shown ({source}). {about} {score}".rstrip()
 
 
 def _command(text: str) -> html.Code:

@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from browser_checks import click, element, figure_data, press_slider, storage_state, wait_figure_change, wait_js
 from conftest import Server, severe_console_errors
@@ -168,6 +169,67 @@ def test_inferencex_figure_callback(dash_app, csv_store):
     text = "".join(part if isinstance(part, str) else part.children for part in summary)
     assert curves == ["article", "calibrated"] and text.startswith("No measured")
     assert "inferx fetch -o results.json" in text  # and how to get some
+
+
+def test_the_runs_shown_are_scored_by_hand(dash_app, csv_store, monkeypatch):
+    """The error sentence's numbers: |predicted / measured − 1| over the runs of the calibrated model shown, by
+    hand on three runs with known predictions; another model's run is left out, and so is its prediction."""
+    from inferx import calibration_report as R
+    from inferx import measured_figures as M
+    from pages._measured import from_store
+
+    rows = from_store(csv_store).head(4).copy()
+    rows["model"] = ["", "DeepSeek-R1-0528", "dsr1", "gpt-oss-120b"]
+    rows["output_tput_per_gpu_tok_s"] = [100.0, 200.0, 400.0, 50.0]
+    rows["interactivity_tok_s_user"] = [50.0, 40.0, 10.0, 5.0]
+
+    def predicted(part, calibrations=None):
+        assert list(part.index) == list(rows.index[:3])  # only the fitted model's runs are predicted
+        out = pd.DataFrame({f"{m}_calibrated": 1.0 for m in R.METRIC_NAMES}, index=part.index)
+        out["throughput_per_gpu_calibrated"] = [110.0, 180.0, 400.0]
+        out["interactivity_calibrated"] = [50.0, 30.0, 11.0]
+        out["basis"] = ["fitted", "stack typical", "fitted, disaggregated"]
+        return out
+
+    monkeypatch.setattr(R, "predict_calibrated", predicted)
+    found = R.shown_errors(rows)
+    # Throughput: 0.1, 0.1, 0; interactivity: 0, 0.25, 0.1 (p90 by linear interpolation: 0.1 + 0.8 · 0.15).
+    assert found["runs"] == 3 and found["unfitted"] == 1
+    assert found["throughput_per_gpu"] == pytest.approx((0.1, 0.1))
+    assert found["interactivity"] == pytest.approx((0.1, 0.22))
+    M._scored.clear()
+    text = M.scored_text(rows)
+    assert "off by 10.0 % in output tok/s/GPU and 10.0 % in interactivity at the median of these 3 runs;" in text
+    assert "at p90" not in text  # three runs have no tail to speak of
+    assert text.endswith(
+        " 1 of them is predicted from a typical fit scaled to the datasheet, as no fit has their GPU and stack."
+    )
+    assert R.shown_errors(rows.tail(1)) is None and M.scored_text(rows.tail(1)) == ""  # another model's run
+
+
+def test_the_summary_says_how_far_the_model_is_from_the_runs_shown(dash_app, csv_store, monkeypatch):
+    from inferx import calibration_report as R
+    from inferx import measured_figures as M
+    from inferx.scenario import Scenario
+    from pages._measured import from_store
+    from pages._url import controls
+    from pages.inferencex import FILTERS, draw
+
+    M._scored.clear()
+    values = default_control_values("h200x8")
+    fig, summary = draw(*values, *[None] * len(FILTERS), csv_store)
+    rows = M.shown_rows(Scenario.from_params(preset="h200x8"), from_store(csv_store))[0]
+    found = R.shown_errors(rows)
+    points = sum(len(t["x"]) for t in fig["data"] if t.get("meta", {}).get("measured"))
+    assert found["runs"] == len(rows) == points >= M.MIN_P90_RUNS
+    (tput, tput90), (inter, inter90) = found["throughput_per_gpu"], found["interactivity"]
+    said = f"is off by {100 * tput:.1f} % in output tok/s/GPU and {100 * inter:.1f} % in interactivity at the median"
+    assert said in summary and f"{100 * tput90:.1f} % and {100 * inter90:.1f} % at p90" in summary
+    # A drag of a slider redraws over the same runs: their scores are kept, not computed again.
+    monkeypatch.setattr(R, "shown_errors", lambda *a: pytest.fail("scored again"))
+    moved = list(values)
+    moved[controls().index("bw")] *= 1.2
+    assert said in draw(*moved, *[None] * len(FILTERS), csv_store)[1]
 
 
 def test_overlay_traces_follow_the_gpu_else_the_preset(dash_app, csv_store):
