@@ -195,7 +195,7 @@ def scored(rows: pd.DataFrame) -> dict | None:
 
 
 def _percent(share: float) -> str:
-    return f"{100 * share:.1f} %"
+    return f"{100 * share:.1f}\u00a0%"  # a no-break space: a phone broke the line between "7.8" and "%"
 
 
 MIN_P90_RUNS = 10  # below this a p90 is one of the few runs, not a tail

@@ -199,7 +199,8 @@ def test_the_runs_shown_are_scored_by_hand(dash_app, csv_store, monkeypatch):
     assert found["interactivity"] == pytest.approx((0.1, 0.22))
     M._scored.clear()
     text = M.scored_text(rows)
-    assert "off by 10.0 % in output tok/s/GPU and 10.0 % in interactivity at the median of these 3 runs;" in text
+    said = "off by 10.0\u00a0% in output tok/s/GPU and 10.0\u00a0% in interactivity at the median of these 3 runs;"
+    assert said in text
     assert "at p90" not in text  # three runs have no tail to speak of
     assert text.endswith(
         " 1 of them is predicted from a typical fit scaled to the datasheet, as no fit has their GPU and stack."
@@ -223,8 +224,9 @@ def test_the_summary_says_how_far_the_model_is_from_the_runs_shown(dash_app, csv
     points = sum(len(t["x"]) for t in fig["data"] if t.get("meta", {}).get("measured"))
     assert found["runs"] == len(rows) == points >= M.MIN_P90_RUNS
     (tput, tput90), (inter, inter90) = found["throughput_per_gpu"], found["interactivity"]
-    said = f"is off by {100 * tput:.1f} % in output tok/s/GPU and {100 * inter:.1f} % in interactivity at the median"
-    assert said in summary and f"{100 * tput90:.1f} % and {100 * inter90:.1f} % at p90" in summary
+    pct = "{:.1f}\u00a0%".format  # a no-break space keeps each number with its unit
+    said = f"is off by {pct(100 * tput)} in output tok/s/GPU and {pct(100 * inter)} in interactivity at the median"
+    assert said in summary and f"{pct(100 * tput90)} and {pct(100 * inter90)} at p90" in summary
     # A drag of a slider redraws over the same runs: their scores are kept, not computed again.
     monkeypatch.setattr(R, "shown_errors", lambda *a: pytest.fail("scored again"))
     moved = list(values)
