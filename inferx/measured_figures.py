@@ -178,7 +178,7 @@ _scored_lock = threading.Lock()  # gunicorn's threads share it
 
 
 def scored(rows: pd.DataFrame) -> dict | None:
-    """`calibration_report.shown_errors` of the rows, kept by their contents (scoring 72 runs takes ~15 ms, every
+    """`calibration_report.shown_errors` of the rows, kept by their contents (scoring 72 runs takes ~20 ms, every
     run of the file ~200 ms; the controls move the curves, not the runs' own predictions)."""
     digest = hashlib.blake2b(pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes(), digest_size=16)
     key = (digest.digest(), len(rows))

@@ -1,5 +1,7 @@
 """`/inferencex`: measured InferenceX points over the model's curve, in InferenceX's own axes."""
 
+import logging
+
 import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, callback, clientside_callback, dcc, get_relative_path, html, no_update
@@ -18,6 +20,7 @@ from pages._measured import StoreError, env_measured, measured_frame, upload_pan
 from pages._url import control_values_to_params, parse_query
 
 dash.register_page(__name__, path="/inferencex", title="inferx · InferenceX measurements", order=1)
+log = logging.getLogger(__name__)
 
 # Filter dropdowns: id suffix -> (label, placeholder when cleared = the model's default).
 FILTERS = {
@@ -216,13 +219,17 @@ def draw(*args):
         scn, about = rows_model(scn, df)
         filters = filters_from_values(*filter_values)
         fig = with_summary(TITLE, inferencex_figure(scn, df, filters), SUMMARY_TRACES)
-        score = scored_text(shown_rows(scn, df, filters)[0]) if df is not None else ""
     except (InvalidParameter, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError) as err:
         # Every input here came from the browser; a value of the wrong type or size gets a sentence, not a 500.
         return no_update, f"Could not draw: {err}"
     points = sum(len(t["x"]) for t in fig["data"] if (t.get("meta") or {}).get("measured"))
     if df is None:
         return fig, NO_DATA
+    try:
+        score = scored_text(shown_rows(scn, df, filters)[0])
+    except Exception:  # the chart stands without its score; the log gets the traceback
+        log.exception("scoring the calibrated model on the runs shown failed")
+        score = ""
     return fig, f"{points:,} of {len(df):,} measured points shown ({source}). {about} {score}".rstrip()
 
 

@@ -232,6 +232,12 @@ def test_the_summary_says_how_far_the_model_is_from_the_runs_shown(dash_app, csv
     moved = list(values)
     moved[controls().index("bw")] *= 1.2
     assert said in draw(*moved, *[None] * len(FILTERS), csv_store)[1]
+    # Scoring that fails costs the sentence, not the chart.
+    M._scored.clear()
+    monkeypatch.setattr(R, "shown_errors", lambda *a: 1 / 0)
+    fig_without, summary_without = draw(*moved, *[None] * len(FILTERS), csv_store)
+    assert summary_without.startswith(f"{points:,} of ") and "Run by run" not in summary_without
+    assert len(fig_without["data"]) == len(fig["data"])
 
 
 def test_overlay_traces_follow_the_gpu_else_the_preset(dash_app, csv_store):
