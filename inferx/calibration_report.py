@@ -106,8 +106,9 @@ def shown_errors(rows: pd.DataFrame, calibrations: dict | None = None) -> dict |
     """Median and p90 of |predicted / measured − 1| over `rows` of the quantities InferenceX's chart plots, each
     row predicted at its own GPU, stack, precision, lengths and concurrency, as `inferx validate` scores it:
     {"runs": rows scored, metric: (median, p90), "unfitted": rows whose GPU, stack and precision have no fit of
-    their own (predicted from a typical fit and the datasheet)}. None where no row can be scored: another
-    model's runs, or GPUs outside the catalog."""
+    their own (predicted from a typical fit and the datasheet), "newest": the same over the newest run of each
+    configuration, today's software (None where no configuration was run twice)}. None where no row can be
+    scored: another model's runs, or GPUs outside the catalog."""
     rows = rows[of_fitted_model(rows)] if not rows.empty else rows
     if rows.empty:
         return None
@@ -115,9 +116,14 @@ def shown_errors(rows: pd.DataFrame, calibrations: dict | None = None) -> dict |
     err = errors(rows, pred, metrics=SHOWN_METRICS).dropna()
     if err.empty:
         return None
-    out = {m: (float(np.median(err[m])), float(np.quantile(err[m], 0.9))) for m in SHOWN_METRICS}
+
+    def spread(part: pd.DataFrame) -> dict:
+        return {m: (float(np.median(part[m])), float(np.quantile(part[m], 0.9))) for m in SHOWN_METRICS}
+
+    newest = F.newest_run(rows.loc[err.index]).to_numpy(bool)
     unfitted = int((~pred.loc[err.index, "basis"].str.startswith("fitted")).sum())
-    return {"runs": len(err), **out, "unfitted": unfitted}
+    latest = {"runs": int(newest.sum()), **spread(err[newest])} if not newest.all() else None
+    return {"runs": len(err), **spread(err), "unfitted": unfitted, "newest": latest}
 
 
 def leave_one_gpu_out(df: pd.DataFrame) -> pd.DataFrame:

@@ -201,20 +201,26 @@ def _percent(share: float) -> str:
 MIN_P90_RUNS = 10  # below this a p90 is one of the few runs, not a tail
 
 
+def _spread(found: dict) -> str:
+    """ "4.7 % and 4.1 % at the median, 6.3 % and 7.8 % at p90": the two quantities, the p90 from 10 runs up."""
+    (tput, tput90), (inter, inter90) = (found[m] for m in R.SHOWN_METRICS)
+    text = f"{_percent(tput)} and {_percent(inter)} at the median"
+    return text + (f", {_percent(tput90)} and {_percent(inter90)} at p90" if found["runs"] >= MIN_P90_RUNS else "")
+
+
 def scored_text(rows: pd.DataFrame) -> str:
     """How far the calibrated model is from the runs shown, in a sentence ("" where it predicts none of them)."""
     found = scored(rows) if not rows.empty else None
     if found is None:
         return ""
-    (tput, tput90), (inter, inter90) = (found[m] for m in R.SHOWN_METRICS)
-    runs, unfitted = found["runs"], found["unfitted"]
+    runs, unfitted, newest = found["runs"], found["unfitted"], found["newest"]
     text = (
         "Run by run, the calibrated model (at each run's own GPU, stack, precision, lengths and concurrency, as "
-        f"inferx validate scores it) is off by {_percent(tput)} in output tok/s/GPU and {_percent(inter)} in "
-        f"interactivity at the median of {'this run' if runs == 1 else f'these {runs:,} runs'}"
-        + (f", {_percent(tput90)} and {_percent(inter90)} at p90" if runs >= MIN_P90_RUNS else "")
-        + "; in sample for runs it was fitted to."
+        f"inferx validate scores it) is off in output tok/s/GPU and interactivity by {_spread(found)}, over "
+        f"{'this run' if runs == 1 else f'these {runs:,} runs'}; in sample for runs it was fitted to."
     )
+    if newest:  # a configuration run again on newer software: what to expect of today's
+        text += f" On the newest run of each configuration ({newest['runs']:,} runs): {_spread(newest)}."
     if unfitted:
         verb = "is" if unfitted == 1 else "are"
         text += (

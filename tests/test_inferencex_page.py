@@ -174,12 +174,17 @@ def test_inferencex_figure_callback(dash_app, csv_store):
 def test_the_runs_shown_are_scored_by_hand(dash_app, csv_store, monkeypatch):
     """The error sentence's numbers: |predicted / measured − 1| over the runs of the calibrated model shown, by
     hand on three runs with known predictions; another model's run is left out, and so is its prediction."""
+    from inferx import calibration_fit as F
     from inferx import calibration_report as R
     from inferx import measured_figures as M
     from pages._measured import from_store
 
     rows = from_store(csv_store).head(4).copy()
     rows["model"] = ["", "DeepSeek-R1-0528", "dsr1", "gpt-oss-120b"]
+    # The first two runs are one configuration, run again later: the second is its newest.
+    for column in F.CONFIGURATION:
+        rows.loc[rows.index[1], column] = rows.loc[rows.index[0], column]
+    rows["date"] = ["2025-12-01", "2026-05-01", "2026-01-01", "2026-01-01"]
     rows["output_tput_per_gpu_tok_s"] = [100.0, 200.0, 400.0, 50.0]
     rows["interactivity_tok_s_user"] = [50.0, 40.0, 10.0, 5.0]
 
@@ -197,10 +202,14 @@ def test_the_runs_shown_are_scored_by_hand(dash_app, csv_store, monkeypatch):
     assert found["runs"] == 3 and found["unfitted"] == 1
     assert found["throughput_per_gpu"] == pytest.approx((0.1, 0.1))
     assert found["interactivity"] == pytest.approx((0.1, 0.22))
+    # The newest run of each configuration: the second and third (throughput 0.1, 0; interactivity 0.25, 0.1).
+    assert found["newest"]["runs"] == 2
+    assert found["newest"]["throughput_per_gpu"][0] == pytest.approx(0.05)
+    assert found["newest"]["interactivity"][0] == pytest.approx(0.175)
     M._scored.clear()
     text = M.scored_text(rows)
-    said = "off by 10.0\u00a0% in output tok/s/GPU and 10.0\u00a0% in interactivity at the median of these 3 runs;"
-    assert said in text
+    assert "by 10.0\u00a0% and 10.0\u00a0% at the median, over these 3 runs;" in text
+    assert "On the newest run of each configuration (2 runs): 5.0\u00a0% and 17.5\u00a0% at the median." in text
     assert "at p90" not in text  # three runs have no tail to speak of
     assert text.endswith(
         " 1 of them is predicted from a typical fit scaled to the datasheet, as no fit has their GPU and stack."
@@ -225,8 +234,8 @@ def test_the_summary_says_how_far_the_model_is_from_the_runs_shown(dash_app, csv
     assert found["runs"] == len(rows) == points >= M.MIN_P90_RUNS
     (tput, tput90), (inter, inter90) = found["throughput_per_gpu"], found["interactivity"]
     pct = "{:.1f}\u00a0%".format  # a no-break space keeps each number with its unit
-    said = f"is off by {pct(100 * tput)} in output tok/s/GPU and {pct(100 * inter)} in interactivity at the median"
-    assert said in summary and f"{pct(100 * tput90)} and {pct(100 * inter90)} at p90" in summary
+    said = f"by {pct(100 * tput)} and {pct(100 * inter)} at the median, {pct(100 * tput90)} and {pct(100 * inter90)}"
+    assert f"{said} at p90, over these {points:,} runs;" in summary
     # A drag of a slider redraws over the same runs: their scores are kept, not computed again.
     monkeypatch.setattr(R, "shown_errors", lambda *a: pytest.fail("scored again"))
     moved = list(values)
