@@ -10,6 +10,7 @@ import time
 import pytest
 from browser_checks import click, element
 from conftest import ROOT, severe_console_errors
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
@@ -117,14 +118,21 @@ def test_axe_on_inferencex_with_an_uploaded_file(browser, server, measured_paths
 THUMB = "#{} [role=slider]"
 
 
-def ax_node(driver, css: str) -> dict:
+def ax_node(driver, css: str, tries: int = 3) -> dict:
     """Chromium's accessibility-tree node of the element `css` finds: its name and description are what a
-    screen reader says of it."""
-    root = driver.execute_cdp_cmd("DOM.getDocument", {})["root"]["nodeId"]
-    node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": css})["nodeId"]
-    return driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"][
-        0
-    ]
+    screen reader says of it. A page that replaces the element between the two CDP calls (React re-rendering
+    an open menu) leaves a stale node id: asked again, the replacement answers."""
+    for attempt in range(tries):
+        root = driver.execute_cdp_cmd("DOM.getDocument", {})["root"]["nodeId"]
+        node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": css})["nodeId"]
+        assert node, f"nothing matches {css}"
+        try:
+            tree = driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})
+            return tree["nodes"][0]
+        except WebDriverException as err:
+            if "Could not find node" not in str(err) or attempt == tries - 1:
+                raise
+        time.sleep(0.1)
 
 
 def accessible_name(driver, css: str) -> str:
@@ -561,7 +569,13 @@ def test_a_dropdown_is_named_by_its_label_where_the_focus_lands_and_when_open(br
     click(browser, element(browser, "#ctl-ic"))
     menu = "const m = document.querySelector('.dash-dropdown-content[role=dialog]');"
     wait_js(browser, menu + "return m && m.getAttribute('aria-label') === 'Interconnect';", SETTLE_S, what="open")
-    assert accessible_name(browser, ".dash-dropdown-content [role=group]") == "Interconnect"
+    # Radix renders the menu's options after the dialog: the group is named once it is there.
+    group = ".dash-dropdown-content [role=group]"
+    named = (
+        f"const g = document.querySelector('{group}'); return !!g && g.getAttribute('aria-label') === 'Interconnect';"
+    )
+    wait_js(browser, named, SETTLE_S, what="the open menu's options named")
+    assert accessible_name(browser, group) == "Interconnect"
     assert severe_console_errors(browser) == []
 
 
