@@ -34,14 +34,11 @@ KEY_COLUMNS = ("hardware", "precision", "framework", "isl", "osl", "concurrency"
 METRIC_COLUMNS = ("median_tpot_ms", "output_tput_per_gpu_tok_s")
 REQUIRED = KEY_COLUMNS + METRIC_COLUMNS
 
+# A run's layout: its tensor- and expert-parallel widths, and the GPUs of its prefill and decode pools.
+LAYOUT_COLUMNS = ("decode_tp", "decode_ep", "prefill_tp", "prefill_ep", "num_prefill_gpu_raw", "num_decode_gpu_raw")
 # Optional numeric columns, kept when present (NaN otherwise).
 NUMERIC_OPTIONAL = (
-    "decode_tp",
-    "decode_ep",
-    "prefill_tp",
-    "prefill_ep",
-    "num_prefill_gpu_raw",
-    "num_decode_gpu_raw",
+    *LAYOUT_COLUMNS,
     "tput_per_gpu_tok_s",
     "input_tput_per_gpu_tok_s",
     "output_tput_total_tok_s",

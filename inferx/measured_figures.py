@@ -230,10 +230,11 @@ def scored_text(rows: pd.DataFrame) -> str:
     return text
 
 
-def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None, calibrations=None) -> dict:
-    """Output tokens/s per GPU against interactivity, measured points (`shown_rows`) over the model's curves."""
+def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None, calibrations=None, shown=None) -> dict:
+    """Output tokens/s per GPU against interactivity, measured points (`shown_rows`) over the model's curves.
+    `shown`: `shown_rows(scn, df, filters)` where the caller has it already (the page scores the same runs)."""
     gpu = C.scenario_calibration(scn)["gpu"]
-    rows, isl, osl = shown_rows(scn, df, filters)
+    rows, isl, osl = shown or shown_rows(scn, df, filters)
     own = scn.params.get("gpus") or HARDWARE[scn.hardware].n_gpus
     gpus = int(rows["n_gpus"].mode().iloc[0]) if not rows.empty else own
     curves = model_curves(scn, gpus, isl, osl, calibrations)

@@ -40,6 +40,7 @@ from inferx.deploy import Settings, secret_key
 from inferx.hardware import GPUS
 from inferx.measured import (
     INT_RANGES,
+    LAYOUT_COLUMNS,
     MeasuredDataError,
     display_name,
     load_measured,
@@ -63,12 +64,7 @@ FLOAT_COLUMNS = (
     "median_tpot_ms",
     "median_ttft_ms",
     "p99_ttft_ms",
-    "decode_tp",
-    "decode_ep",
-    "prefill_tp",
-    "prefill_ep",
-    "num_prefill_gpu_raw",
-    "num_decode_gpu_raw",
+    *LAYOUT_COLUMNS,
 )
 UPLOAD_MAX_BYTES = Settings.from_env().max_upload_bytes
 STORE_VERSION = 2

@@ -217,8 +217,8 @@ def draw(*args):
         scn = Scenario.from_params(**control_values_to_params(list(values)))
         df, source = measured_frame(data)
         scn, about = rows_model(scn, df)
-        filters = filters_from_values(*filter_values)
-        fig = with_summary(TITLE, inferencex_figure(scn, df, filters), SUMMARY_TRACES)
+        shown = shown_rows(scn, df, filters_from_values(*filter_values))
+        fig = with_summary(TITLE, inferencex_figure(scn, df, shown=shown), SUMMARY_TRACES)
     except (InvalidParameter, ValueError, KeyError, TypeError, OverflowError, ZeroDivisionError) as err:
         # Every input here came from the browser; a value of the wrong type or size gets a sentence, not a 500.
         return no_update, f"Could not draw: {err}"
@@ -226,7 +226,7 @@ def draw(*args):
     if df is None:
         return fig, NO_DATA
     try:
-        score = scored_text(shown_rows(scn, df, filters)[0])
+        score = scored_text(shown[0])
     except Exception:  # the chart stands without its score; the log gets the traceback
         log.exception("scoring the calibrated model on the runs shown failed")
         score = ""
