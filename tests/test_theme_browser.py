@@ -343,7 +343,7 @@ def test_no_tick_label_reaches_past_its_graph(browser, server, path, size):
         assert browser.execute_script(LABELS_PAST_EDGE_JS) == []
 
 
-@pytest.mark.parametrize("width", [1200, 1280])
+@pytest.mark.parametrize("width", [992, 1100, 1200, 1280])
 def test_the_methods_tables_fit_a_desktop_column(browser, server, width):
     """On a desktop every table of /methods, the article's checks with their notes included, is read whole: no
     column runs past its box behind a sideways scroll bar (a phone scrolls the long check table sideways)."""
