@@ -520,6 +520,35 @@ def load_error_tables(path: Path | str = ERROR_TABLES_FILE) -> dict:
     return json.loads(Path(path).read_text())
 
 
+# The metrics a GPU's measured error states, in the words a reader knows them by.
+ERROR_METRICS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "output tok/s per GPU"}
+
+
+def measured_error(gpu: str, tables: dict | None = None) -> dict | None:
+    """The GPU's row of the stored error tables by GPU ({"group", "rows", metric: [median, p90]}); None for a GPU
+    with no InferenceX runs to score the model against."""
+    by_gpu = (tables or load_error_tables())["tables"].get("GPU", [])
+    return next((entry for entry in by_gpu if entry["group"] == gpu), None)
+
+
+def measured_error_text(gpu: str, tables: dict | None = None) -> str:
+    """How far the calibrated model is from InferenceX's runs on this GPU, in one sentence for the page: what a
+    reader can expect of its numbers there, or that no run can tell."""
+    entry = measured_error(gpu.partition(KEY_MARK)[0], tables)
+    if entry is None:
+        return ("No InferenceX runs on this GPU to score the model against; Methods & checks scores it on the four "
+                "GPUs that have them.")  # fmt: skip
+    medians = _listed([f"{100 * entry[key][0]:.1f}\u00a0% in {name}" for key, name in ERROR_METRICS.items()])
+    p90s = _listed([f"{100 * entry[key][1]:.0f}\u00a0%" for key in ERROR_METRICS])
+    return (f"Against DeepSeek-R1's {entry['rows']:,} InferenceX runs on this GPU (in sample), the model's median "
+            f"error is {medians}; at p90 {p90s}.")  # fmt: skip
+
+
+def _listed(parts: list[str]) -> str:
+    """ "a, b and c" """
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else "".join(parts)
+
+
 def load_calibration(path: Path | str = CALIBRATION_FILE) -> dict[str, Calibration]:
     """Fitted calibrations by "gpu/framework" key."""
     return dict(load_stored(path).fitted)

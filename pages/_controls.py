@@ -385,7 +385,7 @@ def calibration_line(values: dict) -> list:
     selected model is not the one the calibration was fitted on; nothing in article mode."""
     if values.get("mode") != "calibrated":
         return []
-    from inferx.calibrated import basis_text, scenario_calibration  # numpy only; kept out of article pages
+    from inferx.calibrated import basis_text, measured_error_text, scenario_calibration  # kept out of article pages
 
     given = {name: values.get(name) for name in CALIBRATION_INPUTS}
     try:
@@ -397,6 +397,7 @@ def calibration_line(values: dict) -> list:
     source = "set" if info["acceptance_source"] == "set" else "the calibration's"
     alpha = f"; MTP α {info['acceptance']:.0%} ({source})" if values.get("mtp") == "on" else ""
     line = [html.Span(basis_text(info) + alpha, className="calibration-text")]
+    line.append(html.Span(measured_error_text(info["gpu"]), className="calibration-error"))  # a block of its own
     if info["note"]:
         line += [html.Br(), html.Strong(info["note"], className="calibration-note")]
     return line

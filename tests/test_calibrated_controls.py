@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from inferx import cli
-from inferx.calibrated import CALIBRATION_FILE, scenario_point
+from inferx.calibrated import CALIBRATION_FILE, load_error_tables, measured_error_text, scenario_point
 from inferx.scenario import PARAMS, InvalidParameter, Scenario
 from pages._controls import calibration_line
 from pages._url import parse_query
@@ -183,6 +183,29 @@ def test_the_page_line_names_the_basis_and_the_acceptance():
     fitted = STORED["h200/trt/fp8"]["acceptance"]
     values, _, _ = parse_query({"mode": "calibrated", "framework": "trt", "mtp": "on"})
     assert f"α {fitted:.0%} (the calibration's)" in str(calibration_line(values))
+
+
+def test_the_model_error_on_the_gpus_runs_is_said_in_words_and_in_the_cli_json():
+    """Hand-made tables: three metrics' median and p90 as percentages, in the reader's words and order."""
+    tables = {"tables": {"GPU": [{"group": "h200", "rows": 1234, "tpot": [0.05, 0.2], "ttft": [0.1, 0.254],
+                                  "throughput_per_gpu": [0.0344, 0.126], "e2e": [0.9, 0.9]}]}}  # fmt: skip
+    assert measured_error_text("h200", tables) == (
+        "Against DeepSeek-R1's 1,234 InferenceX runs on this GPU (in sample), the model's median error is "
+        "5.0\u00a0% in TPOT, 10.0\u00a0% in TTFT and 3.4\u00a0% in output tok/s per GPU; at p90 20\u00a0%, "
+        "25\u00a0% and 13\u00a0%."
+    )
+    assert measured_error_text("b300", tables).startswith("No InferenceX runs on this GPU")
+
+
+def test_the_page_line_and_the_cli_give_the_stored_error_of_the_gpu_shown(capsys):
+    stored = {entry["group"]: entry for entry in load_error_tables()["tables"]["GPU"]}
+    for query, gpu in (({"mode": "calibrated"}, "h200"), ({"mode": "calibrated", "preset": "mi300x4"}, "mi300x")):
+        text = calibration_line(parse_query(query)[0])[-1].children  # the line's last sentence
+        assert f"{stored[gpu]['rows']:,} InferenceX runs" in text
+        assert f"{100 * stored[gpu]['ttft'][0]:.1f}\u00a0% in TTFT" in text
+    assert "No InferenceX runs" in str(calibration_line(parse_query({"mode": "calibrated", "gpu": "b300"})[0]))
+    assert point(capsys, "--mode", "calibrated")["calibration"]["measured_error"] == stored["h200"]
+    assert point(capsys, "--mode", "calibrated", "--gpu", "b300")["calibration"]["measured_error"] is None
 
 
 # --- Uncertainty bands and error tables ------------------------------------------------------------------------
