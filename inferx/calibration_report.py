@@ -316,9 +316,12 @@ def _concurrency_label(low: int, high: int) -> str:
     return f"≥ {low}" if high >= 1 << 30 else f"{low}–{high}"
 
 
-def error_tables(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
+def error_tables(df: pd.DataFrame, calibrations: dict | None = None, held_out: bool = True) -> dict:
     """Median and p90 |predicted / measured − 1| of the calibrated model on single-node rows, by GPU, precision,
-    ISL/OSL and concurrency: aggregates only (no row of the file), for `/methods` to show without the data."""
+    ISL/OSL and concurrency: aggregates only (no row of the file), for `/methods` to show without the data.
+
+    With `held_out`, "GPU held out" scores each GPU's rows by a calibration fitted without any of them
+    (`leave_one_gpu_out`), and its "all" row pools them: what to expect on a GPU with no runs of its own."""
     single = ~df["disagg"] & ~df["is_multinode"]
     err = errors(df, predict_calibrated(df, calibrations))
     concurrency = df["concurrency"].astype(int)
@@ -332,18 +335,24 @@ def error_tables(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
         keys["concurrency"][concurrency.between(low, high)] = _concurrency_label(low, high)
     tables = {}
     for name, key in keys.items():
-        rows = []
         values = key[single].unique()
         order = [_concurrency_label(*b) for b in CONCURRENCY_BINS] if name == "concurrency" else sorted(values)
-        for value in (v for v in order if v in values):
-            sel = single & (key == value)
-            record = {"group": value, "rows": int(sel.sum())}
-            for m in METRIC_NAMES:
-                e = err.loc[sel, m].dropna()
-                record[m] = [float(f"{np.median(e):.3g}"), float(f"{np.quantile(e, 0.9):.3g}")] if len(e) else None
-            rows.append(record)
-        tables[name] = rows
+        tables[name] = [_error_record(value, err, single & (key == value)) for value in order if value in values]
+    if held_out:
+        err = errors(df, leave_one_gpu_out(df))
+        scored = single & err.notna().any(axis=1)  # a GPU with no other GPU to learn from has no prediction
+        gpus = [_error_record(gpu, err, scored & (keys["GPU"] == gpu)) for gpu in sorted(keys["GPU"][scored].unique())]
+        tables["GPU held out"] = [*gpus, _error_record("all", err, scored)] if gpus else []
     return tables
+
+
+def _error_record(group: str, err: pd.DataFrame, sel: pd.Series) -> dict:
+    """{"group", "rows", metric: [median, p90] to 3 significant figures, or None where no row has it}."""
+    record = {"group": group, "rows": int(sel.sum())}
+    for m in METRIC_NAMES:
+        e = err.loc[sel, m].dropna()
+        record[m] = [float(f"{np.median(e):.3g}"), float(f"{np.quantile(e, 0.9):.3g}")] if len(e) else None
+    return record
 
 
 def format_summary(table: pd.DataFrame, title: str) -> str:

@@ -234,8 +234,10 @@ def calibration_record(scn: Scenario) -> dict:
     record["acceptance"] = _finite(info["acceptance"], 4)
     record["osl"] = scn.osl
     record["poll_iterations"] = info["poll_iterations"]  # the scheduler's look at new requests, in engine iterations
-    # How far the model is from InferenceX's runs on this GPU ([median, p90] of |predicted / measured − 1|), or None.
+    # How far the model is from InferenceX's runs on this GPU ([median, p90] of |predicted / measured − 1|), or None;
+    # and, pooled over the measured GPUs each left out of the fit, what to expect on a GPU with no runs.
     record["measured_error"] = measured_error(info["gpu"])
+    record["held_out_error"] = measured_error("all", grouping="GPU held out")
     if info["note"]:
         record["note"] = info["note"]
     return record

@@ -170,6 +170,15 @@ def test_stored_calibration_is_what_the_fit_gives(measured_paths, measured):
         assert cal.vector() == pytest.approx(stored[name].vector(), rel=0.02), name
 
 
+def test_stored_error_tables_are_what_the_rows_give(measured_paths, measured):
+    """The tables /methods and the calibration line quote, held out included, recomputed from the rows."""
+    if not measured_paths.real:
+        pytest.skip("calibration_errors.json comes from InferenceX's own rows: set INFERX_TEST_MEASURED_DIR")
+    from inferx.calibration_report import error_tables
+
+    assert error_tables(_calibrated_models_rows(measured)) == C.load_error_tables()["tables"]
+
+
 def test_calibrated_model_meets_target_on_fp8_rows_per_gpu(table):
     for name in ("GPU h200", "GPU b200", "GPU mi300x", "fp8 no MTP"):
         for metric in ("tpot", "throughput_per_gpu", "e2e"):

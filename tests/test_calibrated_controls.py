@@ -194,7 +194,14 @@ def test_the_model_error_on_the_gpus_runs_is_said_in_words_and_in_the_cli_json()
         "5.0\u00a0% in TPOT, 10.0\u00a0% in TTFT and 3.4\u00a0% in output tok/s per GPU; at p90 20\u00a0%, "
         "25\u00a0% and 13\u00a0%."
     )
-    assert measured_error_text("b300", tables).startswith("No InferenceX runs on this GPU")
+    assert measured_error_text("b300", tables) == "No InferenceX runs on this GPU to score the model against."
+    tables["tables"]["GPU held out"] = [{"group": "all", "rows": 9, "tpot": [0.191, 0.457], "ttft": [0.2, 0.5],
+                                         "throughput_per_gpu": [0.174, 0.567]}]  # fmt: skip
+    assert measured_error_text("b300", tables) == (
+        "No InferenceX runs on this GPU. With each measured GPU left out of the fit in turn, the model's median "
+        "error on the left-out GPU's runs was 19.1\u00a0% in TPOT, 20.0\u00a0% in TTFT and 17.4\u00a0% in output "
+        "tok/s per GPU; at p90 46\u00a0%, 50\u00a0% and 57\u00a0%. Expect errors of that size here."
+    )
 
 
 def test_the_page_line_and_the_cli_give_the_stored_error_of_the_gpu_shown(capsys):
@@ -203,9 +210,12 @@ def test_the_page_line_and_the_cli_give_the_stored_error_of_the_gpu_shown(capsys
         text = calibration_line(parse_query(query)[0])[-1].children  # the line's last sentence
         assert f"{stored[gpu]['rows']:,} InferenceX runs" in text
         assert f"{100 * stored[gpu]['ttft'][0]:.1f}\u00a0% in TTFT" in text
-    assert "No InferenceX runs" in str(calibration_line(parse_query({"mode": "calibrated", "gpu": "b300"})[0]))
+    pooled = load_error_tables()["tables"]["GPU held out"][-1]
+    text = calibration_line(parse_query({"mode": "calibrated", "gpu": "b300"})[0])[-1].children
+    assert text.startswith("No InferenceX runs") and f"{100 * pooled['tpot'][0]:.1f}\u00a0% in TPOT" in text
     assert point(capsys, "--mode", "calibrated")["calibration"]["measured_error"] == stored["h200"]
-    assert point(capsys, "--mode", "calibrated", "--gpu", "b300")["calibration"]["measured_error"] is None
+    b300 = point(capsys, "--mode", "calibrated", "--gpu", "b300")["calibration"]
+    assert b300["measured_error"] is None and b300["held_out_error"] == pooled
 
 
 # --- Uncertainty bands and error tables ------------------------------------------------------------------------
@@ -274,14 +284,24 @@ def test_stored_error_tables_cover_every_grouping_and_partition_the_same_rows():
     from inferx.calibrated import load_error_tables
 
     tables = load_error_tables()["tables"]
-    assert list(tables) == ["GPU", "precision", "ISL/OSL", "concurrency"]
-    totals = {name: sum(r["rows"] for r in rows) for name, rows in tables.items()}
-    assert len(set(totals.values())) == 1 and totals["GPU"] > 0, totals  # each grouping splits the same rows
+    assert list(tables) == ["GPU", "precision", "ISL/OSL", "concurrency", "GPU held out"]
+    _assert_partitions(tables)
     for rows in tables.values():
         for r in rows:
             for m in ("tpot", "ttft", "throughput_per_gpu", "e2e"):
                 median, p90 = r[m]
                 assert 0 <= median <= p90, (r["group"], m)
+
+
+def _assert_partitions(tables: dict) -> None:
+    """Each grouping splits the same rows; the held-out table's GPUs, no more rows than they have in sample,
+    add up to its pooled "all" row."""
+    totals = {name: sum(r["rows"] for r in rows) for name, rows in tables.items() if name != "GPU held out"}
+    assert len(set(totals.values())) == 1 and totals["GPU"] > 0, totals
+    *gpus, pooled = tables["GPU held out"]
+    in_sample = {r["group"]: r["rows"] for r in tables["GPU"]}
+    assert pooled["group"] == "all" and sum(r["rows"] for r in gpus) == pooled["rows"] > 0
+    assert all(0 < r["rows"] <= in_sample[r["group"]] for r in gpus)
 
 
 def test_methods_shows_the_error_tables():
@@ -294,7 +314,7 @@ def test_methods_shows_the_error_tables():
     text = layout_text(methods.layout())
     tables = load_error_tables()["tables"]
     for grouping, rows in tables.items():
-        assert f"By {grouping}" in text
+        assert (methods.HELD_OUT_TEXT if grouping == methods.HELD_OUT else f"By {grouping}") in text
         for r in rows:
             assert f"{r['tpot'][0]:.0%} / {r['tpot'][1]:.0%}" in text and r["group"] in text
 
@@ -333,9 +353,8 @@ def test_validate_writes_error_tables_of_aggregates_only(tmp_path):
     assert run.returncode == 0, run.stderr
     written = json.loads(out.read_text())
     assert written["source"] == fixture.name
-    assert list(written["tables"]) == ["GPU", "precision", "ISL/OSL", "concurrency"]
-    totals = {name: sum(r["rows"] for r in rows) for name, rows in written["tables"].items()}
-    assert len(set(totals.values())) == 1 and totals["GPU"] > 0
+    assert list(written["tables"]) == ["GPU", "precision", "ISL/OSL", "concurrency", "GPU held out"]
+    _assert_partitions(written["tables"])
     assert all(set(r) == {"group", "rows", "tpot", "ttft", "throughput_per_gpu", "interactivity", "e2e"}
                for rows in written["tables"].values() for r in rows)  # fmt: skip
 
