@@ -524,21 +524,31 @@ def load_error_tables(path: Path | str = ERROR_TABLES_FILE) -> dict:
 ERROR_METRICS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "output tok/s per GPU"}
 
 
-def measured_error(gpu: str, tables: dict | None = None, grouping: str = "GPU") -> dict | None:
-    """The GPU's row of the stored error tables by GPU ({"group", "rows", metric: [median, p90]}); None for a GPU
-    with no InferenceX runs to score the model against. `grouping` "GPU held out" and gpu "all": the pooled
-    errors of each measured GPU predicted by a fit without its runs."""
+def measured_error(group: str, tables: dict | None = None, grouping: str = "GPU") -> dict | None:
+    """A row of the stored error tables ({"group", "rows", metric: [median, p90]}): by default a GPU's, None for a
+    GPU with no InferenceX runs. `grouping` "GPU/stack/precision" takes a calibration key; "GPU held out" with
+    group "all" gives the pooled errors of each measured GPU predicted by a fit without its runs."""
     rows = (tables or load_error_tables())["tables"].get(grouping, [])
-    return next((entry for entry in rows if entry["group"] == gpu), None)
+    return next((entry for entry in rows if entry["group"] == group), None)
 
 
-def measured_error_text(gpu: str, tables: dict | None = None) -> str:
-    """How far the calibrated model is from InferenceX's runs on this GPU, in one sentence for the page: what a
-    reader can expect of its numbers there. A GPU with no runs gets the errors of a GPU held out of the fit."""
-    entry = measured_error(gpu.partition(KEY_MARK)[0], tables)
+def scenario_error(info: dict, tables: dict | None = None) -> dict | None:
+    """The closest measured error for a `scenario_calibration`: its calibration key's runs, else its GPU's."""
+    own = measured_error(info["spread_key"], tables, "GPU/stack/precision")
+    return own or measured_error(info["gpu"].partition(KEY_MARK)[0], tables)
+
+
+def measured_error_text(info: dict, tables: dict | None = None) -> str:
+    """How far the calibrated model is from InferenceX's runs of this calibration (else of its GPU), in one sentence
+    for the page: what a reader can expect of its numbers. A GPU with no runs gets the errors of a GPU held out of
+    the fit."""
+    entry = scenario_error(info, tables)
     if entry is not None:
-        return (f"Against DeepSeek-R1's {entry['rows']:,} InferenceX runs on this GPU (in sample), the model's "
-                f"median error is {_errors(entry)}.")  # fmt: skip
+        which = entry["group"].replace("/", " · ")
+        own = "/" in entry["group"]  # a calibration key's runs, not only its GPU's
+        runs = f"of this calibration ({which}" if own else f"on this GPU ({which}, its measured stacks"
+        return (f"Against DeepSeek-R1's {entry['rows']:,} InferenceX runs {runs}; in sample), the model's median "
+                f"error is {_errors(entry)}.")  # fmt: skip
     held_out = measured_error("all", tables, "GPU held out")
     if held_out is None:
         return "No InferenceX runs on this GPU to score the model against."

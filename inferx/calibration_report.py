@@ -316,9 +316,13 @@ def _concurrency_label(low: int, high: int) -> str:
     return f"≥ {low}" if high >= 1 << 30 else f"{low}–{high}"
 
 
+STACK_GROUPING = "GPU/stack/precision"  # the calibration keys ("b200/trt/fp4"), as `calibrated.spread_key` writes
+
+
 def error_tables(df: pd.DataFrame, calibrations: dict | None = None, held_out: bool = True) -> dict:
     """Median and p90 |predicted / measured − 1| of the calibrated model on single-node rows, by GPU, precision,
-    ISL/OSL and concurrency: aggregates only (no row of the file), for `/methods` to show without the data.
+    ISL/OSL, concurrency and calibration key: aggregates only (no row of the file), for `/methods` to show
+    without the data.
 
     With `held_out`, "GPU held out" scores each GPU's rows by a calibration fitted without any of them
     (`leave_one_gpu_out`), and its "all" row pools them: what to expect on a GPU with no runs of its own."""
@@ -330,6 +334,7 @@ def error_tables(df: pd.DataFrame, calibrations: dict | None = None, held_out: b
         "precision": df["precision"].astype(str),
         "ISL/OSL": df["isl"].astype(int).astype(str) + "/" + df["osl"].astype(int).astype(str),
         "concurrency": pd.Series("", index=df.index),
+        STACK_GROUPING: F.stack_key(df),  # a calibration's own rows: what the page quotes for one
     }
     for low, high in CONCURRENCY_BINS:
         keys["concurrency"][concurrency.between(low, high)] = _concurrency_label(low, high)

@@ -226,7 +226,7 @@ def point_record(scn: Scenario, batch: int) -> dict:
 
 def calibration_record(scn: Scenario) -> dict:
     """Which calibration a calibrated point used and on what basis ("fitted", "stack typical", "datasheet"…)."""
-    from .calibrated import measured_error, scenario_calibration
+    from .calibrated import measured_error, scenario_calibration, scenario_error
 
     info = scenario_calibration(scn)
     record = {k: info[k] for k in ("gpu", "framework", "precision", "basis", "fitted_on", "acceptance_source")}
@@ -234,9 +234,10 @@ def calibration_record(scn: Scenario) -> dict:
     record["acceptance"] = _finite(info["acceptance"], 4)
     record["osl"] = scn.osl
     record["poll_iterations"] = info["poll_iterations"]  # the scheduler's look at new requests, in engine iterations
-    # How far the model is from InferenceX's runs on this GPU ([median, p90] of |predicted / measured − 1|), or None;
-    # and, pooled over the measured GPUs each left out of the fit, what to expect on a GPU with no runs.
-    record["measured_error"] = measured_error(info["gpu"])
+    # How far the model is from InferenceX's runs of this calibration, else of its GPU ([median, p90] of
+    # |predicted / measured − 1|; `group` says which), or None; and, pooled over the measured GPUs each left out of
+    # the fit, what to expect on a GPU with no runs.
+    record["measured_error"] = scenario_error(info)
     record["held_out_error"] = measured_error("all", grouping="GPU held out")
     if info["note"]:
         record["note"] = info["note"]

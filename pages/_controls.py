@@ -397,7 +397,7 @@ def calibration_line(values: dict) -> list:
     source = "set" if info["acceptance_source"] == "set" else "the calibration's"
     alpha = f"; MTP α {info['acceptance']:.0%} ({source})" if values.get("mtp") == "on" else ""
     line = [html.Span(basis_text(info) + alpha, className="calibration-text")]
-    line.append(html.Span(measured_error_text(info["gpu"]), className="calibration-error"))  # a block of its own
+    line.append(html.Span(measured_error_text(info), className="calibration-error"))  # a block of its own
     if info["note"]:
         line += [html.Br(), html.Strong(info["note"], className="calibration-note")]
     return line

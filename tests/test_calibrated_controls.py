@@ -15,6 +15,7 @@ from pages._controls import calibration_line
 from pages._url import parse_query
 
 STORED = json.loads(CALIBRATION_FILE.read_text())["parameters"]
+GROUPINGS = ["GPU", "precision", "ISL/OSL", "concurrency", "GPU/stack/precision", "GPU held out"]
 
 
 def point(capsys, *args) -> dict:
@@ -185,35 +186,49 @@ def test_the_page_line_names_the_basis_and_the_acceptance():
     assert f"α {fitted:.0%} (the calibration's)" in str(calibration_line(values))
 
 
-def test_the_model_error_on_the_gpus_runs_is_said_in_words_and_in_the_cli_json():
-    """Hand-made tables: three metrics' median and p90 as percentages, in the reader's words and order."""
-    tables = {"tables": {"GPU": [{"group": "h200", "rows": 1234, "tpot": [0.05, 0.2], "ttft": [0.1, 0.254],
-                                  "throughput_per_gpu": [0.0344, 0.126], "e2e": [0.9, 0.9]}]}}  # fmt: skip
-    assert measured_error_text("h200", tables) == (
-        "Against DeepSeek-R1's 1,234 InferenceX runs on this GPU (in sample), the model's median error is "
-        "5.0\u00a0% in TPOT, 10.0\u00a0% in TTFT and 3.4\u00a0% in output tok/s per GPU; at p90 20\u00a0%, "
-        "25\u00a0% and 13\u00a0%."
+def test_the_model_error_on_the_runs_is_said_in_words():
+    """Hand-made tables: three metrics' median and p90 as percentages, in the reader's words and order, from the
+    calibration's own runs, else its GPU's, else a GPU held out of the fit."""
+    gpu_row = {"group": "h200", "rows": 1234, "tpot": [0.05, 0.2], "ttft": [0.1, 0.254],
+               "throughput_per_gpu": [0.0344, 0.126], "e2e": [0.9, 0.9]}  # fmt: skip
+    tables = {"tables": {"GPU": [gpu_row]}}
+    h200 = {"gpu": "h200", "spread_key": "h200/sglang/fp8"}
+    errors = ("5.0\u00a0% in TPOT, 10.0\u00a0% in TTFT and 3.4\u00a0% in output tok/s per GPU; at p90 20\u00a0%, "
+              "25\u00a0% and 13\u00a0%.")  # fmt: skip
+    assert measured_error_text(h200, tables) == (
+        "Against DeepSeek-R1's 1,234 InferenceX runs on this GPU (h200, its measured stacks; in sample), the "
+        "model's median error is " + errors
     )
-    assert measured_error_text("b300", tables) == "No InferenceX runs on this GPU to score the model against."
+    tables["tables"]["GPU/stack/precision"] = [{**gpu_row, "group": "h200/sglang/fp8", "rows": 12}]
+    assert measured_error_text(h200, tables) == (
+        "Against DeepSeek-R1's 12 InferenceX runs of this calibration (h200 · sglang · fp8; in sample), the "
+        "model's median error is " + errors
+    )
+    b300 = {"gpu": "b300", "spread_key": "b300/sglang/fp8"}
+    assert measured_error_text(b300, tables) == "No InferenceX runs on this GPU to score the model against."
     tables["tables"]["GPU held out"] = [{"group": "all", "rows": 9, "tpot": [0.191, 0.457], "ttft": [0.2, 0.5],
                                          "throughput_per_gpu": [0.174, 0.567]}]  # fmt: skip
-    assert measured_error_text("b300", tables) == (
+    assert measured_error_text(b300, tables) == (
         "No InferenceX runs on this GPU. With each measured GPU left out of the fit in turn, the model's median "
         "error on the left-out GPU's runs was 19.1\u00a0% in TPOT, 20.0\u00a0% in TTFT and 17.4\u00a0% in output "
         "tok/s per GPU; at p90 46\u00a0%, 50\u00a0% and 57\u00a0%. Expect errors of that size here."
     )
 
 
-def test_the_page_line_and_the_cli_give_the_stored_error_of_the_gpu_shown(capsys):
-    stored = {entry["group"]: entry for entry in load_error_tables()["tables"]["GPU"]}
-    for query, gpu in (({"mode": "calibrated"}, "h200"), ({"mode": "calibrated", "preset": "mi300x4"}, "mi300x")):
-        text = calibration_line(parse_query(query)[0])[-1].children  # the line's last sentence
-        assert f"{stored[gpu]['rows']:,} InferenceX runs" in text
-        assert f"{100 * stored[gpu]['ttft'][0]:.1f}\u00a0% in TTFT" in text
-    pooled = load_error_tables()["tables"]["GPU held out"][-1]
+def test_the_page_line_and_the_cli_give_the_stored_error_of_the_calibration_shown(capsys):
+    tables = load_error_tables()["tables"]
+    stored = {entry["group"]: entry for entry in tables["GPU/stack/precision"] + tables["GPU"]}
+    cases = (({}, "h200/sglang/fp8"), ({"preset": "mi300x4"}, "mi300x/sglang/fp8"), ({"framework": "vllm"}, "h200"))
+    for query, group in cases:
+        text = calibration_line(parse_query({"mode": "calibrated", **query})[0])[-1].children  # its last sentence
+        assert f"{stored[group]['rows']:,} InferenceX runs" in text, query
+        assert f"{100 * stored[group]['ttft'][0]:.1f}\u00a0% in TTFT" in text, query
+    pooled = tables["GPU held out"][-1]
     text = calibration_line(parse_query({"mode": "calibrated", "gpu": "b300"})[0])[-1].children
     assert text.startswith("No InferenceX runs") and f"{100 * pooled['tpot'][0]:.1f}\u00a0% in TPOT" in text
-    assert point(capsys, "--mode", "calibrated")["calibration"]["measured_error"] == stored["h200"]
+    assert point(capsys, "--mode", "calibrated")["calibration"]["measured_error"] == stored["h200/sglang/fp8"]
+    vllm = point(capsys, "--mode", "calibrated", "--framework", "vllm")["calibration"]
+    assert vllm["measured_error"] == stored["h200"]
     b300 = point(capsys, "--mode", "calibrated", "--gpu", "b300")["calibration"]
     assert b300["measured_error"] is None and b300["held_out_error"] == pooled
 
@@ -284,7 +299,7 @@ def test_stored_error_tables_cover_every_grouping_and_partition_the_same_rows():
     from inferx.calibrated import load_error_tables
 
     tables = load_error_tables()["tables"]
-    assert list(tables) == ["GPU", "precision", "ISL/OSL", "concurrency", "GPU held out"]
+    assert list(tables) == GROUPINGS
     _assert_partitions(tables)
     for rows in tables.values():
         for r in rows:
@@ -353,7 +368,7 @@ def test_validate_writes_error_tables_of_aggregates_only(tmp_path):
     assert run.returncode == 0, run.stderr
     written = json.loads(out.read_text())
     assert written["source"] == fixture.name
-    assert list(written["tables"]) == ["GPU", "precision", "ISL/OSL", "concurrency", "GPU held out"]
+    assert list(written["tables"]) == GROUPINGS
     _assert_partitions(written["tables"])
     assert all(set(r) == {"group", "rows", "tpot", "ttft", "throughput_per_gpu", "interactivity", "e2e"}
                for rows in written["tables"].values() for r in rows)  # fmt: skip
