@@ -6,6 +6,8 @@ import pytest
 from browser_checks import figure_data, wait_figure_change, wait_js
 from conftest import severe_console_errors
 
+from inferx.calibrated import load_error_tables
+
 pytestmark = pytest.mark.browser
 
 LINE = "(document.getElementById('calibration-basis') || {}).textContent || ''"
@@ -20,6 +22,10 @@ def test_switching_stack_and_output_length_redraws_figure_4_in_calibrated_mode(b
     browser.execute_script("window.dash_clientside.set_props('ctl-framework', {value: 'trt'})")
     after_stack = wait_figure_change(browser, 4, before)
     wait_js(browser, f"return {LINE}.includes('h200 · trt · fp8')", what="the line naming TensorRT-LLM")
+    # and the stack's own measured error, from the stored tables
+    own = next(r for r in load_error_tables()["tables"]["GPU/stack/precision"] if r["group"] == "h200/trt/fp8")
+    runs = f"{own['rows']:,} InferenceX runs of this calibration"
+    wait_js(browser, f"return {LINE}.includes('{runs} (h200 · trt · fp8')", what="the measured error of TRT on H200")
 
     browser.execute_script("window.dash_clientside.set_props('ctl-osl', {value: 13})")  # log2(8,192)
     wait_figure_change(browser, 4, after_stack)
