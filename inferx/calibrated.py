@@ -520,22 +520,32 @@ def load_error_tables(path: Path | str = ERROR_TABLES_FILE) -> dict:
     return json.loads(Path(path).read_text())
 
 
-# The metrics a GPU's measured error states, in the words a reader knows them by.
+# The metrics a measured error states, in the words a reader knows them by.
 ERROR_METRICS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "output tok/s per GPU"}
+# Two of the error tables' groupings (`calibration_report.error_tables`): by calibration key ("b200/trt/fp4"), and
+# each GPU's runs predicted by a fit without them, with their pooled row, HELD_OUT_POOLED.
+STACK_GROUPING = "GPU/stack/precision"
+HELD_OUT_GROUPING = "GPU held out"
+HELD_OUT_POOLED = "all"
 
 
 def measured_error(group: str, tables: dict | None = None, grouping: str = "GPU") -> dict | None:
-    """A row of the stored error tables ({"group", "rows", metric: [median, p90]}): by default a GPU's, None for a
-    GPU with no InferenceX runs. `grouping` "GPU/stack/precision" takes a calibration key; "GPU held out" with
-    group "all" gives the pooled errors of each measured GPU predicted by a fit without its runs."""
+    """A row of the stored error tables ({"group", "rows", metric: [median, p90]}), by default a GPU's; None where
+    the grouping has no such group (a GPU with no InferenceX runs)."""
     rows = (tables or load_error_tables())["tables"].get(grouping, [])
     return next((entry for entry in rows if entry["group"] == group), None)
 
 
 def scenario_error(info: dict, tables: dict | None = None) -> dict | None:
     """The closest measured error for a `scenario_calibration`: its calibration key's runs, else its GPU's."""
-    own = measured_error(info["spread_key"], tables, "GPU/stack/precision")
+    own = measured_error(info["spread_key"], tables, STACK_GROUPING)
     return own or measured_error(info["gpu"].partition(KEY_MARK)[0], tables)
+
+
+def held_out_error(tables: dict | None = None) -> dict | None:
+    """The pooled errors of every measured GPU predicted by a fit without its runs: what to expect on a GPU with
+    no runs of its own."""
+    return measured_error(HELD_OUT_POOLED, tables, HELD_OUT_GROUPING)
 
 
 def measured_error_text(info: dict, tables: dict | None = None) -> str:
@@ -549,7 +559,7 @@ def measured_error_text(info: dict, tables: dict | None = None) -> str:
         runs = f"of this calibration ({which}" if own else f"on this GPU ({which}, its measured stacks"
         return (f"Against DeepSeek-R1's {entry['rows']:,} InferenceX runs {runs}; in sample), the model's median "
                 f"error is {_errors(entry)}.")  # fmt: skip
-    held_out = measured_error("all", tables, "GPU held out")
+    held_out = held_out_error(tables)
     if held_out is None:
         return "No InferenceX runs on this GPU to score the model against."
     return (f"No InferenceX runs on this GPU. With each measured GPU left out of the fit in turn, the model's "

@@ -316,16 +316,11 @@ def _concurrency_label(low: int, high: int) -> str:
     return f"≥ {low}" if high >= 1 << 30 else f"{low}–{high}"
 
 
-STACK_GROUPING = "GPU/stack/precision"  # the calibration keys ("b200/trt/fp4"), as `calibrated.spread_key` writes
-
-
-def error_tables(df: pd.DataFrame, calibrations: dict | None = None, held_out: bool = True) -> dict:
+def error_tables(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
     """Median and p90 |predicted / measured − 1| of the calibrated model on single-node rows, by GPU, precision,
     ISL/OSL, concurrency and calibration key: aggregates only (no row of the file), for `/methods` to show
-    without the data.
-
-    With `held_out`, "GPU held out" scores each GPU's rows by a calibration fitted without any of them
-    (`leave_one_gpu_out`), and its "all" row pools them: what to expect on a GPU with no runs of its own."""
+    without the data. The last, `C.HELD_OUT_GROUPING`, scores each GPU's rows by a calibration fitted without any
+    of them (`leave_one_gpu_out`), and its pooled row what to expect on a GPU with no runs of its own."""
     single = ~df["disagg"] & ~df["is_multinode"]
     err = errors(df, predict_calibrated(df, calibrations))
     concurrency = df["concurrency"].astype(int)
@@ -334,7 +329,7 @@ def error_tables(df: pd.DataFrame, calibrations: dict | None = None, held_out: b
         "precision": df["precision"].astype(str),
         "ISL/OSL": df["isl"].astype(int).astype(str) + "/" + df["osl"].astype(int).astype(str),
         "concurrency": pd.Series("", index=df.index),
-        STACK_GROUPING: F.stack_key(df),  # a calibration's own rows: what the page quotes for one
+        C.STACK_GROUPING: F.stack_key(df),  # a calibration's own rows: what the page quotes for one
     }
     for low, high in CONCURRENCY_BINS:
         keys["concurrency"][concurrency.between(low, high)] = _concurrency_label(low, high)
@@ -343,11 +338,10 @@ def error_tables(df: pd.DataFrame, calibrations: dict | None = None, held_out: b
         values = key[single].unique()
         order = [_concurrency_label(*b) for b in CONCURRENCY_BINS] if name == "concurrency" else sorted(values)
         tables[name] = [_error_record(value, err, single & (key == value)) for value in order if value in values]
-    if held_out:
-        err = errors(df, leave_one_gpu_out(df))
-        scored = single & err.notna().any(axis=1)  # a GPU with no other GPU to learn from has no prediction
-        gpus = [_error_record(gpu, err, scored & (keys["GPU"] == gpu)) for gpu in sorted(keys["GPU"][scored].unique())]
-        tables["GPU held out"] = [*gpus, _error_record("all", err, scored)] if gpus else []
+    err = errors(df, leave_one_gpu_out(df))
+    scored = single & err.notna().any(axis=1)  # a GPU with no other GPU to learn from has no prediction
+    gpus = [_error_record(gpu, err, scored & (keys["GPU"] == gpu)) for gpu in sorted(keys["GPU"][scored].unique())]
+    tables[C.HELD_OUT_GROUPING] = [*gpus, _error_record(C.HELD_OUT_POOLED, err, scored)] if gpus else []
     return tables
 
 

@@ -226,7 +226,7 @@ def point_record(scn: Scenario, batch: int) -> dict:
 
 def calibration_record(scn: Scenario) -> dict:
     """Which calibration a calibrated point used and on what basis ("fitted", "stack typical", "datasheet"…)."""
-    from .calibrated import measured_error, scenario_calibration, scenario_error
+    from .calibrated import held_out_error, scenario_calibration, scenario_error
 
     info = scenario_calibration(scn)
     record = {k: info[k] for k in ("gpu", "framework", "precision", "basis", "fitted_on", "acceptance_source")}
@@ -238,7 +238,7 @@ def calibration_record(scn: Scenario) -> dict:
     # |predicted / measured − 1|; `group` says which), or None; and, pooled over the measured GPUs each left out of
     # the fit, what to expect on a GPU with no runs.
     record["measured_error"] = scenario_error(info)
-    record["held_out_error"] = measured_error("all", grouping="GPU held out")
+    record["held_out_error"] = held_out_error()
     if info["note"]:
         record["note"] = info["note"]
     return record

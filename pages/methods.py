@@ -7,7 +7,7 @@ from dash import dcc, html
 from inferx import engine as E
 from inferx import figure_registry as registry
 from inferx import figures
-from inferx.calibrated import load_error_tables
+from inferx.calibrated import HELD_OUT_GROUPING, load_error_tables
 from inferx.check import MISMATCH, ROWS
 from inferx.measured import MEASURED_ENV
 from inferx.measured_figures import divergence_figure
@@ -261,7 +261,7 @@ def error_tables_section():
             + ["—" if r.get(m) is None else f"{r[m][0]:.0%} / {r[m][1]:.0%}" for m in ERROR_METRICS]
             for r in rows
         ]
-        if grouping == HELD_OUT:
+        if grouping == HELD_OUT_GROUPING:
             body += [html.H3("Each GPU left out of the fit"), html.P(HELD_OUT_TEXT)]
         else:
             body.append(html.H3(f"By {grouping}"))
@@ -269,7 +269,6 @@ def error_tables_section():
     return html.Div(body, id="error-tables")
 
 
-HELD_OUT = "GPU held out"
 HELD_OUT_TEXT = (
     "Each GPU's runs predicted by a calibration fitted on the other GPUs' runs alone, its stacks scaled to the "
     "GPU's datasheet; the last row pools them. This is what to expect on a GPU with no runs of its own, and what "

@@ -329,7 +329,7 @@ def test_methods_shows_the_error_tables():
     text = layout_text(methods.layout())
     tables = load_error_tables()["tables"]
     for grouping, rows in tables.items():
-        assert (methods.HELD_OUT_TEXT if grouping == methods.HELD_OUT else f"By {grouping}") in text
+        assert (methods.HELD_OUT_TEXT if grouping == methods.HELD_OUT_GROUPING else f"By {grouping}") in text
         for r in rows:
             assert f"{r['tpot'][0]:.0%} / {r['tpot'][1]:.0%}" in text and r["group"] in text
 
