@@ -60,6 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from . import engine as E
+from .figure_text import percent
 from .hardware import GPUS
 from .models import (
     DTYPE_BYTES,
@@ -569,8 +570,8 @@ def measured_error_text(info: dict, tables: dict | None = None) -> str:
 
 def _errors(entry: dict) -> str:
     """ "3.4 % in TPOT, 8.1 % in TTFT and 4.0 % in output tok/s per GPU; at p90 11 %, 25 % and 13 %" """
-    medians = _listed([f"{100 * entry[key][0]:.1f}\u00a0% in {name}" for key, name in ERROR_METRICS.items()])
-    p90s = _listed([f"{100 * entry[key][1]:.0f}\u00a0%" for key in ERROR_METRICS])
+    medians = _listed([f"{percent(entry[key][0])} in {name}" for key, name in ERROR_METRICS.items()])
+    p90s = _listed([percent(entry[key][1], 0) for key in ERROR_METRICS])
     return f"{medians}; at p90 {p90s}"
 
 

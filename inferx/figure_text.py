@@ -28,6 +28,12 @@ def number(v: float) -> str:
     return f"{v:.{digits}f}"
 
 
+def percent(share: float, decimals: int = 1) -> str:
+    """A share as a percentage in a sentence: 0.078 -> "7.8 %", with a no-break space (a phone broke the line
+    between "7.8" and "%")."""
+    return f"{100 * share:.{decimals}f}\u00a0%"
+
+
 def spoken(markup: str) -> str:
     """Plotly's markup in a name as words: a subscript after a space ("B<sub>max</sub>" reads "B max"), other
     tags dropped."""

@@ -17,7 +17,7 @@ import pandas as pd
 from . import calibrated as C
 from . import calibration_report as R
 from . import palette as P
-from .figure_text import number
+from .figure_text import number, percent
 from .figures import AXIS, decade_ticks, round_sig, unnumbered_if_empty
 from .hardware import GPUS, memory_fit_message
 from .measured import apply_filters, instance_output_throughput, validation_rows
@@ -194,18 +194,14 @@ def scored(rows: pd.DataFrame) -> dict | None:
     return found
 
 
-def _percent(share: float) -> str:
-    return f"{100 * share:.1f}\u00a0%"  # a no-break space: a phone broke the line between "7.8" and "%"
-
-
 MIN_P90_RUNS = 10  # below this a p90 is one of the few runs, not a tail
 
 
 def _spread(found: dict) -> str:
     """ "4.7 % and 4.1 % at the median, 6.3 % and 7.8 % at p90": the two quantities, the p90 from 10 runs up."""
     (tput, tput90), (inter, inter90) = (found[m] for m in R.SHOWN_METRICS)
-    text = f"{_percent(tput)} and {_percent(inter)} at the median"
-    return text + (f", {_percent(tput90)} and {_percent(inter90)} at p90" if found["runs"] >= MIN_P90_RUNS else "")
+    text = f"{percent(tput)} and {percent(inter)} at the median"
+    return text + (f", {percent(tput90)} and {percent(inter90)} at p90" if found["runs"] >= MIN_P90_RUNS else "")
 
 
 def scored_text(rows: pd.DataFrame) -> str:
