@@ -72,14 +72,15 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
             power = F.fit_power(df, F.calibrations(fits))
             print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key, power), indent=2))
             return 0
-        print(R.format_validation(R.validation_table(df)))
+        held_out = R.leave_one_gpu_out(df)  # four fits: for the printed table and the error tables alike
+        print(R.format_validation(R.validation_table(df, held_out=held_out)))
         if error_tables is not None:
             record = {
                 "note": "Median and p90 of |predicted / measured − 1| of the calibrated model (stored calibration) "
                 "on the single-node rows of the file, written by `inferx validate --measured FILE --error-tables "
                 "PATH`; [median, p90] per metric.",
                 "source": Path(path).name,
-                "tables": R.error_tables(df),
+                "tables": R.error_tables(df, held_out=held_out),
             }
             try:
                 Path(error_tables).write_text(_compact_json(record))

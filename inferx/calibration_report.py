@@ -214,8 +214,14 @@ def summary(df: pd.DataFrame, err: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records).set_index("group")
 
 
-def validation_table(df: pd.DataFrame, calibrations: dict | None = None, cross_validate: bool = True) -> dict:
-    """{"calibrated": summary, "leave-one-GPU-out": summary, "basis": counts} over every row of `df`."""
+def validation_table(
+    df: pd.DataFrame,
+    calibrations: dict | None = None,
+    cross_validate: bool = True,
+    held_out: pd.DataFrame | None = None,
+) -> dict:
+    """{"calibrated": summary, "leave-one-GPU-out": summary, "basis": counts} over every row of `df`. `held_out`:
+    `leave_one_gpu_out(df)` where the caller has it (validate writing its error tables too)."""
     if df.empty:
         raise MeasuredDataError("no rows to validate against")
     pred = predict_rows(df, calibrations)
@@ -225,7 +231,8 @@ def validation_table(df: pd.DataFrame, calibrations: dict | None = None, cross_v
     newest = F.newest_run(df)
     tables["newest"] = summary(df[newest], err[newest])
     if cross_validate:
-        tables["leave-one-GPU-out"] = summary(df, errors(df, leave_one_gpu_out(df)))
+        held_out = leave_one_gpu_out(df) if held_out is None else held_out
+        tables["leave-one-GPU-out"] = summary(df, errors(df, held_out))
         tables["anchored"] = summary(df, errors(df, leave_one_gpu_out_anchored(df)))
     tables["energy"] = energy_table(df, pred, calibrations)
     tables["basis"] = pred.groupby([df["hardware"], df["framework"], df["precision"], pred["basis"]]).size()
@@ -316,11 +323,12 @@ def _concurrency_label(low: int, high: int) -> str:
     return f"≥ {low}" if high >= 1 << 30 else f"{low}–{high}"
 
 
-def error_tables(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
+def error_tables(df: pd.DataFrame, calibrations: dict | None = None, held_out: pd.DataFrame | None = None) -> dict:
     """Median and p90 |predicted / measured − 1| of the calibrated model on single-node rows, by GPU, precision,
     ISL/OSL, concurrency and calibration key: aggregates only (no row of the file), for `/methods` to show
     without the data. The last, `C.HELD_OUT_GROUPING`, scores each GPU's rows by a calibration fitted without any
-    of them (`leave_one_gpu_out`), and its pooled row what to expect on a GPU with no runs of its own."""
+    of them (`leave_one_gpu_out`, or `held_out` where the caller has it), and its pooled row what to expect on a
+    GPU with no runs of its own."""
     single = ~df["disagg"] & ~df["is_multinode"]
     err = errors(df, predict_calibrated(df, calibrations))
     concurrency = df["concurrency"].astype(int)
@@ -338,7 +346,7 @@ def error_tables(df: pd.DataFrame, calibrations: dict | None = None) -> dict:
         values = key[single].unique()
         order = [_concurrency_label(*b) for b in CONCURRENCY_BINS] if name == "concurrency" else sorted(values)
         tables[name] = [_error_record(value, err, single & (key == value)) for value in order if value in values]
-    err = errors(df, leave_one_gpu_out(df))
+    err = errors(df, leave_one_gpu_out(df) if held_out is None else held_out)
     scored = single & err.notna().any(axis=1)  # a GPU with no other GPU to learn from has no prediction
     gpus = [_error_record(gpu, err, scored & (keys["GPU"] == gpu)) for gpu in sorted(keys["GPU"][scored].unique())]
     tables[C.HELD_OUT_GROUPING] = [*gpus, _error_record(C.HELD_OUT_POOLED, err, scored)] if gpus else []
