@@ -11,9 +11,9 @@ import sys
 # installed, that import (with jedi) was a third of the app's start-up; a None entry makes it fail fast.
 sys.modules.setdefault("IPython", None)
 
+from inferx.data.user_gpus import add_gpus_from_env  # noqa: E402
+from inferx.data.user_models import add_models_from_env  # noqa: E402
 from inferx.deploy import ConfigError, Settings  # noqa: E402
-from inferx.gpu_spec import add_gpus_from_env  # noqa: E402
-from inferx.model_config import add_models_from_env  # noqa: E402
 
 try:
     settings = Settings.from_env()

@@ -41,7 +41,7 @@
     return { pin, mine, theirs, dot: pin.first + 1 };
   }
 
-  /* A pinned but with nothing drawn: its model does not fit its machine (inferx/compare.py `merge`). */
+  /* A pinned but with nothing drawn: its model does not fit its machine (inferx/figures/compare.py `merge`). */
   function drawsNothing(figure) {
     const data = figure && figure.data;
     const pin = pinOf(figure);

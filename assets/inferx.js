@@ -792,7 +792,7 @@
      paths), each re-checked by every component of the page, on every step of a drag. */
   const numberFormats = new Map(); // by decimals: toLocaleString would build a new formatter per step
 
-  /* A number as shown and its unit: "1 GPU", "1 token per step", "2 GPUs" (inferx.figure_text.counted). */
+  /* A number as shown and its unit: "1 GPU", "1 token per step", "2 GPUs" (inferx.text.counted). */
   const COUNTED = /^([A-Za-z ]*[A-Za-z]{3,})s( per [A-Za-z ]+)?$/;
   function counted(text, unit) {
     const match = text === "1" && unit ? COUNTED.exec(unit) : null;

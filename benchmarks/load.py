@@ -5,6 +5,8 @@ and `/_dash-dependencies`, then `redraws` full redraw requests (the payload a mo
 0.1-0.5 s between them. A prober asks `GET /health` every 100 ms through the same run, so the health check's
 latency under load is measured beside the users'. Everything is bounded: a fixed number of requests per user and a
 deadline after which every thread stops.
+
+`bench_load` runs it against the suite's gunicorn and `replace_load_section` puts its section into RESULTS.md.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from benchmarks.common import log, states
+from benchmarks.server import Gunicorn, Redraw
 
 
 @dataclass
@@ -180,3 +185,28 @@ def load_section(r: LoadResult, quick: bool, server: str) -> str:
     if r.errors:
         lines += ["", "First errors: " + "; ".join(r.errors[:5])]
     return "\n".join(lines) + "\n"
+
+
+def bench_load(srv: Gunicorn, redraw: Redraw, quick: bool) -> str:
+    """50 users (quick: 10), each a page load and 20 redraws (quick: 3), against the deployed server."""
+    users, redraws = (10, 3) if quick else (50, 20)
+    bodies = [redraw.body(p) for p in states(users * redraws)]
+    result = run_load(srv.host, srv.port, bodies, users=users, redraws=redraws, deadline_s=60 if quick else 120)
+    log(
+        f"load: {len(result.redraw)} redraws, p50 {result.pct(result.redraw, 50):.1f} ms, "
+        f"p99 {result.pct(result.redraw, 99):.1f} ms, {len(result.errors)} errors"
+    )
+    return load_section(result, quick, "`gunicorn app:server` as deployed (2 workers × 4 threads) on loopback")
+
+
+LOAD_HEADING = "## Load: many users at once"
+
+
+def replace_load_section(text: str, section: str) -> str:
+    """RESULTS.md with its load section replaced (or added before ## Machine); the rest is left as it was."""
+    if LOAD_HEADING in text:
+        head, _, rest = text.partition(LOAD_HEADING)
+        _, sep, tail = rest.partition("\n## ")
+        return head + section + ("\n## " + tail if sep else "")
+    head, sep, tail = text.partition("## Machine")
+    return head + section + "\n" + sep + tail if sep else text.rstrip("\n") + "\n\n" + section

@@ -20,9 +20,9 @@ Environment variables (all optional; defaults suit a 2-core host):
                                      characters). Unset, each server process makes its own at start-up, which is
                                      right for one server; replicas behind a load balancer must share one
     INFERX_MODELS           (none)   Hugging Face config.json files whose models join the catalog, separated by ":"
-                                     (read by app.py and the CLI: inferx/model_config.py)
+                                     (read by app.py and the CLI: inferx/data/user_models.py)
     INFERX_GPUS             (none)   GPU datasheets as JSON (the fields of `inferx hardware --format json`) whose
-                                     GPUs join the catalog, separated by ":" (inferx/gpu_spec.py)
+                                     GPUs join the catalog, separated by ":" (inferx/data/user_gpus.py)
     HOST                    0.0.0.0  bind address
     PORT                    8050     bind port
 """

@@ -10,20 +10,16 @@ import logging
 
 from dash import ALL, Input, Output, State, callback, clientside_callback, no_update
 
-from inferx import figure_registry as registry
-from inferx.economics import default_price
-from inferx.gpu_spec import GpuSpecError, gpu_from_upload
-from inferx.model_config import ModelConfigError, model_from_upload
-from inferx.scenario import (
-    BATCH,
-    InvalidParameter,
-    Scenario,
-    check_batch,
-    check_param,
-    context_note,
-    per_gpu_values,
-    shown_value,
-)
+from inferx.analysis.economics import default_price
+from inferx.data.user_gpus import gpu_from_upload
+from inferx.data.user_models import model_from_upload
+from inferx.figures import registry
+from inferx.physics.gpu_spec import GpuSpecError
+from inferx.physics.model_config import ModelConfigError
+from inferx.scenario.controls import BATCH, InvalidParameter, check_batch, check_param, context_note
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import per_gpu_values
+from inferx.text import shown_value
 from pages._cards import INTERNAL_ERROR
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (

@@ -8,10 +8,11 @@ import re
 import dash_bootstrap_components as dbc
 from dash import dcc, get_relative_path, html
 
-from inferx import figure_registry as registry
-from inferx.beyond import batch_past_b_max
-from inferx.figures import GRAPH_CONFIG
-from inferx.scenario import BATCH, PARAMS, InvalidParameter, Scenario
+from inferx.figures import registry
+from inferx.figures.beyond import batch_past_b_max
+from inferx.figures.style import GRAPH_CONFIG
+from inferx.scenario.controls import BATCH, PARAMS, InvalidParameter
+from inferx.scenario.evaluation import Scenario
 from pages._controls import explorer_controls
 from pages._export import export_tools
 from pages._ids import graph_wrapper_id

@@ -2,16 +2,16 @@
 
 A lives in the page's `pinned` store as its compact controls (the preset and what differs from it), the
 form the address's `a=` carries; the browser adds it to every redraw request (window.inferx.controlsChanged),
-and the server checks it like any control before figure_registry.build merges A's figures in.
+and the server checks it like any control before registry.build merges A's figures in.
 """
 
 from __future__ import annotations
 
 from dash import Input, Output, State, callback, clientside_callback, ctx, dcc, html, no_update
 
-from inferx import compare
-from inferx import figure_registry as registry
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.figures import compare, registry
+from inferx.scenario.controls import InvalidParameter
+from inferx.scenario.evaluation import Scenario
 from pages._ids import BATCH_ID, control_id
 from pages._url import control_values_to_params, controls, pinned_values
 

@@ -8,15 +8,15 @@ from dataclasses import replace
 
 from dash import dcc, get_relative_path, html
 
-from inferx.economics import power_draw
-from inferx.figure_registry import FIGURES
-from inferx.figure_text import counted, number
-from inferx.gpu_spec import MAX_SPEC_BYTES
-from inferx.hardware import GPU, GPUS
-from inferx.model_config import MAX_CONFIG_BYTES
-from inferx.models import ModelSpec, kv_bytes_per_token
-from inferx.presets import DTYPE_BYTES, HARDWARE, SCALE_UP
-from inferx.scenario import (
+from inferx.data.user_gpus import MAX_SPEC_BYTES
+from inferx.data.user_models import MAX_CONFIG_BYTES
+from inferx.figures.registry import FIGURES
+from inferx.physics.gpu import GPU
+from inferx.physics.hardware import GPUS
+from inferx.physics.model_spec import DTYPE_BYTES, ModelSpec
+from inferx.physics.models import kv_bytes_per_token
+from inferx.physics.presets import HARDWARE, SCALE_UP
+from inferx.scenario.controls import (
     ARTICLE_ONLY,
     BATCH,
     CALIBRATED_ONLY,
@@ -24,17 +24,15 @@ from inferx.scenario import (
     PARAMS,
     InvalidParameter,
     Param,
-    Scenario,
-    borrowed_link,
     context_note,
-    datasheet_values,
     decimals,
-    default_params,
     keyboard_step,
-    per_gpu_values,
-    resolve_params,
     slider_position,
 )
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import borrowed_link, datasheet_values, default_params, per_gpu_values, resolve_params
+from inferx.serving.adapter import power_draw
+from inferx.text import counted, number
 from pages._compare import PINNED_ID
 from pages._ids import BATCH_ID, CONTROL_PREFIX, control_id, graph_wrapper_id, value_id
 
@@ -120,8 +118,10 @@ def assumed_values(values: dict) -> dict:
     fitted MTP acceptance of its calibration and the power drawn by default in the physics chosen. The thumb is
     drawn there and the first arrow key moves from there (assets/a11y.js), not from where Radix leaves an unset
     thumb."""
-    from inferx.calibrated import calibration_for, weight_precision
-    from inferx.economics import POWER_FRACTION, default_price
+    from inferx.analysis.economics import default_price
+    from inferx.physics.engine import POWER_FRACTION
+    from inferx.serving.adapter import weight_precision
+    from inferx.serving.stored import calibration_for
 
     precision = weight_precision(DTYPE_BYTES[values["wdtype"]])
     cal, _ = calibration_for(values["gpu"], values["framework"], None, precision)
@@ -385,7 +385,8 @@ def calibration_line(values: dict) -> list:
     selected model is not the one the calibration was fitted on; nothing in article mode."""
     if values.get("mode") != "calibrated":
         return []
-    from inferx.calibrated import basis_text, measured_error_text, scenario_calibration  # kept out of article pages
+    from inferx.serving.adapter import basis_text, scenario_calibration  # kept out of article pages
+    from inferx.serving.stored import measured_error_text
 
     given = {name: values.get(name) for name in CALIBRATION_INPUTS}
     try:

@@ -16,8 +16,9 @@ from dash import hooks
 from flask import Response
 from plotly.io.json import to_json_plotly
 
-from inferx import figure_registry as registry
-from inferx.scenario import InvalidParameter, shown_value
+from inferx.figures import registry
+from inferx.scenario.controls import InvalidParameter
+from inferx.text import shown_value
 from pages._callbacks import redraw_figures
 from pages._cards import INTERNAL_ERROR
 from pages._controls import DRAG_ROUTE

@@ -20,9 +20,9 @@ from urllib.parse import parse_qs
 from dash import get_relative_path, hooks, html
 from flask import Response, jsonify
 
-from inferx import export
-from inferx import figure_registry as registry
-from inferx.scenario import BATCH, InvalidParameter, Scenario, check_batch
+from inferx.figures import export, registry
+from inferx.scenario.controls import BATCH, InvalidParameter, check_batch
+from inferx.scenario.evaluation import Scenario
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._url import control_values_to_params, json_body, parse_query, value_from_position
 

@@ -35,10 +35,7 @@ import numpy as np
 import pandas as pd
 from dash import ALL, Input, Output, State, callback, clientside_callback, dcc, get_relative_path, html, no_update
 
-from inferx.calibrated import PRESET_FAMILY
-from inferx.deploy import Settings, secret_key
-from inferx.hardware import GPUS
-from inferx.measured import (
+from inferx.data.measured import (
     INT_RANGES,
     LAYOUT_COLUMNS,
     MeasuredDataError,
@@ -47,13 +44,16 @@ from inferx.measured import (
     measured_path_from_env,
     parse_upload,
 )
-from inferx.measured_figures import overlay_traces
+from inferx.deploy import Settings, secret_key
+from inferx.figures.measured import overlay_traces
+from inferx.physics.hardware import GPUS
+from inferx.serving.model import PRESET_FAMILY
 from pages._ids import control_id
 
 log = logging.getLogger("inferx.measured")
 
 # What inferencex_figure, overlay_traces and the filters read, and the layout of each run that scoring the
-# calibrated model on the runs shown needs (calibration_report.shown_errors); everything else stays behind.
+# calibrated model on the runs shown needs (report.shown_errors); everything else stays behind.
 TEXT_COLUMNS = ("model", "hardware", "precision", "framework", "spec_method", "date", "run_url")
 INT_COLUMNS = ("isl", "osl", "concurrency", "n_gpus")
 BOOL_COLUMNS = ("disagg", "is_multinode", "decode_dp_attention", "prefill_dp_attention")

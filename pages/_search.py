@@ -13,12 +13,13 @@ import logging
 import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, clientside_callback, dcc, html
 
-from inferx import slo
-from inferx.beyond import money
-from inferx.figure_text import number
-from inferx.figures import si
-from inferx.models import MODELS
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.analysis import slo
+from inferx.figures.beyond import money
+from inferx.figures.style import si
+from inferx.physics.models import MODELS
+from inferx.scenario.controls import InvalidParameter
+from inferx.scenario.evaluation import Scenario
+from inferx.text import number
 from pages._cards import INTERNAL_ERROR, scroll_box
 from pages._ids import control_id
 from pages._url import control_values_to_params, controls

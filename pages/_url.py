@@ -6,19 +6,19 @@ import math
 
 from flask import request
 
-from inferx.scenario import (
+from inferx.scenario.controls import (
     BATCH,
     PARAMS,
     InvalidParameter,
-    Scenario,
     as_number,
     check_batch,
     check_param,
     near_miss,
-    resolve_params,
-    shown_value,
     value_at,
 )
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import resolve_params
+from inferx.text import shown_value
 
 QUERY_NAMES = (*PARAMS, "batch", "theme")  # what an address may name besides A (`a=`, read by the page)
 MAX_NOTICES = 8  # a hostile address with thousands of bad keys still gets a page of readable length

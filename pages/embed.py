@@ -5,8 +5,10 @@ import dash
 from dash import Input, Output, callback, html, no_update
 from dash.exceptions import MissingCallbackContextException
 
-from inferx import figure_registry as registry
-from inferx.scenario import PARAMS, InvalidParameter, check_param, resolve_params, shown_value
+from inferx.figures import registry
+from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
+from inferx.scenario.machines import resolve_params
+from inferx.text import shown_value
 from pages._cards import beyond_readouts, graph, initial_figures, notices_area, readouts, share_buttons
 from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel, explorer_controls

@@ -4,7 +4,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import html
 
-from inferx.figure_registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
+from inferx.figures.registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
 from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, page_title, share_buttons
 from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel

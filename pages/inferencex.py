@@ -6,12 +6,13 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import Input, Output, callback, clientside_callback, dcc, get_relative_path, html, no_update
 
-from inferx import figures
-from inferx.figure_text import with_summary
-from inferx.measured import filter_options
-from inferx.measured_figures import SUMMARY_TRACES, inferencex_figure, scored_text, shown_rows
-from inferx.models import catalog_key
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.data.measured import filter_options
+from inferx.figures import style as figures
+from inferx.figures.measured import SUMMARY_TRACES, inferencex_figure, scored_text, shown_rows
+from inferx.figures.text import with_summary
+from inferx.physics.models import catalog_key
+from inferx.scenario.controls import InvalidParameter
+from inferx.scenario.evaluation import Scenario
 from pages._callbacks import CONTROL_INPUTS
 from pages._cards import FIGURES_ID, described_graph, navbar, notices_area, page_title, share_buttons
 from pages._controls import control_groups

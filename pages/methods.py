@@ -4,16 +4,18 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from inferx import engine as E
-from inferx import figure_registry as registry
-from inferx import figures
-from inferx.calibrated import HELD_OUT_GROUPING, load_error_tables
-from inferx.check import MISMATCH, ROWS
-from inferx.measured import MEASURED_ENV
-from inferx.measured_figures import divergence_figure
-from inferx.models import MODELS
-from inferx.presets import HARDWARE, INTERCONNECTS, scale_up_links
-from inferx.scenario import PARAMS, Scenario
+from inferx.analysis.article_numbers import ROWS
+from inferx.analysis.check import MISMATCH
+from inferx.data.measured import MEASURED_ENV
+from inferx.figures import registry
+from inferx.figures import style as figures
+from inferx.figures.measured import divergence_figure
+from inferx.physics import engine as E
+from inferx.physics.models import MODELS
+from inferx.physics.presets import HARDWARE, INTERCONNECTS, scale_up_links
+from inferx.scenario.controls import PARAMS
+from inferx.scenario.evaluation import Scenario
+from inferx.serving.stored import HELD_OUT_GROUPING, load_error_tables
 from pages._cards import (
     FIGURES_ID,
     described_graph,
@@ -250,7 +252,7 @@ def error_tables_section():
             [
                 "Median and 90th percentile of |predicted / measured − 1| of the calibrated model on the "
                 f"single-node rows of InferenceX's DeepSeek-R1 export ({stored['source']}), computed once by ",
-                html.Code("inferx validate --measured FILE --error-tables inferx/calibration_errors.json"),
+                html.Code("inferx validate --measured FILE --error-tables inferx/serving/calibration_errors.json"),
                 ". The shaded bands around calibrated curves span the fit's 10th to 90th percentile residuals.",
             ]
         )

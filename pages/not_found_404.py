@@ -5,7 +5,7 @@ import dash
 import dash_bootstrap_components as dbc
 from dash import dcc, html
 
-from inferx import figure_registry as registry
+from inferx.figures import registry
 from pages._cards import FIGURES_ID, navbar
 
 dash.register_page(__name__, path="/404", title="inferx · page not found")

@@ -230,7 +230,7 @@ def figure_ids(figs) -> list[dict]:
 
 def slider_positions(values: dict) -> dict:
     """Control values as the page's widgets hold them: a log2 slider (ctx, bw, …) holds log2 of its value."""
-    from inferx.scenario import PARAMS, slider_position
+    from inferx.scenario.controls import PARAMS, slider_position
 
     return {n: slider_position(PARAMS[n], v) if n in PARAMS and v is not None else v for n, v in values.items()}
 
@@ -240,7 +240,7 @@ def page_values(**params) -> list:
     `params` in user units (the defaults for the others)."""
     import math
 
-    from inferx.scenario import PARAMS
+    from inferx.scenario.controls import PARAMS
     from pages._url import controls, parse_query
 
     values, _, notices = parse_query({k: str(v) for k, v in params.items()})

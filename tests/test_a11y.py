@@ -6,9 +6,11 @@ import math
 
 import pytest
 
-from inferx import figure_registry as registry
-from inferx.figure_text import number, summary
-from inferx.scenario import KEY_PRESSES, PARAMS, Scenario, check_param, keyboard_step, value_at
+from inferx.figures import registry
+from inferx.figures.text import summary
+from inferx.scenario.controls import KEY_PRESSES, PARAMS, check_param, keyboard_step, value_at
+from inferx.scenario.evaluation import Scenario
+from inferx.text import number
 from pages._controls import sliders
 
 

@@ -15,9 +15,9 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from benchmarks.chromium import wait_js
-from inferx import figure_registry as registry
-from inferx.figure_text import number
-from inferx.scenario import KEY_PRESSES, PARAMS, decimals, value_at
+from inferx.figures import registry
+from inferx.scenario.controls import KEY_PRESSES, PARAMS, decimals, value_at
+from inferx.text import number
 from pages._ids import control_id, value_id
 
 pytestmark = pytest.mark.browser

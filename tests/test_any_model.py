@@ -10,12 +10,15 @@ import pytest
 
 import app  # noqa: F401 (pages register themselves on the app)
 from inferx import cli
-from inferx import figure_registry as registry
-from inferx.hardware import GPUS, Machine
-from inferx.models import MODELS, weight_bytes
-from inferx.presets import DTYPE_BYTES, HARDWARE
-from inferx.regimes import PRIORITY
-from inferx.scenario import PARAMS, Scenario, dense_compute, value_at
+from inferx.analysis.regimes import PRIORITY
+from inferx.figures import registry
+from inferx.physics.hardware import GPUS, Machine
+from inferx.physics.model_spec import DTYPE_BYTES
+from inferx.physics.models import MODELS, weight_bytes
+from inferx.physics.presets import HARDWARE
+from inferx.scenario.controls import PARAMS, value_at
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import dense_compute
 from pages import home, methods
 from pages._ids import control_id
 from pages._url import parse_query

@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from inferx.figure_registry import DASHBOARD
+from inferx.figures.registry import DASHBOARD
 
 ROWS = (
     "all figure data, one state",

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from inferx import beyond, economics, export, slo
-from inferx import figure_registry as registry
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.analysis import economics, slo
+from inferx.figures import beyond, export, registry
+from inferx.scenario.controls import InvalidParameter
+from inferx.scenario.evaluation import Scenario
 from pages._url import parse_query
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,9 +7,8 @@ from browser_checks import wait_js
 from conftest import ROOT, severe_console_errors
 from test_dashboard_browser import open_page, traces
 
-from inferx import beyond
-from inferx import figure_registry as registry
-from inferx.scenario import Scenario
+from inferx.figures import beyond, registry
+from inferx.scenario.evaluation import Scenario
 
 pytestmark = pytest.mark.browser
 SHOTS = ROOT / "screenshots"

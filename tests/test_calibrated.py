@@ -12,18 +12,21 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from inferx import calibrated as C
-from inferx import engine as E
-from inferx import figure_registry as registry
-from inferx import models as M
-from inferx.calibration_cli import _calibrated_models_rows, run
-from inferx.figure_text import number, with_summary
-from inferx.hardware import GPUS
-from inferx.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
-from inferx.measured_figures import SUMMARY_TRACES, divergence_figure, inferencex_figure, model_curves, overlay_traces
-from inferx.models import MODELS
-from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
-from inferx.scenario import Scenario
+from inferx.cli.calibration import _calibrated_models_rows, run
+from inferx.data.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
+from inferx.figures import registry
+from inferx.figures.measured import SUMMARY_TRACES, divergence_figure, inferencex_figure, model_curves, overlay_traces
+from inferx.figures.text import with_summary
+from inferx.physics import engine as E
+from inferx.physics import models as M
+from inferx.physics.hardware import GPUS
+from inferx.physics.models import DEEPSEEK_R1, MODELS
+from inferx.physics.presets import HARDWARE, INTERCONNECTS
+from inferx.scenario.evaluation import Scenario
+from inferx.serving import adapter, report
+from inferx.serving import model as C
+from inferx.serving.stored import calibration_for, load_calibration, load_error_tables
+from inferx.text import number
 
 TARGET = 0.25  # the issue's median absolute percentage error bound
 
@@ -72,7 +75,7 @@ def test_calibrated_scenario_matches_the_runtime_model():
     for preset, family in C.PRESET_FAMILY.items():
         hw = HARDWARE[preset]
         scn = Scenario.from_params(preset=preset, mode="calibrated", ctx=isl + osl // 2, isl=isl)
-        cal, basis = C.calibration_for(family)
+        cal, basis = calibration_for(family)
         assert basis == "fitted"
         expected = C.at_batch(cal, C.instance(family, hw.n_gpus), batch, isl, osl)
         assert scn.evaluate(batch)["itl"] == pytest.approx(expected["tpot"], rel=1e-4)
@@ -91,7 +94,7 @@ def test_calibrated_scenario_gives_the_runtime_model_ttft_with_and_without_mtp()
         for mtp in (False, True):
             scn = Scenario.from_params(mode="calibrated", gpu=gpu, gpus=8, ctx=1536, isl=1024, osl=1024,
                                        mtp="on" if mtp else "off")  # fmt: skip
-            info = C.scenario_calibration(scn)
+            info = adapter.scenario_calibration(scn)
             m = replace(C.instance(gpu, 8, info["precision"]), poll_iterations=info["poll_iterations"])
             expected = C.at_batch(info["calibration"], m, batch, 1024, 1024, scn.model, mtp)
             got = scn.evaluate(batch)
@@ -126,7 +129,7 @@ def test_calibrated_kv_capacity_counts_the_copies_tensor_parallelism_keeps():
         assert (article.b_max, calibrated.b_max) == (int(room), int(room / copies)), model
     # The step reads as many copies as B_max leaves room for: at the last batch the cache fills the headroom.
     scn = Scenario.from_params(mode="calibrated", gpu="b200", gpus=8)
-    cal, m, *_ = C._scenario_inputs(scn)
+    cal, m, *_ = adapter._scenario_inputs(scn)
     kv = C.kv_bytes(scn.b_max, scn.ctx, m.kv_copies, scn.model, m.b_kv)
     assert scn.eta * scn.headroom * 0.999 < kv <= scn.eta * scn.headroom
 
@@ -151,7 +154,7 @@ def measured(measured_paths):
 
 @pytest.fixture(scope="module")
 def table(measured):
-    return C.validation_table(measured, cross_validate=False)["calibrated"]
+    return report.validation_table(measured, cross_validate=False)["calibrated"]
 
 
 def test_stored_calibration_is_what_the_fit_gives(measured_paths, measured):
@@ -160,9 +163,9 @@ def test_stored_calibration_is_what_the_fit_gives(measured_paths, measured):
             "calibration.json comes from InferenceX's own rows: set INFERX_TEST_MEASURED_DIR (the fit's"
             " recovery of known parameters is tests/test_fidelity.py)"
         )
-    from inferx.calibration_fit import fit_all
+    from inferx.serving.fit import fit_all
 
-    stored = C.load_calibration()
+    stored = load_calibration()
     fitted = fit_all(measured)
     assert set(fitted) == set(stored)
     assert {"h200/sglang/fp8", "b200/trt/fp4", "mi300x/sglang/fp8", "mi355x/atom/fp4"} <= set(stored)
@@ -174,9 +177,9 @@ def test_stored_error_tables_are_what_the_rows_give(measured_paths, measured):
     """The tables /methods and the calibration line quote, held out included, recomputed from the rows."""
     if not measured_paths.real:
         pytest.skip("calibration_errors.json comes from InferenceX's own rows: set INFERX_TEST_MEASURED_DIR")
-    from inferx.calibration_report import error_tables
+    from inferx.serving.report import error_tables
 
-    assert error_tables(_calibrated_models_rows(measured)) == C.load_error_tables()["tables"]
+    assert error_tables(_calibrated_models_rows(measured)) == load_error_tables()["tables"]
 
 
 def test_calibrated_model_meets_target_on_fp8_rows_per_gpu(table):
@@ -187,7 +190,7 @@ def test_calibrated_model_meets_target_on_fp8_rows_per_gpu(table):
 
 def test_article_model_is_an_order_of_magnitude_off(measured):
     rows = validation_rows(measured, C.FAMILIES)
-    pred = C.predict_rows(rows)
+    pred = report.predict_rows(rows)
     ratio = rows["median_tpot_ms"] / pred["tpot_article_ms"]
     assert 6 <= ratio.median() <= 15  # the issue: about 10× at the median
     article = (pred["tpot_article_ms"] / rows["median_tpot_ms"] - 1).abs().median()
@@ -237,7 +240,7 @@ def test_inferencex_figure_curves_and_points(measured):
     )
     assert art["x"] == pytest.approx(1 / itl, rel=1e-3)
     assert art["y"] == pytest.approx(B / itl / 8, rel=1e-3)
-    calib = C.predict_closed_loop(C.calibration_for("h200")[0], "h200", B, 1024, 1024, 8)
+    calib = C.predict_closed_loop(calibration_for("h200")[0], "h200", B, 1024, 1024, 8)
     assert curves["calibrated"]["y"] == pytest.approx(calib["throughput_per_gpu"], rel=1e-3)
     assert curves["calibrated"]["line"]["width"] > art["line"]["width"]  # the selected mode stands out
     # Points: exactly the matching rows, interactivity on x, with run links in the hover data.
@@ -264,7 +267,7 @@ def test_inferencex_figure_follows_the_gpu_control(measured):
     calibrated = next(t for t in fig["data"] if t.get("meta", {}).get("model") == "calibrated")
     assert calibrated["name"].startswith(f"calibrated model (8×{GPUS['mi355x'].name}")
     B = np.array(calibrated["customdata"], dtype=float)
-    cal = C.scenario_calibration(scn)["calibration"]
+    cal = adapter.scenario_calibration(scn)["calibration"]
     spec = GPUS["mi355x"]
     own = C.predict_closed_loop(cal, "mi355x", B, 1024, 1024, 8, False, scn.model, spec.bw, spec.fp8)
     assert calibrated["y"] == pytest.approx(own["throughput_per_gpu"], rel=1e-3)
@@ -303,7 +306,7 @@ def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_poi
     sixteen = pd.concat([rows.head(1)] * (most + 1), ignore_index=True).assign(n_gpus=16)
     scored = pd.concat([mixed, sixteen], ignore_index=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("inferx.measured_figures.MAX_OTHER_COUNTS", 1)
+        patch.setattr("inferx.figures.measured.MAX_OTHER_COUNTS", 1)
         drawn = inferencex_figure(scn, scored, {"osl": 1024})
     assert [t["meta"]["gpus"] for t in drawn["data"] if "model" in t.get("meta", {})] == [8, 8, 16]
 
@@ -344,7 +347,7 @@ def test_overlay_traces_use_instance_throughput(measured):
 def test_divergence_figure_ratios(measured):
     fig = divergence_figure(measured)
     rows = validation_rows(measured, C.FAMILIES)
-    pred = C.predict_rows(rows)
+    pred = report.predict_rows(rows)
     for trace in fig["data"]:
         family, mode = trace["meta"]["hardware"], trace["meta"]["model"]
         part = rows[rows["hardware"] == family]
@@ -396,6 +399,8 @@ def test_validate_leaves_out_other_models_and_refuses_a_file_with_no_catalog_gpu
 
 def test_mtp_on_a_model_without_a_draft_module_is_said():
     llama = Scenario.from_params(mode="calibrated", model="llama-3.3-70b", gpu="h200", gpus=1, mtp="on")
-    assert "Llama-3.3-70B has none of its own" in C.scenario_calibration(llama)["note"]
-    assert "MTP" not in C.scenario_calibration(llama.with_params(mtp="off"))["note"]
-    assert C.scenario_calibration(Scenario.from_params(mode="calibrated", mtp="on"))["note"] is None  # DeepSeek-R1
+    assert "Llama-3.3-70B has none of its own" in adapter.scenario_calibration(llama)["note"]
+    assert "MTP" not in adapter.scenario_calibration(llama.with_params(mtp="off"))["note"]
+    assert (
+        adapter.scenario_calibration(Scenario.from_params(mode="calibrated", mtp="on"))["note"] is None
+    )  # DeepSeek-R1

@@ -6,7 +6,7 @@ import pytest
 from browser_checks import figure_data, wait_figure_change, wait_js
 from conftest import severe_console_errors
 
-from inferx.calibrated import load_error_tables
+from inferx.serving.stored import load_error_tables
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from inferx import cli
-from inferx.calibrated import CALIBRATION_FILE, load_error_tables, measured_error_text, scenario_point
-from inferx.scenario import PARAMS, InvalidParameter, Scenario
+from inferx.scenario.controls import PARAMS, InvalidParameter
+from inferx.scenario.evaluation import Scenario
+from inferx.serving.adapter import scenario_point
+from inferx.serving.stored import CALIBRATION_FILE, load_error_tables, measured_error_text
 from pages._controls import calibration_line
 from pages._url import parse_query
 
@@ -254,7 +256,7 @@ def _assert_band_around(curve_y, low, high, metric, key="h200/sglang/fp8"):
 
 
 def test_figures_4_and_5_carry_the_residual_band_in_calibrated_mode_only():
-    from inferx import figure_registry as registry
+    from inferx.figures import registry
 
     figs = registry.build(calibrated(), ["fig4", "fig5"])
     curve = figs["fig4"]["data"][0]
@@ -267,7 +269,7 @@ def test_figures_4_and_5_carry_the_residual_band_in_calibrated_mode_only():
 
 
 def test_each_calibration_has_its_own_band_and_one_without_enough_rows_the_pooled_one():
-    from inferx import figure_registry as registry
+    from inferx.figures import registry
 
     assert len(SPREAD_BY_KEY) > 1 and SPREAD_BY_KEY["b200/trt/fp8"] != SPREAD_BY_KEY["h200/sglang/fp8"]
     widths = {key: s["ttft"][1] - s["ttft"][0] for key, s in SPREAD_BY_KEY.items()}
@@ -283,7 +285,7 @@ def test_each_calibration_has_its_own_band_and_one_without_enough_rows_the_poole
 
 
 def test_the_inferencex_curve_carries_its_band_and_follows_stack_and_mtp():
-    from inferx.measured_figures import inferencex_figure
+    from inferx.figures.measured import inferencex_figure
 
     def calibrated_curve(fig):
         return next(t for t in fig["data"] if (t.get("meta") or {}).get("model") == "calibrated")
@@ -296,7 +298,7 @@ def test_the_inferencex_curve_carries_its_band_and_follows_stack_and_mtp():
 
 
 def test_stored_error_tables_cover_every_grouping_and_partition_the_same_rows():
-    from inferx.calibrated import load_error_tables
+    from inferx.serving.stored import load_error_tables
 
     tables = load_error_tables()["tables"]
     assert list(tables) == GROUPINGS
@@ -323,7 +325,7 @@ def test_methods_shows_the_error_tables():
     from conftest import layout_text
 
     import app  # noqa: F401  (pages register with the app)
-    from inferx.calibrated import load_error_tables
+    from inferx.serving.stored import load_error_tables
     from pages import methods
 
     text = layout_text(methods.layout())
@@ -397,7 +399,8 @@ def test_validate_refuses_an_error_tables_path_it_cannot_write_before_any_work(t
 def test_the_unread_note_is_on_the_dashboard_not_on_inferencex():
     """`/inferencex` draws the calibrated curve in either mode, so there the stack and MTP are read: no note.
     The output length's CV, which the calibrated model does not read, is marked the other way."""
-    from inferx.scenario import ARTICLE_ONLY, CALIBRATED_ONLY, default_params
+    from inferx.scenario.controls import ARTICLE_ONLY, CALIBRATED_ONLY
+    from inferx.scenario.machines import default_params
     from pages._controls import control_groups
 
     def noted(overlay_only, kind):

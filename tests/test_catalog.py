@@ -9,12 +9,15 @@ import numpy as np
 import pytest
 from cli_checks import run_inferx
 
-from inferx import calibrated
-from inferx import engine as E
-from inferx import models as M
-from inferx.hardware import GPUS, MAX_GPUS, Machine, fit_message, memory_fit_message
-from inferx.presets import DEEPSEEK_R1, HARDWARE
-from inferx.scenario import Scenario
+from inferx.physics import engine as E
+from inferx.physics import model_spec
+from inferx.physics import models as M
+from inferx.physics.gpu import MAX_GPUS
+from inferx.physics.hardware import GPUS, Machine, fit_message, memory_fit_message
+from inferx.physics.models import DEEPSEEK_R1
+from inferx.physics.presets import HARDWARE
+from inferx.scenario.evaluation import Scenario
+from inferx.serving import model as calibrated
 
 WEIGHTS_SENTENCE = re.compile(r"^needs [\d,]+ GB of weights; the machine has [\d,]+ GB$")
 
@@ -209,7 +212,7 @@ def test_presets_are_named_catalog_machines():
 def test_every_model_on_every_gpu_at_8_gpus(model, gpu):
     spec, machine = M.MODELS[model], Machine(GPUS[gpu], 8)
     for wdtype in ("bf16", "fp8"):
-        weights = M.weight_bytes(spec, M.DTYPE_BYTES[wdtype])
+        weights = M.weight_bytes(spec, model_spec.DTYPE_BYTES[wdtype])
         kappa = M.kv_bytes_per_token(spec, 1.0, 8192)
         assert math.isfinite(weights) and weights > 0 and math.isfinite(kappa) and kappa > 0
         message = fit_message(spec, machine, wdtype, "fp8", 8192)
@@ -299,6 +302,6 @@ def test_listing_help(command):
     ],
 )
 def test_inferencex_model_names_map_to_the_catalog(display, key):
-    from inferx.models import catalog_key
+    from inferx.physics.models import catalog_key
 
     assert catalog_key(display) == key

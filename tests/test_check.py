@@ -4,10 +4,11 @@ from dataclasses import replace
 
 import pytest
 
-from inferx import check
-from inferx import models as M
-from inferx.check import FLAG, INCONSISTENT, MISMATCH, OK, ROWS, format_table
-from inferx.hardware import GPUS
+from inferx.analysis import background_numbers as check
+from inferx.analysis.article_numbers import ROWS
+from inferx.analysis.check import FLAG, INCONSISTENT, MISMATCH, OK, format_table
+from inferx.physics import models as M
+from inferx.physics.hardware import GPUS
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r.section}:{r.quantity}" for r in ROWS])
@@ -24,7 +25,7 @@ def test_article_number(row):
 
 
 def test_table_lists_every_row_and_no_mismatch():
-    table = format_table()
+    table = format_table(ROWS)
     assert len(ROWS) >= 50
     for r in ROWS:
         assert r.quantity in table
@@ -48,14 +49,14 @@ def test_background_texts_and_catalog_each_have_rows():
 def test_background_rows_are_computed_from_the_catalogs(monkeypatch):
     # A wrong datasheet number must show up as mismatches, so the rows cannot be constants.
     monkeypatch.setitem(GPUS, "h100", replace(GPUS["h100"], bw=2 * GPUS["h100"].bw))
-    wrong = {r.quantity for r in check._background_rows() if r.status == MISMATCH}
+    wrong = {r.quantity for r in check.background_rows() if r.status == MISMATCH}
     assert "H100 SXM5 ridge at dense BF16" in wrong and "TPOT floor, B=1, 2K context" in wrong
     monkeypatch.setattr(M, "LLAMA2_13B", replace(M.LLAMA2_13B, n_layers=20))
-    wrong = {r.quantity for r in check._background_rows() if r.status == MISMATCH}
+    wrong = {r.quantity for r in check.background_rows() if r.status == MISMATCH}
     assert "Llama-2-13B KV per 8,192-token sequence, BF16" in wrong
 
 
-# Numbers the article prints, typed here from its text rather than read from inferx/check.py: a row whose
+# Numbers the article prints, typed here from its text rather than read from analysis/article_numbers.py: a row whose
 # article value had been edited towards the engine's (or dropped) would otherwise still pass.
 PRINTED = [
     ("8×H200 ridge I*", 824),

@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 from cli_checks import run_inferx
 
-from inferx import check, cli, economics, regimes
-from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS
-from inferx.scenario import Scenario
+from inferx import cli
+from inferx.analysis import article_numbers as check
+from inferx.analysis import economics, regimes
+from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS, main, records
+from inferx.scenario.evaluation import Scenario
 
 
 def test_point_json_contract_matches_engine():
@@ -51,7 +53,7 @@ def test_a_utilisation_just_below_one_is_not_printed_as_one():
     rec = json.loads(run_inferx("point", *big, "--batch", str(b_max - 1)).stdout)
     assert rec["stable"] is True and rec["ttft_ms"] is not None and rec["rho"] == 0.999999
     assert json.loads(run_inferx("point", *big, "--batch", str(b_max)).stdout)["rho"] == 1.0
-    assert cli._utilisation(0.5) == 0.5 and cli._utilisation(float("inf")) is None
+    assert records._utilisation(0.5) == 0.5 and records._utilisation(float("inf")) is None
 
 
 def test_unstable_point_has_null_ttft():
@@ -156,7 +158,7 @@ def test_a_listing_help_names_no_option_it_lacks(command, option, chooser):
 
 
 def test_calibrate_prints_the_calibration_file_on_stdout_and_its_table_on_stderr():
-    """`inferx calibrate … > inferx/calibration.json` must write a file the model reads."""
+    """`inferx calibrate … > inferx/serving/calibration.json` must write a file the model reads."""
     fixture = Path(__file__).parent / "fixtures" / "synthetic_api_benchmarks.json"
     out = run_inferx("calibrate", "--measured", str(fixture))
     assert out.returncode == 0, out.stderr
@@ -185,7 +187,7 @@ def test_check_exits_zero_and_prints_table():
 def test_check_exits_one_when_a_number_disagrees(monkeypatch, capsys):
     wrong = dataclasses.replace(check.ROWS[0], article=2 * check.ROWS[0].article)
     monkeypatch.setattr(cli, "ROWS", [wrong, *check.ROWS[1:]])
-    assert cli.main(["check"]) == 1
+    assert main(["check"]) == 1
     assert "1 mismatch" in capsys.readouterr().out
 
 

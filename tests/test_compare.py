@@ -12,12 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import app as inferx_app
-from inferx import compare, rate
-from inferx import figure_registry as registry
-from inferx import figures as F
-from inferx.figure_text import MAX_TRACES, spoken, with_summary
-from inferx.figures import level_lines
-from inferx.scenario import PARAMS, Scenario, check_param
+from inferx.figures import article as F
+from inferx.figures import compare, registry, style
+from inferx.figures import studies as rate
+from inferx.figures.explorer import BAND_LABEL, LABEL_SPAN, axis_shares
+from inferx.figures.style import level_lines
+from inferx.figures.text import MAX_TRACES, spoken, with_summary
+from inferx.scenario.controls import PARAMS, check_param
+from inferx.scenario.evaluation import Scenario
 from pages import embed, home
 from pages._compare import pinned_scenario
 from pages._url import MAX_NOTICES, PINNED_KEY, controls, encode_pinned, parse_pinned, parse_query
@@ -128,7 +130,7 @@ def test_a_level_label_that_a_s_curves_cross_is_named_in_the_legend_instead():
     assert level["name"] == f"ITL floor at peak bandwidth = {floor:.3g} ms"
     assert level["meta"]["short"] == f"ITL floor = {floor:.3g} ms"
     assert level["y"] == [pytest.approx(floor)] * 2 and level["line"]["dash"] == "dash"
-    assert level["line"]["color"] == F.RIDGE and "legendgroup" not in level
+    assert level["line"]["color"] == style.RIDGE and "legendgroup" not in level
     # Where A's climb is: past the middle of the log axis, from the floor to a tenth of the axis above it.
     (a_curve,) = [t for t in theirs if t["name"] == "A: ITL(B) vs T(B)"]
     x, y = np.log10(a_curve["x"]), np.asarray(a_curve["y"])
@@ -435,8 +437,8 @@ def test_the_compute_bound_label_turns_right_when_a_leaves_its_mark_near_the_y_a
     assert merged["layout"]["xaxis"]["type"] == "linear"
     bend = next(n for n in alone["layout"]["annotations"] if "compute-bound" in n["text"])
     assert bend["ax"] < 0 and bend["ay"] < 0  # up and to the left: on its own axis there is room
-    x_share, y_share = F.axis_shares(merged["layout"], bend["x"], bend["y"])
-    assert x_share < F.LABEL_SPAN and y_share > 0.6  # near the y axis and the top: up would leave a short plot
+    x_share, y_share = axis_shares(merged["layout"], bend["x"], bend["y"])
+    assert x_share < LABEL_SPAN and y_share > 0.6  # near the y axis and the top: up would leave a short plot
     turned = next(n for n in merged["layout"]["annotations"] if "compute-bound" in n["text"])
     assert turned["xanchor"] == "left" and turned["ax"] > 0 and turned["x"] == bend["x"]
     assert turned["ay"] > 0 and turned["yanchor"] == "top"  # down and to the right, under the rising frontier
@@ -458,7 +460,7 @@ def test_the_unstable_label_moves_off_a_curves_and_the_compute_bound_label(pinne
     (x0, x1), (y0, y1) = layout["xaxis"]["range"], layout["yaxis"]["range"]
     label = next(n for n in layout["annotations"] if n["text"].startswith("ρ > 0.85"))
     assert layout["xaxis"]["type"] == ("log" if "preset" in pinned else "linear") and label["yanchor"] == "bottom"
-    width = F.LABEL_SPAN * (x1 - x0)  # the width the words take on a phone
+    width = LABEL_SPAN * (x1 - x0)  # the width the words take on a phone
     start, end = (label["x"], label["x"] + width) if label["xanchor"] == "left" else (label["x"] - width, label["x"])
     if layout["xaxis"]["type"] == "log":
         start, end = 10**start, 10**end
@@ -599,7 +601,7 @@ def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_ke
     xs = [x for t in merged["fig6"]["data"] for x in t["x"]]
     assert explorer["xaxis"]["autorange"] is False and low < np.log10(min(xs)) < np.log10(max(xs)) < high
     assert high - low < 1.1 * np.log10(max(xs) / min(xs))  # a little room at either end, no more
-    band = next(n for n in explorer["annotations"] if n.get("name") == F.BAND_LABEL)
-    (alone_band,) = [n for n in explorer_alone["layout"]["annotations"] if n.get("name") == F.BAND_LABEL]
+    band = next(n for n in explorer["annotations"] if n.get("name") == BAND_LABEL)
+    (alone_band,) = [n for n in explorer_alone["layout"]["annotations"] if n.get("name") == BAND_LABEL]
     assert band["x"] == pytest.approx(np.log10(alone_band["x"]))
     assert explorer_alone["layout"]["xaxis"]["type"] == "linear"  # the memo keeps its own

@@ -19,9 +19,9 @@ from selenium.webdriver.common.keys import Keys
 from test_dashboard_browser import FIGS, SHOTS, open_page, traces
 
 from benchmarks.chromium import wait_js
-from inferx import compare, export
-from inferx import figure_registry as registry
-from inferx.scenario import PARAMS, Scenario
+from inferx.figures import compare, export, registry
+from inferx.scenario.controls import PARAMS
+from inferx.scenario.evaluation import Scenario
 from pages._url import encode_pinned
 
 pytestmark = pytest.mark.browser

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inferx import figure_registry as registry
-from inferx.scenario import Scenario
+from inferx.figures import registry
+from inferx.scenario.evaluation import Scenario
 
 PLOTS = {"desktop": (900, 290), "phone": (300, 230)}  # the plot area's width and height in px
 NEAR_PX = 3.0  # closer than this, two 2-px lines read as one

@@ -12,9 +12,10 @@ import pytest
 from browser_checks import click, wait_js
 from conftest import ROOT, reset_browser, severe_console_errors
 
-from inferx import figure_registry as registry
-from inferx.models import MODELS
-from inferx.scenario import PARAMS, Scenario, slider_position
+from inferx.figures import registry
+from inferx.physics.models import MODELS
+from inferx.scenario.controls import PARAMS, slider_position
+from inferx.scenario.evaluation import Scenario
 from pages._url import parse_query
 
 pytestmark = pytest.mark.browser

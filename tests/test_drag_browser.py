@@ -8,8 +8,8 @@ import pytest
 from browser_checks import SETTLED_IN_VIEW_JS, Mouse, figure_data, wait_js
 from conftest import reset_browser, severe_console_errors
 
-from inferx import figure_registry as registry
-from inferx.scenario import PARAMS, value_at
+from inferx.figures import registry
+from inferx.scenario.controls import PARAMS, value_at
 from pages._controls import format_slider_value
 from pages._ids import control_id, value_id
 

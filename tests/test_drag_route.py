@@ -7,8 +7,8 @@ import pytest
 from conftest import figure_ids, page_values, post_redraw
 
 import app as inferx_app
-from inferx import compare
-from inferx.scenario import Scenario
+from inferx.figures import compare
+from inferx.scenario.evaluation import Scenario
 from pages._controls import DRAG_ROUTE
 from pages._url import controls
 

@@ -3,10 +3,12 @@
 import numpy as np
 import pytest
 
-from inferx import calibrated as C
-from inferx import economics as X
-from inferx.hardware import GPUS
-from inferx.scenario import Scenario
+from inferx.analysis import economics as X
+from inferx.figures import studies
+from inferx.physics.hardware import GPUS, USD_PER_GPU_HOUR
+from inferx.scenario.evaluation import Scenario
+from inferx.serving import adapter
+from inferx.serving import stored as C
 
 
 def test_cost_per_million_tokens_by_hand():
@@ -25,7 +27,7 @@ def test_tokens_per_joule_by_hand():
 def test_along_the_default_scenario_uses_the_presets_machine():
     scn = Scenario.from_params()  # 8×H200
     e = X.along(scn, np.array([10_000.0, 50_000.0]))
-    assert (e["gpu"], e["gpus"], e["usd_per_gpu_hour"]) == ("h200", 8, X.USD_PER_GPU_HOUR["h200"])
+    assert (e["gpu"], e["gpus"], e["usd_per_gpu_hour"]) == ("h200", 8, USD_PER_GPU_HOUR["h200"])
     assert e["usd_per_hour"] == pytest.approx(8 * 3.5)
     assert "assumed" in e["price_note"]
     np.testing.assert_allclose(e["cost_per_mtok"], [28 / 36, 28 / 180])
@@ -46,8 +48,8 @@ def test_unset_power_is_tdp_in_article_physics_and_the_draw_by_load_in_calibrate
     assert article.params["power"] is None and calibrated.params["power"] is None
     assert float(X.along(article, 10_000.0, batch=64)["tokens_per_joule"]) == pytest.approx(10_000 / 5_600)
     B = np.array([1.0, 8.0, 64.0])
-    memory, compute = C.scenario_resource_times(calibrated, B)
-    point = C.scenario_point(calibrated, B)
+    memory, compute = adapter.scenario_resource_times(calibrated, B)
+    point = adapter.scenario_point(calibrated, B)
     busy = (memory + compute) / (point["step"] + point["comm"])
     assert 0 < busy[0] < busy[1] < busy[2] < 1  # more of each token's time at work as the batch grows
     draw = C.load_stored().power
@@ -74,8 +76,8 @@ def test_frontier_economics_lines_up_with_the_engine():
 
 
 def test_every_catalog_gpu_has_an_assumed_price():
-    assert set(X.USD_PER_GPU_HOUR) == set(GPUS)
-    assert all(0 < p < 100 for p in X.USD_PER_GPU_HOUR.values())
+    assert set(USD_PER_GPU_HOUR) == set(GPUS)
+    assert all(0 < p < 100 for p in USD_PER_GPU_HOUR.values())
 
 
 @pytest.mark.parametrize("price", [0, -1, float("nan"), float("inf")])
@@ -86,14 +88,14 @@ def test_bad_price_is_refused(price):
 
 def test_fig_economics_axes():
     scn = Scenario.from_params()
-    fig = X.fig_economics(scn, "cost")
+    fig = studies.fig_economics(scn, "cost")
     (trace,) = fig["data"]
     assert fig["layout"]["yaxis"]["title"]["text"] == "Cost ($ per million output tokens)"
     assert "assumed" in trace["name"]
     # x is interactivity 1/ITL: at B = 1 that is 1 / 2.186 ms ≈ 457 tok/s per user.
     assert max(trace["x"]) == pytest.approx(1 / scn.evaluate([1])["itl"][0], rel=1e-3)
     with pytest.raises(ValueError, match="y must be one of"):
-        X.fig_economics(scn, "per_banana")
+        studies.fig_economics(scn, "per_banana")
 
 
 def test_without_a_stored_draw_calibrated_mode_counts_tdp_and_a_missing_batch_is_refused(monkeypatch):

@@ -8,17 +8,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from reference import Reference
 
-from inferx import engine as E
-from inferx.models import MODELS
-from inferx.presets import DEEPSEEK_R1, HARDWARE, INTERCONNECTS
-from inferx.scenario import (
-    PARAMS,
-    InvalidParameter,
-    Scenario,
-    evaluate_all,
-    frontier_batches,
-    geometric_batches,
-)
+from inferx.physics import engine as E
+from inferx.physics.models import DEEPSEEK_R1, MODELS
+from inferx.physics.presets import HARDWARE, INTERCONNECTS
+from inferx.scenario.batches import frontier_batches, geometric_batches
+from inferx.scenario.controls import PARAMS, InvalidParameter
+from inferx.scenario.evaluation import Scenario, evaluate_all
 
 presets = st.sampled_from(sorted(HARDWARE))
 models = st.sampled_from(sorted(MODELS))  # a preset need not fit every model

@@ -7,7 +7,7 @@ import pytest
 from browser_checks import click, wait_js
 from conftest import reset_browser, severe_console_errors
 
-from inferx import figure_registry as registry
+from inferx.figures import registry
 
 pytestmark = pytest.mark.browser
 
@@ -106,7 +106,7 @@ def test_the_dot_between_samples_reads_what_the_model_gives_there(chromium, serv
     line through the samples, which put TTFT 1.2 % and throughput 0.8 % off near B_max."""
     from urllib.parse import urlencode
 
-    from inferx.scenario import Scenario
+    from inferx.scenario.evaluation import Scenario
     from pages._url import parse_query
 
     reset_browser(chromium)

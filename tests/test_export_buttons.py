@@ -14,9 +14,9 @@ from dash.development.base_component import Component
 
 import app  # the pages register with the app
 from benchmarks.chromium import wait_js
-from inferx import export
-from inferx import figure_registry as registry
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.figures import export, registry
+from inferx.scenario.controls import InvalidParameter
+from inferx.scenario.evaluation import Scenario
 from pages import embed, home, methods
 from pages._cards import figure_card
 from pages._export import export_spec, page_state

@@ -15,8 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from conftest import FIXTURES, ROOT, free_port
 
-from inferx.fetch import BASE_URL_ENV, FetchError, fetch_benchmarks
-from inferx.measured import load_measured
+from inferx.data.fetch import BASE_URL_ENV, FetchError, fetch_benchmarks
+from inferx.data.measured import load_measured
 
 ANSWER = (FIXTURES / "synthetic_api_benchmarks.json").read_bytes()
 MODEL = "DeepSeek-R1-0528"

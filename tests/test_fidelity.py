@@ -14,13 +14,16 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from inferx import calibrated as C
-from inferx import calibration_fit as F
-from inferx import calibration_report as R
-from inferx import engine as E
-from inferx.measured import load_measured
-from inferx.presets import DEEPSEEK_R1 as R1
-from inferx.scenario import Scenario
+from inferx.data.measured import load_measured
+from inferx.physics import engine as E
+from inferx.physics.hardware import GPUS
+from inferx.physics.models import DEEPSEEK_R1 as R1
+from inferx.scenario.evaluation import Scenario
+from inferx.serving import adapter
+from inferx.serving import fit as F
+from inferx.serving import model as C
+from inferx.serving import report as R
+from inferx.serving import stored as stored_
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -99,7 +102,7 @@ def test_fp4_halves_weight_bytes_and_uses_the_fp4_rate():
 def test_typical_is_the_geometric_mean():
     a = C.Calibration(0.4, 0.1, 0.1, 0.004, 0.1, 1e-3, 0.5)
     b = C.Calibration(0.9, 0.4, 0.4, 0.016, 0.1, 1e-3, 0.5)
-    t = C.typical([a, b])
+    t = stored_.typical([a, b])
     assert t.bw_fraction == pytest.approx(0.6) and t.step_overhead_s == pytest.approx(0.008)
     assert t.compute_fraction == pytest.approx(0.2)
 
@@ -110,8 +113,8 @@ def test_a_gpu_without_rows_gets_the_geometric_mean_of_the_stacks_fits_queue_ter
     queues = C.Calibration(0.4, 0.1, 0.1, 0.004, 0.1, 4e-3, 0.5, prefill_queue=0.05)
     batches = C.Calibration(0.9, 0.4, 0.4, 0.016, 0.1, 1e-4, 0.5, prefill_queue=0.01)
     fits = {"b200/sglang/fp8": queues, "h200/sglang/fp8": batches}
-    t, basis = C.calibration_for("mi355x", "sglang", fits)
-    assert basis == "stack typical" and t == C.typical([queues, batches])
+    t, basis = stored_.calibration_for("mi355x", "sglang", fits)
+    assert basis == "stack typical" and t == stored_.typical([queues, batches])
     assert t.bw_fraction == pytest.approx(0.6) and t.prefill_queue == pytest.approx(np.sqrt(0.05 * 0.01))
     assert t.admission_s == pytest.approx(np.sqrt(4e-3 * 1e-4))
 
@@ -119,17 +122,20 @@ def test_a_gpu_without_rows_gets_the_geometric_mean_of_the_stacks_fits_queue_ter
 def test_calibration_for_says_where_numbers_come_from():
     other = C.Calibration(0.9, 0.5, 0.3, 0.02, 0.1)
     fits = {"h200/sglang/fp8": CAL, "b200/trt/fp8": CAL, "b200/trt/fp4": other, "b200/sglang/fp8": CAL}
-    assert C.calibration_for("h200", "sglang", fits) == (CAL, "fitted")
-    assert C.calibration_for("b200", "trt", fits, "fp4") == (other, "fitted")
-    assert C.calibration_for("h200", "sglang", fits, "fp4") == (CAL, "fitted at other precision")
+    assert stored_.calibration_for("h200", "sglang", fits) == (CAL, "fitted")
+    assert stored_.calibration_for("b200", "trt", fits, "fp4") == (other, "fitted")
+    assert stored_.calibration_for("h200", "sglang", fits, "fp4") == (CAL, "fitted at other precision")
     # trt on B200 at both precisions, on H200's datasheet
-    assert C.calibration_for("h200", "dynamo-trt", fits, "fp4") == (C.typical([CAL, other]), "stack typical")
-    assert C.calibration_for("h200", "dynamo-trt", fits)[1] == "stack typical"  # trt on B200, H200's datasheet
-    assert C.calibration_for("b200", "vllm", fits)[1] == "GPU typical"
-    assert C.calibration_for("mi355x", "vllm", fits)[1] == "datasheet"
-    assert C.calibration_for("h200", None, fits)[1] == "fitted"  # no stack given: sglang
-    for gpu in C.GPUS:  # every catalog GPU answers from the stored calibration
-        cal, _ = C.calibration_for(gpu)
+    assert stored_.calibration_for("h200", "dynamo-trt", fits, "fp4") == (
+        stored_.typical([CAL, other]),
+        "stack typical",
+    )
+    assert stored_.calibration_for("h200", "dynamo-trt", fits)[1] == "stack typical"  # trt on B200, H200's datasheet
+    assert stored_.calibration_for("b200", "vllm", fits)[1] == "GPU typical"
+    assert stored_.calibration_for("mi355x", "vllm", fits)[1] == "datasheet"
+    assert stored_.calibration_for("h200", None, fits)[1] == "fitted"  # no stack given: sglang
+    for gpu in GPUS:  # every catalog GPU answers from the stored calibration
+        cal, _ = stored_.calibration_for(gpu)
         r = C.closed_loop(cal, C.instance(gpu, 8), 64.0, 1024, 1024)
         assert np.isfinite(r["tpot"]) and r["tpot"] > 0
 
@@ -142,7 +148,7 @@ def test_calibration_for_says_where_numbers_come_from():
     isl=st.integers(1, 32768),
     osl=st.integers(1, 32768),
     batch=st.floats(1, 1024),
-    gpu=st.sampled_from(sorted(C.GPUS)),
+    gpu=st.sampled_from(sorted(GPUS)),
     framework=st.sampled_from(["sglang", "trt", "vllm", "atom"]),
     wdtype=st.sampled_from(["fp8", "fp4"]),
 )
@@ -152,12 +158,12 @@ def test_runtime_model_is_continuous_and_monotone(isl, osl, batch, gpu, framewor
     # What the page and `inferx point` draw: continuous in the batch on both sides, with the stack's settings.
     scn = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=framework, wdtype=wdtype,
                                isl=max(isl, 128), osl=max(osl, 128))  # fmt: skip
-    here = C.scenario_point(scn, batch)
+    here = adapter.scenario_point(scn, batch)
     for nudged in (batch * 1.001, batch / 1.001):
-        there = C.scenario_point(scn, nudged)
+        there = adapter.scenario_point(scn, nudged)
         for k in ("step", "ttft"):
             assert abs(float(there[k]) / float(here[k]) - 1) < 0.01, (k, nudged)
-    cal, _ = C.calibration_for(gpu, framework, None, wdtype)
+    cal, _ = stored_.calibration_for(gpu, framework, None, wdtype)
     m = C.instance(gpu, 8, wdtype)
     base = C.at_batch(cal, m, batch, isl, osl)
     for changed in ({"isl": isl * 1.001}, {"osl": osl * 1.001}, {"B": batch * 1.001}):  # a 0.1 % nudge
@@ -189,16 +195,16 @@ def test_scenario_output_length_has_no_jump_at_the_input_length():
 
 def test_stored_calibration_is_read_once(tmp_path):
     path = tmp_path / "calibration.json"
-    path.write_text(C.CALIBRATION_FILE.read_text())
-    first = C.load_stored(path)
+    path.write_text(stored_.CALIBRATION_FILE.read_text())
+    first = stored_.load_stored(path)
     path.write_text("not json any more")  # a second read would fail
-    assert C.load_stored(path) is first
-    assert C.load_calibration(path) == first.fitted
+    assert stored_.load_stored(path) is first
+    assert stored_.load_calibration(path) == first.fitted
 
 
 def test_runtime_model_does_not_import_pandas():
     code = (
-        "import sys; from inferx.scenario import Scenario; "
+        "import sys; from inferx.scenario.evaluation import Scenario; "
         "Scenario.from_params(mode='calibrated').evaluate([1, 8]); print('pandas' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -242,7 +248,7 @@ def test_fit_recovers_known_parameters(fits):
 def test_a_parameter_the_rows_do_not_determine_is_said_to_be_so(rows, fits):
     """Six copies of one run fix its three numbers, not the seven parameters behind them: a perfect fit there
     has zero residuals, and the pseudo-inverse alone gave every parameter "± 0 %"."""
-    from inferx.calibration_cli import format_calibrations
+    from inferx.cli.calibration import format_calibrations
 
     one = rows[rows["spec_method"].ne("mtp")].iloc[[0] * 6].reset_index(drop=True)
     cal, sigma = F.fit(one)
@@ -257,7 +263,7 @@ def test_record_round_trips_through_the_loader(fits, tmp_path):
     record = F.calibration_record(fits, "fidelity_rows.csv")
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps(record))
-    stored = C.load_stored(path)
+    stored = stored_.load_stored(path)
     assert set(stored.fitted) == set(fits)
     key = "h200/sglang/fp8"
     assert stored.uncertainty[key]["bw_fraction"] == pytest.approx(fits[key][1]["bw_fraction"], rel=1e-3)
@@ -274,10 +280,10 @@ def test_band_spread_per_calibration_key_with_the_pooled_one_where_rows_are_few(
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps(F.calibration_record(fits, "fidelity_rows.csv", R.residual_spread(rows, cals), by_key)))
     key = "h200/sglang/fp8"
-    assert C.residual_spread("ttft", key, path) == (tuple(by_key[key]["ttft"]), key)
-    pooled = C.residual_spread("ttft", "b300/trt/fp4", path)
+    assert stored_.residual_spread("ttft", key, path) == (tuple(by_key[key]["ttft"]), key)
+    pooled = stored_.residual_spread("ttft", "b300/trt/fp4", path)
     assert pooled[1] == "pooled" and pooled[0] != by_key[key]["ttft"]
-    low, high = C.residual_band([100.0], "ttft", key, path)
+    low, high = stored_.residual_band([100.0], "ttft", key, path)
     assert low[0] == pytest.approx(100 * np.exp(-by_key[key]["ttft"][1]))
     assert high[0] == pytest.approx(100 * np.exp(-by_key[key]["ttft"][0]))
 
@@ -303,13 +309,13 @@ def test_energy_is_scored_on_the_rows_that_report_power(rows, fits):
     assert R.validation_table(rows, cals, cross_validate=False)["energy"].empty  # the fixture reports no power
     powered = rows.copy()
     some = powered.index[~powered["disagg"] & ~powered["is_multinode"]][:10]
-    board = powered.loc[some, "hardware"].map(lambda gpu: C.GPUS[gpu].power)
+    board = powered.loc[some, "hardware"].map(lambda gpu: GPUS[gpu].power)
     powered.loc[some, "avg_power_w"] = 0.6 * board
     powered.loc[some, "joules_per_output_token"] = 0.6 * board / powered.loc[some, "output_tput_per_gpu_tok_s"]
     table = R.validation_table(powered, cals, cross_validate=False)["energy"]
     tput = R.predict_calibrated(powered.loc[some], cals)["throughput_per_gpu_calibrated"]
     measured = powered.loc[some, "output_tput_per_gpu_tok_s"]
-    draw = C.load_stored().power
+    draw = stored_.load_stored().power
     by_load = draw.fraction(F.busy_shares(powered.loc[some], cals))
     for name, fraction in (("TDP (article physics)", 1.0), ("by load (calibrated)", by_load)):
         r = table.loc[name]
@@ -324,9 +330,9 @@ def test_energy_is_scored_on_the_rows_that_report_power(rows, fits):
 
 
 def test_calibrate_table_keeps_its_columns_for_long_keys_and_huge_spreads():
-    from inferx.calibration_cli import format_calibrations
+    from inferx.cli.calibration import format_calibrations
 
-    cal = C.calibration_for("b200", "sglang", None, "fp8")[0]
+    cal = stored_.calibration_for("b200", "sglang", None, "fp8")[0]
     fields = list(cal.__dict__)
     wild = {fields[0]: float("inf"), fields[1]: 1.0e4, fields[2]: 12.58, fields[3]: 0.25}
     fits = {"b200/sglang/fp8": (cal, {fields[3]: 0.25}, 15), "mi355x/sglang/fp4": (cal, wild, 13)}
@@ -397,17 +403,17 @@ def test_point_prints_the_calibrated_ttft_and_prefill_the_page_uses():
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
     scn = Scenario.from_params(preset="b200x8", mode="calibrated", wdtype="fp4", isl=8192, ctx=8704)
-    point = C.scenario_point(scn, 32.0)
+    point = adapter.scenario_point(scn, 32.0)
     assert record["ttft_ms"] == pytest.approx(1e3 * float(point["ttft"]), rel=1e-5)
     assert record["t_prefill_ms"] == pytest.approx(1e3 * float(point["t_prefill"]), rel=1e-5)
     # FP4 weights on a B200: the B200/SGLang/FP4 calibration and the FP4 tensor rate (twice FP8).
-    cal, m, *_ = C._scenario_inputs(scn)
-    assert cal == C.calibration_for("b200", "sglang", None, "fp4")[0]
+    cal, m, *_ = adapter._scenario_inputs(scn)
+    assert cal == stored_.calibration_for("b200", "sglang", None, "fp4")[0]
     assert m.compute == pytest.approx(8 * 9_000e12)
 
 
 def test_all_to_all_by_hand():
-    from inferx.calibration_disagg import NETWORK_BW, all_to_all
+    from inferx.serving.disagg import NETWORK_BW, all_to_all
 
     # 64 tokens × 8 experts × 7,168 FP8 bytes, dispatched and combined, over 8 GPUs of one NVLink 5 domain.
     per_gpu = 2 * 64 * 8 * 7168 / 8
@@ -419,7 +425,7 @@ def test_all_to_all_by_hand():
 
 
 def test_disaggregated_decode_has_no_prefill_stall(rows):
-    from inferx.calibration_disagg import predict_disaggregated
+    from inferx.serving.disagg import predict_disaggregated
 
     single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(5).copy()
     disagg = single.assign(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=8.0,
@@ -434,7 +440,7 @@ def test_disaggregated_decode_has_no_prefill_stall(rows):
 
 
 def test_a_disaggregated_request_pays_the_fixed_cost_in_both_engines(rows):
-    from inferx.calibration_disagg import ENGINES_PER_REQUEST, predict_disaggregated
+    from inferx.serving.disagg import ENGINES_PER_REQUEST, predict_disaggregated
 
     single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(1)
     disagg = single.assign(disagg=True, is_multinode=True, num_prefill_gpu_raw=8.0, num_decode_gpu_raw=8.0,
@@ -476,7 +482,7 @@ def test_with_mtp_the_first_token_waits_one_more_iteration():
     plain = C.Calibration(**dict(CAL.__dict__, request_overhead_s=0.0, admission_s=0.0))
     r = C.at_batch(plain, m, 8.0, 1024.0, 1024.0, mtp=True)
     u, t_pf = float(r["prefill_share"]), float(r["t_prefill"])
-    iteration = float(r["t_decode"]) * C.E.expected_accepted(C.MTP_DRAFTS, plain.acceptance)
+    iteration = float(r["t_decode"]) * E.expected_accepted(C.MTP_DRAFTS, plain.acceptance)
     assert float(r["ttft"]) == pytest.approx(t_pf + 1.5 * iteration + u * t_pf / (2 * (1 - u)))
     # A stack whose MTP rows fit m = 2 iterations before the first token: half an iteration in flight plus two.
     two = C.Calibration(**dict(plain.__dict__, first_token_steps=2.0))
@@ -486,7 +492,7 @@ def test_with_mtp_the_first_token_waits_one_more_iteration():
 
 
 def test_a_saturated_prefill_pool_paces_the_disaggregated_closed_loop(rows):
-    from inferx.calibration_disagg import predict_disaggregated
+    from inferx.serving.disagg import predict_disaggregated
 
     single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none") & (rows["isl"] == 1024)].head(3)
     # One 8-GPU prefill worker for 4,096 users of 8k prompts, 64 decode GPUs: prefill is the bottleneck.
@@ -557,8 +563,8 @@ def test_a_new_prompt_waits_behind_a_share_of_the_prefills_in_flight(monkeypatch
     scn = Scenario.from_params(mode="calibrated", isl=8192, osl=1024)
     points = []
     for cal in (CAL, queued):
-        monkeypatch.setattr(C, "calibration_for", lambda *a, cal=cal, **k: (cal, "fitted"))
-        points.append(C.scenario_point(scn, np.array([1.0, 64.0])))
+        monkeypatch.setattr(adapter, "calibration_for", lambda *a, cal=cal, **k: (cal, "fitted"))
+        points.append(adapter.scenario_point(scn, np.array([1.0, 64.0])))
     extra = points[1]["ttft"] - points[0]["ttft"]
     assert extra == pytest.approx(0.05 * np.array([0.0, 63.0]) * points[1]["t_prefill"], rel=1e-9, abs=1e-12)
 
@@ -575,7 +581,7 @@ def test_a_run_that_stalled_once_reports_less_throughput_by_hand():
 
 
 def test_a_stalled_run_moves_the_predicted_throughput_not_the_latencies(rows):
-    from inferx.calibration_disagg import predict_disaggregated
+    from inferx.serving.disagg import predict_disaggregated
 
     cal = GEN.TRUTH["h200/sglang/fp8"]
     single = rows[(rows["hardware"] == "h200") & (rows["spec_method"] == "none")].head(4)
@@ -629,17 +635,17 @@ def test_poll_intervals_are_the_recipes():
 def test_the_page_and_point_wait_for_the_stacks_scheduler_at_one_interval(monkeypatch):
     scn = Scenario.from_params(preset="b200x8", mode="calibrated", framework="sglang", isl=1024, osl=1024)
     B = np.array([1.0, 8.0, 15.0, 16.0, 32.0])
-    polled = C.scenario_point(scn, B)
-    assert C.scenario_calibration(scn)["poll_iterations"] == 30.0
+    polled = adapter.scenario_point(scn, B)
+    assert adapter.scenario_calibration(scn)["poll_iterations"] == 30.0
     # One value per GPU, stack and precision, whatever the GPU count (the calibration line follows those three);
     # stacks that look at every iteration wait half of one.
     four = Scenario.from_params(gpu="b200", gpus=4, tp=4, mode="calibrated", framework="sglang", wdtype="fp8")
-    assert C.scenario_calibration(four)["poll_iterations"] == 30.0
+    assert adapter.scenario_calibration(four)["poll_iterations"] == 30.0
     for gpu, stack in (("h200", "sglang"), ("b200", "trt"), ("mi355x", "atom")):
         other = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=stack)
-        assert C.scenario_calibration(other)["poll_iterations"] == 1.0
+        assert adapter.scenario_calibration(other)["poll_iterations"] == 1.0
     monkeypatch.setattr(C, "poll_interval", lambda *a, **k: 1.0)
-    every = C.scenario_point(scn, B)
+    every = adapter.scenario_point(scn, B)
     # B200 SGLang's recipe looks every 30 iterations from 16 users up; a scenario keeps that at every batch (a
     # recipe's concurrency is not the scenario's batch), so 14.5 iterations more once others decode, none for a
     # lone request. An iteration is a decode step with its collectives, as in `at_batch` (prefills run apart).
@@ -671,10 +677,10 @@ def test_page_and_point_are_continuous_in_the_batch_for_every_gpu_and_stack(fram
     """What the page and `inferx point` draw never steps in B: 0.1 % less batch moves no output by 1 %, at every
     whole batch up to 64 (where recipes change a setting with the users) and across the slider's range, on every
     catalog GPU with every stack and weight precision (the recipes' settings included)."""
-    for gpu in sorted(C.GPUS):
+    for gpu in sorted(GPUS):
         scn = Scenario.from_params(gpu=gpu, gpus=8, tp=8, mode="calibrated", framework=framework, wdtype=wdtype)
-        here = C.scenario_point(scn, SCENARIO_BATCHES)
-        below = C.scenario_point(scn, SCENARIO_BATCHES * (1 - 1e-3))
+        here = adapter.scenario_point(scn, SCENARIO_BATCHES)
+        below = adapter.scenario_point(scn, SCENARIO_BATCHES * (1 - 1e-3))
         for k in ("step", "ttft"):
             jump = np.abs(below[k] / here[k] - 1)
             assert np.all(np.isfinite(here[k])) and jump.max() < 0.01, (gpu, k, SCENARIO_BATCHES[jump.argmax()])

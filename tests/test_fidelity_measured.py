@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from inferx import calibrated as C
-from inferx import calibration_fit as F
-from inferx import calibration_report as R
-from inferx.measured import load_measured
+from inferx.data.measured import load_measured
+from inferx.serving import fit as F
+from inferx.serving import report as R
+from inferx.serving import stored as C
 
 MEASURED_DIR = os.environ.get("INFERX_TEST_MEASURED_DIR")
 pytestmark = pytest.mark.skipif(

@@ -8,12 +8,18 @@ import numpy as np
 import pytest
 from reference import Reference
 
-from inferx import engine as E
-from inferx import figure_registry as registry
-from inferx import figures, scenario, spec
-from inferx.figure_text import with_summary
-from inferx.presets import HARDWARE
-from inferx.scenario import Scenario, comm_times
+from inferx.analysis import spec
+from inferx.figures import article as figures
+from inferx.figures import explorer as explorer_
+from inferx.figures import registry, style, variants
+from inferx.figures.curves import SQUEEZED, log_x_if_squeezed, workload_refs
+from inferx.figures.text import with_summary
+from inferx.physics import engine as E
+from inferx.physics import hardware
+from inferx.physics.presets import HARDWARE
+from inferx.scenario import batches as scenario
+from inferx.scenario import frontier as frontier_
+from inferx.scenario.evaluation import Scenario, comm_times
 
 
 def by_name(fig):
@@ -57,7 +63,7 @@ def test_fig5_sets_the_gpu_from_the_menu_against_every_other_preset(gpu, gpus, l
     scn = Scenario.from_params(preset="h200x8", gpu=gpu, gpus=gpus)
     refs = {t["name"] for t in figures.preset_frontiers(scn)["data"] if t["name"].endswith("(preset)")}
     assert refs == {f"{hw.label} (preset)" for key, hw in HARDWARE.items() if key != left_out}
-    current = HARDWARE[left_out].label if left_out else f"{gpus}×{figures.GPUS[gpu].name}"
+    current = HARDWARE[left_out].label if left_out else f"{gpus}×{hardware.GPUS[gpu].name}"
     assert f"{current} (current)" in by_name(figures.preset_frontiers(scn))
 
 
@@ -99,7 +105,7 @@ def test_fig5_opens_on_log_x_where_the_current_curve_would_be_a_sliver_of_the_li
     fig = figures.preset_frontiers(scn)
     layout = fig["layout"]
     widest = max(max(t["x"]) for t in fig["data"])
-    assert max(by_name(fig)["2×L40S (current)"]["x"]) < figures.SQUEEZED * widest
+    assert max(by_name(fig)["2×L40S (current)"]["x"]) < SQUEEZED * widest
     assert (layout["xaxis"]["type"], layout["xaxis"]["dtick"], layout["updatemenus"][0]["active"]) == ("log", 1, 1)
     assert "rangemode" not in layout["xaxis"]
     linear, log = (b["args"][0] for b in layout["updatemenus"][0]["buttons"])
@@ -114,18 +120,18 @@ def test_a_squeezed_axis_is_read_through_gaps_and_past_words():
     fixed log range around every trace's positive x, a few hundredths of its span wider at either end."""
     layout = {"xaxis": {"type": "linear", "rangemode": "tozero"}, "annotations": [{"x": 100.0, "xref": "x"}]}
     ours, theirs = [{"x": [1.0, None, 50.0]}], [{"x": np.array([10.0, 1e5])}, {"x": ["a", "b"]}, {"y": [1.0]}]
-    figures.log_x_if_squeezed(layout, ours, ours + theirs)
+    log_x_if_squeezed(layout, ours, ours + theirs)
     assert layout["xaxis"] == {"type": "log", "autorange": True, "dtick": 1}
     assert layout["annotations"] == [{"x": 2.0, "xref": "x"}]
     fixed = {"xaxis": {"type": "linear", "range": [0, 1e5]}, "annotations": [{"x": 100.0, "xref": "x"}]}
-    figures.log_x_if_squeezed(fixed, ours, ours + theirs)
+    log_x_if_squeezed(fixed, ours, ours + theirs)
     assert fixed["xaxis"] == {"type": "log", "range": [pytest.approx(-0.15), pytest.approx(5.15)], "dtick": 1}
     assert fixed["annotations"] == [{"x": 2.0, "xref": "x"}]
     already = {"xaxis": {"type": "log", "range": [0, 5]}, "annotations": []}
-    figures.log_x_if_squeezed(already, ours, ours + theirs)
+    log_x_if_squeezed(already, ours, ours + theirs)
     assert already["xaxis"] == {"type": "log", "range": [0, 5]}
     wide = {"xaxis": {"type": "linear"}, "annotations": []}
-    figures.log_x_if_squeezed(wide, [{"x": [1.0, 2e4]}], [{"x": [1.0, 2e4]}, *theirs])
+    log_x_if_squeezed(wide, [{"x": [1.0, 2e4]}], [{"x": [1.0, 2e4]}, *theirs])
     assert wide["xaxis"] == {"type": "linear"}  # a fifth of the axis: not squeezed
 
 
@@ -242,10 +248,10 @@ def test_fig2_ceilings_and_reference_colours():
     ceilings = [s["y0"] for s in fig["layout"]["shapes"]]
     # The article prints T∞(8,192) ≈ 133,000 tok/s on 8×H200; T∞ = BW/(S·κ) scales as 1/S.
     assert_close(ceilings, [4 * 133_000, 8 * 133_000, 133_000], rel=0.005)
-    assert fig["data"][1]["line"]["color"] == figures.CONTEXT_REFS[1024]
+    assert fig["data"][1]["line"]["color"] == style.CONTEXT_REFS[1024]
     # The same reference keeps its colour when the current context changes.
     again = figures.kv_cache_tax(Scenario.from_params(ctx=512))
-    assert by_name(again)["S = 1,024, B<sub>max</sub> = 11k"]["line"]["color"] == figures.CONTEXT_REFS[1024]
+    assert by_name(again)["S = 1,024, B<sub>max</sub> = 11k"]["line"]["color"] == style.CONTEXT_REFS[1024]
 
 
 def test_fig3_components_and_band():
@@ -281,18 +287,18 @@ def test_fig3_band_label_sits_where_no_curve_runs(params):
     for label in (band, b_max):
         x_to = label["x"]  # log10 of the band's start, or of B_max
         x_from = x_to - figures.BAND_ARROW_SPAN * fig["layout"]["xaxis"]["range"][1]
-        boxes.append((x_from, x_to, label["y"], label["y"] + figures.LABEL_HEIGHT))
+        boxes.append((x_from, x_to, label["y"], label["y"] + explorer_.LABEL_HEIGHT))
         under = [
             (x, y)
             for t in fig["data"]
             for x, y in zip(np.log10(t["x"]), (np.log10(t["y"]) - low) / (high - low), strict=True)
-            if x_from <= x <= x_to and label["y"] <= y <= label["y"] + figures.LABEL_HEIGHT
+            if x_from <= x <= x_to and label["y"] <= y <= label["y"] + explorer_.LABEL_HEIGHT
         ]
         assert label["yanchor"] == "bottom" and 0 <= label["y"] < 0.86 and under == [], (label, under)
     (a0, a1, a_low, a_high), (b0, b1, b_low, b_high) = boxes
     assert not (a0 < b1 and b0 < a1 and a_low < b_high and b_low < a_high), boxes
     if params.get("mode") != "calibrated":  # where nothing is in the way, each keeps its place
-        assert band["y"] == pytest.approx(0.8 - figures.LABEL_HEIGHT) and b_max["y"] == 0
+        assert band["y"] == pytest.approx(0.8 - explorer_.LABEL_HEIGHT) and b_max["y"] == 0
 
 
 def test_fig4_itl_against_throughput_and_floor():
@@ -316,7 +322,7 @@ def test_fig4_calibrated_curve_says_its_floor_is_the_datasheet_ones():
 
 def test_fig6_dot_at_chosen_batch_with_readout_data():
     scn = Scenario.from_params(preset="mi300x4", ctx=8192)
-    line, dot = figures.explorer(scn, batch=64)["data"]
+    line, dot = explorer_.explorer(scn, batch=64)["data"]
     r = Reference(preset="mi300x4", ctx=8192).point(64)
     assert dot["customdata"][0][0] == 64
     assert_close(dot["x"], [r["throughput"]], rel=1e-5)
@@ -329,16 +335,16 @@ def test_fig6_dot_at_chosen_batch_with_readout_data():
 
 def test_fig7_fig8_fig9_references():
     scn = Scenario.from_params(preset="b200x8")
-    f7 = by_name(figures.quantization(scn))
+    f7 = by_name(variants.quantization(scn))
     ref = f7["FP16 weights + FP16 KV"]
     fp16 = Reference(preset="b200x8", wdtype="fp16", kvdtype="fp16")
     assert_close(ref["y"], [1e3 * fp16.point(b)["ttft"] for b in ref["customdata"]], rel=6e-4)
-    ib = named(figures.communication(scn), "TP 4 + PP 4, InfiniBand")
+    ib = named(variants.communication(scn), "TP 4 + PP 4, InfiniBand")
     B = np.asarray(ib["x"])
     # 2·61 all-reduces and 3 stage hops of B·7,168 FP8 bytes over 25 GB/s, each after α = 5 µs.
     expected = 2 * 61 * (5e-6 + 0.75 * B * 7168 / 25e9) + 3 * (5e-6 + B * 7168 / 25e9)
     assert_close(ib["y"], 1e3 * expected, rel=1.1e-3)  # x keeps 4 significant figures too
-    f9 = figures.workload_reality(scn)
+    f9 = variants.workload_reality(scn)
     realistic = by_name(f9)["Realistic (CV 1, utilisation 87 %)"]
     real = Reference(preset="b200x8", cv=1, util=87)
     assert_close(realistic["y"], [1e3 * real.point(b)["ttft"] for b in realistic["customdata"]], rel=6e-4)
@@ -372,9 +378,9 @@ def test_a_redraw_in_one_pass_equals_each_figure_built_alone(params):
     scn = Scenario.from_params(**params)
 
     def forget():
-        figures._FRONTIERS.clear()
+        frontier_._FRONTIERS.clear()
         scenario._GRIDS.clear()
-        spec._vanishing_grid.cache_clear()
+        spec.vanishing_grid.cache_clear()
         for entry in registry.FIGURES.values():
             getattr(entry.builder, "cache_clear", lambda: None)()  # Figures 10-15 keep their last states
 
@@ -392,14 +398,14 @@ def test_fig8_reference_configurations_comm_like_whole_scenarios():
     B = np.array([1.0, 7.0, 64.0, 900.0, 20_000.0])
     for params in ({}, {"wdtype": "fp4", "tp": 2}, {"preset": "mi300x4", "model": "llama-3.3-70b"}):
         scn = Scenario.from_params(**params)
-        whole = [scn.with_params(**cfg) for _, cfg, _ in figures.COMM_REFS.values()]
+        whole = [scn.with_params(**cfg) for _, cfg, _ in style.COMM_REFS.values()]
         np.testing.assert_array_equal(
-            comm_times(figures._comm_configs(scn), B), comm_times(whole, B), err_msg=str(params)
+            comm_times(variants._comm_configs(scn), B), comm_times(whole, B), err_msg=str(params)
         )
 
 
 def test_si_labels_round_to_three_figures():
-    assert [figures.si(v) for v in (1_067_281, 999_999, 13_012, 457, 0.5)] == ["1.07M", "1M", "13k", "457", "0.5"]
+    assert [style.si(v) for v in (1_067_281, 999_999, 13_012, 457, 0.5)] == ["1.07M", "1M", "13k", "457", "0.5"]
 
 
 def test_power_laws_on_log_log_axes_with_decade_ticks():
@@ -418,12 +424,12 @@ def test_power_laws_on_log_log_axes_with_decade_ticks():
 
 def test_fig7_never_hides_a_reference_under_the_current_curve():
     scn = Scenario.from_params()  # FP8 weights + FP8 KV: the article's FP8+FP8 reference is the current curve
-    names = [t["name"] for t in figures.quantization(scn)["data"]]
+    names = [t["name"] for t in variants.quantization(scn)["data"]]
     assert "FP8 weights + FP8 KV" not in names and "FP8 weights + FP16 KV" in names
-    notes = " ".join(a["text"] for a in figures.quantization(scn)["layout"]["annotations"])
+    notes = " ".join(a["text"] for a in variants.quantization(scn)["layout"]["annotations"])
     assert "FP16 weights + FP16 KV" in notes  # 1,342 GB of FP16 weights do not fit 8×H200: said, not hidden
     b_max = Scenario.from_params(kvdtype="fp16").b_max
-    fp16_kv = by_name(figures.quantization(scn))["FP8 weights + FP16 KV"]
+    fp16_kv = by_name(variants.quantization(scn))["FP8 weights + FP16 KV"]
     assert max(fp16_kv["customdata"]) < b_max < Scenario.from_params().b_max  # twice the KV: about half the batch
 
 
@@ -431,7 +437,7 @@ def test_fig7_names_the_current_formats_when_no_reference_fits():
     """gpt-oss-120b in FP4 on one H100: neither FP16 nor FP8 weights fit, and the lone curve left kept its
     formats in a legend entry plotly does not draw for a single trace."""
     scn = Scenario.from_params(model="gpt-oss-120b", gpu="h100", gpus=1, tp=1, wdtype="fp4")
-    fig = figures.quantization(scn)
+    fig = variants.quantization(scn)
     assert [t["name"] for t in fig["data"]] == ["1×H100 SXM (current): FP4 weights + FP8 KV"]
     assert fig["layout"]["showlegend"] is True
 
@@ -453,9 +459,9 @@ def test_fig2_marks_where_each_curve_meets_b_max():
     fig = figures.kv_cache_tax(scn)
     for S, t in zip((2048, 1024, 8192), fig["data"], strict=True):
         b_max = scn.with_context(S).b_max
-        assert t["name"].endswith(f"B<sub>max</sub> = {figures.si(b_max)}") and t["mode"] == "lines+markers"
+        assert t["name"].endswith(f"B<sub>max</sub> = {style.si(b_max)}") and t["mode"] == "lines+markers"
         sizes = t["marker"]["size"]
-        assert sizes[-1] > 0 and not any(sizes[:-1]) and t["x"][-1] == figures.round_sig([b_max * 99 // 100])[0]
+        assert sizes[-1] > 0 and not any(sizes[:-1]) and t["x"][-1] == style.round_sig([b_max * 99 // 100])[0]
     assert [a["text"][:2] for a in fig["layout"]["annotations"]] == ["T∞"] * 3
 
 
@@ -470,12 +476,12 @@ def test_fig2_ceiling_labels_sit_under_their_lines_and_step_aside_when_close():
 
 def test_fig9_shades_the_gap_between_ideal_and_realistic():
     scn = Scenario.from_params()
-    f9 = figures.workload_reality(scn)
+    f9 = variants.workload_reality(scn)
     gap = named(f9, "Ideal-to-realistic gap")
     # At the defaults (CV 0) the ideal curve runs on the current one and is drawn as markers along its own path.
     ideal, realistic = named(f9, "Ideal (CV 0, utilisation 100 %)"), named(f9, "Realistic (CV 1, utilisation 87 %)")
-    ideal_frontier = figures.frontier(figures.workload_refs(scn)[0])
-    x, y = figures.round_sig(ideal_frontier["throughput"]), figures.round_sig(1e3 * ideal_frontier["ttft"])
+    ideal_frontier = frontier_.frontier(workload_refs(scn)[0])
+    x, y = style.round_sig(ideal_frontier["throughput"]), style.round_sig(1e3 * ideal_frontier["ttft"])
     assert gap["fill"] == "toself"
     assert gap["x"] == x + realistic["x"][::-1] and gap["y"] == y + realistic["y"][::-1]
     assert set(zip(ideal["x"], ideal["y"], strict=True)) <= set(zip(x, y, strict=True))
@@ -484,27 +490,27 @@ def test_fig9_shades_the_gap_between_ideal_and_realistic():
 def test_fig9_names_the_cv_only_where_the_model_reads_it():
     """The calibrated TTFT queues prompts of one length: the CV moves no curve there, so no label names it."""
     for mode, cv in (("article", 0.5), ("calibrated", 0.5), ("calibrated", 1.5)):
-        f9 = figures.workload_reality(Scenario.from_params(mode=mode, cv=cv))
+        f9 = variants.workload_reality(Scenario.from_params(mode=mode, cv=cv))
         names = [t["name"] for t in f9["data"][1:]]
         assert all(("CV" in n) == (mode == "article") for n in names), names
         if mode == "calibrated":
-            plain = figures.workload_reality(Scenario.from_params(mode=mode))
+            plain = variants.workload_reality(Scenario.from_params(mode=mode))
             assert [t["y"] for t in f9["data"]] == [t["y"] for t in plain["data"]]  # the CV reads nothing
-    article = by_name(figures.workload_reality(Scenario.from_params(cv=0.5)))
+    article = by_name(variants.workload_reality(Scenario.from_params(cv=0.5)))
     assert "8×H200 (current): CV 0.5, utilisation 87 %" in article
 
 
 def test_fig8_says_when_the_current_settings_have_no_communication():
-    notes = [a["text"] for a in figures.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
+    notes = [a["text"] for a in variants.communication(Scenario.from_params(tp=1))["layout"]["annotations"]]
     assert notes == ["No communication at TP 1, PP 1 (current)"]
-    assert not figures.communication(Scenario.from_params())["layout"]["annotations"]
+    assert not variants.communication(Scenario.from_params())["layout"]["annotations"]
 
 
 @pytest.mark.parametrize("preset", sorted(HARDWARE))
 def test_fig6_axes_are_fixed_around_the_whole_frontier(preset):
     """The animation moves the dot from end to end: the axes' ranges hold every sample and do not autorange."""
     scn = Scenario.from_params(preset=preset)
-    fig = figures.explorer(scn, batch=8)
+    fig = explorer_.explorer(scn, batch=8)
     line = fig["data"][0]
     x, y = fig["layout"]["xaxis"], fig["layout"]["yaxis"]
     assert x["autorange"] is False and y["autorange"] is False
@@ -515,7 +521,7 @@ def test_fig6_axes_are_fixed_around_the_whole_frontier(preset):
 
 def test_fig6_marks_where_the_step_turns_compute_bound_and_the_unstable_stretch():
     ref = Reference()
-    fig = figures.explorer(Scenario.from_params(), batch=8)
+    fig = explorer_.explorer(Scenario.from_params(), batch=8)
     bend = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound from B = "))
     first = ref.compute_bound_from  # 689 at 1,024 tokens, where the article's prose puts the bend at B* = 412
     assert first > 1.5 * ref.b_star
@@ -537,10 +543,10 @@ def test_fig6_marks_where_the_step_turns_compute_bound_and_the_unstable_stretch(
 def test_fig6s_compute_mark_in_calibrated_mode_is_where_figure_10_turns_compute_bound():
     """The arrow took the article's B_c in both modes: Llama 3.3 70B on 8×MI325X read "compute-bound" at B = 100
     in the readouts beside an arrow at B = 452."""
-    from inferx import regimes  # noqa: PLC0415
+    from inferx.analysis import regimes
 
     scn = Scenario.from_params(mode="calibrated", model="llama-3.3-70b", gpu="mi325x", gpus=8)
-    fig = figures.explorer(scn, batch=100)
+    fig = explorer_.explorer(scn, batch=100)
     bend = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound from B = "))
     at = int(bend["text"].rsplit(" ", 1)[1].replace(",", ""))
     every = np.arange(1, scn.b_max)
@@ -551,7 +557,7 @@ def test_fig6s_compute_mark_in_calibrated_mode_is_where_figure_10_turns_compute_
 def test_fig6_has_no_compute_bound_mark_where_the_kv_reads_keep_the_step_memory_bound():
     ref = Reference(ctx=4096)  # S·κ above 2·P_active·BW / compute: the KV reads outgrow the FLOPs
     assert ref.compute_bound_from == math.inf
-    fig = figures.explorer(Scenario.from_params(ctx=4096), batch=8)
+    fig = explorer_.explorer(Scenario.from_params(ctx=4096), batch=8)
     assert not [a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound")]
     assert any(a["text"] == "ρ > 0.85: unstable" for a in fig["layout"]["annotations"])
 
@@ -562,7 +568,7 @@ def test_fig6_has_no_compute_bound_mark_where_the_kv_reads_keep_the_step_memory_
      {"mode": "calibrated", "model": "llama-3.3-70b", "gpu": "mi325x", "gpus": 8}],
 )  # fmt: skip
 def test_fig6_unstable_label_sits_where_no_curve_runs(params):
-    fig = figures.explorer(Scenario.from_params(**params), batch=8)
+    fig = explorer_.explorer(Scenario.from_params(**params), batch=8)
     label = next(a for a in fig["layout"]["annotations"] if a["text"] == "ρ > 0.85: unstable")
     band = next(s for s in fig["layout"]["shapes"] if s["type"] == "rect")
     low, high = fig["layout"]["yaxis"]["range"]
@@ -572,7 +578,7 @@ def test_fig6_unstable_label_sits_where_no_curve_runs(params):
     if label["y"] > 0.1:  # above the frontier where it enters the band: every point left of it lies lower
         assert max(h for h, x in heights if x <= band["x0"]) < label["y"] < 0.95
     else:  # at the foot: the frontier runs well above it over the label's width
-        span = band["x0"] - figures.LABEL_SPAN * fig["layout"]["xaxis"]["range"][1]
+        span = band["x0"] - explorer_.LABEL_SPAN * fig["layout"]["xaxis"]["range"][1]
         assert min(h for h, x in heights if x >= span) > label["y"] + 0.1
     # Nor on the compute-bound label's words, which hang 36 px below their mark or 70 above it (up to 0.45 or
     # 0.65 of a short plot): they met at defaults in a 480×360 frame.
@@ -580,16 +586,16 @@ def test_fig6_unstable_label_sits_where_no_curve_runs(params):
     if bend is not None:
         mark = (bend["y"] - low) / (high - low)
         words = (mark - 0.45, mark) if bend["ay"] > 0 else (mark, mark + 0.65)
-        (a0, a1), (b0, b1) = figures.label_extent(fig["layout"], label), figures.label_extent(fig["layout"], bend)
+        (a0, a1), (b0, b1) = explorer_.label_extent(fig["layout"], label), explorer_.label_extent(fig["layout"], bend)
         if a0 < b1 and b0 < a1:
-            assert label["y"] + figures.LABEL_HEIGHT <= words[0] or label["y"] >= words[1], (label["y"], words)
+            assert label["y"] + explorer_.LABEL_HEIGHT <= words[0] or label["y"] >= words[1], (label["y"], words)
 
 
 def test_fig6_has_no_compute_bound_mark_past_the_frontiers_end():
     # 690 GB of HBM leaves 19 GB for the KV cache: B_max about 460, short of the bend at 689.
     ref = Reference(hbm=690)
     assert ref.b_max < ref.compute_bound_from < math.inf
-    fig = figures.explorer(Scenario.from_params(hbm=690), batch=8)
+    fig = explorer_.explorer(Scenario.from_params(hbm=690), batch=8)
     assert not any(a["text"].startswith("step compute-bound") for a in fig["layout"]["annotations"])
 
 
@@ -622,9 +628,9 @@ def test_every_figure_states_its_point_in_a_subtitle_on_its_card():
 
 
 def test_si_with_a_unit_keeps_three_significant_figures():
-    assert figures.si(1_067_281, unit="tok/s") == "1.07 M tok/s"
-    assert figures.si(33_371.4, unit="tok/s") == "33.4 k tok/s"
-    assert figures.si(950.4, unit="tok/s") == "950 tok/s"
+    assert style.si(1_067_281, unit="tok/s") == "1.07 M tok/s"
+    assert style.si(33_371.4, unit="tok/s") == "33.4 k tok/s"
+    assert style.si(950.4, unit="tok/s") == "950 tok/s"
 
 
 def test_fig2_ceiling_labels_carry_three_significant_figures():
@@ -637,7 +643,7 @@ def test_fig2_ceiling_labels_carry_three_significant_figures():
 
 
 def test_log_axes_spanning_under_two_decades_label_one_two_five():
-    assert figures.one_two_five(15, 900) == [20, 50, 100, 200, 500]
+    assert style.one_two_five(15, 900) == [20, 50, 100, 200, 500]
     fig = registry.build(Scenario.from_params(), ["fig11"])["fig11"]
     x = np.array([v for t in fig["data"] for v in t["x"]])
     assert 10 * x.min() <= x.max() < 100 * x.min()  # the default frontier's interactivity spans one to two decades
@@ -649,21 +655,21 @@ def test_log_axes_spanning_under_two_decades_label_one_two_five():
 
 
 def test_a_log_axis_under_a_decade_is_labelled_in_full_and_a_count_axis_in_whole_numbers():
-    assert figures.short_log_ticks(70, 500) == [100, 200, 500]  # not plotly's "7 8 9 100 2 5"
-    assert figures.short_log_ticks(150, 600) == [200, 300, 500]
-    assert figures.short_log_ticks(65, 95) == [70, 80, 90]
-    assert figures.short_log_ticks(31.6, 142) == [50, 100]  # every digit would put seven labels on it
-    assert figures.short_log_ticks(100, 120) is None  # plotly's even steps (100, 105, 110) read well
+    assert style.short_log_ticks(70, 500) == [100, 200, 500]  # not plotly's "7 8 9 100 2 5"
+    assert style.short_log_ticks(150, 600) == [200, 300, 500]
+    assert style.short_log_ticks(65, 95) == [70, 80, 90]
+    assert style.short_log_ticks(31.6, 142) == [50, 100]  # every digit would put seven labels on it
+    assert style.short_log_ticks(100, 120) is None  # plotly's even steps (100, 105, 110) read well
     # Batch sizes: no fraction, however few whole numbers the axis holds.
-    assert figures.short_log_ticks(1, 9.4, whole=True) == [1, 2, 5]
-    assert figures.short_log_ticks(1, 3, whole=True) == [1, 2, 3]
-    assert figures.short_log_ticks(1, 2, whole=True) == [1, 2]
-    assert figures.short_log_ticks(1.5, 2.5, whole=True) == [2]
-    assert figures.short_log_ticks(0.3, 0.9) == [0.3, 0.5]
+    assert style.short_log_ticks(1, 9.4, whole=True) == [1, 2, 5]
+    assert style.short_log_ticks(1, 3, whole=True) == [1, 2, 3]
+    assert style.short_log_ticks(1, 2, whole=True) == [1, 2]
+    assert style.short_log_ticks(1.5, 2.5, whole=True) == [2]
+    assert style.short_log_ticks(0.3, 0.9) == [0.3, 0.5]
     # 1-2-5 would leave the lowest third of the axis (277-500) unlabelled, where the explorer's first batches sit.
-    assert figures.short_log_ticks(277, 2000) == [300, 500, 1000, 2000]
+    assert style.short_log_ticks(277, 2000) == [300, 500, 1000, 2000]
     # 1-2-3-5 leaves 500-900 bare too, but every digit would crowd it: the sparser set stays.
-    assert figures.short_log_ticks(110, 900) == [200, 300, 500]
+    assert style.short_log_ticks(110, 900) == [200, 300, 500]
     scn = Scenario.from_params(
         mode="calibrated", gpu="mi355x", wdtype="fp4", framework="sglang", mtp="on", isl=8192, osl=1024, ctx=9216
     )
@@ -691,7 +697,7 @@ def test_no_batch_axis_is_labelled_with_a_fraction(params):
     ]
     assert len(counted) >= 5
     for name, axis in counted:
-        assert axis.get("tickformat") == figures.COUNT_FORMAT, name
+        assert axis.get("tickformat") == style.COUNT_FORMAT, name
         if axis.get("type") == "log" and "dtick" not in axis and figs[name]["data"]:
             assert "tickvals" in axis, name
             shown = [v for v in axis["tickvals"] if v >= 1]
@@ -743,7 +749,7 @@ def test_figures_4_and_5_switch_their_x_axis_to_log_and_back(builder):
 def test_the_marks_keep_one_colour_per_limit_across_figures():
     """B* and the ITL floor (bandwidth), prefill (compute), ρ > 0.85 and the queueing wait (queue), B_max (KV
     capacity): each drawn in the colour Figure 10 gives that limit."""
-    from inferx.regimes import REGIME_COLOURS as C
+    from inferx.figures.studies import REGIME_COLOURS as C
 
     scn = Scenario.from_params()
     rgba = lambda hex_, a: f"rgba({int(hex_[1:3], 16)},{int(hex_[3:5], 16)},{int(hex_[5:7], 16)},{a})"  # noqa: E731
@@ -759,7 +765,7 @@ def test_the_marks_keep_one_colour_per_limit_across_figures():
     )
     band, b_max = ttft["layout"]["shapes"]
     assert band["fillcolor"] == rgba(C["queue"], 0.16) and b_max["line"]["color"] == C["kv_capacity"]
-    explorer = figures.explorer(scn, 8)["layout"]
+    explorer = explorer_.explorer(scn, 8)["layout"]
     assert [s["fillcolor"] for s in explorer["shapes"]] == [band["fillcolor"]]
     bend = next(a for a in explorer["annotations"] if a["text"].startswith("step compute-bound from"))
     assert bend["arrowcolor"] == C["compute"]  # where compute starts binding the step
@@ -796,7 +802,7 @@ def test_a_narrow_batch_band_where_the_axis_ends_is_labelled_on_its_left():
 def test_figure_text_writes_the_articles_subscripts_not_underscores(params):
     """Legends, line labels and axis titles show B<sub>max</sub>, not the identifier B_max; a CSV keeps the plain
     spelling, and a figure's summary says "B max"."""
-    from inferx import export
+    from inferx.figures import export
 
     scn = Scenario.from_params(**params)
     figs = registry.build(scn, tuple(registry.FIGURES))
@@ -824,13 +830,13 @@ def test_figs_8_and_9_give_a_crowded_legend_shorter_names_that_say_the_same(name
     fig = registry.build(cur, [name], pinned=pinned)[name]
     listed = [t for t in fig["data"] if t.get("showlegend") is not False]
     for t in listed:
-        short = figures.short_name(t)
+        short = variants.short_name(t)
         assert len(short) <= min(len(t["name"]), 34), (short, t["name"])  # "A: " and a 31-character name
         assert short.startswith("A: ") == t["name"].startswith("A: "), (short, t["name"])
         for full, brief in (("= current settings", "= current"), ("≈ current settings", "≈ current")):
             assert t["name"].endswith(full) == short.endswith(brief), (short, t["name"])
     on_other = [t for t in listed if "≈ TP" in t["name"]]
     expected = ["TP 4 + PP 4, IB ≈ TP 4, IB", "A: TP 4 + PP 4, IB ≈ TP 4, IB"] if name == "fig8" else []
-    assert [figures.short_name(t) for t in on_other] == expected
+    assert [variants.short_name(t) for t in on_other] == expected
     current = listed[len([t for t in listed if t.get("legendgroup") != "pinned-A"]) - 1]
-    assert figures.short_name(current).startswith("Current: ") and "(current)" in current["name"]
+    assert variants.short_name(current).startswith("Current: ") and "(current)" in current["name"]

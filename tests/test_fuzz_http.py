@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inferx.figure_registry import FIGURES
-from inferx.scenario import PARAMS
+from inferx.figures.registry import FIGURES
+from inferx.scenario.controls import PARAMS
 from pages._cards import INTERNAL_ERROR
 from pages._url import PINNED_KEY, controls, log2_controls, parse_pinned, parse_query
 
@@ -325,7 +325,7 @@ def test_the_longest_address_the_page_writes_is_served(client):
     """A comparison of two carried models on two carried GPUs holds four keys of up to MAX_KEY_CHARS each; with
     every other control, its request line passes gunicorn's default limit (4,094 bytes), past which gunicorn
     answers with its own 414 page instead of ours."""
-    from inferx.model_config import MAX_KEY_CHARS
+    from inferx.physics.model_config import MAX_KEY_CHARS
 
     model, gpu = "m" * MAX_KEY_CHARS, "g" * MAX_KEY_CHARS  # not keys of a real model: the page says so, with 200
     others = {name: p.default for name, p in PARAMS.items() if name not in ("model", "gpu") and p.default is not None}

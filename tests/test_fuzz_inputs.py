@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import app  # noqa: F401  (pages register on the app; it must exist first)
 from inferx import cli
-from inferx.figure_registry import FIGURES
-from inferx.scenario import BATCH, PARAMS, InvalidParameter, check_batch, check_param, check_value
+from inferx.figures.registry import FIGURES
+from inferx.scenario.controls import BATCH, PARAMS, InvalidParameter, check_batch, check_param, check_value
 from pages import embed, home
 from pages._url import PINNED_KEY, parse_query
 

@@ -17,23 +17,18 @@ from dash import no_update
 from test_model_config import MIXTRAL, data_url
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx import calibrated, cli, economics
-from inferx import figure_registry as registry
-from inferx.gpu_spec import (
-    MAX_SPEC_BYTES,
-    GpuSpecError,
-    add_gpu_specs,
-    add_gpus_from_env,
-    gpu_from_key,
-    gpu_from_spec,
-    gpu_from_upload,
-    price_from_key,
-    read_gpu_spec,
-    spec_key,
-)
-from inferx.hardware import GPUS, Machine, machine_record
-from inferx.model_config import carry, config_key
-from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param, per_gpu_values, shown_value
+from inferx import cli
+from inferx.analysis import economics
+from inferx.data.user_gpus import MAX_SPEC_BYTES, add_gpu_specs, add_gpus_from_env, gpu_from_upload, read_gpu_spec
+from inferx.figures import registry
+from inferx.physics.gpu_spec import GpuSpecError, gpu_from_key, gpu_from_spec, price_from_key, spec_key
+from inferx.physics.hardware import GPUS, USD_PER_GPU_HOUR, Machine, machine_record
+from inferx.physics.model_config import carry, config_key
+from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import per_gpu_values
+from inferx.serving import adapter as calibrated
+from inferx.text import shown_value
 from pages import home
 from pages._callbacks import choose_uploaded_gpu
 from pages._controls import GPU_CARRIED_ID, ui_config
@@ -46,12 +41,12 @@ GAUDI3 = Path(__file__).parent / "fixtures" / "gpu_specs" / "gaudi3.json"
 @pytest.fixture
 def catalog():
     """The GPU catalog and its prices, put back as they were after the test (added GPUs would leak)."""
-    kept, prices = dict(GPUS), dict(economics.USD_PER_GPU_HOUR)
+    kept, prices = dict(GPUS), dict(USD_PER_GPU_HOUR)
     yield GPUS
     GPUS.clear()
     GPUS.update(kept)
-    economics.USD_PER_GPU_HOUR.clear()
-    economics.USD_PER_GPU_HOUR.update(prices)
+    USD_PER_GPU_HOUR.clear()
+    USD_PER_GPU_HOUR.update(prices)
 
 
 def record(key: str) -> dict:

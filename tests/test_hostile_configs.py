@@ -13,10 +13,15 @@ from test_gpu_spec import catalog, record  # noqa: F401 (the fixture restores th
 from test_model_config import config, data_url
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx import cli, fetch
-from inferx.gpu_spec import GpuSpecError, gpu_from_spec, gpu_from_upload, spec_key
-from inferx.model_config import ModelConfigError, model_from_upload, read_json_file, spec_from_config
-from inferx.scenario import PARAMS, InvalidParameter, Scenario, check_param
+from inferx import cli
+from inferx.data import fetch
+from inferx.data.user_files import read_json_file
+from inferx.data.user_gpus import gpu_from_upload
+from inferx.data.user_models import model_from_upload
+from inferx.physics.gpu_spec import GpuSpecError, gpu_from_spec, spec_key
+from inferx.physics.model_config import ModelConfigError, spec_from_config
+from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
+from inferx.scenario.evaluation import Scenario
 from pages import home
 from pages._url import parse_pinned
 

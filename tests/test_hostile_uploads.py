@@ -23,7 +23,7 @@ from conftest import Server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inferx.measured import INT_RANGES, MAX_ROWS, MeasuredDataError, load_measured_bytes, parse_upload
+from inferx.data.measured import INT_RANGES, MAX_ROWS, MeasuredDataError, load_measured_bytes, parse_upload
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = "hardware,precision,framework,spec_method,disagg,is_multinode,isl,osl,concurrency,n_gpus,"
@@ -304,7 +304,7 @@ def default_control_values() -> list:
     """Control values as the browser sends them (log2 slider positions for ctx and isl)."""
     import math
 
-    from inferx.scenario import default_params
+    from inferx.scenario.machines import default_params
     from pages._url import controls, log2_controls
 
     params = default_params("h200x8")

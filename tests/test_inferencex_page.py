@@ -34,7 +34,7 @@ def dash_app():
 
 @pytest.fixture(scope="module")
 def csv_store(dash_app, measured_paths):
-    from inferx.measured import load_measured
+    from inferx.data.measured import load_measured
     from pages._measured import to_store
 
     return to_store(load_measured(measured_paths.csv), measured_paths.csv.name)
@@ -44,7 +44,7 @@ def default_control_values(preset: str = "h200x8") -> list:
     """Control values as the browser sends them (log2 slider positions for ctx and isl)."""
     import math
 
-    from inferx.scenario import default_params
+    from inferx.scenario.machines import default_params
     from pages._url import controls, log2_controls
 
     params = default_params(preset)
@@ -77,9 +77,9 @@ UPLOAD_OUTPUTS = [
 
 
 def test_store_is_compact_and_round_trips(dash_app, csv_store, measured_paths):
-    from inferx.measured import load_measured
-    from inferx.measured_figures import inferencex_figure, overlay_traces
-    from inferx.scenario import Scenario
+    from inferx.data.measured import load_measured
+    from inferx.figures.measured import inferencex_figure, overlay_traces
+    from inferx.scenario.evaluation import Scenario
     from pages._measured import from_store
 
     df = load_measured(measured_paths.csv)
@@ -97,7 +97,7 @@ def test_store_is_compact_and_round_trips(dash_app, csv_store, measured_paths):
 
 
 def test_upload_callback_accepts_csv_and_json(dash_app, measured_paths):
-    from inferx.measured import load_measured
+    from inferx.data.measured import load_measured
 
     client = dash_app.server.test_client()
     for path, mime in ((measured_paths.csv, "text/csv"), (measured_paths.json, "application/json")):
@@ -174,9 +174,9 @@ def test_inferencex_figure_callback(dash_app, csv_store):
 def test_the_runs_shown_are_scored_by_hand(dash_app, csv_store, monkeypatch):
     """The error sentence's numbers: |predicted / measured − 1| over the runs of the calibrated model shown, by
     hand on three runs with known predictions; another model's run is left out, and so is its prediction."""
-    from inferx import calibration_fit as F
-    from inferx import calibration_report as R
-    from inferx import measured_figures as M
+    from inferx.figures import measured as M
+    from inferx.serving import fit as F
+    from inferx.serving import report as R
     from pages._measured import from_store
 
     rows = from_store(csv_store).head(4).copy()
@@ -218,9 +218,9 @@ def test_the_runs_shown_are_scored_by_hand(dash_app, csv_store, monkeypatch):
 
 
 def test_the_summary_says_how_far_the_model_is_from_the_runs_shown(dash_app, csv_store, monkeypatch):
-    from inferx import calibration_report as R
-    from inferx import measured_figures as M
-    from inferx.scenario import Scenario
+    from inferx.figures import measured as M
+    from inferx.scenario.evaluation import Scenario
+    from inferx.serving import report as R
     from pages._measured import from_store
     from pages._url import controls
     from pages.inferencex import FILTERS, draw
@@ -344,7 +344,7 @@ def test_browser_inferencex_controls_move_their_labels_and_the_address(browser, 
 
 @pytest.mark.browser
 def test_browser_inferencex_page_shows_measured_points(live, tmp_path, measured_paths):
-    from inferx.measured import load_measured
+    from inferx.data.measured import load_measured
 
     srv, driver = live
     driver.get(srv.url + "inferencex")
@@ -418,7 +418,7 @@ def test_browser_dashboard_overlay_switch(live, tmp_path):
 def test_curves_follow_the_model_of_the_measured_rows():
     import pandas as pd
 
-    from inferx.scenario import Scenario
+    from inferx.scenario.evaluation import Scenario
     from pages.inferencex import rows_model
 
     llama = Scenario.from_params(model="llama-3.3-70b")

@@ -8,11 +8,13 @@ import json
 import pytest
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx import cli, slo
-from inferx import figure_registry as registry
-from inferx.hardware import GPUS
-from inferx.presets import INTERCONNECTS, SCALE_UP, TIERED, scale_up_links
-from inferx.scenario import InvalidParameter, Scenario, comm_times
+from inferx import cli
+from inferx.analysis import slo
+from inferx.figures import registry
+from inferx.physics.hardware import GPUS
+from inferx.physics.presets import INTERCONNECTS, SCALE_UP, TIERED, scale_up_links
+from inferx.scenario.controls import InvalidParameter
+from inferx.scenario.evaluation import Scenario, comm_times
 from pages import methods
 
 LAYERS, D_MODEL = 61, 7168  # DeepSeek-R1

@@ -11,22 +11,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx.hardware import GPUS, MAX_GPUS
-from inferx.presets import HARDWARE
-from inferx.scenario import (
+from inferx.physics.gpu import MAX_GPUS
+from inferx.physics.hardware import GPUS
+from inferx.physics.presets import HARDWARE
+from inferx.scenario.controls import (
     DTYPES,
     PARAMS,
     InvalidParameter,
-    Scenario,
     check_param,
     decimals,
     keyboard_step,
-    machine_values,
-    preset_values,
-    resolve_params,
     slider_position,
     value_at,
 )
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import machine_values, preset_values, resolve_params
 from pages import home
 from pages._controls import _log2_marks, control, format_slider_value, ui_config
 from pages._ids import control_id

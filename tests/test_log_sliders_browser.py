@@ -13,7 +13,8 @@ from conftest import reset_browser, severe_console_errors
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from inferx.scenario import PARAMS, datasheet_values, decimals, preset_values, value_at
+from inferx.scenario.controls import PARAMS, decimals, value_at
+from inferx.scenario.machines import datasheet_values, preset_values
 from pages._controls import MACHINE_NOTE_ID, format_slider_value
 from pages._ids import control_id, value_id
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import MEASURED_DIR_ENV, ROOT
 
-from inferx.measured import (
+from inferx.data.measured import (
     REQUIRED,
     MeasuredDataError,
     filter_measured,

@@ -18,23 +18,28 @@ import pytest
 from dash import no_update
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx import calibrated, cli, engine
-from inferx import figure_registry as registry
-from inferx.model_config import (
+from inferx import cli
+from inferx.data.user_models import (
     MAX_CONFIG_BYTES,
-    MAX_PAYLOAD_BYTES,
-    ModelConfigError,
     add_model_configs,
     add_models_from_env,
-    catalog_key,
-    config_key,
     model_from_upload,
     read_model_config,
+)
+from inferx.figures import registry
+from inferx.physics import engine
+from inferx.physics.model_config import (
+    MAX_PAYLOAD_BYTES,
+    ModelConfigError,
+    catalog_key,
+    config_key,
     spec_from_config,
     spec_from_key,
 )
-from inferx.models import MODELS, kv_bytes_per_sequence, kv_bytes_per_token
-from inferx.scenario import InvalidParameter, Scenario, check_param
+from inferx.physics.models import MODELS, kv_bytes_per_sequence, kv_bytes_per_token
+from inferx.scenario.controls import InvalidParameter, check_param
+from inferx.scenario.evaluation import Scenario
+from inferx.serving import model as calibrated
 from pages import home
 from pages._callbacks import choose_uploaded_model
 from pages._ids import control_id

@@ -13,10 +13,12 @@ from test_gpu_spec import GAUDI3
 from test_gpu_spec import catalog as gpu_catalog  # noqa: F401 (the fixture puts the GPU catalog back)
 from test_model_config import MIXTRAL, catalog  # noqa: F401 (the fixture puts the catalog back)
 
-from inferx import figure_registry as registry
-from inferx.gpu_spec import add_gpu_specs, spec_key
-from inferx.model_config import add_model_configs, config_key
-from inferx.scenario import Scenario
+from inferx.data.user_gpus import add_gpu_specs
+from inferx.data.user_models import add_model_configs
+from inferx.figures import registry
+from inferx.physics.gpu_spec import spec_key
+from inferx.physics.model_config import config_key
+from inferx.scenario.evaluation import Scenario
 from pages._ids import control_id, value_id
 
 pytestmark = pytest.mark.browser

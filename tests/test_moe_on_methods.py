@@ -5,9 +5,9 @@ from __future__ import annotations
 from conftest import layout_text
 
 import app  # noqa: F401 (the pages register with the app)
-from inferx import figure_registry as registry
-from inferx.models import MODELS
-from inferx.scenario import Scenario
+from inferx.figures import registry
+from inferx.physics.models import MODELS
+from inferx.scenario.evaluation import Scenario
 from pages import embed, home, methods
 from pages._cards import with_subscripts
 

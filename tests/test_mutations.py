@@ -28,9 +28,9 @@ scenarios and also fails.
 | Figure 8's current curve ignoring PP                      | test_fig8_current_curve_includes_pipeline_hops,    |
 |                                                           | test_fig8_current_curve_at_one_request_worked_by_  |
 |                                                           | hand; reference                                    |
-| a preset missing from calibrated.PRESET_FAMILY            | test_every_preset_has_its_own_calibration,         |
+| a preset missing from model.PRESET_FAMILY                 | test_every_preset_has_its_own_calibration,         |
 | (mi300x4 or h200x8 removed), or its family's row missing  | test_calibrated_weight_bytes_follow_...; reference |
-| from inferx/calibration.json                              |                                                    |
+| from inferx/serving/calibration.json                      |                                                    |
 
 The URL and CLI tests go through parse_query, the page layouts, the redraw callback and `python -m inferx`,
 not the validation helpers behind them, so they hold whichever function does the checking.
@@ -49,14 +49,17 @@ from hypothesis import strategies as st
 from reference import PRESETS
 
 import app as inferx_app
-from inferx import figure_registry, figures
-from inferx.presets import HARDWARE
-from inferx.scenario import Scenario
+from inferx.figures import registry as figure_registry
+from inferx.figures import style
+from inferx.figures import variants as figures
+from inferx.figures.article import ttft_parts
+from inferx.physics.presets import HARDWARE
+from inferx.scenario.evaluation import Scenario
 from pages import embed, home
 from pages._url import control_values_to_params, controls, parse_query
 
 ROOT = Path(__file__).resolve().parents[1]
-CALIBRATION = json.loads((ROOT / "inferx" / "calibration.json").read_text())["parameters"]
+CALIBRATION = json.loads((ROOT / "inferx" / "serving" / "calibration.json").read_text())["parameters"]
 
 
 def as_json(component) -> str:
@@ -200,7 +203,7 @@ def test_bad_preset_and_batch_open_the_notice_on_every_page(page):
 @pytest.mark.parametrize("batch", ["0", "-3", "0.5", "abc"])
 def test_a_bad_batch_in_the_url_is_reported_and_the_default_kept(batch):
     _, value, notices = parse_query({"batch": batch})
-    assert value == figures.DEFAULT_BATCH
+    assert value == style.DEFAULT_BATCH
     assert any("batch" in n for n in notices), notices
 
 
@@ -220,7 +223,7 @@ def test_fig3_prefill_is_that_of_the_input_length():
     # = (37e9 + 8,192·35,136)/21.2e12 + 122·(10 µs + ¾·7,168/450e9) = 1.75886 + 1.22146 ms = 2.98032 ms;
     # B_max = 293; TTFT = 2.15759 + ½·2.98032/(1 − 1/293) = 3.65286 ms.
     scn = Scenario.from_params(preset="mi300x4", ctx=8192, isl=300)
-    prefill, queue, total = figures.ttft_parts(scn)["data"]
+    prefill, queue, total = ttft_parts(scn)["data"]
     assert set(prefill["y"]) == {2.158}
     assert prefill["x"][0] == total["x"][0] == 1
     assert total["y"][0] == pytest.approx(3.65286, rel=6e-4)

@@ -12,9 +12,10 @@ import pytest
 from conftest import figure_ids, post_redraw, slider_positions
 
 import app as inferx_app
-from inferx import figure_registry as registry
-from inferx import figures
-from inferx.scenario import BATCH, InvalidParameter, Scenario
+from inferx.figures import article as figures
+from inferx.figures import registry
+from inferx.scenario.controls import BATCH, InvalidParameter
+from inferx.scenario.evaluation import Scenario
 from pages import embed, home, methods
 from pages._cards import INTERNAL_ERROR, math_keeps_punctuation
 from pages._url import control_values_to_params, controls, parse_query

@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from inferx import figure_registry as registry
 from inferx import palette as P
-from inferx import regimes
-from inferx.measured import load_measured
-from inferx.measured_figures import divergence_figure, inferencex_figure, overlay_traces
-from inferx.presets import HARDWARE
-from inferx.scenario import Scenario
+from inferx.analysis import regimes
+from inferx.data.measured import load_measured
+from inferx.figures import registry
+from inferx.figures.measured import divergence_figure, inferencex_figure, overlay_traces
+from inferx.physics.presets import HARDWARE
+from inferx.scenario.evaluation import Scenario
 
 REGIME_OF = {colour.upper(): key for key, colour in P.REGIME.items()}
 REGIME_OF.update({shade.upper(): key for key, shade in P.TEXT.items()})  # each limit's colour darkened for text

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from inferx import figure_registry as registry
-from inferx import slo
-from inferx.beyond import goodput_text
-from inferx.figure_text import number
-from inferx.models import MODELS
-from inferx.scenario import Scenario
+from inferx.analysis import slo
+from inferx.figures import registry
+from inferx.figures.beyond import goodput_text
+from inferx.physics.models import MODELS
+from inferx.scenario.evaluation import Scenario
+from inferx.text import number
 from pages._controls import model_summary
 
 EXPONENT = re.compile(r"\de[+-]\d")

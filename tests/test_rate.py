@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from reference import Reference
 
-from inferx import rate
-from inferx.scenario import Scenario
+from inferx.analysis import rate
+from inferx.figures import studies
+from inferx.scenario.evaluation import Scenario
 
 # DeepSeek R1, 8×H200 preset at FP8, S = S_in = 1024, TP = 1, CV = 0: end-to-end latency of a request with
 # `osl` output tokens at batch B, from the plain-Python reference model (tests/reference.py).
@@ -58,7 +59,7 @@ def test_concurrency_at_rate_inverts_littles_law(tp1):
 
 
 def test_rate_figure_marks_the_benchmark_concurrencies(tp1):
-    fig = rate.fig_rate(tp1)
+    fig = studies.fig_rate(tp1)
     names = [t["name"] for t in fig["data"]]
     assert names == ["TTFT", "E2E (1,024 output tokens)", "fixed concurrency C, labelled (λ = C / E2E)"]
     marks = fig["data"][2]
@@ -73,12 +74,12 @@ def test_rate_figure_marks_the_benchmark_concurrencies(tp1):
 
 def test_labels_too_close_to_the_last_one_kept_are_dropped():
     """Shares of the axes: a label is LABEL_BOX wide and tall, up and to the left of its point."""
-    width, height = rate.LABEL_BOX
+    width, height = studies.LABEL_BOX
     x = np.array([0.1, 0.1 + 1.5 * width, 0.1 + 2.0 * width, 0.1 + 2.2 * width, 0.1 + 2.3 * width])
     y = np.array([0.2, 0.2, 0.2 + 0.5 * height, 0.2 + 0.9 * height, 0.2 + 1.6 * height])
     # 2nd: a width right of the 1st. 3rd: half a width right of the 2nd and half a height up: dropped.
     # 4th: 0.7 of a width right of the 2nd, 0.9 of a height up: dropped. 5th: 1.6 heights over the 2nd: kept.
-    kept = rate.labels_apart(10**x, 10**y, (0, 1), (0, 1))
+    kept = studies.labels_apart(10**x, 10**y, (0, 1), (0, 1))
     assert kept == [True, True, False, False, True]
 
 
@@ -86,7 +87,7 @@ def test_labels_too_close_to_the_last_one_kept_are_dropped():
     "params", [{}, {"model": "kimi-k2", "gpu": "mi355x", "gpus": 8, "tp": 4, "pp": 2, "wdtype": "fp4", "ctx": 65536}]
 )
 def test_labelled_points_keep_a_label_apart_near_the_peak(params):
-    fig = rate.fig_rate(Scenario.from_params(**params))
+    fig = studies.fig_rate(Scenario.from_params(**params))
     marks = fig["data"][2]
     xr = fig["layout"]["xaxis"]["range"]
     lo = np.log10(min(min(t["y"]) for t in fig["data"][:2]))
@@ -95,7 +96,7 @@ def test_labelled_points_keep_a_label_apart_near_the_peak(params):
     assert len(shown) >= 5 and marks["text"][0] == "4"
     x = (np.log10([p[0] for p in shown]) - xr[0]) / (xr[1] - xr[0])
     y = (np.log10([p[1] for p in shown]) - yr[0]) / (yr[1] - yr[0])
-    width, height = rate.LABEL_BOX
+    width, height = studies.LABEL_BOX
     assert all((np.diff(x) >= width - 1e-3) | (np.diff(y) >= height - 1e-3))  # the payload is rounded
     assert all(marks["text"]) == (not params)  # Kimi-K2's points crowd by the peak: some go unlabelled
 
@@ -104,7 +105,7 @@ def test_labelled_points_keep_a_label_apart_near_the_peak(params):
 def test_the_peak_label_sits_between_ttft_and_e2e_where_it_runs(params):
     """Left of the peak line, over the span its text takes (a factor of four in rate), the label's height lies
     between the TTFT curve and the E2E curve: in calibrated mode TTFT runs through the paper's middle."""
-    fig = rate.fig_rate(Scenario.from_params(**params))
+    fig = studies.fig_rate(Scenario.from_params(**params))
     label = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("peak"))
     assert label["yref"] == "y" and label["xanchor"] == "right"
     ttft, e2e = fig["data"][0], fig["data"][1]
@@ -116,7 +117,7 @@ def test_the_peak_label_sits_between_ttft_and_e2e_where_it_runs(params):
 
 
 def test_rate_figure_without_a_frontier():
-    fig = rate.fig_rate(Scenario.from_params(wdtype="fp16"))
+    fig = studies.fig_rate(Scenario.from_params(wdtype="fp16"))
     assert fig["data"] == [] and "GB of weights; the machine has" in fig["layout"]["annotations"][0]["text"]
 
 
@@ -128,7 +129,7 @@ def test_bad_output_length_is_refused(tp1):
 @pytest.mark.parametrize("mode", ["article", "calibrated"])
 def test_figure_12_reads_the_output_length_the_controls_give(mode):
     """E2E = TTFT + osl · ITL with the page's output length, in either mode; its legend says which."""
-    from inferx import figure_registry as registry
+    from inferx.figures import registry
 
     def e2e(osl):
         fig = registry.build(Scenario.from_params(mode=mode, osl=osl), ["fig12"])["fig12"]

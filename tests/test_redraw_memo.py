@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from inferx import beyond, rate, spec
-from inferx import figure_registry as registry
-from inferx import figures as F
-from inferx.scenario import Scenario
+from inferx.figures import beyond, registry, studies, variants
+from inferx.scenario import frontier
+from inferx.scenario.evaluation import Scenario
 
 BEYOND = {"fig10": beyond.regimes_slo, "fig11": beyond.economics_fig, "fig12": beyond.rate_fig}
 BEYOND |= {"fig13": beyond.spec_k, "fig14": beyond.spec_batch, "fig15": beyond.moe}
 
 
 def clear_memos() -> None:
-    for builder in [*BEYOND.values(), F.communication]:
+    for builder in [*BEYOND.values(), variants.communication]:
         builder.cache_clear()
-    F._FRONTIERS.clear()
+    frontier._FRONTIERS.clear()
 
 
 @pytest.fixture(autouse=True)
@@ -62,14 +61,13 @@ def test_a_figure_is_rebuilt_when_a_control_it_reads_changes(name):
     assert after != before and after == fresh_build(moved, name)
 
 
-INNER = {"fig12": (rate, "fig_rate"), "fig13": (spec, "fig_spec_k"), "fig14": (spec, "fig_spec_batch")}
-INNER["fig15"] = (spec, "fig_moe")
+INNER = {"fig12": "fig_rate", "fig13": "fig_spec_k", "fig14": "fig_spec_batch", "fig15": "fig_moe"}
 
 
 @pytest.mark.parametrize("name", list(INNER))
 def test_a_control_a_figure_does_not_read_keeps_it(name, monkeypatch):
     registry.build(Scenario.from_params(), [name])
-    module, attr = INNER[name]
+    module, attr = studies, INNER[name]
     calls = []
     real = getattr(module, attr)
     monkeypatch.setattr(module, attr, lambda *a, **k: calls.append(a) or real(*a, **k))
@@ -94,8 +92,8 @@ def test_fig8_is_kept_while_bandwidth_moves_and_rebuilt_when_what_it_reads_moves
     it; TP, and a context long enough to move B_max past 1,024, build it again, equal to a fresh build."""
     registry.build(Scenario.from_params(ctx=16384), ["fig8"])
     calls = []
-    real = F.comm_times
-    monkeypatch.setattr(F, "comm_times", lambda *a: calls.append(a) or real(*a))
+    real = variants.comm_times
+    monkeypatch.setattr(variants, "comm_times", lambda *a: calls.append(a) or real(*a))
     kept = registry.build(Scenario.from_params(ctx=16384, bw=20.0, compute=2.0), ["fig8"])["fig8"]
     assert calls == [] and kept == fresh_build(Scenario.from_params(ctx=16384, bw=20.0, compute=2.0), "fig8")
     calls.clear()

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import BYTES, INTERCONNECTS, PRESETS, Reference
 
-from inferx import figure_registry
-from inferx.scenario import Scenario
+from inferx.figures import registry as figure_registry
+from inferx.scenario.evaluation import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 MACHINES = {"h200x8": "8×H200", "mi300x4": "4×MI300X", "b200x8": "8×B200"}  # the legends' names of the presets

@@ -8,8 +8,9 @@ compute 31.664 PFLOPS; B_max = floor(0.87 × (1,128 − 671) GB / 35,979,264 B) 
 import numpy as np
 import pytest
 
-from inferx import regimes as R
-from inferx.scenario import Scenario
+from inferx.analysis import regimes as R
+from inferx.figures import studies
+from inferx.scenario.evaluation import Scenario
 
 KV_PER_REQUEST = 61 * 576 * 1024  # bytes
 BW, COMPUTE, P_ACTIVE = 38.4e12, 31.664e15, 37e9
@@ -108,7 +109,7 @@ def test_gain_with_communication_in_the_step():
 
 
 def test_fig_regimes_colours_each_run():
-    fig = R.fig_regimes(Scenario.from_params(tp=1))
+    fig = studies.fig_regimes(Scenario.from_params(tp=1))
     names = [t["name"] for t in fig["data"]]
     assert names == ["bandwidth-bound", "compute-bound", "queue-bound", "KV-capacity-bound"]
     # Consecutive runs share their joining point, so the coloured line has no gaps.
@@ -117,7 +118,7 @@ def test_fig_regimes_colours_each_run():
 
 
 def test_fig_regimes_explains_a_machine_without_a_frontier():
-    fig = R.fig_regimes(Scenario.from_params(wdtype="fp16"))
+    fig = studies.fig_regimes(Scenario.from_params(wdtype="fp16"))
     assert fig["data"] == [] and "GB of weights; the machine has" in fig["layout"]["annotations"][0]["text"]
 
 
@@ -145,7 +146,7 @@ def test_calibrated_limit_is_the_resource_its_own_step_follows_most(params):
 
 
 def test_calibrated_step_is_its_overhead_plus_its_resource_times():
-    from inferx import calibrated
+    from inferx.serving import adapter as calibrated
 
     scn = Scenario.from_params(mode="calibrated", model="llama-3.3-70b", gpu="mi325x", gpus=8)
     B = np.array([1.0, 100.0, 1000.0])

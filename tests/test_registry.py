@@ -7,11 +7,13 @@ import pytest
 from conftest import layout_text, slider_positions
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx import cli, figures
-from inferx import figure_registry as registry
-from inferx.hardware import GPUS, Machine
-from inferx.presets import HARDWARE, Hardware
-from inferx.scenario import PARAMS, Param, Scenario
+from inferx import cli
+from inferx.figures import curves as figures
+from inferx.figures import registry
+from inferx.physics.hardware import GPUS, Machine
+from inferx.physics.presets import HARDWARE, Hardware
+from inferx.scenario.controls import PARAMS, Param
+from inferx.scenario.evaluation import Scenario
 from pages import embed, home, inferencex
 from pages._callbacks import read_redraw
 from pages._controls import ui_config

@@ -13,9 +13,9 @@ from test_a11y_browser import assert_no_serious_violations
 from test_dashboard_browser import open_page
 
 import app as inferx_app
-from inferx import slo
-from inferx.beyond import money
-from inferx.figure_text import number
+from inferx.analysis import slo
+from inferx.figures.beyond import money
+from inferx.text import number
 from pages._ids import control_id
 from pages._search import BUTTON_ID, RESULT_ID
 from pages._url import controls

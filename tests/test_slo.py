@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from cli_checks import run_inferx
 
-from inferx import economics, slo
-from inferx.gpu_spec import spec_key
-from inferx.scenario import InvalidParameter, Scenario
+from inferx.analysis import economics, slo
+from inferx.physics import hardware
+from inferx.physics.gpu_spec import spec_key
+from inferx.scenario.controls import InvalidParameter
+from inferx.scenario.evaluation import Scenario
 
 # DeepSeek R1, 8×H200 preset, FP8, S = S_in = 1024, TP = 1 (no communication), CV = 0, η = 0.87.
 KV_PER_REQUEST = 61 * 576 * 1024
@@ -159,7 +161,7 @@ def test_search_narrows_to_a_gpu_and_a_count():
     # DeepSeek-R1 at FP4 is 671e9 × 0.5 bytes: one 288 GB B300 cannot hold it.
     assert rows[-1]["gpus"] == 1 and rows[-1]["reason"] == "needs 336 GB of weights; the machine has 288 GB"
     counts = slo.search({"gpus": "4", "mode": "calibrated"})
-    assert {r["gpus"] for r in counts} == {4} and {r["gpu"] for r in counts} == set(slo.GPUS)
+    assert {r["gpus"] for r in counts} == {4} and {r["gpu"] for r in counts} == set(hardware.GPUS)
     assert {r["calibration_basis"] for r in counts if r["gpu"] == "h200"} == {"fitted"}
     assert {r["calibration_basis"] for r in counts if r["gpu"] == "mi325x"} == {"stack typical"}
     across = slo.candidates({"gpu": "h200", "gpus": 16})  # two 8-GPU NVLink domains: TP within, a stage each

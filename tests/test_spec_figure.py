@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from cli_checks import run_inferx
 
-from inferx import cli, export, spec
-from inferx import engine as E
-from inferx import figure_registry as registry
-from inferx.export import FIGURE_NAMES
-from inferx.models import DEEPSEEK_R1
-from inferx.scenario import Scenario
+from inferx import cli
+from inferx.analysis import spec
+from inferx.figures import export, registry, studies
+from inferx.figures.export import FIGURE_NAMES
+from inferx.physics import engine as E
+from inferx.physics.models import DEEPSEEK_R1
+from inferx.scenario.evaluation import Scenario
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,7 @@ def test_speedup_vanishes_where_the_batch_grows(h200):
 
 
 def test_speculation_figures(h200):
-    fig = spec.fig_spec_k(h200)
+    fig = studies.fig_spec_k(h200)
     names = ["α = 0.6", "α = 0.7", "α = 0.8", "α = 0.9", "α = 0.8, article's verify"]
     assert [t["name"] for t in fig["data"]] == names
     # α = 0.8, k = 5, GPU draft: the roofline verify (test_roofline_verify_reads_the_weights) takes 2.19 ms, so
@@ -81,7 +82,7 @@ def test_speculation_figures(h200):
         assert np.all(np.array(t["y"]) > floor / accepted)
     (label,) = [a for a in fig["layout"]["annotations"] if a["text"].startswith("no speculation")]
     assert label["text"] == "no speculation:<br>2.19 ms at B = 1" and label["bgcolor"]  # legible over a crossing curve
-    fig = spec.fig_spec_batch(h200)
+    fig = studies.fig_spec_batch(h200)
     curves = [t for t in fig["data"] if t["mode"] == "lines"]
     ends = [t for t in fig["data"] if t["mode"] == "markers+text"]
     assert len(curves) == 4
@@ -113,10 +114,10 @@ def test_expert_coverage_by_hand():
 
 
 def test_moe_figure_and_a_dense_model(h200):
-    fig = spec.fig_moe(h200)
+    fig = studies.fig_moe(h200)
     (trace,) = fig["data"]
     assert trace["y"][0] == pytest.approx(37.5, abs=0.1) and trace["y"][-1] > 600  # GB at FP8
-    dense = spec.fig_moe(Scenario.from_params(model="llama-3.3-70b"))
+    dense = studies.fig_moe(Scenario.from_params(model="llama-3.3-70b"))
     (line,) = dense["data"]
     gb = Scenario.from_params(model="llama-3.3-70b").model.p_total / 1e9  # one byte a weight at FP8
     assert gb == pytest.approx(70.6, abs=0.1)

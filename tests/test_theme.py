@@ -7,7 +7,7 @@ import math
 import pytest
 
 import app  # noqa: F401 (pages register themselves on the app)
-from inferx.scenario import default_params, resolve_params
+from inferx.scenario.machines import default_params, resolve_params
 from pages._url import controls, log2_controls, parse_query
 from pages.embed import follow_scenario, scenario_line
 

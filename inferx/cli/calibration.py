@@ -1,0 +1,135 @@
+"""`inferx calibrate` and `inferx validate`: fit the calibrated model to a measured file, or score it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from inferx.data.measured import MeasuredDataError, load_measured
+from inferx.data.user_gpus import ENV as GPU_ENV
+from inferx.physics.hardware import GPUS
+from inferx.serving import fit as F
+from inferx.serving import report as R
+
+
+def _spread(s: float | None, field: str) -> str:
+    """A relative 1σ in 8 characters: "±  54%", "± 1258%", "± >100×" past ten thousand per cent."""
+    if s is None:  # not fitted: no attention-DP rows, or the typical MTP acceptance and first-token steps
+        return "" if field == "dp_wait_steps" else "  (typ.)"
+    if np.isnan(s):
+        return "  undet."
+    if not np.isfinite(s):
+        return "±  bound"
+    return f"±{s:>6.0%}" if s < 100 else "± >100×"
+
+
+def format_calibrations(fits: dict) -> str:
+    names = ("f_bw", "f_c", "f_pf", "t_0 ms", "t_req ms", "t_adm ms", "α MTP", "w_dp steps", "f_q", "m MTP")
+    scale = (1, 1, 1, 1e3, 1e3, 1e3, 1, 1, 1, 1)
+    width = max(len("GPU/stack"), *(len(key) for key in fits))
+    head = f"{'GPU/stack':<{width}} {'rows':>5} " + " ".join(f"{n:>16}" for n in names)
+    lines = [head, "-" * len(head)]
+    for key, (cal, sigma, n) in fits.items():
+        cells = []
+        for (field, value), k in zip(cal.__dict__.items(), scale, strict=True):
+            cells.append(f"{value * k:>7.3g} {_spread(sigma.get(field), field):>8}")
+        lines.append(f"{key:<{width}} {n:>5} " + " ".join(cells))
+    lines.append(
+        "± is the relative 1σ from the fit's Jacobian; 'bound': the parameter sits at its limit; 'undet.': the rows "
+        "do not determine it (too few distinct runs)."
+    )
+    return "\n".join(lines)
+
+
+def _compact_json(record: dict) -> str:
+    """JSON with one table row per line: readable in a diff, a fraction of indent=1's length."""
+    tables = ",\n".join(
+        f"  {json.dumps(name)}: [\n" + ",\n".join(f"   {json.dumps(r, ensure_ascii=False)}" for r in rows) + "\n  ]"
+        for name, rows in record["tables"].items()
+    )
+    fields = (f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in record.items() if k != "tables")
+    head = ",\n".join(fields)
+    return "{\n" + head + ',\n "tables": {\n' + tables + "\n }\n}\n"
+
+
+def run(command: str, path: str, error_tables: str | None = None) -> int:
+    """`inferx calibrate|validate --measured PATH`; returns the exit code. With `error_tables`, validate also
+    writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there."""
+    try:
+        if error_tables is not None:  # refused before the minutes of work, not after
+            _check_writable(error_tables, path)
+        df = _calibrated_models_rows(load_measured(path))
+        if command == "calibrate":
+            fits = F.fit_all(df)
+            spread = R.residual_spread(df, F.calibrations(fits))
+            by_key = R.residual_spread_by_key(df, F.calibrations(fits))
+            # The table for the reader on stderr; stdout is the file itself: `> inferx/serving/calibration.json`.
+            print(format_calibrations(fits), file=sys.stderr)
+            power = F.fit_power(df, F.calibrations(fits))
+            print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key, power), indent=2))
+            return 0
+        held_out = R.leave_one_gpu_out(df)  # four fits: for the printed table and the error tables alike
+        print(R.format_validation(R.validation_table(df, held_out=held_out)))
+        if error_tables is not None:
+            record = {
+                "note": "Median and p90 of |predicted / measured − 1| of the calibrated model (stored calibration) "
+                "on the single-node rows of the file, written by `inferx validate --measured FILE --error-tables "
+                "PATH`; [median, p90] per metric.",
+                "source": Path(path).name,
+                "tables": R.error_tables(df, held_out=held_out),
+            }
+            try:
+                Path(error_tables).write_text(_compact_json(record))
+            except OSError as err:  # a full disk, found only when writing
+                why = err.strerror or err
+                raise MeasuredDataError(f"--error-tables {error_tables}: cannot write it ({why})") from None
+        return 0
+    except (MeasuredDataError, OSError) as err:
+        print(f"inferx: {err}", file=sys.stderr)
+        return 2
+
+
+def _rows(n) -> str:
+    return f"{int(n):,} row{'' if n == 1 else 's'}"
+
+
+def _calibrated_models_rows(df):
+    """The rows of the model the calibration is fitted to and predicts (DeepSeek-R1; rows that name no model are
+    taken as its), on a catalog GPU. Rows of another model or GPU are left out and stderr says so; a file with
+    none left, or none on a catalog GPU, is refused in words (its tables would be empty)."""
+    other = ~R.of_fitted_model(df)
+    if other.any():
+        seen = ", ".join(sorted(set(df["model"].str.strip()[other]))[:3])
+        print(f"inferx: note: left out {_rows(other.sum())} of other models ({seen}): the calibrated model is "
+              "fitted to DeepSeek-R1 and predicts it only", file=sys.stderr)  # fmt: skip
+        df = df[~other]
+    if df.empty:
+        raise MeasuredDataError("no rows of DeepSeek-R1 in the file")
+    known = df["hardware"].isin(list(GPUS))
+    if not known.any():
+        found = ", ".join(sorted(set(df["hardware"]))[:5])
+        raise MeasuredDataError(f"no rows on a catalog GPU (the file has {found}; the catalog: {', '.join(GPUS)})")
+    if not known.all():  # no datasheet to predict them from: out of the tables and their counts, and said
+        seen = ", ".join(repr(g) for g in sorted(set(df["hardware"][~known]))[:3])
+        print(f"inferx: note: left out {_rows((~known).sum())} of GPUs not in the catalog ({seen}): name their "
+              f"datasheet in ${GPU_ENV} to score them", file=sys.stderr)  # fmt: skip
+        df = df[known]
+    return df
+
+
+def _check_writable(name: str, measured: str) -> None:
+    if not name.strip():  # Path("") is the current folder
+        raise MeasuredDataError("--error-tables: no file name given")
+    path = Path(name)
+    if path.exists() and Path(measured).exists() and path.samefile(measured):  # the tables would replace the rows
+        raise MeasuredDataError(f"--error-tables {path}: is the --measured file itself; name another file")
+    if path.is_dir():
+        raise MeasuredDataError(f"--error-tables {path}: is a directory, not a file")
+    if not path.parent.is_dir():
+        raise MeasuredDataError(f"--error-tables {path}: no directory {path.parent}")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise MeasuredDataError(f"--error-tables {path}: not writable")

@@ -1,0 +1,262 @@
+"""The figures and readouts beyond the article, as the figure registry and the explorer read them: each reads
+the scenario's own targets and prices (the `ttft`, `tpot`, `price` and `power` controls) and has the
+registry's signature `builder(scn, batch)`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from inferx.analysis import economics, regimes, slo
+from inferx.figures import studies
+from inferx.figures import style as F
+from inferx.figures.explorer import explorer as explorer_figure
+from inferx.figures.style import memoised
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.frontier import EXPLORER_POINTS, frontier
+from inferx.text import number
+
+BEYOND_CONTROLS = ("ttft", "tpot", "price", "power")  # read by Figures 10 and 11 and the explorer's readouts
+
+
+def _controls_but(*ignored: str):
+    """A memo key: the scenario (its SI fields, every engine input) and every control but `ignored`, which
+    may name things in labels."""
+    return lambda scn: (scn, tuple(v for k, v in scn.params.items() if k not in ignored))
+
+
+def _weights(scn: Scenario) -> tuple:
+    # Figure 15 reads the model, the weights' format and HBM (whether they fit), nothing of the workload.
+    return scn.model, scn.params["wdtype"], scn.hbm
+
+
+def dense_frontier(scn: Scenario) -> list[tuple]:
+    """The frontier Figures 10 and 12 draw (160 samples, no explorer batch), as a key of the redraw's one pass."""
+    return [(scn, EXPLORER_POINTS, None)]
+
+
+def price(scn: Scenario) -> float | None:
+    """The $/GPU-hour control; None (the control left 'assumed') takes the GPU's assumed price."""
+    return scn.params["price"]
+
+
+@functools.lru_cache(maxsize=32)
+def _goodput(scn: Scenario, machine: tuple, ttft: float, tpot: float, usd: float | None, power: float) -> dict:
+    # `machine` is in the key because a Scenario compares by its SI fields only, and the price is per GPU.
+    return slo.goodput(scn, ttft, tpot, usd, power)
+
+
+def goodput(scn: Scenario) -> dict:
+    """`slo.goodput` under the scenario's targets, price and power fraction (cached: the explorer and the
+    regimes figure both read it on a redraw, and a batch-only redraw reads it again)."""
+    p = scn.params
+    return _goodput(scn, (p["gpu"], p["gpus"]), p["ttft"], p["tpot"], price(scn), p["power"])
+
+
+def money(usd: float) -> str:
+    return f"${usd:,.3g}" if usd < 100 else f"${usd:,.0f}"
+
+
+def goodput_text(scn: Scenario) -> str:
+    """The goodput readout: the largest batch meeting both targets, its throughput, cost and energy."""
+    g = goodput(scn)
+    targets = f"TTFT ≤ {g['ttft_target_ms']:,.6g} ms and TPOT ≤ {g['tpot_target_ms']:,.6g} ms"
+    if not g["batch"]:
+        return f"No batch size meets {targets}: {g['reason']}."
+    return (
+        # Three significant figures: the model is not good to the token per second.
+        f"Under {targets}: up to B = {g['batch']:,}, {F.si(g['throughput_tok_s'], unit='tok/s')} "
+        f"({F.si(g['throughput_per_gpu_tok_s'], unit='tok/s')} per GPU), {money(g['cost_per_mtok_usd'])} per "
+        "million tokens, "
+        f"{number(g['tokens_per_joule'])} tok/J; the {slo.LIMITED_BY[g['limited_by']]} stops a larger batch."
+    )
+
+
+def readouts(scn: Scenario, batch: int) -> dict:
+    """What the explorer's readouts need beyond its frontier: the machine's $/hour and watts (cost per million
+    tokens and tokens per joule are those over the throughput, which the browser reads at the dot), the
+    price's provenance, the binding-regime sentence at `batch` and the goodput line."""
+    econ = economics.along(scn, 1.0, price(scn), scn.params["power"], batch)
+    assumed = "assumed" if price(scn) is None else "given"
+    return {
+        "usdPerHour": econ["usd_per_hour"],
+        "watts": float(econ["watts"]),
+        "priceNote": f"{econ['gpus']}×{econ['gpu'].upper()} at ${econ['usd_per_gpu_hour']:.2f}/GPU-h ({assumed})",
+        "regime": regimes.sentence(scn, batch) + "." if batch < scn.b_max else "",
+        "goodput": goodput_text(scn),
+    }
+
+
+def batch_past_b_max(scn: Scenario, batch: int) -> str:
+    """What the explorer says of a batch at or past B_max, where it marks the largest batch it draws instead
+    (the page's notice and the CLI's note); empty for a batch below it."""
+    if not 1 <= scn.b_max <= batch:
+        return ""
+    return (f"Batch {batch:,} is not below B_max = {scn.b_max:,} of these settings, where the queue never drains: "
+            "the explorer shows the largest batch it draws.")  # fmt: skip
+
+
+def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts), and the
+    binding limit of every sample as a fourth customdata column (an index into `meta.regimes`): the browser
+    colours the dot and the readouts by it, with the colours Figure 10 uses; and as a fifth the machine's watts
+    drawn there, over which the browser reads the energy per token."""
+    fig = explorer_figure(scn, batch)
+    if scn.unfit_reason() or not fig["data"]:
+        return fig
+    line, dot = fig["data"][:2]
+    r = frontier(scn, EXPLORER_POINTS, int(batch))  # the line's samples, kept from the redraw's one pass
+    limits = regimes.binding_index(scn, r["batch"]).tolist()
+    # The watts drawn at each sample: calibrated mode's draw grows with the load (`economics.drawn_fraction`).
+    watts = np.broadcast_to(economics.along(scn, 1.0, price(scn), scn.params["power"], r["batch"])["watts"],
+                            r["batch"].shape)  # fmt: skip
+    watts = F.round_sig(watts, F.READOUT_DIGITS)
+    for row, k, w in zip(line["customdata"], limits, watts, strict=True):  # in place: 160-odd new rows cost more
+        row += [k, w]
+    i = int(np.searchsorted(r["batch"], dot["customdata"][0][0]))  # the dot sits on one of the samples
+    at = limits[i]
+    dot["customdata"] = [[*dot["customdata"][0][:3], at, watts[i]]]
+    dot["marker"]["color"] = studies.REGIME_COLOURS[regimes.PRIORITY[at]]
+    meta = readouts(scn, batch)
+    meta["regimes"] = [
+        {"key": key, "label": regimes.LABELS[key], "colour": studies.REGIME_COLOURS[key]} for key in regimes.PRIORITY
+    ]
+    meta["rhoUnstable"] = F.RHO_PRACTICAL
+    fig["layout"]["meta"] = meta
+    return fig
+
+
+SLO_BAND = "rgba(110, 110, 110, 0.22)"  # grey: every regime colour stays readable over it
+BEST = {"symbol": "star", "size": 16, "color": "#F0E442", "line": {"color": "#000000", "width": 1.2}}
+
+
+@memoised(_controls_but("price", "power"))
+@F.json_ready
+def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    """The frontier coloured by the binding limit, the part meeting both targets underlaid in a wide green
+    band, the TTFT target as a line and the best point that meets both as a star."""
+    fig = studies.fig_regimes(scn)
+    r = frontier(scn, EXPLORER_POINTS)
+    if r is None:
+        return fig
+    p = scn.params
+    ok = slo.meets(r["ttft"], r["itl"], p["ttft"] / 1e3, p["tpot"] / 1e3)
+    if ok.any():
+        band = F.line_trace(
+            f"meets TTFT ≤ {p['ttft']:,.6g} ms and TPOT ≤ {p['tpot']:,.6g} ms",
+            r["throughput"][ok],
+            1e3 * r["ttft"][ok],
+            SLO_BAND,
+            width=14,
+            hover="T = %{x:,.0f} tok/s",
+            meta={"short": f"meets TTFT ≤ {p['ttft']:,.6g}, TPOT ≤ {p['tpot']:,.6g} ms"},
+        )
+        band["hoverinfo"] = "skip"
+        fig["data"].insert(0, band)
+    else:  # said in the legend, where the band's entry would be: a note on the plot could sit on the curve
+        none = F.line_trace(
+            f"no batch size meets TTFT ≤ {p['ttft']:,.6g} ms and TPOT ≤ {p['tpot']:,.6g} ms",
+            [],
+            [],
+            SLO_BAND,
+            width=14,
+            meta={"short": f"none meets TTFT ≤ {p['ttft']:,.6g}, TPOT ≤ {p['tpot']:,.6g} ms", "statement": True},
+        )
+        # One gap, not no point: plotly leaves a trace without points out of the legend.
+        none.update(x=[None], y=[None], hoverinfo="skip")
+        fig["data"].insert(0, none)
+    F.add_hline(fig["layout"], p["ttft"], "#555555", f"TTFT target {p['ttft']:,.6g} ms", "left")
+    F.decade_ticks(fig, redo=True)  # the target line may widen the axis past the curves
+    g = goodput(scn)
+    if g["batch"]:
+        fig["data"].append(
+            F.line_trace(
+                f"best under the SLO: B = {g['batch']:,}",
+                [g["throughput_tok_s"]],
+                [g["ttft_ms"]],
+                "#000000",
+                mode="markers",
+                marker=BEST,
+                meta={"short": f"best: B = {g['batch']:,}"},
+                hover=f"best under the SLO<br>B = {g['batch']:,}<br>T = %{{x:,.0f}} tok/s<br>TTFT = %{{y:,.3~r}} ms",
+            )
+        )
+    fig["layout"]["showlegend"] = True
+    return fig
+
+
+@memoised(_controls_but())
+@F.json_ready
+def economics_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    """Cost per million output tokens against interactivity, at the scenario's price and power fraction, the
+    best point under the SLO starred."""
+    fig = studies.fig_economics(scn, "cost", price(scn), scn.params["power"])
+    if not fig["data"]:
+        return fig
+    g = goodput(scn)
+    if g["batch"]:
+        fig["data"].append(
+            F.line_trace(
+                f"best under the SLO: B = {g['batch']:,}",
+                [1e3 / g["itl_ms"]],
+                [g["cost_per_mtok_usd"]],
+                "#000000",
+                mode="markers",
+                marker=BEST,
+                hover=f"best under the SLO<br>B = {g['batch']:,}<br>%{{x:,.3~r}} tok/s/user"
+                "<br>$%{y:,.4~r} per M tokens",
+            )
+        )
+    return fig
+
+
+@memoised(_controls_but(*BEYOND_CONTROLS))
+def rate_fig(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    return studies.fig_rate(scn, scn.osl)  # E2E over the output length the controls give, in either mode
+
+
+@memoised(_controls_but(*BEYOND_CONTROLS))
+def spec_k(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    return studies.fig_spec_k(scn)
+
+
+@memoised(_controls_but(*BEYOND_CONTROLS))
+def spec_batch(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    """Figure 14, its crosses' "B = …" labels moved off the curves: printed beside the markers they sat on the
+    lines below 1× and on each other (two crosses a few hundred requests apart). Each now hangs on an arrow,
+    the first down and left into the empty corner, the next up and right."""
+    fig = studies.fig_spec_batch(scn)
+    layout = fig["layout"]
+    crosses = [t for t in fig["data"] if t.get("mode") == "markers+text"]
+    for k, t in enumerate(sorted(crosses, key=lambda t: t["x"][0])):
+        text = t.pop("text")[0]
+        t.pop("textposition", None)
+        t["mode"] = "markers"
+        layout["annotations"].append(
+            {
+                "text": text,
+                "x": F.annotation_at(layout, "xaxis", t["x"][0]),
+                "y": F.annotation_at(layout, "yaxis", t["y"][0]),
+                "xref": "x",
+                "yref": "y",
+                "showarrow": True,
+                "arrowhead": 0,
+                "arrowwidth": 1,
+                "arrowcolor": t["marker"]["color"],
+                "ax": -34 if k % 2 == 0 else 34,
+                "ay": 26 if k % 2 == 0 else -34,
+                "font": t.pop("textfont"),
+                "bgcolor": "rgba(255,255,255,0.85)",
+            }
+        )
+    return fig
+
+
+@memoised(_weights)
+def moe(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
+    # Like every figure of the page, none where the model does not fit the machine: no step exists to read.
+    if scn.headroom <= 0:
+        return F.does_not_fit(scn, "Batch size B (tokens per step)", "Weights read per step (GB)")
+    return studies.fig_moe(scn)

@@ -1,0 +1,163 @@
+"""The calibrated model read from a `Scenario`: its calibration, step, TTFT, resource times, busy share and
+the GPU's power draw by load."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from inferx.physics import engine as E
+from inferx.physics.hardware import GPUS
+from inferx.physics.model_spec import KEY_MARK
+from inferx.physics.presets import HARDWARE
+from inferx.serving.model import (
+    DEFAULT_FRAMEWORK,
+    DEFAULT_OSL,
+    FP8_BYTES,
+    MTP_DRAFTS,
+    PRESET_FAMILY,
+    Calibration,
+    Instance,
+    attention_speed,
+    busy_share,
+    decode_time,
+    mtp_share,
+    poll_wait,
+    prefill_time,
+    resource_times,
+    scenario_poll_interval,
+)
+from inferx.serving.stored import PowerDraw, calibration_for, load_stored, spread_key
+
+CALIBRATED_MODEL = "deepseek-r1"  # every calibrated row is a DeepSeek-R1 run
+
+
+def weight_precision(b_w: float) -> str:
+    """The precision whose calibration weights of `b_w` bytes use: FP4 below FP8's byte, else FP8."""
+    return "fp4" if b_w < FP8_BYTES else "fp8"
+
+
+def scenario_calibration(scn) -> dict:
+    """Which calibration a Scenario in calibrated mode uses, and where its numbers come from.
+
+    The GPU is the scenario's `gpu` control (a hardware-catalog key), else its preset's GPU; the stack its
+    `framework`; the precision FP4 when the weights are. `basis` is `calibration_for`'s; `note` says in words
+    when the numbers were fitted on another model's runs (every row is DeepSeek-R1).
+    """
+    gpu = scn.params.get("gpu") or PRESET_FAMILY.get(scn.hardware, scn.hardware)
+    framework = getattr(scn, "framework", None) or DEFAULT_FRAMEWORK
+    precision = weight_precision(scn.b_w)
+    cal, basis = calibration_for(gpu, framework, None, precision)
+    acceptance = getattr(scn, "acceptance", None)
+    if acceptance is not None:
+        cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
+    note = None
+    if scn.params.get("model", CALIBRATED_MODEL) != CALIBRATED_MODEL:
+        note = (f"The calibration comes from DeepSeek-R1 runs; {scn.model.name} is predicted with DeepSeek-R1's "
+                "fitted efficiencies and overheads, not its own.")  # fmt: skip
+        if getattr(scn, "mtp", False):  # DeepSeek-R1 alone ships a multi-token-prediction module
+            note += (f" MTP is DeepSeek-R1's draft module at its acceptance; {scn.model.name} has none of its own, "
+                     "so read it as a draft model that predicts as well.")  # fmt: skip
+    return {
+        "calibration": cal,
+        "gpu": gpu,
+        "framework": framework,
+        "precision": precision,
+        "basis": basis,
+        "acceptance": cal.acceptance,
+        "acceptance_source": "calibration" if acceptance is None else "set",
+        "fitted_on": "DeepSeek-R1",
+        "note": note,
+        "spread_key": spread_key(gpu, framework, precision),  # its band's rows (`residual_spread`)
+        "poll_iterations": scenario_poll_interval(gpu, framework, precision),
+    }
+
+
+def basis_text(info: dict) -> str:
+    """One line for the page and the CLI: "h200 · sglang · fp8: fitted (DeepSeek-R1 runs); scheduler looks for new
+    requests every iteration"."""
+    n = info["poll_iterations"]
+    poll = "every iteration" if n == 1 else f"every {n:g} iterations"
+    gpu = info["gpu"].partition(KEY_MARK)[0]  # a GPU its key carries: the key's readable part
+    return (f"Calibration {gpu} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 "
+            f"runs); scheduler looks for new requests {poll}")  # fmt: skip
+
+
+def _scenario_inputs(scn):
+    """(Calibration, Instance, isl, osl, mtp, `scenario_calibration`) of a Scenario.
+
+    On the preset's own machine the compute slider is the article's table figure, rescaled here to dense FP8
+    by the preset's ratio and to FP4 where the weights are FP4 and the GPU has FP4 tensor cores; any other
+    scenario's compute is taken as the dense peak at the weights' precision.
+    """
+    info = scenario_calibration(scn)
+    cal, gpu, precision = info["calibration"], info["gpu"], info["precision"]
+    preset = HARDWARE.get(scn.hardware)
+    dense = scn.compute
+    # Only the preset's own machine carries the article's (for NVIDIA, sparse) compute figure.
+    if preset is not None and gpu == preset.family and scn.params.get("gpus", preset.n_gpus) == preset.n_gpus:
+        dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute)
+        spec = GPUS[PRESET_FAMILY[scn.hardware]]
+        if precision == "fp4" and spec.fp4 and spec.fp8:
+            dense *= spec.fp4 / spec.fp8
+    speed = attention_speed(gpu, precision) if gpu in GPUS else 1.0
+    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.kv_copies, scn.b_w, False, scn.hbm, scn.b_kv, speed)
+    return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False)), info
+
+
+def scenario_point(scn, B) -> dict:
+    """`at_batch` of a Scenario: TPOT without the collectives (`step`), the collectives (`comm`, as
+    `Scenario.comm_time`), TTFT and prefill time at decode batches B.
+
+    The decode step uses the scenario's context S = ctx (its KV length) instead of ISL + OSL/2, so the
+    context slider still acts; the prefill share uses its ISL and OSL.
+    """
+    cal, m, isl, osl, mtp, info = _scenario_inputs(scn)
+    B = np.asarray(B, dtype=float)
+    comm = scn.comm_time(B)  # the scenario's own interconnect, per output token as `decode_time` spreads it
+    t_dec = decode_time(cal, m, B, scn.ctx, scn.model, mtp, comms=False) + comm
+    # As `at_batch`: an iteration emits E[accepted] tokens per sequence with MTP; a new request waits on them.
+    iteration = t_dec * (E.expected_accepted(MTP_DRAFTS, cal.acceptance) if mtp else 1.0)
+    t_pf = prefill_time(cal, m, isl, scn.model)
+    stall = B / osl * t_pf
+    tpot = t_dec + stall
+    u = stall / tpot
+    # The stack's scheduler polling: one interval at every batch (`scenario_poll_interval`).
+    wait = iteration * (poll_wait(info["poll_iterations"], B) + (cal.first_token_steps if mtp else 0.0))
+    queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
+    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
+    return {"step": tpot - comm, "comm": comm, "ttft": ttft, "t_prefill": t_pf}
+
+
+def scenario_mtp_share(scn) -> float:
+    """`mtp_share` of a Scenario in calibrated mode with MTP on (its calibration's or its own acceptance)."""
+    return mtp_share(scenario_calibration(scn)["acceptance"], scn.model)
+
+
+def scenario_resource_times(scn, B) -> tuple[np.ndarray, np.ndarray]:
+    """`resource_times` of a Scenario at decode batches B, its context the KV length. Which is larger says
+    whether bandwidth or compute binds."""
+    cal, m, isl, osl, mtp, _ = _scenario_inputs(scn)
+    return resource_times(cal, m, B, scn.ctx, isl, osl, scn.model, mtp)
+
+
+def scenario_busy_share(scn, B):
+    """`busy_share` of a Scenario in calibrated mode at decode batches B."""
+    memory, compute = scenario_resource_times(scn, B)
+    point = scenario_point(scn, B)
+    return busy_share(memory, compute, point["step"] + point["comm"])
+
+
+def calibrated_step(scn, B):
+    """Seconds per output token without comms (the scenario adds them) of a Scenario in calibrated mode."""
+    return scenario_point(scn, B)["step"]
+
+
+def calibrated_ttft(scn, B):
+    """Calibrated time to first token (s) of a Scenario at decode batches B."""
+    return scenario_point(scn, B)["ttft"]
+
+
+def power_draw() -> PowerDraw | None:
+    """Calibrated mode's draw by load, as stored with the calibration (docs/calibration.md, Energy); None for a
+    calibration fitted on rows that report no power."""
+    return load_stored().power
