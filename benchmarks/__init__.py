@@ -1,1 +1,1 @@
-"""Benchmark suite for issue 5: engine, server, browser, animation and cold start. See benchmarks/run.py."""
+"""`python -m benchmarks`: engine, server, browser, drag, animation, cold start and load. See benchmarks/run.py."""

@@ -106,9 +106,9 @@ def report(
         "",
         "## How each number is taken",
         "",
-        "- Engine: `Scenario.from_params(**state)` then `inferx.figure_registry.build` for every figure, a new state "
+        "- Engine: `Scenario.from_params(**state)` then `inferx.figures.registry.build` for every figure, a new state "
         "(bandwidth and context both moved) every iteration. The baseline evaluates the same curves on the same "
-        "batch grids one batch size at a time in plain Python floats (`benchmarks/run.py: loop_build`), checked "
+        "batch grids one batch size at a time in plain Python floats (`benchmarks/engine.py: loop_build`), checked "
         "to give the same numbers; it builds no layouts or trace dicts, which the engine's time includes. The "
         "second baseline runs the same loop through the engine's own numpy functions, one batch size per call. "
         "The dense row is one frontier at every whole batch size, `Scenario.evaluate` against the float loop. "
