@@ -2,6 +2,26 @@
 (function () {
   "use strict";
   const NO = () => window.dash_clientside.no_update;
+
+  /* A request to the server's callbacks or the drag route that fails for a transport reason (the connection
+     broke: a worker killed mid-request, a replica restarting; or a gateway's 502-504) is asked for once more,
+     so a lost worker costs a user nothing. Dash's renderer calls the global fetch, so wrapping it covers the
+     redraws too; every such request is a pure function of its body, so asking twice is safe. */
+  const RETRIED_PATHS = /\/(_dash-update-component|_drag)$/;
+  const GATEWAY = new Set([502, 503, 504]);
+  const send = window.fetch.bind(window);
+  window.fetch = async function retried(input, init) {
+    if (typeof input !== "string") return send(input, init); // a Request's body can be read once only
+    if (!RETRIED_PATHS.test(new URL(input, window.location.href).pathname)) return send(input, init);
+    let response;
+    try {
+      response = await send(input, init);
+    } catch (err) {
+      if (err && err.name === "AbortError") throw err;
+      return send(input, init);
+    }
+    return GATEWAY.has(response.status) ? send(input, init) : response;
+  };
   const fmt = {
     throughput: (v) => `${Math.round(v).toLocaleString("en-US")} tok/s`,
     ms: (v) => (v >= 100 ? `${Math.round(v).toLocaleString("en-US")} ms` : `${v.toPrecision(3)} ms`),

@@ -14,9 +14,12 @@ from __future__ import annotations
 import http.client
 import os
 import random
+import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -34,6 +37,7 @@ class LoadResult:
     health: list[float] = field(default_factory=list)  # s, each /health probe
     errors: list[str] = field(default_factory=list)
     unfinished: int = 0  # users the deadline stopped
+    retried: int = 0  # requests asked again after a broken connection
     load_avg: tuple[float, float] = (0.0, 0.0)  # 1-minute load average at the start and the end
 
     def pct(self, samples: list[float], q: float) -> float:
@@ -44,10 +48,13 @@ class _Conn:
     def __init__(self, host: str, port: int):
         self.host, self.port = host, port
         self.conn = http.client.HTTPConnection(host, port, timeout=30)
+        self.retried = 0
 
     def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, int]:
-        headers = {"Content-Type": "application/json"} if body else {}
-        for attempt in range(2):  # the server may close an idle keep-alive connection; a browser reopens it
+        headers = {"Accept-Encoding": "gzip", **({"Content-Type": "application/json"} if body else {})}
+        # A broken connection is tried once more, as the page does (assets/inferx.js `retried`): the server may
+        # close an idle keep-alive connection, or a worker may die mid-request.
+        for attempt in range(2):
             try:
                 self.conn.request(method, path, body=body, headers=headers)
                 resp = self.conn.getresponse()
@@ -57,6 +64,7 @@ class _Conn:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
                 if attempt:
                     raise
+                self.retried += 1
         raise AssertionError("unreachable")
 
     def close(self) -> None:
@@ -73,8 +81,10 @@ def run_load(
     ramp_s: float = 2.0,
     deadline_s: float = 120.0,
     seed: int = 1,
+    kill: tuple[float, Callable[[], None]] | None = None,
 ) -> LoadResult:
-    """`bodies`: redraw request bodies to cycle through (distinct control states). Users start spread over `ramp_s`."""
+    """`bodies`: redraw request bodies to cycle through (distinct control states). Users start spread over `ramp_s`.
+    `kill`: (seconds, action) run once that far into the load, such as killing a worker."""
     result = LoadResult(users, redraws)
     load0 = os.getloadavg()[0]
     lock = threading.Lock()
@@ -115,6 +125,8 @@ def run_load(
                 result.errors.append(f"user {n}: {type(exc).__name__}: {exc}")
         finally:
             conn.close()
+            with lock:
+                result.retried += conn.retried
 
     def prober() -> None:
         conn = _Conn(host, port)
@@ -137,6 +149,10 @@ def run_load(
 
     probe = threading.Thread(target=prober, daemon=True)
     probe.start()
+    if kill is not None:
+        killer = threading.Timer(kill[0], kill[1])
+        killer.daemon = True
+        killer.start()
     threads = [threading.Thread(target=user, args=(n,), daemon=True) for n in range(users)]
     for t in threads:
         t.start()
@@ -187,16 +203,51 @@ def load_section(r: LoadResult, quick: bool, server: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _kill_a_worker(srv: Gunicorn) -> Callable[[], None]:
+    def kill() -> None:
+        children = Path(f"/proc/{srv.proc.pid}/task/{srv.proc.pid}/children").read_text().split()
+        os.kill(int(children[0]), signal.SIGKILL)  # as the out-of-memory killer would; gunicorn starts another
+
+    return kill
+
+
 def bench_load(srv: Gunicorn, redraw: Redraw, quick: bool) -> str:
-    """50 users (quick: 10), each a page load and 20 redraws (quick: 3), against the deployed server."""
+    """50 users (quick: 10), each a page load and 20 redraws (quick: 3), against the deployed server; then the same
+    load again with one worker killed (SIGKILL) a third of the way in."""
     users, redraws = (10, 3) if quick else (50, 20)
     bodies = [redraw.body(p) for p in states(users * redraws)]
-    result = run_load(srv.host, srv.port, bodies, users=users, redraws=redraws, deadline_s=60 if quick else 120)
+    deadline = 60 if quick else 120
+    result = run_load(srv.host, srv.port, bodies, users=users, redraws=redraws, deadline_s=deadline)
     log(
         f"load: {len(result.redraw)} redraws, p50 {result.pct(result.redraw, 50):.1f} ms, "
         f"p99 {result.pct(result.redraw, 99):.1f} ms, {len(result.errors)} errors"
     )
-    return load_section(result, quick, "`gunicorn app:server` as deployed (2 workers × 4 threads) on loopback")
+    killed = run_load(
+        srv.host, srv.port, bodies, users=users, redraws=redraws, deadline_s=deadline, seed=2,
+        kill=(1.0 if quick else 3.0, _kill_a_worker(srv)),
+    )  # fmt: skip
+    log(f"load with a worker killed: {len(killed.redraw)} redraws, {len(killed.errors)} errors")
+    server = "`gunicorn app:server` as deployed (2 workers × 4 threads) on loopback"
+    return load_section(result, quick, server) + "\n" + killed_section(killed)
+
+
+def killed_section(r: LoadResult) -> str:
+    total = r.users * r.redraws_per_user
+    answered = f"{len(r.redraw):,} of {total:,} | all | {'yes' if len(r.redraw) == total else '**no**'}"
+    lines = [
+        "The same load again, with one of the two workers killed (SIGKILL, as an out-of-memory kill would) a third"
+        " of the way in: the requests it held break, and the client asks once more, as the page does.",
+        "",
+        "| Measure | Value | Target | Met |",
+        "|---|---|---|---|",
+        f"| redraws answered | {answered} |",
+        f"| requests asked again after a broken connection | {r.retried} |  | — |",
+        f"| redraw latency p99 | {r.pct(r.redraw, 99):,.1f} ms |  | — |",
+        f"| errors seen by users | {len(r.errors)} | 0 | {'yes' if not r.errors else '**no**'} |",
+    ]
+    if r.errors:
+        lines += ["", "First errors: " + "; ".join(r.errors[:5])]
+    return "\n".join(lines) + "\n"
 
 
 LOAD_HEADING = "## Load: many users at once"

@@ -33,6 +33,7 @@ from benchmarks.engine import bench_engine, bench_validated  # noqa: E402
 from benchmarks.load import bench_load, replace_load_section  # noqa: E402
 from benchmarks.report import Row, machine, plain_table, report  # noqa: E402
 from benchmarks.server import Gunicorn, Redraw, bench_server, bench_server_in_view, cold_start_row  # noqa: E402
+from benchmarks.transfer import transfer_rows  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -45,7 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--only",
         nargs="+",
-        choices=("engine", "server"),
+        choices=("engine", "server", "transfer"),
         help="run only these sections and print them (for comparing code changes); RESULTS.md is not written",
     )
     args = ap.parse_args(argv)
@@ -80,6 +81,7 @@ def main(argv=None) -> int:
             browser_rows, in_view = bench_browser(srv, redraw, args.quick)
             log("server: the figures in view")
             rows += [bench_server_in_view(srv, redraw, in_view, args.quick), *browser_rows]
+            rows += transfer_rows(srv)
     finally:
         srv.stop()
     log("cold start")
@@ -126,12 +128,15 @@ def main_only(args) -> int:
     if "engine" in args.only:
         log("engine")
         rows += bench_engine(args.quick)
-    if "server" in args.only:
+    if {"server", "transfer"} & set(args.only):
         log("starting gunicorn")
         srv = Gunicorn()
         try:
-            log("server")
-            rows += bench_server(srv, args.quick)[0]
+            if "server" in args.only:
+                log("server")
+                rows += bench_server(srv, args.quick)[0]
+            if "transfer" in args.only:
+                rows += transfer_rows(srv)
         finally:
             srv.stop()
     return print_rows(rows, load0)

@@ -533,3 +533,39 @@ def test_the_methods_link_carries_the_selected_model(home):
     shown = "const p = document.getElementById('methods-model'); return p && p.textContent.includes('Llama-3-8B');"
     wait_js(browser, shown, what="/methods for Llama-3-8B")
     assert severe_console_errors(browser) == []
+
+
+# The page's fetch, made to fail once with a broken connection when armed: installed before any of the page's
+# scripts, so the page's own retry (assets/inferx.js) wraps it as it would wrap the browser's.
+BROKEN_ONCE = """
+window.__broken = 0;
+const real = window.fetch.bind(window);
+window.fetch = function (input, init) {
+  const redraw = typeof input === "string" && new URL(input, location.href).pathname.endsWith("_dash-update-component")
+    && init
+    && String(init.body).includes("figure-updates");
+  if (redraw && window.__armed && !window.__broken) {
+    window.__broken += 1;
+    return Promise.reject(new TypeError("Failed to fetch"));
+  }
+  return real(input, init);
+};
+"""
+
+
+def test_a_redraw_whose_connection_breaks_is_asked_for_again(browser, server):
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": BROKEN_ONCE})
+    try:
+        open_page(browser, server, "/", ["fig1"])
+        browser.execute_script(TOP + "; window.__armed = true")
+        browser.execute_script("window.dash_clientside.set_props('ctl-bw', {value: Math.log2(100)})")
+        wait_js(
+            browser,
+            f"return Math.abs({traces('fig1')}[0].y[0] / (100e12 / 37e9) - 1) < 1e-3",
+            what="Figure 1 redrawn after its first request broke",
+        )
+        assert browser.execute_script("return window.__broken") == 1
+        assert severe_console_errors(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+        browser.get("about:blank")

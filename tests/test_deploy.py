@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import re
 import runpy
 import subprocess
 import sys
@@ -342,3 +344,37 @@ def test_compose_runs_replicas_with_a_shared_key_and_the_health_check():
     mb = int(nginx.split("client_max_body_size")[1].split("m;")[0])
     limit = Settings.from_env({"INFERX_MAX_UPLOAD_MB": str(app["environment"]["INFERX_MAX_UPLOAD_MB"])})
     assert mb * 2**20 >= limit.max_request_bytes
+
+
+# --- Compression and caching ------------------------------------------------------------------------
+
+
+def gunzipped(resp) -> bytes:
+    assert resp.headers["Content-Encoding"] == "gzip", resp.headers
+    return gzip.decompress(resp.data)
+
+
+def test_pages_and_answers_are_gzipped_for_a_browser_that_asks(client):
+    page = client.get("/", headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert b"<html" in gunzipped(page) and "Accept-Encoding" in page.headers["Vary"]
+    layout = client.get("/_dash-layout", headers={"Accept-Encoding": "gzip"})
+    assert json.loads(gunzipped(layout))["type"]
+    plain = client.get("/_dash-layout")  # a client that does not ask gets plain JSON
+    assert "Content-Encoding" not in plain.headers and json.loads(plain.data) == json.loads(gunzipped(layout))
+
+
+def test_a_versioned_asset_is_kept_for_a_year_and_an_unversioned_one_is_checked(client):
+    versioned = client.get("/assets/inferx.js?m=12345", headers={"Accept-Encoding": "gzip"})
+    assert versioned.status_code == 200
+    assert versioned.cache_control.max_age == 31_536_000 and versioned.cache_control.immutable
+    assert gunzipped(versioned) == (ROOT / "assets" / "inferx.js").read_bytes()
+    again = client.get("/assets/inferx.js?m=12345", headers={"Accept-Encoding": "gzip"})
+    assert again.data == versioned.data  # the kept compressed bytes
+    unversioned = client.get("/assets/inferx.js")
+    assert unversioned.cache_control.max_age is None and not unversioned.cache_control.immutable
+
+
+def test_the_page_names_each_asset_by_its_version(client):
+    page = client.get("/").data.decode()
+    assert re.search(r'src="/assets/inferx\.js\?m=[0-9.]+"', page)
+    assert re.search(r"/_dash-component-suites/dash/dash-renderer/build/dash_renderer\.v[0-9_]+m[0-9]+\.min\.js", page)

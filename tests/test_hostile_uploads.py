@@ -606,3 +606,23 @@ def test_four_uploads_at_the_limit_at_once_keep_a_worker_under_300_mb(tmp_path):
             proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_a_body_over_the_limit_gets_its_413_over_a_real_connection():
+    """gunicorn as deployed: the server reads the refused body before it answers, so a client still sending it
+    reads the 413 and its words, not a reset connection (a broken pipe on the client's send)."""
+    import http.client
+
+    from conftest import Server
+
+    server = Server(env={"INFERX_MAX_UPLOAD_MB": "1"})
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=120)
+        body = b'{"x":"' + b"a" * (48 * 2**20) + b'"}'  # far past the 2.3 MiB a 1 MB upload may take as a request
+        conn.request("POST", "/_dash-update-component", body=body, headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        assert resp.status == 413
+        assert b"the server accepts uploads of at most 1 MB (INFERX_MAX_UPLOAD_MB)" in resp.read()
+        conn.close()
+    finally:
+        server.stop()
