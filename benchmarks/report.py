@@ -144,6 +144,15 @@ def report(
         "last `plotly_afterplot`/`plotly_react` of all the graphs of `/`, after 300 ms of quiet. The floor, "
         "interleaved change by change on the same page and graphs, is `Plotly.react` of server-made figure "
         "data for two states, alternated, with no request.",
+        "- Keys: a new Chromium at 1440×900 on `/`, scrolled to the top, the context slider's thumb focused and "
+        "ArrowRight and ArrowLeft pressed in turn (selenium's trusted key events, through Radix and Dash), from "
+        "the press to the last `plotly_afterplot` of the graphs in view at the press, after 300 ms of quiet; "
+        "the longest main-thread task is the longest Long Tasks API entry starting in the 3 s after it "
+        "(`benchmarks/keys.py`).",
+        "- Transfer: a new Chromium's network log (CDP `Network.loadingFinished.encodedDataLength`: headers and "
+        "body as sent, after compression) for the app's own origin, once the graphs are drawn and no response "
+        "has finished for 1.5 s; the second load is the same URL again in the same browser, whose cache answers "
+        "the versioned assets (0 bytes); the embed in a new 800×500 browser (`benchmarks/transfer.py`).",
         "- Animation: click Animate, read `window.inferxAnimation.frames` after 5 s (the sweep lasts 8 s); "
         "requests are resource-timing entries for `_dash-update-component` started during the window.",
         "- Cold start: `perf_counter` before `Popen(gunicorn)` to the first `GET /` answered 200.",

@@ -30,6 +30,7 @@ from benchmarks.chromium import make_driver  # noqa: E402
 from benchmarks.common import log  # noqa: E402
 from benchmarks.drag import drag_section  # noqa: E402
 from benchmarks.engine import bench_engine, bench_validated  # noqa: E402
+from benchmarks.keys import key_rows  # noqa: E402
 from benchmarks.load import bench_load, replace_load_section  # noqa: E402
 from benchmarks.report import Row, machine, plain_table, report  # noqa: E402
 from benchmarks.server import Gunicorn, Redraw, bench_server, bench_server_in_view, cold_start_row  # noqa: E402
@@ -81,7 +82,7 @@ def main(argv=None) -> int:
             browser_rows, in_view = bench_browser(srv, redraw, args.quick)
             log("server: the figures in view")
             rows += [bench_server_in_view(srv, redraw, in_view, args.quick), *browser_rows]
-            rows += transfer_rows(srv)
+            rows += key_rows(srv, args.quick) + transfer_rows(srv)
     finally:
         srv.stop()
     log("cold start")

@@ -22,6 +22,11 @@ ROWS = (
     "frames per second",
     "server requests during the run",
     "process start → first page served",
+    "context slider key step → graphs in view repainted",
+    "longest main-thread task in the 3 s after a key step",
+    "cold load of /, bytes received",
+    "second load of / in the same browser",
+    "cold load of /embed/fig5",
 )
 
 
@@ -37,6 +42,7 @@ def test_quick_benchmark_produces_every_row(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     text = (tmp_path / "RESULTS.md").read_text()
     assert "Load average" in text
+    assert "with one of the two workers killed" in text and "errors seen by users" in text
     for name in ROWS:
         line = next((row for row in text.splitlines() if row.startswith("|") and name in row), None)
         assert line is not None, f"no row for {name!r}"
