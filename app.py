@@ -4,7 +4,6 @@ Everything the page loads is served by the app itself (Bootstrap 5.3.6 CSS is ve
 wiki hosts and CI machines often cannot reach a CDN.
 """
 
-import os
 import sys
 
 # Dash imports IPython at start-up for notebook support, which a server never uses. Where IPython happens to be
@@ -90,4 +89,10 @@ with server.test_request_context():
     server.preprocess_request()
 
 if __name__ == "__main__":
-    app.run(host=os.environ.get("HOST", "0.0.0.0"), port=int(os.environ.get("PORT", "8050")), debug=False)
+    import argparse
+
+    args = argparse.ArgumentParser(description="Serve inferx with Dash's own server (gunicorn serves it in Docker).")
+    args.add_argument("--host", default=settings.host, help=f"address to listen on (default $HOST, {settings.host})")
+    args.add_argument("--port", type=int, default=settings.port, help=f"port (default $PORT, {settings.port})")
+    given = args.parse_args()
+    app.run(host=given.host, port=given.port, debug=False)

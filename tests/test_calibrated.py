@@ -213,6 +213,13 @@ def test_cli_validate_prints_the_table(measured_paths):
         assert sum(line.startswith(name) and line.count("%") == 10 for line in lines) == 4, name
     assert sum(line.startswith("disaggregated") and line.count("%") == 10 for line in lines) == 2
     assert any(line.startswith("The same, scored on the newest run of each configuration") for line in lines)
+    # Progress on stderr through the minutes of fits: each GPU left out in turn, each stack fitted.
+    progress = run.stderr.splitlines()
+    gpus = sorted({line.split()[1] for line in lines if line.startswith("GPU ")})
+    leaving = [line for line in progress if line.startswith("inferx: leaving")]
+    each = [f"inferx: leaving {gpu} out of the fit ({k + 1} of {len(gpus)} GPUs)" for k, gpu in enumerate(gpus)]
+    assert leaving[: len(gpus)] == each and set(leaving) == set(each)
+    assert any(line.startswith("inferx: fitting h200/") for line in progress)
 
 
 def test_cli_reports_a_broken_file(tmp_path):

@@ -2,6 +2,7 @@
 
 import csv
 import dataclasses
+import importlib.metadata
 import io
 import json
 import shutil
@@ -322,3 +323,63 @@ def test_an_option_is_not_taken_from_a_prefix():
     assert bad.returncode == 2 and "unrecognized arguments: --a preset:mi300x4" in bad.stderr, bad.stderr
     assert run_inferx("point", "--bat", "4").stderr.startswith("inferx point: error: unrecognized arguments: --bat")
     assert run_inferx("point", "--batch", "4").returncode == 0
+
+
+# --- Ideal beside expected -------------------------------------------------------------------------------------
+
+
+def test_version():
+    out = run_inferx("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"inferx {importlib.metadata.version('inferx')}"
+
+
+@pytest.mark.parametrize("mode, first", [("article", "ideal"), ("calibrated", "expected")])
+def test_point_gives_the_ideal_and_the_expected_answer_its_own_mode_first(mode, first):
+    out = run_inferx("point", "--mode", mode, "--batch", "64")
+    record = json.loads(out.stdout)
+    blocks = [k for k in record if k in ("ideal", "expected")]
+    assert blocks == [first, *({"ideal", "expected"} - {first})]
+    ideal, expected = record["ideal"], record["expected"]
+    assert (ideal["mode"], expected["mode"]) == ("article", "calibrated")
+    # The top-level fields stay the chosen mode's, and its block says the same.
+    assert record[first]["throughput_tok_s"] == record["throughput_tok_s"]
+    # The article's physics is the bound: the calibrated stack reaches less.
+    assert ideal["throughput_tok_s"] > expected["throughput_tok_s"] and ideal["b_max"] > expected["b_max"]
+    assert expected["throughput_per_gpu_tok_s"] == pytest.approx(expected["throughput_tok_s"] / 8, rel=1e-4)
+    assert "error" not in ideal and expected["error"]["kind"] == "measured configuration"
+    median, p90 = expected["error"]["tpot"]
+    assert 0 < median <= p90
+
+
+@pytest.mark.parametrize(
+    "args, kind",
+    [(("--gpu", "b300", "--gpus", "8"), "unseen GPU"), (("--model", "llama-3.3-70b"), "unseen model")],
+)
+def test_the_expected_answer_says_which_kind_of_extrapolation_it_is(args, kind):
+    expected = json.loads(run_inferx("point", *args).stdout)["expected"]
+    assert expected["error"]["kind"] == kind
+    if kind == "unseen GPU":  # the leave-one-GPU-out errors, pooled
+        assert expected["error"]["group"] == "all" and expected["error"]["rows"] > 100
+    else:
+        assert "not measured" in expected["error"]["note"] and "tpot" not in expected["error"]
+
+
+def test_slo_gives_both_answers():
+    out = run_inferx("slo", "--preset", "b200x8", "--ttft", "1000", "--tpot", "50")
+    record = json.loads(out.stdout)
+    ideal, expected = record["ideal"], record["expected"]
+    assert record["batch"] == ideal["batch"] > expected["batch"] > 0
+    assert expected["error"]["kind"] == "measured configuration"
+
+
+def test_slo_search_table_sets_both_answers_side_by_side():
+    args = ("slo", "--search", "--model", "llama-3.3-70b", "--ttft", "1000", "--tpot", "30", "--ctx", "8192")
+    table = run_inferx(*args, "--format", "table", "--mode", "calibrated").stdout.splitlines()
+    assert table[0].split()[:5] == ["machine", "TP", "PP", "expected:", "batch"] and "ideal:" in table[0]
+    rows = json.loads(run_inferx(*args, "--mode", "calibrated").stdout)["candidates"]
+    first = rows[0]
+    assert table[2].split()[0] == first["machine"]
+    assert f"{first['expected']['cost_per_mtok_usd']:,.2f}" in table[2]
+    assert f"{first['ideal']['cost_per_mtok_usd']:,.2f}" in table[2]
+    assert first["expected"]["batch"] == first["batch"]
+    assert any("not measured" in line for line in table[-3:])

@@ -378,3 +378,21 @@ def test_the_page_names_each_asset_by_its_version(client):
     page = client.get("/").data.decode()
     assert re.search(r'src="/assets/inferx\.js\?m=[0-9.]+"', page)
     assert re.search(r"/_dash-component-suites/dash/dash-renderer/build/dash_renderer\.v[0-9_]+m[0-9]+\.min\.js", page)
+
+
+def test_python_app_py_listens_on_the_port_it_is_given():
+    from conftest import START_TIMEOUT, free_port, wait_http
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "app.py", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, "PORT": "1"},  # the option wins over the environment
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_http(f"http://127.0.0.1:{port}/health", timeout=START_TIMEOUT)
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -7,11 +7,20 @@ import csv
 import json
 import os
 import sys
+from importlib.metadata import version
 
 from inferx.analysis.article_numbers import ROWS
 from inferx.analysis.check import MISMATCH, format_table
 from inferx.cli.catalog import add_catalog_commands, add_gpu_spec_option, add_model_config_option, list_catalog
-from inferx.cli.records import frontier_records, point_record, rounded_json
+from inferx.cli.records import (
+    ANSWER_MEANING,
+    ANSWER_OF_MODE,
+    frontier_records,
+    in_both_modes,
+    point_record,
+    rounded_json,
+    slo_answer,
+)
 from inferx.data.user_gpus import add_gpu_specs, add_gpus_from_env
 from inferx.data.user_models import add_model_configs, add_models_from_env
 from inferx.deploy import ConfigError
@@ -151,6 +160,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="inferx", description="LLM serving frontier from hardware physics.")
+    parser.add_argument("--version", action="version", version=f"inferx {version('inferx')}")
     sub = parser.add_subparsers(dest="command", required=True)
     point = sub.add_parser("point", help="one operating point as JSON")
     _add_scenario_options(point)
@@ -221,6 +231,12 @@ def _add_beyond_commands(sub, frontier: argparse.ArgumentParser) -> None:
         "tensor-parallel across it (a pipeline stage per domain past one), at datasheet numbers (other hardware "
         "options are ignored); cheapest first",
     )
+    slo.add_argument(
+        "--format",
+        choices=("json", "table"),
+        default="json",
+        help="with --search: JSON (default) or a table of both answers, ideal and expected, side by side",
+    )
 
 
 def _run_beyond(args: argparse.Namespace) -> int:
@@ -266,16 +282,22 @@ def _run_beyond(args: argparse.Namespace) -> int:
                 rows = slo.search(base, ttft_ms=ttft, tpot_ms=tpot, usd_per_gpu_hour=price, power_fraction=fraction)
             except InvalidParameter as err:
                 command.error(str(err))
+            rows = _with_other_mode(rows, base, ttft, tpot, price, fraction)
             best = rows[0] if rows[0]["batch"] else None
-            print(json.dumps(rounded_json({"candidates": rows, "best": best, "units": _param_units(rows[0])})))
+            if args.format == "table":
+                print(search_table(rows, scn.mode, scn.params["model"]))
+            else:
+                print(json.dumps(rounded_json({"candidates": rows, "best": best, "units": _param_units(rows[0])})))
             return 0 if best else 1
         reason = scn.unfit_reason()
         if reason:  # no request fits, as `point` and `frontier` say
             print(f"inferx: {reason}", file=sys.stderr)
             return 2
         result = slo.goodput(scn, ttft, tpot, price, fraction)
+        both = in_both_modes(scn, lambda s: slo_answer(slo.goodput(s, ttft, tpot, price, fraction)))
         # The inputs as given, under the names the options and the URL use; their units beside them.
-        print(json.dumps({"scenario": scn.params, "scenario_units": _param_units(scn.params), **rounded_json(result)}))
+        print(json.dumps({"scenario": scn.params, "scenario_units": _param_units(scn.params), **rounded_json(result),
+                          **rounded_json(both)}))  # fmt: skip
         return 0 if result["batch"] else 1
     fig = export.build_figure(scn, name, batch)
     record = export.figure_record(name, fig)
@@ -290,6 +312,58 @@ def _run_beyond(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(export.figure_csv(fig))  # the dashboard's download button writes the same text
     return 0
+
+
+def _with_other_mode(rows: list[dict], base: dict, ttft, tpot, price, fraction) -> list[dict]:
+    """Each search row with its answer in both models ("ideal", "expected": the row's own mode first), matched
+    by machine with the same search run in the other mode."""
+    from inferx.analysis import slo
+    from inferx.analysis.slo import MACHINE_OPTIONS
+
+    mode = base.get("mode") or PARAMS["mode"].default
+    other = "calibrated" if mode == "article" else "article"
+    theirs = slo.search({**base, "mode": other}, ttft_ms=ttft, tpot_ms=tpot, usd_per_gpu_hour=price,
+                        power_fraction=fraction)  # fmt: skip
+    by_machine = {tuple(r[k] for k in MACHINE_OPTIONS): r for r in theirs}
+    out = []
+    for row in rows:
+        twin = by_machine.get(tuple(row[k] for k in MACHINE_OPTIONS), {})
+        answers = {mode: slo_answer(row), other: slo_answer(twin)}
+        out.append(row | {ANSWER_OF_MODE[m]: answers[m] for m in (mode, other)})
+    return out
+
+
+def search_table(rows: list[dict], mode: str, model: str) -> str:
+    """`slo --search --format table`: one line per machine, cheapest first, both answers side by side."""
+    from inferx.serving.adapter import CALIBRATED_MODEL
+
+    answers = ("ideal", "expected") if mode == "article" else ("expected", "ideal")
+
+    def cells(block: dict) -> str:
+        if not block.get("batch"):
+            return f"{'—':>6} {'—':>10} {'—':>8} {'—':10}"
+        return (
+            f"{block['batch']:>6,} {block['throughput_per_gpu_tok_s']:>10,.0f} {block['cost_per_mtok_usd']:>8,.2f} "
+            f"{block['limited_by']:10}"
+        )
+
+    titles = "   ".join(f"{w + ':':9} {'batch':>6} {'tok/s/GPU':>10} {'$/Mtok':>8} {'limited by':10}" for w in answers)
+    head = f"{'machine':18} {'TP':>3} {'PP':>3}   {titles}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        shown = "   ".join(f"{'':9} {cells(r[w])}" for w in answers)
+        lines.append(f"{r['machine']:18} {r['tp']:>3} {r['pp']:>3}   {shown}")
+    lines += [
+        f"ideal: {ANSWER_MEANING['ideal']}.",
+        f"expected: {ANSWER_MEANING['expected']}"
+        + (
+            "; fitted to DeepSeek-R1 runs only, so its error on this model is not measured."
+            if model != CALIBRATED_MODEL
+            else "; `inferx point --mode calibrated` gives its error range."
+        ),
+        f"Rows are in the order of the {answers[0]} answer's cost per million tokens.",
+    ]
+    return "\n".join(lines)
 
 
 def _param_units(names) -> dict[str, str]:

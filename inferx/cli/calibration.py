@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -59,6 +60,11 @@ def _compact_json(record: dict) -> str:
 def run(command: str, path: str, error_tables: str | None = None) -> int:
     """`inferx calibrate|validate --measured PATH`; returns the exit code. With `error_tables`, validate also
     writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there."""
+    # Progress on stderr: a validation fits every GPU's calibrations again with each GPU left out, minutes of work.
+    progress = logging.StreamHandler(sys.stderr)
+    progress.setFormatter(logging.Formatter("inferx: %(message)s"))
+    F.log.addHandler(progress)
+    F.log.setLevel(logging.INFO)
     try:
         if error_tables is not None:  # refused before the minutes of work, not after
             _check_writable(error_tables, path)
@@ -91,6 +97,8 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
     except (MeasuredDataError, OSError) as err:
         print(f"inferx: {err}", file=sys.stderr)
         return 2
+    finally:
+        F.log.removeHandler(progress)
 
 
 def _rows(n) -> str:

@@ -13,6 +13,7 @@ Jacobian at the optimum.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import fields
 
 import numpy as np
@@ -52,6 +53,8 @@ MIN_ROWS = 6
 OLDER_RUN_WEIGHT = 0.1
 CONFIGURATION = ("hardware", "framework", "precision", "spec_method", "isl", "osl", "concurrency", "n_gpus",
                  "decode_ep", "decode_dp_attention")  # fmt: skip
+
+log = logging.getLogger("inferx.fit")  # progress of a long fit; `inferx calibrate` prints it
 
 
 def single_node(df: pd.DataFrame) -> pd.DataFrame:
@@ -259,6 +262,7 @@ def fit_all(df: pd.DataFrame) -> dict:
     for key, part in rows.groupby(keys):
         if part["spec_method"].ne("mtp").sum() < MIN_ROWS:
             continue
+        log.info("fitting %s on %d rows", key, len(part))
         cal, sigma = fit(part)
         if part["spec_method"].eq("mtp").sum() >= 3:
             values, spread = fit_acceptance(cal, part)

@@ -146,7 +146,8 @@ def leave_one_gpu_out(df: pd.DataFrame) -> pd.DataFrame:
 def _held_out_fits(rows: pd.DataFrame):
     """(GPU, calibrations fitted on every other GPU's rows) for each GPU that has others to learn from."""
     gpus = sorted(rows["hardware"].unique())
-    for gpu in gpus if len(gpus) > 1 else ():
+    for k, gpu in enumerate(gpus if len(gpus) > 1 else ()):
+        F.log.info("leaving %s out of the fit (%d of %d GPUs)", gpu, k + 1, len(gpus))
         try:
             yield gpu, F.calibrations(F.fit_all(rows[rows["hardware"] != gpu]))
         except MeasuredDataError:
