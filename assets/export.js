@@ -192,8 +192,17 @@
       window.setTimeout(() => button.classList.remove("copied"), COPIED_MS);
       say(button.dataset.copyLink ? "Link copied" : "Embed code copied", false);
     } catch (err) {
-      button.title = `Could not copy: ${err}`;
-      say(`Could not copy: ${err && err.message ? err.message : err}`, true);
+      // Refused (an iframe without allow="clipboard-write", a browser's policy): the text in a field, selected,
+      // for the reader to copy by hand; the browser's own words go to the button's tooltip only.
+      button.title = `Could not copy: ${err && err.message ? err.message : err}`;
+      if (!status) return;
+      const what = button.dataset.copyLink ? "link" : "embed code";
+      const field = element("input", { type: "text", readonly: "", class: "share-copy-field", "aria-label": `The ${what}` });
+      field.value = text;
+      status.replaceChildren(document.createTextNode(`Copy the ${what} by hand: `), field);
+      status.classList.remove("visually-hidden");
+      field.focus();
+      field.select();
     }
   }
 
@@ -202,7 +211,11 @@
 
   function embedCode(button) {
     const src = `${window.location.origin}${button.dataset.embedPath}${new URL(currentAddress()).search}`;
-    return `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure"></iframe>`;
+    // clipboard-write: the embed's own Copy link works inside the wiki's page too.
+    return (
+      `<iframe src="${src}" width="720" height="520" style="border:0" loading="lazy" title="inferx figure" ` +
+      `allow="clipboard-write"></iframe>`
+    );
   }
 
   // Buttons are native, so Enter and Space reach this listener as clicks.

@@ -471,7 +471,8 @@ def test_a_copy_button_is_reached_and_pressed_with_the_keyboard(browser, server)
 
 
 def test_a_refused_copy_says_so_on_the_page_with_no_console_error(browser, server):
-    """A browser that refuses the clipboard (no permission, plain http) gets a line, not an uncaught rejection."""
+    """A browser that refuses the clipboard (no permission, an iframe without clipboard-write, plain http) gets the
+    link in a selected field to copy by hand, not the browser's raw error and no uncaught rejection."""
     load(browser, server, "/")
     origin = browser.execute_script("return location.origin")
     permission = {"permission": {"name": "clipboard-write"}, "setting": "denied", "origin": origin}
@@ -482,11 +483,19 @@ def test_a_refused_copy_says_so_on_the_page_with_no_console_error(browser, serve
             browser,
             "const s = document.querySelector('.share .share-status');"
             "const shown = !s.classList.contains('visually-hidden');"
-            "return shown && s.textContent.startsWith('Could not copy') && s.textContent;",
+            "return shown && s.textContent.startsWith('Copy the link by hand') && s.textContent;",
             SETTLE_S,
-            "the refusal shown",
+            "the link offered to copy by hand",
         )
-        assert "Could not copy: " in status
+        field = browser.execute_script(
+            "const f = document.querySelector('.share .share-status input');"
+            "return [f.value, f.readOnly, f.getAttribute('aria-label'), document.activeElement === f,"
+            " f.selectionStart, f.selectionEnd];"
+        )
+        assert field == [browser.current_url, True, "The link", True, 0, len(browser.current_url)]
+        assert "NotAllowedError" not in status and "Could not copy" in browser.find_element(
+            "id", "copy-link"
+        ).get_attribute("title")
         assert severe_console_errors(browser) == []
     finally:
         browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "granted"})
@@ -507,7 +516,13 @@ def test_a_cards_copy_embed_code_says_what_it_did(browser, server):
         assert browser.execute_script(said + "return s.getAttribute('role');") == "status"
         browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "denied"})
         click(browser, browser.find_element("id", "embed-copy-fig1"))
-        wait_js(browser, said + "return s.textContent.startsWith('Could not copy') && !hidden;", SETTLE_S, "shown")
+        wait_js(
+            browser,
+            said + "return s.textContent.startsWith('Copy the embed code by hand') && !hidden;",
+            SETTLE_S,
+            "shown",
+        )
+        assert browser.execute_script(said + "return s.querySelector('input').value").startswith("<iframe")
         assert severe_console_errors(browser) == []
     finally:
         browser.execute_cdp_cmd("Browser.setPermission", {**permission, "setting": "granted"})

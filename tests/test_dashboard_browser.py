@@ -454,6 +454,7 @@ def test_copy_buttons_put_the_link_and_the_iframe_on_the_clipboard(browser, serv
     click(browser, browser.find_element("css selector", "[id*='embed-copy']"))
     code = wait_for_clipboard(browser, read, lambda text: text.startswith("<iframe"))
     assert f'src="{url}"' in code and 'title="inferx figure"' in code
+    assert 'allow="clipboard-write"' in code  # the embed's own copy buttons work inside the wiki's page
 
 
 def wait_for_clipboard(browser, read: str, ok, timeout: float = 120) -> str:
