@@ -383,3 +383,31 @@ def test_slo_search_table_sets_both_answers_side_by_side():
     assert f"{first['ideal']['cost_per_mtok_usd']:,.2f}" in table[2]
     assert first["expected"]["batch"] == first["batch"]
     assert any("not measured" in line for line in table[-3:])
+
+
+def test_compare_sets_two_scenarios_side_by_side_under_both_models():
+    record = json.loads(run_inferx("compare", "preset=mi300x4&ctx=8192", "preset=b200x8", "--format", "json").stdout)
+    a, b = record["a"], record["b"]
+    assert (a["scenario"]["preset"], a["scenario"]["ctx"], b["scenario"]["preset"]) == ("mi300x4", 8192, "b200x8")
+    for side in (a, b):
+        assert list(k for k in side if k in ("ideal", "expected")) == ["ideal", "expected"]
+        # Each block is that mode's answer to the scenario's own SLO, as `inferx slo` gives it.
+        for block in ("ideal", "expected"):
+            mode = side[block]["mode"]
+            slo = json.loads(run_inferx("slo", "--mode", mode, *_options(side["scenario"])).stdout)
+            assert side[block]["batch"] == slo["batch"]
+            assert side[block]["cost_per_mtok_usd"] == pytest.approx(slo["cost_per_mtok_usd"], rel=1e-5)
+    table = run_inferx("compare", "preset=mi300x4&ctx=8192", "preset=b200x8").stdout.splitlines()
+    assert table[0].split() == ["A", "ideal", "A", "expected", "B", "ideal", "B", "expected"]
+    users = table[2].split()
+    assert users[:4] == ["users", "at", "the", "SLO"] and users[-1] == f"{b['expected']['batch']:,}"
+    assert table[-4].startswith("A expected: measured configuration; TPOT off by")
+
+
+def _options(params: dict) -> list[str]:
+    return ["--preset", params["preset"], "--ctx", str(params["ctx"])]
+
+
+def test_compare_refuses_what_is_not_a_control():
+    out = run_inferx("compare", "preset=mi300x4&bogus=1", "preset=b200x8")
+    assert out.returncode == 2 and "'bogus' is not a control" in out.stderr and "Traceback" not in out.stderr

@@ -11,7 +11,9 @@ from importlib.metadata import version
 
 from inferx.analysis.article_numbers import ROWS
 from inferx.analysis.check import MISMATCH, format_table
+from inferx.cli import compare
 from inferx.cli.catalog import add_catalog_commands, add_gpu_spec_option, add_model_config_option, list_catalog
+from inferx.cli.compare import add_compare_parser
 from inferx.cli.records import (
     ANSWER_MEANING,
     ANSWER_OF_MODE,
@@ -176,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     frontier.add_argument("--format", choices=("csv", "json"), default="csv", help="output format (default csv)")
     _add_beyond_commands(sub, frontier)
+    add_compare_parser(sub)
     sub.add_parser("check", help="every number the article prints beside the engine's value")
     for name, text in (
         ("calibrate", "fit the calibrated model to measured points"),
@@ -428,6 +431,11 @@ def _run(argv: list[str] | None) -> int:
         return fetch.cli(args.model, args.output, args.base_url, args.date, args.timeout)
     if args.command == "slo" or getattr(args, "figure", None) is not None:
         return _run_beyond(args)
+    if args.command == "compare":
+        try:
+            return compare.run(args)
+        except InvalidParameter as err:
+            args.subparser.error(str(err))
     if args.command in ("calibrate", "validate"):
         from inferx.cli.calibration import run
 

@@ -1,0 +1,87 @@
+"""`inferx compare A B`: two scenarios, each given as the query string of a page's address, side by side on the
+numbers that decide a choice, each under both models (ideal and expected)."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qsl
+
+from inferx.cli.records import ANSWER_MEANING, in_both_modes, rounded_json, slo_answer
+from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import resolve_params
+
+# (key of a goodput answer, what the table calls it, its format); the first row is the users the SLO admits.
+DECIDING = (
+    ("batch", "users at the SLO (batch)", "{:,.0f}"),
+    ("itl_ms", "TPOT (ms)", "{:,.1f}"),
+    ("ttft_ms", "TTFT (ms)", "{:,.0f}"),
+    ("throughput_per_gpu_tok_s", "output tok/s per GPU", "{:,.0f}"),
+    ("cost_per_mtok_usd", "$ per million tokens", "{:,.2f}"),
+    ("tokens_per_joule", "tokens per joule", "{:,.2f}"),
+)
+
+
+def scenario_from_query(query: str, name: str) -> Scenario:
+    """A scenario from an address's query string (`preset=mi300x4&ctx=8192`), checked as the page checks it."""
+    checked = {}
+    for key, value in parse_qsl(query.lstrip("?"), keep_blank_values=True, strict_parsing=False):
+        if key not in PARAMS:
+            raise InvalidParameter(name, f"{key!r} is not a control (`inferx point --help` lists them)", query)
+        checked[key] = check_param(key, value)
+    return Scenario.from_params(**resolve_params(checked))
+
+
+def comparison(a: Scenario, b: Scenario) -> dict:
+    """Each scenario's best point under its own TTFT and TPOT targets, under both models."""
+    from inferx.analysis import slo
+
+    def answer(s: Scenario) -> dict:
+        p = s.params
+        return slo_answer(slo.goodput(s, p["ttft"], p["tpot"], p["price"], p["power"]))
+
+    return {name: {"scenario": s.params, **in_both_modes(s, answer)} for name, s in (("a", a), ("b", b))}
+
+
+def comparison_table(record: dict) -> str:
+    answers = [w for w in record["a"] if w in ANSWER_MEANING]
+    columns = [(side, w) for side in ("a", "b") for w in answers]
+    head = f"{'':26}" + "".join(f"{side.upper() + ' ' + w:>14}" for side, w in columns)
+    lines = [head, "-" * len(head)]
+    for key, label, fmt in DECIDING:
+        cells = []
+        for side, w in columns:
+            value = record[side][w].get(key)
+            cells.append(f"{'—' if value is None or not record[side][w].get('batch') else fmt.format(value):>14}")
+        lines.append(f"{label:26}" + "".join(cells))
+    for side in ("a", "b"):
+        error = record[side]["expected"]["error"]
+        spread = f"TPOT off by {100 * error['tpot'][0]:.0f} % (median), {100 * error['tpot'][1]:.0f} % (p90)"
+        lines.append(f"{side.upper()} expected: {error['kind']}; " + (spread if "tpot" in error else error["note"]))
+    lines += [f"{w}: {ANSWER_MEANING[w]}." for w in answers]
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    a, b = scenario_from_query(args.a, "A"), scenario_from_query(args.b, "B")
+    for name, s in (("A", a), ("B", b)):
+        if s.unfit_reason():
+            raise InvalidParameter(name, s.unfit_reason())
+    record = comparison(a, b)
+    print(comparison_table(record) if args.format == "table" else json.dumps(rounded_json(record)))
+    return 0
+
+
+def add_compare_parser(sub) -> None:
+    compare = sub.add_parser(
+        "compare",
+        help="two scenarios side by side under both models: users at the SLO, TPOT, TTFT, tok/s per GPU, $/Mtok, tok/J",
+    )
+    for side in ("a", "b"):
+        compare.add_argument(
+            side,
+            metavar=side.upper(),
+            help=f"scenario {side.upper()} as an address's query string, e.g. 'preset=mi300x4&ctx=8192' "
+            "(the controls of `inferx point`; the TTFT and TPOT targets are `ttft` and `tpot`)",
+        )
+    compare.add_argument("--format", choices=("json", "table"), default="table", help="output (default table)")
