@@ -14,6 +14,7 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, clientside_callback, dcc, html
 
 from inferx.analysis import slo
+from inferx.analysis.answers import ANSWER_MEANING, ANSWER_OF_MODE
 from inferx.figures.beyond import money
 from inferx.figures.style import si
 from inferx.physics.models import MODELS
@@ -66,9 +67,10 @@ def search_card() -> dbc.Card:
     return dbc.Card([dbc.CardBody(body)], className="fig-card", id="card-search")
 
 
-def result_table(rows: list[dict], params: dict) -> list:
+def result_table(rows: list[dict], params: dict, other_rows: list[dict] = ()) -> list:
     """How many configurations meet the targets, the cheapest of each GPU as a table (cheapest first), and the
-    GPUs none of whose configurations does, each with the reason of its largest."""
+    GPUs none of whose configurations does, each with the reason of its largest. `other_rows`: the same search
+    under the other model, whose answer for each machine the last two columns give (ideal beside expected)."""
     targets = f"TTFT ≤ {params['ttft']:,.6g} ms and TPOT ≤ {params['tpot']:,.6g} ms"
     model = MODELS[params["model"]].name
     met = [r for r in rows if r["batch"]]
@@ -84,7 +86,12 @@ def result_table(rows: list[dict], params: dict) -> list:
     # In calibrated mode each row says where its calibration comes from (fitted, or predicted for a GPU never
     # measured: "stack typical", "datasheet", …), since that is how far to trust it.
     calibrated = params["mode"] == "calibrated"
-    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in (*HEADERS, *(["Calibration"] if calibrated else []))]))
+    ours, theirs = ANSWER_OF_MODE[params["mode"]], ANSWER_OF_MODE["article" if calibrated else "calibrated"]
+    other = {tuple(r[k] for k in slo.MACHINE_OPTIONS): r for r in other_rows}
+    twins = {r["gpu"]: other.get(tuple(r[k] for k in slo.MACHINE_OPTIONS), {}) for r in best.values()}
+    extra = [f"{theirs.capitalize()}: $ per M tokens", f"{theirs.capitalize()}: largest batch"] if other else []
+    headers = (*HEADERS, *(["Calibration"] if calibrated else []), *extra)
+    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in headers]))
     body = html.Tbody(
         [
             html.Tr(
@@ -97,6 +104,7 @@ def result_table(rows: list[dict], params: dict) -> list:
                     html.Td(number(r["tokens_per_joule"])),
                     html.Td(slo.LIMITED_BY[r["limited_by"]]),
                     *([html.Td(r["calibration_basis"])] if calibrated else []),
+                    *(_other_answer(twins[r["gpu"]]) if other else []),
                 ]
             )
             for r in best.values()
@@ -105,7 +113,16 @@ def result_table(rows: list[dict], params: dict) -> list:
     # The sentence above the table, not its caption: inside the table's scroll box a phone would cut it off.
     caption = html.Caption("The cheapest configuration of each GPU within the targets", className="visually-hidden")
     table = dbc.Table([caption, head, body], size="sm", className="search-table")
-    out = [html.P(said), scroll_box(table, "The cheapest configuration of each GPU within the targets")]
+    whose = f"The numbers are the {ours} answer ({ANSWER_MEANING[ours]})" + (
+        f"; the last two columns give the {theirs} answer ({ANSWER_MEANING[theirs]}) on the same machine."
+        if other
+        else "."
+    )
+    out = [
+        html.P(said),
+        html.P(whose, className="small"),
+        scroll_box(table, "The cheapest configuration of each GPU within the targets"),
+    ]
     missed = {}  # each GPU that serves in no configuration: its largest count, with the reason
     for r in rows:
         if r["gpu"] not in best and (r["gpu"] not in missed or r["gpus"] > missed[r["gpu"]]["gpus"]):
@@ -114,6 +131,12 @@ def result_table(rows: list[dict], params: dict) -> list:
         why = "; ".join(f"{r['machine']} ({r['reason']})" for r in missed.values())
         out.append(html.P(f"No configuration serves it on {why}."))
     return out
+
+
+def _other_answer(twin: dict) -> list:
+    if not twin.get("batch"):
+        return [html.Td("none meets them"), html.Td("—")]
+    return [html.Td(money(twin["cost_per_mtok_usd"])), html.Td(f"{twin['batch']:,}")]
 
 
 # A control the search reads moved after a search: run it again (no request at all before the first click).
@@ -139,9 +162,12 @@ def search(_clicks, _again, *values):
         # Every value the search reads, checked once in the CLI's words and in the engine's spelling.
         params = Scenario.from_params(**{name: given[name] for name in SEARCH_INPUTS}).params
         price = params["price"]  # None: each GPU's assumed price
-        rows = slo.search({name: params[name] for name in SEARCH_INPUTS}, params["ttft"], params["tpot"], price,
-                          params["power"])  # fmt: skip
-        return result_table(rows, params)
+        given = {name: params[name] for name in SEARCH_INPUTS}
+        rows, other = (
+            slo.search({**given, "mode": mode}, params["ttft"], params["tpot"], price, params["power"])
+            for mode in (params["mode"], "article" if params["mode"] == "calibrated" else "calibrated")
+        )
+        return result_table(rows, params, other)
     except InvalidParameter as err:
         return html.P(f"Could not search: {err}", className="text-danger")
     except Exception:  # the inputs were checked: this is our bug, so the log gets the traceback

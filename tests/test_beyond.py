@@ -13,6 +13,8 @@ from inferx.analysis import economics, slo
 from inferx.figures import beyond, export, registry
 from inferx.scenario.controls import InvalidParameter
 from inferx.scenario.evaluation import Scenario
+from inferx.serving.adapter import scenario_calibration
+from inferx.serving.stored import scenario_error
 from pages._url import parse_query
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +60,23 @@ def test_goodput_follows_the_targets_and_prices_by_hand():
     tighter = beyond.goodput(scn.with_params(ttft=200))
     assert 0 < tighter["batch"] < b
     assert "B = " in beyond.goodput_text(scn) and f"{b:,}" in beyond.goodput_text(scn)
-    assert beyond.goodput_text(scn.with_params(tpot=1)).startswith("No batch size meets")
+    assert beyond.goodput_text(scn.with_params(tpot=1)).startswith(
+        "Under TTFT ≤ 500 ms and TPOT ≤ 1 ms, ideal (article physics, the bound): no batch size meets them: B = 1"
+    )
+
+
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_the_goodput_line_gives_the_ideal_and_the_expected_answer_its_own_modes_first(mode):
+    scn = Scenario.from_params(mode=mode)
+    ideal, expected = (beyond.goodput(scn.with_params(mode=m)) for m in ("article", "calibrated"))
+    assert ideal["batch"] > expected["batch"] > 0  # the article's physics is the bound
+    text = beyond.goodput_text(scn)
+    ideal_at = text.lower().index(f"ideal (article physics, the bound): up to b = {ideal['batch']:,},")
+    expected_at = text.lower().index(f"at p90 on its measured runs): up to b = {expected['batch']:,},")
+    assert (ideal_at < expected_at) == (mode == "article")
+    # The expected answer says how far the calibrated model has been from this calibration's runs.
+    median, p90 = scenario_error(scenario_calibration(scn.with_params(mode="calibrated")))["tpot"]
+    assert f"TPOT off by {round(100 * median)} % at the median, {round(100 * p90)} % at p90" in text
 
 
 def test_the_regimes_figure_shades_what_meets_the_slo_and_stars_the_best():
@@ -191,7 +209,8 @@ def test_the_goodput_line_gives_throughput_to_three_significant_figures():
     text = beyond.goodput_text(scn)
     g = slo.goodput(scn, 500, 50)
     # "…, up to B = 10,562, 241 k tok/s (30.1 k tok/s per GPU), …"
-    total, per_gpu = (part.split(" tok/s")[0] for part in text.split(f"B = {g['batch']:,}, ")[1].split("("))
+    ideal = text.split(f"B = {g['batch']:,}, ")[1].split(". ")[0]  # the first answer, the scenario's own
+    total, per_gpu = (part.split(" tok/s")[0] for part in ideal.split("(")[:2])
     for shown, exact in ((total, g["throughput_tok_s"]), (per_gpu, g["throughput_per_gpu_tok_s"])):
         number, prefix = shown.split(" ")
         assert prefix == "k" and len(number.replace(".", "")) == 3, text

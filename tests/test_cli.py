@@ -25,7 +25,7 @@ def test_point_json_contract_matches_engine():
     out = run_inferx("point", "--preset", "mi300x4", "--ctx", "8192", "--batch", "64")
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)
-    assert tuple(rec) == POINT_FIELDS
+    assert tuple(rec) == (*POINT_FIELDS, "ideal", "expected")  # the two answers follow the contract fields
     s = Scenario.from_params(preset="mi300x4", ctx=8192)
     r = s.evaluate([64])
     assert rec["throughput_tok_s"] == pytest.approx(r["throughput"][0], rel=1e-5)
@@ -232,14 +232,22 @@ def test_options_the_article_model_does_not_read_get_a_note_and_change_nothing()
     """--mtp on in article mode gives the article's numbers, as --mtp off does: stderr says so, for each command.
     The output length changes only Figure 12 (its E2E) there, so it is noted everywhere else."""
     note = "inferx: note: in article mode --framework, --mtp change nothing here: the calibrated model reads them"
-    for command in (["point"], ["frontier", "--points", "4"], ["slo"], ["frontier", "--figure", "4"]):
+    for command in (["frontier", "--points", "4"], ["frontier", "--figure", "4"]):
         plain = run_inferx(*command)
         given = run_inferx(*command, "--mtp", "on", "--framework", "trt")
         assert given.stdout.replace('"trt"', '"sglang"').replace('"on"', '"off"') == plain.stdout, command
         assert given.stderr.startswith(note) and plain.stderr == "", (command, given.stderr)
+    # point and slo print the expected answer too, which reads them: only it moves, and stderr says so.
+    note = "inferx: note: in article mode --framework, --mtp change only the expected answer: the calibrated model"
+    for command in (["point"], ["slo"]):
+        plain = json.loads(run_inferx(*command).stdout)
+        out = run_inferx(*command, "--mtp", "on", "--framework", "trt")
+        given = json.loads(out.stdout.replace('"trt"', '"sglang"').replace('"on"', '"off"'))
+        assert given.pop("expected") != plain.pop("expected") and given == plain, command
+        assert out.stderr.startswith(note), (command, out.stderr)
     single = run_inferx("point", "--osl", "2048")
-    assert single.stdout == run_inferx("point").stdout
-    assert single.stderr.startswith("inferx: note: in article mode --osl changes nothing here: the calibrated model")
+    assert json.loads(single.stdout)["ideal"] == json.loads(run_inferx("point").stdout)["ideal"]
+    assert single.stderr.startswith("inferx: note: in article mode --osl changes only the expected answer")
     assert run_inferx("point", "--mtp", "on", "--mode", "calibrated").stderr == ""
     # Figure 12's E2E reads the output length in either mode: no note there, and other numbers.
     figure = run_inferx("frontier", "--figure", "12", "--osl", "8192")
@@ -250,10 +258,14 @@ def test_the_cv_in_calibrated_mode_gets_a_note_and_changes_nothing():
     """The calibrated TTFT queues prompts of one length (M/D/1): the output length's CV is the article's only."""
     plain = run_inferx("point", "--mode", "calibrated")
     given = run_inferx("point", "--mode", "calibrated", "--cv", "1.5")
-    assert given.stdout.replace('"cv": 1.5', '"cv": 0') == plain.stdout and plain.stderr == ""
+    ours, theirs = json.loads(plain.stdout), json.loads(given.stdout.replace('"cv": 1.5', '"cv": 0'))
+    # Only the ideal answer (the article's M/G/1 wait) reads it.
+    assert theirs.pop("ideal")["ttft_ms"] > ours.pop("ideal")["ttft_ms"] and theirs == ours and plain.stderr == ""
     assert given.stderr.startswith(
-        "inferx: note: in calibrated mode --cv changes nothing here: the article's model reads it (add --mode article)"
+        "inferx: note: in calibrated mode --cv changes only the ideal answer: the article's model reads it"
     )
+    frontier = run_inferx("frontier", "--points", "4", "--mode", "calibrated", "--cv", "1.5")
+    assert frontier.stderr.startswith("inferx: note: in calibrated mode --cv changes nothing here")
     assert run_inferx("point", "--cv", "1.5").stderr == ""  # the article's M/G/1 reads it
 
 

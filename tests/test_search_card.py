@@ -166,3 +166,18 @@ def test_the_button_searches_and_a_control_it_reads_searches_again(browser, serv
     wait_js(browser, "return location.search.includes('gpus=4')", what="the GPU count in the address")
     assert search_requests(browser) == 0
     assert severe_console_errors(browser) == []
+
+
+def test_each_row_gives_the_other_models_answer_on_the_same_machine(client):
+    """Ideal beside expected: in article mode the last two columns are the calibrated model's answer for the same
+    machine (and the other way round), so the table never shows one model's numbers alone."""
+    shown = texts(post_search(client, page_values()))
+    assert shown[shown.index("Stopped by") + 1 :][:2] == ["Expected: $ per M tokens", "Expected: largest batch"]
+    assert shown[1].startswith("The numbers are the ideal answer (article physics") and "expected answer" in shown[1]
+    first = cheapest_of_each_gpu(slo.search({}))[0]
+    twin = next(r for r in slo.search({"mode": "calibrated"}) if all(r[k] == first[k] for k in slo.MACHINE_OPTIONS))
+    cells = shown[shown.index(first["machine"]) :][:9]
+    expected = [money(twin["cost_per_mtok_usd"]), f"{twin['batch']:,}"] if twin["batch"] else ["none meets them", "—"]
+    assert cells[7:] == expected
+    calibrated = texts(post_search(client, page_values(mode="calibrated")))
+    assert calibrated[calibrated.index("Calibration") + 1 :][:2] == ["Ideal: $ per M tokens", "Ideal: largest batch"]

@@ -9,20 +9,13 @@ import os
 import sys
 from importlib.metadata import version
 
+from inferx.analysis.answers import ANSWER_MEANING, ANSWER_OF_MODE, in_both_modes, slo_answer
 from inferx.analysis.article_numbers import ROWS
 from inferx.analysis.check import MISMATCH, format_table
 from inferx.cli import compare
 from inferx.cli.catalog import add_catalog_commands, add_gpu_spec_option, add_model_config_option, list_catalog
 from inferx.cli.compare import add_compare_parser
-from inferx.cli.records import (
-    ANSWER_MEANING,
-    ANSWER_OF_MODE,
-    frontier_records,
-    in_both_modes,
-    point_record,
-    rounded_json,
-    slo_answer,
-)
+from inferx.cli.records import frontier_records, point_record, rounded_json
 from inferx.data.user_gpus import add_gpu_specs, add_gpus_from_env
 from inferx.data.user_models import add_model_configs, add_models_from_env
 from inferx.deploy import ConfigError
@@ -118,6 +111,9 @@ TARGETS_GROUP = "Targets & cost"  # the latency targets, price and power
 OSL_FIGURE = "fig12"  # the one output of article mode that reads the output length (its E2E)
 
 
+BOTH_ANSWERS = ("point", "slo")  # the commands that print the ideal and the expected answer
+
+
 def _note_unread(args: argparse.Namespace, scn: Scenario, figure: str | None = None) -> None:
     """Options given that the scenario's model does not read for this output: said, so that --mtp on giving the
     same numbers as --mtp off is not taken for an answer. In article mode the output length is read by Figure
@@ -129,12 +125,13 @@ def _note_unread(args: argparse.Namespace, scn: Scenario, figure: str | None = N
         unread, reader, other = ARTICLE_ONLY, "the article's model", "article"
     given = [f"--{name}" for name in PARAMS if name in unread and getattr(args, name, None) is not None]
     if given:
-        them = "it" if len(given) == 1 else "them"
-        print(
-            f"inferx: note: in {scn.mode} mode {', '.join(given)} change{'s' if len(given) == 1 else ''} nothing "
-            f"here: {reader} reads {them} (add --mode {other})",
-            file=sys.stderr,
-        )
+        them, s = ("it", "s") if len(given) == 1 else ("them", "")
+        if args.command in BOTH_ANSWERS and figure is None:  # the other model's answer is printed too
+            answer = ANSWER_OF_MODE[other]
+            what = f"change{s} only the {answer} answer: {reader} reads {them}"
+        else:
+            what = f"change{s} nothing here: {reader} reads {them} (add --mode {other})"
+        print(f"inferx: note: in {scn.mode} mode {', '.join(given)} {what}", file=sys.stderr)
     # The latency targets enter the goodput, which point and the frontier table do not give, and the price and
     # power the cost and energy, which point gives and the table does not; MTP's acceptance enters only with MTP.
     read_here = ("price", "power") if args.command == "point" else ()

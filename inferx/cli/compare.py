@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qsl
 
-from inferx.cli.records import ANSWER_MEANING, in_both_modes, rounded_json, slo_answer
+from inferx.analysis.answers import ANSWER_MEANING, in_both_modes, slo_answer
+from inferx.cli.records import rounded_json
 from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
 from inferx.scenario.evaluation import Scenario
 from inferx.scenario.machines import resolve_params

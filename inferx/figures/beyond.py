@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from inferx.analysis import economics, regimes, slo
+from inferx.analysis.answers import ANSWER_OF_MODE, expected_error
 from inferx.figures import studies
 from inferx.figures import style as F
 from inferx.figures.explorer import explorer as explorer_figure
@@ -60,18 +61,39 @@ def money(usd: float) -> str:
 
 
 def goodput_text(scn: Scenario) -> str:
-    """The goodput readout: the largest batch meeting both targets, its throughput, cost and energy."""
+    """The goodput readout: the largest batch meeting both targets, its throughput, cost and energy, under the
+    scenario's model first and then the other (ideal beside expected), the expected one with how far it may be
+    off."""
     g = goodput(scn)
     targets = f"TTFT ≤ {g['ttft_target_ms']:,.6g} ms and TPOT ≤ {g['tpot_target_ms']:,.6g} ms"
+    other = scn.with_params(mode="calibrated" if scn.mode == "article" else "article")
+    first, second = (_goodput_answer(s, goodput(s)) for s in (scn, other))
+    return f"Under {targets}, {first} {second[0].upper()}{second[1:]}"
+
+
+def _goodput_answer(scn: Scenario, g: dict) -> str:
+    name = f"{ANSWER_OF_MODE[scn.mode]} ({_basis(scn)})"
     if not g["batch"]:
-        return f"No batch size meets {targets}: {g['reason']}."
+        return f"{name}: no batch size meets them: {g['reason']}."
     return (
         # Three significant figures: the model is not good to the token per second.
-        f"Under {targets}: up to B = {g['batch']:,}, {F.si(g['throughput_tok_s'], unit='tok/s')} "
+        f"{name}: up to B = {g['batch']:,}, {F.si(g['throughput_tok_s'], unit='tok/s')} "
         f"({F.si(g['throughput_per_gpu_tok_s'], unit='tok/s')} per GPU), {money(g['cost_per_mtok_usd'])} per "
         "million tokens, "
         f"{number(g['tokens_per_joule'])} tok/J; the {slo.LIMITED_BY[g['limited_by']]} stops a larger batch."
     )
+
+
+def _basis(scn: Scenario) -> str:
+    """What an answer is: the article's bound, or the calibrated model with how far it has been from runs."""
+    if scn.mode == "article":
+        return "article physics, the bound"
+    error = expected_error(scn)
+    if "tpot" not in error:
+        return "calibrated to DeepSeek-R1 runs; not measured on this model"
+    median, p90 = (round(100 * e) for e in error["tpot"])
+    where = "on GPUs left out of the fit" if error["kind"] == "unseen GPU" else "on its measured runs"
+    return f"calibrated; TPOT off by {median} % at the median, {p90} % at p90 {where}"
 
 
 def readouts(scn: Scenario, batch: int) -> dict:
