@@ -35,7 +35,9 @@ SEARCH_INPUTS = tuple(name for name in controls() if name not in slo.HARDWARE_CO
 TITLE = "Which machine meets the targets for the least?"
 # Output tokens throughout (the sentence above the table says so); "Stopped by": what keeps the batch from growing.
 # The cost, which orders the rows, next to the machine: on a phone the table scrolls sideways past the rest.
-HEADERS = ("Machine", "$ per M tokens", "TP × PP", "Largest batch", "tok/s per GPU", "tok/J", "Stopped by")
+# Each row's cost in both answers side by side (ideal beside expected), its own answer's first.
+HEADERS = ("Machine", "{ours}: $ per M tokens", "{theirs}: $ per M tokens", "TP × PP", "Largest batch",
+           "{theirs}: largest batch", "tok/s per GPU", "tok/J", "Stopped by")  # fmt: skip
 
 
 def search_card() -> dbc.Card:
@@ -89,22 +91,23 @@ def result_table(rows: list[dict], params: dict, other_rows: list[dict] = ()) ->
     ours, theirs = ANSWER_OF_MODE[params["mode"]], ANSWER_OF_MODE["article" if calibrated else "calibrated"]
     other = {tuple(r[k] for k in slo.MACHINE_OPTIONS): r for r in other_rows}
     twins = {r["gpu"]: other.get(tuple(r[k] for k in slo.MACHINE_OPTIONS), {}) for r in best.values()}
-    extra = [f"{theirs.capitalize()}: $ per M tokens", f"{theirs.capitalize()}: largest batch"] if other else []
-    headers = (*HEADERS, *(["Calibration"] if calibrated else []), *extra)
-    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in headers]))
+    names = {"ours": ours.capitalize(), "theirs": theirs.capitalize()}
+    headers = [h.format(**names) for h in HEADERS if other or "{theirs}" not in h]
+    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in (*headers, *(["Calibration"] if calibrated else []))]))
     body = html.Tbody(
         [
             html.Tr(
                 [
                     html.Th(r["machine"], scope="row"),
                     html.Td(money(r["cost_per_mtok_usd"])),
+                    *([_other_cost(twins[r["gpu"]])] if other else []),
                     html.Td(f"{r['tp']} × {r['pp']}"),
                     html.Td(f"{r['batch']:,}"),
+                    *([_other_batch(twins[r["gpu"]])] if other else []),
                     html.Td(si(r["throughput_per_gpu_tok_s"])),
                     html.Td(number(r["tokens_per_joule"])),
                     html.Td(slo.LIMITED_BY[r["limited_by"]]),
                     *([html.Td(r["calibration_basis"])] if calibrated else []),
-                    *(_other_answer(twins[r["gpu"]]) if other else []),
                 ]
             )
             for r in best.values()
@@ -114,7 +117,8 @@ def result_table(rows: list[dict], params: dict, other_rows: list[dict] = ()) ->
     caption = html.Caption("The cheapest configuration of each GPU within the targets", className="visually-hidden")
     table = dbc.Table([caption, head, body], size="sm", className="search-table")
     whose = f"The numbers are the {ours} answer ({ANSWER_MEANING[ours]})" + (
-        f"; the last two columns give the {theirs} answer ({ANSWER_MEANING[theirs]}) on the same machine."
+        f"; the columns headed {theirs.capitalize()} give the {theirs} answer ({ANSWER_MEANING[theirs]}) on the "
+        "same machine."
         if other
         else "."
     )
@@ -133,10 +137,12 @@ def result_table(rows: list[dict], params: dict, other_rows: list[dict] = ()) ->
     return out
 
 
-def _other_answer(twin: dict) -> list:
-    if not twin.get("batch"):
-        return [html.Td("none meets them"), html.Td("—")]
-    return [html.Td(money(twin["cost_per_mtok_usd"])), html.Td(f"{twin['batch']:,}")]
+def _other_cost(twin: dict):
+    return html.Td(money(twin["cost_per_mtok_usd"]) if twin.get("batch") else "none meets them")
+
+
+def _other_batch(twin: dict):
+    return html.Td(f"{twin['batch']:,}" if twin.get("batch") else "—")
 
 
 # A control the search reads moved after a search: run it again (no request at all before the first click).

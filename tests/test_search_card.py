@@ -80,17 +80,19 @@ def test_the_table_is_the_cheapest_configuration_of_each_gpu(client):
     best = cheapest_of_each_gpu(rows)
     assert [m for m in shown if m in {r["machine"] for r in rows}] == [r["machine"] for r in best]
     first = best[0]
-    cells = shown[shown.index(first["machine"]) :][:7]
+    cells = shown[shown.index(first["machine"]) :][:9]
     assert cells == [
         first["machine"],
         money(first["cost_per_mtok_usd"]),
+        cells[2],  # the expected answer's, checked in its own test
         f"{first['tp']} × {first['pp']}",
         f"{first['batch']:,}",
-        cells[4],  # three significant figures with an SI prefix, checked below
+        cells[5],
+        cells[6],  # three significant figures with an SI prefix, checked below
         number(first["tokens_per_joule"]),
         slo.LIMITED_BY[first["limited_by"]],
     ]
-    assert float(cells[4].rstrip("k")) * 1e3 == pytest.approx(first["throughput_per_gpu_tok_s"], rel=5e-3)
+    assert float(cells[6].rstrip("k")) * 1e3 == pytest.approx(first["throughput_per_gpu_tok_s"], rel=5e-3)
     # 8 × 80 GB (A100, H100) is 640 GB and 8 × 48 GB (L40S) 384 GB, short of DeepSeek-R1's 671 GB of FP8 weights.
     assert shown[-1] == (
         "No configuration serves it on 8×A100 80GB SXM (needs 671 GB of weights; the machine has 640 GB); "
@@ -105,7 +107,7 @@ def test_in_calibrated_mode_each_row_says_where_its_calibration_comes_from(clien
     rows = cheapest_of_each_gpu(slo.search({"mode": "calibrated", "framework": "trt"}))
     for r in rows:  # each row's last cell
         row = shown[shown.index(r["machine"]) :]
-        assert row[7] == r["calibration_basis"]
+        assert row[9] == r["calibration_basis"]
     # TRT has rows on B200 and H200 only: the other GPUs borrow its fits from there.
     bases = {r["gpu"]: r["calibration_basis"] for r in rows}
     assert bases["b200"] == bases["h200"] == "fitted" and bases["mi355x"] == bases["gb200"] == "stack typical"
@@ -172,12 +174,17 @@ def test_each_row_gives_the_other_models_answer_on_the_same_machine(client):
     """Ideal beside expected: in article mode the last two columns are the calibrated model's answer for the same
     machine (and the other way round), so the table never shows one model's numbers alone."""
     shown = texts(post_search(client, page_values()))
-    assert shown[shown.index("Stopped by") + 1 :][:2] == ["Expected: $ per M tokens", "Expected: largest batch"]
+    head = shown[shown.index("Machine") : shown.index("Stopped by") + 1]
+    assert head == ["Machine", "Ideal: $ per M tokens", "Expected: $ per M tokens", "TP × PP", "Largest batch",
+                    "Expected: largest batch", "tok/s per GPU", "tok/J", "Stopped by"]  # fmt: skip
     assert shown[1].startswith("The numbers are the ideal answer (article physics") and "expected answer" in shown[1]
     first = cheapest_of_each_gpu(slo.search({}))[0]
     twin = next(r for r in slo.search({"mode": "calibrated"}) if all(r[k] == first[k] for k in slo.MACHINE_OPTIONS))
     cells = shown[shown.index(first["machine"]) :][:9]
     expected = [money(twin["cost_per_mtok_usd"]), f"{twin['batch']:,}"] if twin["batch"] else ["none meets them", "—"]
-    assert cells[7:] == expected
+    assert [cells[2], cells[5]] == expected
     calibrated = texts(post_search(client, page_values(mode="calibrated")))
-    assert calibrated[calibrated.index("Calibration") + 1 :][:2] == ["Ideal: $ per M tokens", "Ideal: largest batch"]
+    assert calibrated[calibrated.index("Machine") + 1 : calibrated.index("Machine") + 3] == [
+        "Expected: $ per M tokens",
+        "Ideal: $ per M tokens",
+    ]
