@@ -12,9 +12,8 @@ ANSWER_MEANING = {
     "ideal": "article physics: the bound the hardware allows, which serving stacks do not reach",
     "expected": "calibrated to measured InferenceX runs: what a serving stack is expected to reach",
 }
-
-
 ERROR_MEASURE = "[median, p90] of |predicted / measured - 1| per metric"
+
 # What a goodput answer says in each mode's block (the targets and the machine are the command's own).
 SLO_ANSWER = (
     "batch", "limited_by", "reason", "throughput_tok_s", "throughput_per_gpu_tok_s", "ttft_ms", "itl_ms", "regime",
@@ -23,6 +22,7 @@ SLO_ANSWER = (
 
 
 def slo_answer(result: dict) -> dict:
+    """A goodput answer (`slo.goodput`) without what both models share: the targets and the machine."""
     return {k: result[k] for k in SLO_ANSWER if k in result}
 
 
