@@ -55,7 +55,13 @@ def test_every_model_on_every_gpu_at_8_gpus_draws_numbers_or_says_it_does_not_fi
         else:
             record = json.loads(out)
             assert code == 0 and record.pop("regime") in PRIORITY, record
-            assert all(v is None or isinstance(v, bool) or math.isfinite(v) for v in record.values()), record
+            # Both answers, ideal and expected, are numbers too (each names its limit; the expected its error).
+            answers = [record.pop(k) for k in ("ideal", "expected")]
+            for answer in answers:
+                assert answer.pop("regime") in PRIORITY and answer.pop("mode") in ("article", "calibrated")
+                answer.pop("meaning"), answer.pop("error", None)
+            for said in (record, *answers):
+                assert all(v is None or isinstance(v, bool) or math.isfinite(v) for v in said.values()), said
 
 
 def test_a_gpu_and_count_set_the_machine_from_the_catalog():

@@ -209,7 +209,14 @@ def test_cli_slo_search_and_failures():
     assert {k: rec["units"][k] for k in ("bw", "compute", "hbm")} == {"bw": "TB/s", "compute": "PFLOPS", "hbm": "GB"}
     library = slo.search({}, tpot_ms=20)
     assert [r["batch"] for r in rec["candidates"]] == [r["batch"] for r in library]
+    calibrated = {tuple(r[k] for k in slo.MACHINE_OPTIONS): r for r in slo.search({"mode": "calibrated"}, tpot_ms=20)}
     for got, want in zip(rec["candidates"], library, strict=True):
+        # Each row also answers in both models, its own (ideal) first, the other matched by machine.
+        assert list(got)[-2:] == ["ideal", "expected"]
+        ideal, expected = got.pop("ideal"), got.pop("expected")
+        assert ideal["batch"] == want["batch"]
+        twin = calibrated[tuple(want[k] for k in slo.MACHINE_OPTIONS)]
+        assert expected["batch"] == twin["batch"]
         assert got.keys() == want.keys()
         for key, value in want.items():  # the same numbers, to the 6 significant figures written
             assert got[key] == (float(f"{value:.6g}") if isinstance(value, float) else value), key
