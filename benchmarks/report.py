@@ -34,7 +34,6 @@ class Row:
 
 HEADER = ["Section", "Measure", "Value", "Baseline (same run)", "Ratio", "Target", "Met"]
 
-
 # --- Report --------------------------------------------------------------------------------------
 
 

@@ -110,7 +110,6 @@ def _note_context(scn: Scenario) -> None:
 TARGETS_GROUP = "Targets & cost"  # the latency targets, price and power
 OSL_FIGURE = "fig12"  # the one output of article mode that reads the output length (its E2E)
 
-
 BOTH_ANSWERS = ("point", "slo")  # the commands that print the ideal and the expected answer
 
 

@@ -12,7 +12,6 @@ from inferx.physics.hardware import GPUS
 
 ENV = "INFERX_GPUS"  # datasheet files to add to the catalog, separated by os.pathsep (":" on Linux)
 
-
 MAX_SPEC_BYTES = 1 << 16
 
 

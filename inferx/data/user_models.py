@@ -20,7 +20,6 @@ from inferx.physics.models import MODELS
 
 ENV = "INFERX_MODELS"  # config.json files to add to the catalog, separated by os.pathsep (":" on Linux)
 
-
 MAX_CONFIG_BYTES = 1 << 20  # a config.json is a few KB; anything near this is not one
 
 

@@ -232,7 +232,6 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 
 BAND_ARROW_SPAN = 0.25  # of Figure 3's batch axis: the width "ρ > 0.85 →" takes on a phone
 
-
 LEVEL_ROOM = 0.1  # of a linear y axis: the height a level line's label takes beside its line on a phone's plot
 
 

@@ -103,7 +103,6 @@ def compute_bend(scn: Scenario, batches) -> float:
 
 LABEL_SPAN = 0.35  # of the explorer's throughput axis: the width "ρ > 0.85: unstable" takes on a phone
 
-
 BEND_LABEL = "bend"  # the `name` of the explorer's compute-bound label, which compare.merge may turn
 
 
@@ -121,7 +120,6 @@ def bend_label_place(x_share: float, y_share: float) -> dict:
 
 
 BAND_LABEL = "unstable"  # the `name` of the explorer's "ρ > 0.85" label, which compare.merge may move
-
 
 LABEL_HEIGHT = 0.08  # of the explorer's plot: one line of 11 px type in a short embed's
 

@@ -67,7 +67,6 @@ def _traces(fig: dict) -> list[dict]:
 
 BATCH_COLUMN = "Batch size B (concurrent requests)"
 
-
 # A trace whose hover says "B = " (or "C = ", the concurrency) of its customdata, or of its first column, carries
 # the batch there; other figures keep other things in it (Figure 13 the speed-up, 15 the experts read).
 _BATCH_HOVER = re.compile(r"\b[BC] = %\{customdata(\[0\])?[:}]")
@@ -159,7 +158,6 @@ def figure_csv(fig: dict) -> str:
 
 FILE_KINDS = ("csv", "json", "png", "svg")
 MAX_STEM = 200  # of the 255 bytes file systems allow a name
-
 
 # In every file name already: the machine, TP and context (and the model, where not the default).
 _NAMED = ("preset", "gpu", "gpus", "tp", "ctx", "model")

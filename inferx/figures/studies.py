@@ -40,12 +40,9 @@ from inferx.text import number
 
 LABEL_ROOM = 0.18  # share of a log axis's height kept over the last labelled point: a label's height in a 360 px frame
 
-
 PEAK_LABEL = "peak"  # the `name` of the peak rate's label, which compare.merge may move off A's curves
 
-
 PEAK_ROOM = 1.6  # the rate axis ends this far past the peak rate, for the peak line's label
-
 
 # A point label's width and height ("512" at 12 px) as shares of the axes of the smallest plot it is drawn in,
 # a phone's (about 320 × 150 px): labels this close would run together.
@@ -198,7 +195,6 @@ def fig_economics(
 
 
 DRAFT_COLOURS = {"gpu": P.VIOLET, "sram": P.CRIMSON}  # series colours (inferx.palette): neither is a limit
-
 
 DRAFT_LABELS = {"gpu": "GPU draft (3.35 TB/s)", "sram": "SRAM draft (150 TB/s)"}
 

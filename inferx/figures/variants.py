@@ -60,12 +60,9 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 # line hidden that far shows only as a sliver where it parts (TP 4 beside TP 8 over NVLink, 0.49 at defaults).
 COINCIDE_TOL = 0.0125
 
-
 COINCIDE_SHARE = 0.4
 
-
 ON_CURVE_MARKERS = 12
-
 
 _GRID = np.linspace(0.0, 1.0, 65)  # where _shares reads every curve, across the plot and up it
 

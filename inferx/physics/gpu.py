@@ -9,7 +9,6 @@ MAX_GPUS = 72  # one NVL72 rack, the largest scale-up domain in the catalog
 # TB/s, dense compute in PFLOPS and HBM in GB. The sliders and a datasheet's checks both read these.
 MACHINE_RANGES = {"bw": (0.6, 600), "compute": (0.1, 1000), "hbm": (24, 21000)}
 
-
 PRECISIONS = ("fp16", "bf16", "fp8", "fp4")
 
 

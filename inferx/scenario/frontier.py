@@ -10,9 +10,7 @@ from inferx.scenario.evaluation import Scenario, evaluate_all
 
 RHO_CURVE_END = 0.99  # TTFT is 100× its residual wait here; beyond it the curve is a wall
 
-
 CURVE_POINTS = 90
-
 
 EXPLORER_POINTS = 160  # the explorer's frontier is denser: its dot and readouts interpolate between samples
 
@@ -51,7 +49,6 @@ def _frontier_grid(scn: Scenario, points: int, batch: int | None) -> np.ndarray 
 # Frontiers by (scenario, points, batch). Figures 2-5, 7 and 9 share the current one, and a redraw
 # evaluates every frontier its figures draw in one numpy pass (scenario.evaluate_all) before they ask.
 _FRONTIERS: dict = {}
-
 
 _MISSING = object()
 

@@ -32,7 +32,6 @@ def preset_values(preset: str) -> dict:
 # A weight format's precision on the tensor cores, and the wider ones to fall back to where a GPU lacks it.
 PRECISION_ORDER = ("fp4", "fp8", "bf16")
 
-
 _PRECISION_OF_BYTES = {0.5: "fp4", 1.0: "fp8", 2.0: "bf16"}
 
 

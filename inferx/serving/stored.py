@@ -16,7 +16,6 @@ from inferx.text import percent
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 
-
 # Error tables of the stored calibration on InferenceX's rows (aggregates; `inferx validate --error-tables`).
 ERROR_TABLES_FILE = Path(__file__).with_name("calibration_errors.json")
 
@@ -102,14 +101,11 @@ def load_error_tables(path: Path | str = ERROR_TABLES_FILE) -> dict:
 # The metrics a measured error states, in the words a reader knows them by.
 ERROR_METRICS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "output tok/s per GPU"}
 
-
 # Two of the error tables' groupings (`report.error_tables`): by calibration key ("b200/trt/fp4"), and
 # each GPU's runs predicted by a fit without them, with their pooled row, HELD_OUT_POOLED.
 STACK_GROUPING = "GPU/stack/precision"
 
-
 HELD_OUT_GROUPING = "GPU held out"
-
 
 HELD_OUT_POOLED = "all"
 
