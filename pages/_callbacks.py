@@ -20,7 +20,7 @@ from inferx.scenario.controls import BATCH, InvalidParameter, check_batch, check
 from inferx.scenario.evaluation import Scenario
 from inferx.scenario.machines import per_gpu_values
 from inferx.text import shown_value
-from pages._cards import INTERNAL_ERROR, MODE_BANNER_ID, MODE_FLIP_ID, MODE_LINE_ID
+from pages._cards import INTERNAL_ERROR
 from pages._compare import PINNED_ID, pinned_scenario
 from pages._controls import (
     CALIBRATION_INPUTS,
@@ -377,24 +377,5 @@ clientside_callback(
     Output("btn-animate", "children"),
     Input("btn-animate", "n_clicks"),
     State("ui-config", "data"),
-    prevent_initial_call=True,
-)
-
-
-# The line over the figures says which model they show; its button sets the Physics control to the other.
-clientside_callback(
-    "window.inferx.modeBanner",
-    Output(MODE_LINE_ID, "children"),
-    Output(MODE_FLIP_ID, "children"),
-    Input(control_id("mode"), "value"),
-    State(MODE_BANNER_ID, "data-lines"),
-    State(MODE_BANNER_ID, "data-flips"),
-    prevent_initial_call=True,
-)
-clientside_callback(
-    "window.inferx.flipMode",
-    Output(control_id("mode"), "value", allow_duplicate=True),
-    Input(MODE_FLIP_ID, "n_clicks"),
-    State(control_id("mode"), "value"),
     prevent_initial_call=True,
 )

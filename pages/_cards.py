@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 
@@ -287,36 +286,6 @@ def scroll_box(table: dbc.Table, label: str) -> html.Div:
     """A table in a box that scrolls sideways where it is wider than the page (a phone): a region named after
     the table that the keyboard can focus, and so scroll (axe: scrollable-region-focusable)."""
     return html.Div(table, className="table-responsive", tabIndex="0", role="region", **{"aria-label": label})
-
-
-MODE_BANNER_ID, MODE_LINE_ID, MODE_FLIP_ID = "mode-banner", "mode-line", "mode-flip"
-# What each model's numbers are, in a line at the top of the figures, and the button that shows the other's.
-MODE_LINES = {
-    "article": (
-        "Showing the ideal: the article's physics, the bound the hardware allows. Serving stacks reach far less: "
-        "under the same latency targets the calibrated model, fitted to InferenceX runs, serves tens of times fewer "
-        "users."
-    ),
-    "calibrated": (
-        "Showing the expected: the calibrated model, what serving stacks reach, within its measured error (the "
-        "calibration line under the controls). The article's physics is the bound above it."
-    ),
-}
-MODE_FLIPS = {"article": "Show the expected (calibrated)", "calibrated": "Show the ideal (article physics)"}
-
-
-def mode_banner(mode: str) -> html.Div:
-    """Which model the page's numbers are, said first, with a button that switches to the other (it sets the
-    Physics control, so everything follows as from that control)."""
-    return html.Div(
-        [
-            html.Span(MODE_LINES[mode], id=MODE_LINE_ID, className="mode-line"),
-            html.Button(MODE_FLIPS[mode], id=MODE_FLIP_ID, className="btn btn-sm btn-outline-primary"),
-        ],
-        id=MODE_BANNER_ID,
-        className="mode-banner",
-        **{"data-lines": json.dumps(MODE_LINES), "data-flips": json.dumps(MODE_FLIPS)},
-    )
 
 
 def notices_area(notices: list[str]) -> html.Div:

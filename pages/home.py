@@ -5,16 +5,7 @@ import dash_bootstrap_components as dbc
 from dash import html
 
 from inferx.figures.registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
-from pages._cards import (
-    FIGURES_ID,
-    figure_card,
-    initial_figures,
-    mode_banner,
-    navbar,
-    notices_area,
-    page_title,
-    share_buttons,
-)
+from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, page_title, share_buttons
 from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._drawer import drawer_head, drawer_toggle
@@ -81,9 +72,7 @@ def layout(**query):
                     dbc.Row(
                         [
                             dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
-                            dbc.Col(
-                                [mode_banner(values["mode"]), notices_area(notices), *cards], lg=9, md=8, id=FIGURES_ID
-                            ),
+                            dbc.Col([notices_area(notices), *cards], lg=9, md=8, id=FIGURES_ID),
                         ]
                     ),
                 ],

@@ -570,25 +570,3 @@ def test_a_redraw_whose_connection_breaks_is_asked_for_again(browser, server):
     finally:
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
         browser.get("about:blank")
-
-
-def test_the_line_over_the_figures_says_which_model_they_show_and_switches_it(browser, server):
-    """/ opens in article mode: the first thing over the figures says these are the ideal, and one click shows
-    the expected (calibrated) numbers instead, as the Physics control would."""
-    open_page(browser, server, "/", ["fig1"])
-    line = "return document.getElementById('mode-line').textContent"
-    assert browser.execute_script(line).startswith("Showing the ideal: the article's physics")
-    flip = browser.find_element("id", "mode-flip")
-    assert flip.text == "Show the expected (calibrated)"
-    first = browser.execute_script(f"return {traces('fig1')}[0].y[0]")
-    click(browser, flip)
-    wait_js(browser, line + ".startsWith('Showing the expected')", what="the line follows the mode")
-    wait_js(browser, "return new URLSearchParams(location.search).get('mode') === 'calibrated'", what="the address")
-    wait_js(browser, f"return {traces('fig1')}[0].y[0] !== {first}", what="Figure 1 redrawn in calibrated mode")
-    assert browser.find_element("id", "mode-flip").text == "Show the ideal (article physics)"
-    # The banner leads the figures' column, above the notices and the first card.
-    order = browser.execute_script(
-        "const col = document.getElementById('figures'); return [...col.children].map(c => c.id || c.className)"
-    )
-    assert order[0] == "mode-banner", order
-    assert severe_console_errors(browser) == []
