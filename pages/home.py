@@ -5,8 +5,17 @@ import dash_bootstrap_components as dbc
 from dash import html
 
 from inferx.figures.registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
-from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, page_title, share_buttons
-from pages._compare import pin_bar, pinned_scenario
+from pages._cards import (
+    FIGURES_ID,
+    figure_card,
+    initial_figures,
+    navbar,
+    notices_area,
+    page_title,
+    print_head,
+    share_buttons,
+)
+from pages._compare import comparison_card, pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._drawer import drawer_head, drawer_toggle
 from pages._measured import overlay_store, upload_panel
@@ -66,13 +75,19 @@ def layout(**query):
             dbc.Container(
                 [
                     page_title("The LLM serving frontier from hardware physics"),
+                    print_head(values),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
                     dbc.Row(
                         [
                             dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
-                            dbc.Col([notices_area(notices), *cards], lg=9, md=8, id=FIGURES_ID),
+                            dbc.Col(
+                                [notices_area(notices), comparison_card(pinned, values), *cards],
+                                lg=9,
+                                md=8,
+                                id=FIGURES_ID,
+                            ),
                         ]
                     ),
                 ],
