@@ -19,6 +19,7 @@ from inferx.analysis import article_numbers as check
 from inferx.analysis import economics, regimes
 from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS, main, records
 from inferx.scenario.evaluation import Scenario
+from inferx.serving import transfer
 
 
 def test_point_json_contract_matches_engine():
@@ -365,15 +366,25 @@ def test_point_gives_the_ideal_and_the_expected_answer_its_own_mode_first(mode, 
 
 @pytest.mark.parametrize(
     "args, kind",
-    [(("--gpu", "b300", "--gpus", "8"), "unseen GPU"), (("--model", "llama-3.3-70b"), "unseen model")],
+    [
+        (("--gpu", "b300", "--gpus", "8"), "gpu_sibling"),  # B200 and GB200 share its die
+        (("--gpu", "mi325x", "--gpus", "8"), "gpu_sibling"),  # MI300X
+        (("--gpu", "l40s", "--gpus", "8", "--model", "llama-3-8b"), "gpu_alone"),
+        (("--model", "gemma-3-27b"), "model"),
+        (("--model", "llama-3.3-70b", "--gpu", "h200", "--gpus", "1"), "measured"),  # TensorRT-LLM's table
+    ],
 )
 def test_the_expected_answer_says_which_kind_of_extrapolation_it_is(args, kind):
-    expected = json.loads(run_inferx("point", *args).stdout)["expected"]
-    assert expected["error"]["kind"] == kind
-    if kind == "unseen GPU":  # the leave-one-GPU-out errors, pooled
-        assert expected["error"]["group"] == "all" and expected["error"]["rows"] > 100
-    else:
-        assert "not measured" in expected["error"]["note"] and "tpot" not in expected["error"]
+    out = json.loads(run_inferx("point", "--mode", "calibrated", *args).stdout)
+    assert out["calibration"]["extrapolation"] == kind and out["calibration"]["basis"] == "transferred"
+    error = out["expected"]["error"]
+    assert error["kind"] == transfer.KIND_WORDS[kind]
+    # The errors of the runs held out as that kind (in sample where both GPU and model were measured).
+    assert error["rows"] >= 20 and 0 < error["throughput_per_gpu"][0] <= error["throughput_per_gpu"][1]
+    if kind in ("gpu_sibling", "gpu_alone"):  # InferenceX's GPUs held out: TPOT and TTFT were measured
+        assert {"tpot", "ttft", "e2e"} <= set(error)
+    if kind == "model":  # a model held out was scored on its maximum throughput only
+        assert "ttft" not in error
 
 
 def test_slo_gives_both_answers():

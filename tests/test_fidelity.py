@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from inferx.data.measured import load_measured
+from inferx.data.measured import MEAN_LENGTH_FRACTION, load_measured
 from inferx.physics import engine as E
 from inferx.physics.hardware import GPUS
 from inferx.physics.models import DEEPSEEK_R1 as R1
@@ -436,7 +436,8 @@ def test_disaggregated_decode_has_no_prefill_stall(rows):
     # Prefills move to their own pool: decode is faster, and throughput per decode GPU is higher.
     assert (split["tpot"] < joint["tpot"]).all()
     assert np.all(np.isfinite(split["ttft"])) and (split["ttft"] > 0).all()
-    assert split["e2e"] == pytest.approx(split["ttft"] + F.LENGTH_FRACTION * single["osl"].to_numpy() * split["tpot"])
+    mean_osl = MEAN_LENGTH_FRACTION * single["osl"].to_numpy()
+    assert split["e2e"] == pytest.approx(split["ttft"] + mean_osl * split["tpot"])
 
 
 def test_a_disaggregated_request_pays_the_fixed_cost_in_both_engines(rows):
@@ -502,7 +503,7 @@ def test_a_saturated_prefill_pool_paces_the_disaggregated_closed_loop(rows):
     cal = GEN.TRUTH["h200/sglang/fp8"]
     r = predict_disaggregated(cal, disagg)
     m = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8, attention_speed=0.5)
-    isl = F.LENGTH_FRACTION * 8192
+    isl = MEAN_LENGTH_FRACTION * 8192
     per_request = float(C.prefill_time(cal, m, isl)) - 671e9 / (cal.bw_fraction * 8 * 4.8e12)  # weights once a batch
     # Little's law: requests complete at the pool's capacity, so E2E = concurrency × per-request prefill time.
     np.testing.assert_allclose(r["e2e"], 4096 * per_request, rtol=1e-3)

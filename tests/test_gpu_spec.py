@@ -193,8 +193,9 @@ def test_every_figure_draws_an_added_gpu(catalog, mode):
     for name, fig in figs.items():
         numbers = [v for t in fig["data"] for axis in ("x", "y") for v in (t.get(axis) or []) if v is not None]
         assert numbers and np.all(np.isfinite(np.asarray(numbers, dtype=float))), name
-    if mode == "calibrated":  # no run was measured on it: the stack's typical fit on its datasheet, said so
-        assert calibrated.scenario_calibration(scn)["basis"] == "stack typical"
+    if mode == "calibrated":  # no run was measured on it, nor on its die: the transferable model, said so
+        info = calibrated.scenario_calibration(scn)
+        assert (info["basis"], info["kind"]) == ("transferred", "gpu_alone")
 
 
 def test_the_page_offers_an_added_gpu_and_the_browser_knows_its_numbers(catalog):

@@ -185,6 +185,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub.choices["validate"].add_argument(
         "--error-tables", metavar="PATH", help="also write the error tables by GPU, precision, ISL/OSL, concurrency"
     )
+    sub.choices["calibrate"].add_argument(
+        "--transfer",
+        metavar="PATH",
+        help="also fit the transferable model (with the published tables) and write it"
+        " there, with its held-out errors (minutes: one fit per GPU and per model held out)",
+    )
+    sub.choices["validate"].add_argument(
+        "--transfer",
+        action="store_true",
+        help="score the transferable model instead: each source, model and GPU, "
+        "held out of the fit in turn, beside the sibling-GPU lookup",
+    )
     add_catalog_commands(sub)
     from inferx.data.fetch import add_fetch_parser
 
@@ -435,7 +447,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command in ("calibrate", "validate"):
         from inferx.cli.calibration import run
 
-        return run(args.command, args.measured, getattr(args, "error_tables", None))
+        return run(args.command, args.measured, getattr(args, "error_tables", None), args.transfer)
     command = args.subparser
     try:
         scn = _scenario(args)

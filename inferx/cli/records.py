@@ -79,6 +79,7 @@ def point_record(scn: Scenario, batch: int) -> dict:
 def _point_answer(batch: int):
     def answer(scn: Scenario) -> dict:
         from inferx.analysis import economics, regimes
+        from inferx.analysis.breakdown import time_parts_ms
 
         r = {k: v[0] for k, v in scn.evaluate([batch]).items()}
         stable = bool(r["stable"])
@@ -92,6 +93,8 @@ def _point_answer(batch: int):
             "regime": str(regimes.binding(scn, [batch])[0]),
             "cost_per_mtok_usd": _finite(econ["cost_per_mtok"]),
             "tokens_per_joule": _finite(econ["tokens_per_joule"]),
+            # Where each output token's time goes (`breakdown.time_parts`): parts summing to itl_ms.
+            "time_per_token_ms": time_parts_ms(scn, batch),
         }
 
     return answer
@@ -104,6 +107,7 @@ def calibration_record(scn: Scenario) -> dict:
 
     info = scenario_calibration(scn)
     record = {k: info[k] for k in ("gpu", "framework", "precision", "basis", "fitted_on", "acceptance_source")}
+    record["extrapolation"] = info["kind"]  # measured, gpu_sibling, gpu_alone or model (`transfer.KIND_WORDS`)
     record["mtp"] = scn.mtp
     record["acceptance"] = _finite(info["acceptance"], 4)
     record["osl"] = scn.osl
@@ -112,7 +116,8 @@ def calibration_record(scn: Scenario) -> dict:
     # |predicted / measured − 1|; `group` says which), or None; and, pooled over the measured GPUs each left out of
     # the fit, what to expect on a GPU with no runs.
     record["measured_error"] = scenario_error(info)
-    record["held_out_error"] = held_out_error()
+    if info["basis"] != "transferred":  # the transferable model's measured error is already its kind's
+        record["held_out_error"] = held_out_error()
     if info["note"]:
         record["note"] = info["note"]
     return record

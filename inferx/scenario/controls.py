@@ -252,7 +252,7 @@ PARAMS: dict[str, Param] = {
     "ctx": Param(
         "Context length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S: tokens of KV per request"
     ),
-    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
+    "isl": Param("Input length", "tokens", "int", 1024, 1, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
     "wdtype": Param("Weight dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
     "kvdtype": Param("KV dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
     "cv": Param(
@@ -311,7 +311,7 @@ PARAMS: dict[str, Param] = {
         "tokens",
         "int",
         1024,
-        128,
+        1,
         131072,
         0.05,
         log2=True,
