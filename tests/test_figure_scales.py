@@ -92,14 +92,14 @@ def test_the_scale_follows_the_span_of_the_traces_drawn(span, scale):
 
 def test_figure_7s_ttft_axis_reaches_only_a_little_over_its_curves():
     """FP16 weights do not fit 8×H200: the note naming them once made autorange reach 5.9·10⁶ ms over curves
-    under 2,300 ms. The axis now takes the curves and a small frame's two lines of room, the note at its top
+    under 2,300 ms. The axis now takes the curves and a small frame's three lines of room, the note at its top
     left, where no frontier runs."""
     fig = registry.build(Scenario.from_params(), ["fig7"])["fig7"]
     notes = [a for a in fig["layout"]["annotations"] if "does not fit" in a["text"] or "needs" in a["text"]]
     assert notes and notes[0]["xanchor"] == "left"
     y = np.concatenate([np.asarray(t["y"], dtype=float) for t in fig["data"]])
     top = fig["layout"]["yaxis"]["autorangeoptions"]["include"][0]
-    assert y.max() < top < 20 * y.max() and top < 1e5
+    assert y.max() < top < 100 * y.max() and top < 3e5
 
 
 @pytest.mark.parametrize("params", SCENARIOS[:4], ids=IDS[:4])

@@ -159,7 +159,8 @@ def bend_label_place(x_share: float, y_share: float) -> dict:
     higher, since the frontier rises under the words; there, in the top 40 % (where up ran off a short plot),
     down and to the right."""
     if x_share > LABEL_SPAN:
-        return {"ax": -30, "ay": -42, "xanchor": "auto", "yanchor": "auto"}
+        # Past the middle the words end at the arrow's tail: centred there, a phone's plot cut them at its edge.
+        return {"ax": -30, "ay": -42, "xanchor": "right" if x_share > 0.5 else "auto", "yanchor": "auto"}
     if y_share < 0.6:
         return {"ax": 20, "ay": -70, "xanchor": "left", "yanchor": "auto"}
     return {"ax": 20, "ay": 36, "xanchor": "left", "yanchor": "top"}

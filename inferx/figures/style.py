@@ -330,15 +330,16 @@ def add_note(layout: dict, text: str, y: float = 0.5) -> None:
     )
 
 
-NOTE_CLEARANCE = 0.7  # of a log y axis the curves keep under a note at its top left: a small frame's two lines
+NOTE_CLEARANCE = 0.6  # of a log y axis the curves keep under a note at its top left: a small frame's three lines
 
 
 def add_note_above(layout: dict, data: list, text: str) -> None:
     """A note at the top left of a frontier's log-y plot, where no curve runs (a frontier rises to its wall at
     the right): it hangs from the plot's top edge, and plotly's autorange reaches a little higher than the
     curves, which fill the lower NOTE_CLEARANCE of the axis. Only that little: the axis follows the data drawn
-    (a note once stretched Figure 7's TTFT axis to 10⁶ ms over curves under 2,300 ms; now about 10⁴·⁶). Autorange, not a
-    fixed range, so a pinned A's curves still widen the axis."""
+    (a note once stretched Figure 7's TTFT axis to 10⁶ ms over curves under 2,300 ms: now 10⁵, room for a
+    480×360 frame's three lines of note). Autorange, not a fixed range, so a pinned A's curves still widen the
+    axis."""
     ys = [np.asarray(t["y"], dtype=float) for t in data if t.get("y") is not None]
     y = np.concatenate(ys) if ys else np.zeros(0)
     y = y[(y > 0) & np.isfinite(y)]
