@@ -529,23 +529,24 @@ def test_a_cards_copy_embed_code_says_what_it_did(browser, server):
 
 
 def test_the_linear_log_buttons_are_toggle_buttons_the_keyboard_reaches_and_presses(browser, server):
-    """Plotly draws Figure 5's linear / log x as SVG that Tab skipped; they are named toggle buttons."""
+    """Plotly draws Figure 5's linear / log x as SVG that Tab skipped; they are named toggle buttons. At the
+    defaults the figure opens on log x (its frontiers span over two decades): the keyboard presses linear."""
     load(browser, server, "/embed/fig5?theme=dark")
     buttons = "[...document.querySelectorAll('#fig-5 .updatemenu-button')]"
     state = f"return {buttons}.map(b => [b.getAttribute('aria-label'), b.getAttribute('aria-pressed')])"
     wait_js(browser, f"return {buttons}.every(b => b.getAttribute('role') === 'button')", what="the menu repaired")
-    assert browser.execute_script(state) == [["linear x", "true"], ["log x", "false"]]
+    assert browser.execute_script(state) == [["linear x", "false"], ["log x", "true"]]
     browser.execute_script("document.body.focus()")
     for _ in range(30):
         ActionChains(browser).send_keys(Keys.TAB).perform()
-        if browser.execute_script("return document.activeElement.getAttribute('aria-label') === 'log x'"):
+        if browser.execute_script("return document.activeElement.getAttribute('aria-label') === 'linear x'"):
             break
-    assert browser.execute_script("return document.activeElement.getAttribute('aria-label')") == "log x"
+    assert browser.execute_script("return document.activeElement.getAttribute('aria-label')") == "linear x"
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     axis = "return document.querySelector('#fig-5 .js-plotly-plot')._fullLayout.xaxis.type"
-    wait_js(browser, f"{axis} === 'log'", what="the x axis on log")
+    wait_js(browser, f"{axis} === 'linear'", what="the x axis on linear")
     wait_js(browser, f"{state.replace('return ', 'return JSON.stringify(')}) === "
-            "JSON.stringify([['linear x', 'false'], ['log x', 'true']])", what="log x pressed")  # fmt: skip
+            "JSON.stringify([['linear x', 'true'], ['log x', 'false']])", what="linear x pressed")  # fmt: skip
     # On the dark page the buttons are dark too (plotly paints them near-white inline).
     fill = "return getComputedStyle(document.querySelector('#fig-5 .updatemenu-item-rect')).fill"
     r, g, b = (int(v) for v in browser.execute_script(fill).removeprefix("rgb(").rstrip(")").split(","))

@@ -16,7 +16,7 @@ from inferx.figures import article as F
 from inferx.figures import compare, registry, style
 from inferx.figures import studies as rate
 from inferx.figures.explorer import BAND_LABEL, LABEL_SPAN, axis_shares
-from inferx.figures.style import level_lines
+from inferx.figures.style import RHO_BAND_LABEL, level_lines
 from inferx.figures.text import MAX_TRACES, spoken, with_summary
 from inferx.scenario.controls import PARAMS, check_param
 from inferx.scenario.evaluation import Scenario
@@ -387,18 +387,19 @@ def test_ticks_are_redone_for_the_merged_span_with_a_bounded_minor_grid():
     assert alone["layout"]["xaxis"]["range"][1] < figs["fig3"]["layout"]["xaxis"]["range"][1]
 
 
+@pytest.mark.usefixtures("linear_x")
 def test_a_label_left_near_the_left_edge_by_a_s_wider_axis_turns_to_stay_on_the_plot():
     # A's frontier runs nine times further: the axis stays linear (at ten, it goes to log), widened.
     scn, a = Scenario.from_params(ctx=32768), Scenario.from_params(ctx=1024)
     alone = registry.build(scn, ["fig6"], batch=64)["fig6"]
     merged = registry.build(scn, ["fig6"], batch=64, pinned=a)["fig6"]
-    label = next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])
+    label = next(n for n in alone["layout"]["annotations"] if n["text"] == RHO_BAND_LABEL)
     assert label["xanchor"] == "right"  # it ends at the band, which sits near the right of its own axis
     span = merged["layout"]["xaxis"]["range"]
     assert label["x"] < 0.15 * span[1]  # A's frontier reaches much further
-    moved = next(n for n in merged["layout"]["annotations"] if "unstable" in n["text"])
+    moved = next(n for n in merged["layout"]["annotations"] if n["text"] == RHO_BAND_LABEL)
     assert moved["xanchor"] == "left" and moved["xshift"] > 0 and moved["x"] == label["x"]
-    assert next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])["xanchor"] == "right"
+    assert next(n for n in alone["layout"]["annotations"] if n["text"] == RHO_BAND_LABEL)["xanchor"] == "right"
 
 
 def test_as_labels_give_each_setting_in_its_unit_and_leave_out_what_the_machine_gives():
@@ -574,6 +575,7 @@ def test_figure_12s_peak_label_goes_to_the_legend_where_a_s_climb_leaves_it_no_c
     assert min(climb) < 10 ** (label["y"] - 0.5) and max(climb) > 10 ** label["y"]
 
 
+@pytest.mark.usefixtures("linear_x")
 def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_keeps_them_linear():
     """Two L40S beside 8×H200 pinned as A: A's curves run to 240k tok/s, the current ones end near 4k, a stroke
     against the y axis on the linear scale. Figure 4 opens on its toggle's log x; alone it stays linear, and
@@ -588,7 +590,7 @@ def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_ke
     assert registry.build(small, ["fig4"])["fig4"] == kept
     beside_small = registry.build(large, ["fig4"], pinned=small)["fig4"]["layout"]
     assert beside_small["xaxis"]["type"] == "linear"
-    # Figures 7, 9 and 10 have no toggle: their axis goes to log all the same. The explorer's stays fixed (the
+    # Figures 7, 9 and 10 too. The explorer's stays fixed (the
     # animation keeps it still), in decades around both frontiers, its labels placed on it at log10 of their x.
     explorer_alone = registry.build(small, ["fig6"])["fig6"]
     merged = registry.build(small, ["fig6", "fig7", "fig9", "fig10"], pinned=large)

@@ -180,7 +180,7 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
     ]
 
 
-PHONE_CHAR = LABEL_SPAN / len("ρ > 0.85: unstable")  # a character's share of a phone's plot width
+PHONE_CHAR = LABEL_SPAN / len("ρ > 0.85: queue-bound")  # a character's share of a phone's plot width
 
 
 def _keep_labels_inside(layout: dict, data: list) -> None:
