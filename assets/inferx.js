@@ -915,6 +915,11 @@
   }
 
   window.inferx = {
+    /* The line over the figures and its button follow the Physics control (the words are the server's, in the
+       banner's data attributes: pages/_cards.mode_banner). */
+    modeBanner: (mode, lines, flips) => [JSON.parse(lines)[mode], JSON.parse(flips)[mode]],
+    flipMode: (_clicks, mode) => (mode === "calibrated" ? "article" : "calibrated"),
+
     // A log2 slider's position to its value: assets/a11y.js says a thumb's value with it; the benchmark and
     // the browser tests read a control's value (its widget holds the position) with controlValue.
     fromPosition: fromPosition,
