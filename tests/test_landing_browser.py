@@ -175,3 +175,28 @@ def test_axe_finds_nothing_serious_on_the_landing(browser, server, width):
         assert_no_serious_violations(browser, f"/ at {width} px")
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+BOTH = "return [...document.querySelectorAll('#card-fig6 .readout-both')].map((e) => e.textContent)"
+STALE = "return document.querySelectorAll('#card-fig6 .readout-both.readout-stale').length"
+
+
+def test_the_explorers_readouts_give_the_other_models_value_and_the_expecteds_error(browser, server):
+    """Under each of the six readouts: in article mode "ideal · expected … ±…", in calibrated mode "expected ±… ·
+    ideal …"; a batch moved in the browser fades them until the server's answer at the new batch."""
+    try:
+        open_home(browser, server)
+        wait_js(browser, f"{BOTH}.every((t) => t.length > 0)", WAIT_S, what="the readouts in both modes")
+        texts = browser.execute_script(BOTH)
+        assert len(texts) == 6 and all(t.startswith("ideal · expected ") for t in texts), texts
+        assert "±" in texts[0] and "tok/s" in texts[0], texts  # throughput, with its error
+        before = texts
+        browser.execute_script("window.dash_clientside.set_props('ctl-batch', {value: 7})")  # B = 128
+        wait_js(browser, f"{BOTH}.join() !== arguments[0] && {STALE[7:]} === 0", WAIT_S, args=(",".join(before),))
+        click(browser, browser.find_element("id", "mode-flip"))
+        wait_js(browser, f"{BOTH}[0].startsWith('expected ±')", WAIT_S, what="the expected first")
+        texts = browser.execute_script(BOTH)
+        assert all(t.startswith("expected") and " · ideal " in t for t in texts), texts
+        assert severe_console_errors(browser) == []
+    finally:
+        browser.get("about:blank")
