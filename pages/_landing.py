@@ -14,13 +14,12 @@ MODE_BANNER_ID, MODE_LINE_ID, MODE_FLIP_ID = "mode-banner", "mode-line", "mode-f
 # What each model's numbers are, said first on every page, and the switch to the other's.
 MODE_LINES = {
     "article": (
-        "Showing the ideal: the article's physics, the bound the hardware allows. Serving stacks reach far less: "
-        "under the same latency targets the calibrated model, fitted to InferenceX runs, serves tens of times fewer "
-        "users."
+        "Showing the ideal: the article's physics, the bound the hardware allows; serving stacks reach far fewer "
+        "users under the same targets."
     ),
     "calibrated": (
-        "Showing the expected: the calibrated model, what serving stacks reach, within its measured error (the "
-        "calibration line under the controls). The article's physics is the bound above it."
+        "Showing the expected: the calibrated model, what serving stacks reach, within its measured error; the "
+        "article's physics is the bound above it."
     ),
 }
 MODE_FLIPS = {"article": "Show the expected (calibrated)", "calibrated": "Show the ideal (article physics)"}
@@ -38,10 +37,9 @@ LINK_LINES = {
 LINK_FLIPS = {"article": "Open it with the expected (calibrated)", "calibrated": "Open it with the ideal (article)"}
 
 INTRO = (
-    "inferx draws how many tokens per second an LLM deployment serves against how long each user waits, from the "
-    "hardware's bandwidth, compute and memory and the model's size. Pick a model and a machine in Controls, then "
-    "read the figures in order, or start at the explorer and move its batch to see throughput, latency, cost and "
-    "the limit that binds at one operating point."
+    "inferx draws the throughput an LLM deployment serves against the latency each user sees, from the "
+    "hardware's bandwidth, compute and memory. Pick a model and a machine in Controls, then read the figures in "
+    "order, or start at the explorer to see one operating point."
 )
 
 EXPLORER = "fig6"

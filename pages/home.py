@@ -67,10 +67,9 @@ def layout(**query):
             dbc.Container(
                 [
                     landing_title("The LLM serving frontier from hardware physics"),
-                    # Shown (fixed, bottom right and left) on a narrow screen only: first in the page's tab order,
-                    # not after every figure.
+                    # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
+                    # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
-                    index_toggle(),
                     dbc.Row(
                         [
                             dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
@@ -79,6 +78,7 @@ def layout(**query):
                                     # First in the figures' column: the controls keep their place at the top of
                                     # theirs, where a hand (and the drag tests) find them.
                                     intro(values["mode"]),
+                                    index_toggle(),  # the phone's, fixed: its sheet follows it in the tab order
                                     figure_index(DASHBOARD),
                                     notices_area(notices),
                                     *cards,

@@ -55,7 +55,7 @@ def test_the_page_says_what_inferx_is_under_a_visible_heading(browser, server):
     h1 = browser.find_elements("css selector", "h1")
     assert len(h1) == 1 and h1[0].is_displayed() and h1[0].size["height"] > 0
     lead = browser.find_element("css selector", ".landing-lead").text
-    assert lead.startswith("inferx draws") and "Controls" in lead
+    assert lead.startswith("inferx draws") and "Controls" in lead and "explorer" in lead
     # The heading, the statement and the mode line lead the figures' column, on the first screen.
     first = browser.execute_script("return document.getElementById('figures').firstElementChild.id")
     assert first == "landing"
