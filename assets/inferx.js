@@ -214,6 +214,30 @@
     anim.thumb.thumb.setAttribute("aria-valuetext", `${fmt.batch(b)} requests`);
   }
 
+  /* Under each readout, the other model's value at the server's batch and the expected's error
+     (meta.both: inferx.figures.both): "ideal · expected 2,150 tok/s ±6 % (p90 15 %)", or in calibrated mode
+     "expected ±6 % (p90 15 %) · ideal 145,000 tok/s". Faded while the dot is elsewhere (a drag, the sweep),
+     until the redraw at the new batch; no callback's output, so set here directly. */
+  const BOTH_KEYS = ["throughput", "ttft", "itl", "rho", "cost", "energy"];
+  function paintBoth(meta, b) {
+    const both = meta && meta.both;
+    const ok = Boolean(both && both.order && both.order.length === 2);
+    BOTH_KEYS.forEach((key) => {
+      const el = document.getElementById(`readout-${key}-both`);
+      if (!el) return;
+      if (!ok) {
+        el.textContent = "";
+        return;
+      }
+      const [first, second] = both.order;
+      const err = (name) => (name === "expected" && both.error[key] ? ` ${both.error[key]}` : "");
+      const text = `${first}${err(first)} · ${second} ${both[second][key]}${err(second)}`;
+      if (el.textContent !== text) el.textContent = text;
+      el.title = both.error.basis ? `Expected error: ${both.error.basis}` : "";
+      el.classList.toggle("readout-stale", b !== both.batch);
+    });
+  }
+
   function setReadouts(p, meta) {
     const ids = ["readout-throughput", "readout-ttft", "readout-itl", "readout-rho", "batch-value"];
     ids.push("readout-cost", "readout-energy");
@@ -222,6 +246,7 @@
       if (el) el.textContent = text;
     });
     paintRegime(p, meta);
+    paintBoth(meta, p.b);
   }
 
   /* The explorer at batch b without Dash: its dot (and A's), the readouts beside it and A's. The sweep paints
@@ -891,6 +916,7 @@
       move = patch.build();
     }
     paintRegime(p, meta);
+    paintBoth(meta, p.b);
     const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
     const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
     return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];
@@ -915,6 +941,11 @@
   }
 
   window.inferx = {
+    /* The line over the figures and its button follow the Physics control (the words are the server's, in the
+       banner's data attributes: pages/_cards.mode_banner). */
+    modeBanner: (mode, lines, flips) => [JSON.parse(lines)[mode], JSON.parse(flips)[mode]],
+    flipMode: (_clicks, mode) => (mode === "calibrated" ? "article" : "calibrated"),
+
     // A log2 slider's position to its value: assets/a11y.js says a thumb's value with it; the benchmark and
     // the browser tests read a control's value (its widget holds the position) with controlValue.
     fromPosition: fromPosition,

@@ -48,6 +48,7 @@ from pages._controls import (
     resettable,
 )
 from pages._ids import BATCH_ID, control_id
+from pages._landing import MODE_BANNER_ID, MODE_FLIP_ID, MODE_LINE_ID
 from pages._url import control_values_to_params, controls, value_from_position
 
 log = logging.getLogger(__name__)
@@ -377,5 +378,24 @@ clientside_callback(
     Output("btn-animate", "children"),
     Input("btn-animate", "n_clicks"),
     State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+
+# The line over the figures says which model they show; its button sets the Physics control to the other.
+clientside_callback(
+    "window.inferx.modeBanner",
+    Output(MODE_LINE_ID, "children"),
+    Output(MODE_FLIP_ID, "children"),
+    Input(control_id("mode"), "value"),
+    State(MODE_BANNER_ID, "data-lines"),
+    State(MODE_BANNER_ID, "data-flips"),
+    prevent_initial_call=True,
+)
+clientside_callback(
+    "window.inferx.flipMode",
+    Output(control_id("mode"), "value", allow_duplicate=True),
+    Input(MODE_FLIP_ID, "n_clicks"),
+    State(control_id("mode"), "value"),
     prevent_initial_call=True,
 )

@@ -5,10 +5,11 @@ import dash_bootstrap_components as dbc
 from dash import html
 
 from inferx.figures.registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
-from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, page_title, share_buttons
+from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, share_buttons
 from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._drawer import drawer_head, drawer_toggle
+from pages._landing import figure_index, index_toggle, intro, landing_title
 from pages._measured import overlay_store, upload_panel
 from pages._search import search_card
 from pages._url import PINNED_KEY, parse_pinned, parse_query
@@ -65,14 +66,27 @@ def layout(**query):
             navbar("dashboard", values["model"]),
             dbc.Container(
                 [
-                    page_title("The LLM serving frontier from hardware physics"),
+                    landing_title("The LLM serving frontier from hardware physics"),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
                     dbc.Row(
                         [
                             dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
-                            dbc.Col([notices_area(notices), *cards], lg=9, md=8, id=FIGURES_ID),
+                            dbc.Col(
+                                [
+                                    # First in the figures' column: the controls keep their place at the top of
+                                    # theirs, where a hand (and the drag tests) find them.
+                                    intro(values["mode"]),
+                                    index_toggle(),  # the phone's, fixed: its sheet follows it in the tab order
+                                    figure_index(DASHBOARD),
+                                    notices_area(notices),
+                                    *cards,
+                                ],
+                                lg=9,
+                                md=8,
+                                id=FIGURES_ID,
+                            ),
                         ]
                     ),
                 ],

@@ -17,6 +17,7 @@ from pages._callbacks import CONTROL_INPUTS
 from pages._cards import FIGURES_ID, described_graph, navbar, notices_area, page_title, share_buttons
 from pages._controls import control_groups
 from pages._drawer import drawer_head, drawer_toggle
+from pages._landing import mode_link
 from pages._measured import StoreError, env_measured, measured_frame, upload_panel
 from pages._url import control_values_to_params, parse_query
 
@@ -136,6 +137,7 @@ def layout(**query):
             dbc.Container(
                 [
                     page_title("InferenceX measurements beside the model"),
+                    mode_link(values["mode"]),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),

@@ -27,6 +27,7 @@ from pages._cards import (
     scroll_box,
     with_subscripts,
 )
+from pages._landing import mode_link
 from pages._measured import env_measured
 from pages._url import parse_query
 
@@ -349,6 +350,7 @@ def layout(**query):
             dbc.Container(
                 [
                     html.H1("Methods and checks", className="h2"),
+                    mode_link("article", None if model == PARAMS["model"].default else model),
                     dcc.Markdown(INTRO, mathjax=True),
                     *[dbc.Alert(n, color="warning") for n in notices],
                     html.P(

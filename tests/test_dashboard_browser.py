@@ -38,9 +38,9 @@ def home(chromium, server):
     """The session's Chromium showing `/`, loaded once for the tests in a row that need the whole
     dashboard (ten figures and their equations take long to paint on a small machine)."""
     # A page left with a pinned A (another module's test) draws A's traces last, where these tests read the
-    # current ones: such a page is loaded again.
+    # current ones, and one left in calibrated mode draws other curves: such a page is loaded again.
     shown = chromium.execute_script("return [location.origin + location.pathname, location.search]")
-    if shown[0] != server.url or "a" in parse_qs(shown[1].lstrip("?")):
+    if shown[0] != server.url or {"a", "mode"} & set(parse_qs(shown[1].lstrip("?"))):
         reset_browser(chromium)
         open_page(chromium, server, "/", FIGS)
     return chromium

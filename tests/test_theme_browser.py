@@ -245,7 +245,8 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
         assert visible(browser, ".drawer-toggle-md")
         browser.execute_script("window.scrollTo({top: document.documentElement.scrollHeight, behavior: 'instant'})")
         assert rect(browser, ".drawer-toggle-md")["top"] >= rect(browser, "#figures")["bottom"]
-        browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+        # Figure 1's card at the top of the screen: above it / says what inferx is and which model it shows.
+        browser.execute_script("document.getElementById('card-fig1').scrollIntoView({behavior: 'instant'})")
         toggle = element(browser, ".drawer-toggle-md")
         toggle.click()
         wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")

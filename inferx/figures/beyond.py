@@ -15,6 +15,7 @@ from inferx.analysis import economics, regimes, slo
 from inferx.analysis.answers import ANSWER_OF_MODE, expected_error
 from inferx.figures import studies
 from inferx.figures import style as F
+from inferx.figures.both import readouts_in_both_modes
 from inferx.figures.curves import x_scale_toggle
 from inferx.figures.explorer import explorer as explorer_figure
 from inferx.figures.style import memoised
@@ -149,6 +150,8 @@ def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
         {"key": key, "label": regimes.LABELS[key], "colour": studies.REGIME_COLOURS[key]} for key in regimes.PRIORITY
     ]
     meta["rhoUnstable"] = F.RHO_PRACTICAL
+    # The ideal beside the expected at the dot's batch (the one drawn: a batch past B_max is drawn at the last).
+    meta["both"] = readouts_in_both_modes(scn, int(dot["customdata"][0][0]))
     fig["layout"]["meta"] = meta
     return fig
 
