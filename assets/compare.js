@@ -20,7 +20,8 @@
   function economy(p, meta) {
     const watts = p.watts > 0 ? p.watts : meta && meta.watts;
     if (!meta || !meta.usdPerHour || !watts || !(p.x > 0)) return [NaN, NaN];
-    return [(1e6 * meta.usdPerHour) / (3600 * p.x), p.x / watts];
+    const x = meta.tput && meta.tput.perGpu ? p.x * meta.tput.gpus : p.x; // an instance's tokens/s
+    return [(1e6 * meta.usdPerHour) / (3600 * x), x / watts];
   }
 
   /* Where A's traces start in a figure (or a graph div: both have data and layout), or null without A. */
