@@ -336,7 +336,7 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 if n == "preset":  # says when the GPU or count chosen by hand is no longer the preset's machine
                     note = machine_note(values)
                     body.append(html.Div(note, id=MACHINE_NOTE_ID, className="unit machine-note"))
-                if n == "isl":  # warns when the context is shorter than the prompt, with the context drawn
+                if n == "ctx":  # warns when the context is shorter than the prompt, with the context drawn
                     note = fitted_context(values)[1]
                     body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note"))
     hidden = [control(n, values[n], False, assumed.get(n), values["mode"]) for n in PARAMS if n not in shown]

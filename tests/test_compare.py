@@ -79,7 +79,7 @@ def test_the_legends_name_a_by_what_sets_it_apart():
     assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=8192), now) == "8×H200 SXM"
     assert compare.legend_label(A, NOW) == "4×MI300X · ctx 8,192 tokens"  # NOW's tp 4 is A's preset's own
     many = Scenario.from_params(preset="mi300x4", ctx=8192, isl=512, cv=1.5, util=60)
-    expected = "4×MI300X · ctx 8,192 tokens, isl 512 tokens, cv 1.5, …"
+    expected = "4×MI300X · isl 512 tokens, ctx 8,192 tokens, cv 1.5, …"
     assert compare.legend_label(many, Scenario.from_params()) == expected
     # A that kept its preset's values where the current scenario moved them: named by those values.
     plain = Scenario.from_params(preset="h200x8")

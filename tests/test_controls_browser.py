@@ -43,7 +43,7 @@ def test_choosing_8k1k_sets_the_sliders_and_the_address(browser, server):
 def test_throughput_axes_say_their_unit_and_follow_the_switch(browser, server):
     browser.get(server.url)
     figure_data(browser, 4)
-    assert browser.execute_script(TITLE, 4) == "Output throughput per instance (8 GPUs) (tok/s)"
+    assert browser.execute_script(TITLE, 4) == "Output throughput per instance (8\u00a0GPUs) (tok/s)"
     wait_js(browser, "return document.getElementById('readout-throughput').textContent.endsWith('tok/s per instance');",
             what="the explorer's readout per instance")  # fmt: skip
     click(browser, element(browser, "#ctl-tput input[value='gpu']"))

@@ -139,7 +139,7 @@ def test_every_throughput_axis_says_its_unit_and_per_gpu_divides_by_the_count(pr
         title, data = _axis(per_instance[name])
         title_gpu, data_gpu = _axis(per_gpu[name])
         assert "per instance (" in title and "per GPU" in title_gpu, name
-        assert name == "fig5" or f"per instance ({n} GPUs)" in title, name
+        assert name == "fig5" or f"per instance ({n}\u00a0GPUs)" in title, name
         axis = units.throughput_axis(per_instance[name]["layout"])
         mine = next(t for t in data if t.get("name", "").endswith("(current)") or not t.get("meta")) if name == "fig5" \
             else data[0]  # fmt: skip

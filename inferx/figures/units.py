@@ -12,6 +12,7 @@ from inferx.figures.style import decade_ticks, si
 
 _THROUGHPUT = re.compile(r"throughput \(tok/s\)$", re.IGNORECASE)  # an axis in an instance's tokens/s
 _LABELLED = re.compile(r"throughput (?:per GPU |per instance \([^()]*\) )\(tok/s\)$", re.IGNORECASE)
+# The count and "GPUs" kept on one line where a long axis title wraps: "(4\u00a0GPUs)".
 # A rate in a hover template or label, but not one per user (interactivity) or already per GPU.
 _RATE_UNIT = re.compile(r"tok/s(?!/user| per user|/GPU| per GPU)")
 _RATE_VALUE = re.compile(r"(\d[\d,.]*) ?([kMGT]?) ?tok/s(?!/user| per user|/GPU| per GPU)")
@@ -22,7 +23,9 @@ def unit_words(per_gpu: bool, gpus: int | None) -> str:
     """ "per GPU", or "per instance (8 GPUs)" (of the current machine; `gpus` None: each machine's own)."""
     if per_gpu:
         return "per GPU"
-    return "per instance (each machine's GPUs)" if gpus is None else f"per instance ({gpus:,} GPU{'s' * (gpus != 1)})"
+    if gpus is None:
+        return "per instance (each machine's GPUs)"
+    return f"per instance ({gpus:,}\u00a0GPU{'s' * (gpus != 1)})"
 
 
 def readout_unit(per_gpu: bool) -> str:

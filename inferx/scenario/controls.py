@@ -52,7 +52,6 @@ GROUPS = (
     "Parallelism",
     "Model",
     "Targets & cost",
-    "Units",
 )  # the controls' headings, in page order
 
 # Named workloads: (input tokens, output tokens), as InferenceX names its runs ("8k/1k": 8,192 in, 1,024 out).
@@ -223,6 +222,20 @@ PARAMS: dict[str, Param] = {
         help="the link TP's all-reduces (and PP's hand-offs) take: with the GPU and its count, the machine",
         overlay=False,
     ),
+    # How throughput is stated: it changes no number of the scenario, only the unit its figures and readouts
+    # give throughput in (an instance's tokens/s divided by its GPU count).
+    "tput": Param(
+        "Throughput shown",
+        "",
+        "choice",
+        "instance",
+        options=TPUT_UNITS,
+        label_of={"instance": " Per instance", "gpu": " Per GPU"}.get,
+        radio=True,
+        help="throughput per instance (all its GPUs) or per GPU, as InferenceX gives it",
+        group="Hardware",
+        overlay=False,
+    ),
     # Wide enough for every catalog machine up to 72 GPUs (72 × 8 TB/s, 72 × 13.5 PFLOPS of FP4, 72 × 288 GB),
     # and low enough for one A100 at BF16 (0.31 PFLOPS) and one L40S (48 GB at 0.86 TB/s). On log2 sliders (drag
     # step: a hundredth of a doubling, 0.7 %), so one GPU and 72 GPUs both have room on either side. Bandwidth and
@@ -281,6 +294,23 @@ PARAMS: dict[str, Param] = {
         help="a named input/output pair (input k / output k tokens): sets isl and osl, and ctx = isl + osl/2 unless"
         " ctx is given; custom: isl, osl and ctx as given",
     ),
+    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
+    # ctx stays the KV context of a decode step in both models (and sets B_max); osl is how many tokens a request
+    # emits before it is replaced, so the calibrated model's prefill stall (B/OSL prefills per step) and its
+    # closed-loop curves on /inferencex read it, and in either mode Figure 12's E2E = TTFT + osl · ITL. A named
+    # workload sets isl and osl and derives ctx = isl + osl/2; a ctx below isl is refused or corrected where a
+    # user gives it (scenario.machines.checked_context, fitted_context).
+    "osl": Param(
+        "Output length",
+        "tokens",
+        "int",
+        1024,
+        128,
+        131072,
+        0.05,
+        log2=True,
+        help="S_out: output tokens per request (E2E; calibrated mode: prefill stall, closed loop)",
+    ),
     "ctx": Param(
         "Context length",
         "tokens",
@@ -292,7 +322,6 @@ PARAMS: dict[str, Param] = {
         log2=True,
         help="S: mean tokens of KV per request during decode (isl + osl/2 for a workload); at least isl",
     ),
-    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
     "wdtype": Param("Weight dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
     "kvdtype": Param("KV dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
     "cv": Param(
@@ -330,22 +359,7 @@ PARAMS: dict[str, Param] = {
         help="article physics or calibrated to measurements",
         group="Model",
     ),
-    # --- The calibrated model's (the article's frontiers read none of these four; see docs/calibration.md) -----
-    # ctx stays the KV context of a decode step in both models (and sets B_max); osl is how many tokens a request
-    # emits before it is replaced, so the calibrated model's prefill stall (B/OSL prefills per step) and its
-    # closed-loop curves on /inferencex read it, and in either mode Figure 12's E2E = TTFT + osl · ITL. Every pair
-    # of ctx, isl and osl is allowed: none derives another.
-    "osl": Param(
-        "Output length",
-        "tokens",
-        "int",
-        1024,
-        128,
-        131072,
-        0.05,
-        log2=True,
-        help="S_out: output tokens per request (E2E; calibrated mode: prefill stall, closed loop)",
-    ),
+    # --- The calibrated model's (the article's frontiers read none of these three; see docs/calibration.md) ----
     "framework": Param(
         "Software stack",
         "",
@@ -431,20 +445,6 @@ PARAMS: dict[str, Param] = {
         group="Targets & cost",
         overlay=False,
         unset="default",
-    ),
-    # How throughput is stated: it changes no number of the scenario, only the unit its figures and readouts
-    # give throughput in (an instance's tokens/s divided by its GPU count).
-    "tput": Param(
-        "Throughput shown",
-        "",
-        "choice",
-        "instance",
-        options=TPUT_UNITS,
-        label_of={"instance": " Per instance", "gpu": " Per GPU"}.get,
-        radio=True,
-        help="throughput per instance (all its GPUs) or per GPU, as InferenceX gives it",
-        group="Units",
-        overlay=False,
     ),
 }
 CALIBRATED_ONLY = ("framework", "mtp", "acceptance")  # controls the article's model does not read
