@@ -66,7 +66,8 @@
     const [costNow, energyNow] = economy(p, meta);
     const [costA, energyA] = economy(a, pin);
     return [
-      against(p.x, a.x, f.throughput(a.x)),
+      // In the unit of the axis and the readout above it (per instance or per GPU).
+      against(p.x, a.x, meta.tput ? `${Math.round(a.x).toLocaleString("en-US")} ${meta.tput.unit}` : f.throughput(a.x)),
       against(p.y, a.y, f.ms(a.y)),
       against(p.itl, a.itl, f.ms(a.itl)),
       against(p.rho, a.rho, f.rho(a.rho)),

@@ -72,7 +72,9 @@ def in_units(fig: dict, per_gpu: bool, gpus: int) -> dict:
         n = _own_gpus(trace) or gpus
         values = trace.get(axis)
         if isinstance(values, (list, tuple)):
-            trace[axis] = [v / n if isinstance(v, (int, float)) and not isinstance(v, bool) else v for v in values]
+            # 4 significant figures, as every figure's numbers are sent
+            trace[axis] = [float(f"{v / n:.4g}") if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+                           for v in values]  # fmt: skip
         elif hasattr(values, "__truediv__"):
             trace[axis] = values / n
         for key in ("hovertemplate", "text"):
@@ -97,9 +99,21 @@ def _shift_marks(layout: dict, axis: str, gpus: int) -> None:
             note[axis] = note[axis] - math.log10(gpus) if log else note[axis] / gpus
         if isinstance(note.get("text"), str) and "tok/s" in note["text"]:
             note["text"] = _RATE_VALUE.sub(lambda m: _divided(m, gpus), note["text"])
+    for menu in layout.get("updatemenus") or []:  # the log/linear buttons carry the labels' places on each scale
+        for button in menu.get("buttons") or []:
+            for change in button.get("args") or []:
+                if isinstance(change, dict):
+                    _shift_relayout(change, axis, gpus)
     span = (layout.get(f"{axis}axis") or {}).get("range")
     if isinstance(span, list) and all(isinstance(v, (int, float)) for v in span):
         layout[f"{axis}axis"]["range"] = [v - math.log10(gpus) if log else v / gpus for v in span]
+
+
+def _shift_relayout(change: dict, axis: str, gpus: int) -> None:
+    log = change.get(f"{axis}axis.type") == "log"
+    for key, value in change.items():
+        if re.fullmatch(rf"annotations\[\d+\]\.{axis}", key) and isinstance(value, (int, float)):
+            change[key] = value - math.log10(gpus) if log else value / gpus
 
 
 def _divided(match: re.Match, gpus: int) -> str:
