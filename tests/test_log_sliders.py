@@ -1,5 +1,5 @@
 """The hardware sliders (bandwidth, compute, HBM) on a log2 scale: a slider position and the value it stands for,
-the widgets' props, and TP kept within a GPU count chosen by hand."""
+the widgets' props, and TP set by a GPU count chosen by hand."""
 
 from __future__ import annotations
 
