@@ -191,7 +191,7 @@ def test_one_gpu_is_said_in_the_singular_by_the_label_and_the_thumb(browser, ser
 
 
 def test_the_notes_a_count_or_length_rewrites_describe_their_controls_rather_than_speak_each_step(browser, server):
-    """The note under the preset ("Drawing 9×H200 SXM, chosen by hand, …") was a live region, re-read whole on
+    """The note under the shortcuts ("Drawing 9×H200 SXM over NVLink 4.0, …") was a live region, re-read whole on
     every arrow-key step of the GPU count; it now describes the controls that move it, and speaks with them."""
     load(browser, server, "/")
     live = "return !!document.getElementById(arguments[0]).closest('[role=status], [role=alert], [aria-live]');"
@@ -201,10 +201,10 @@ def test_the_notes_a_count_or_length_rewrites_describe_their_controls_rather_tha
             SETTLE_S, "the count's description", args=(THUMB.format(control),))  # fmt: skip
     browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
     press(browser, control, Keys.ARROW_RIGHT)
-    wait_js(browser, "return document.getElementById('machine-note').textContent.includes('chosen by hand');",
+    wait_js(browser, "return document.getElementById('machine-note').textContent.includes('no shortcut names');",
             SETTLE_S, "the note")  # fmt: skip
     described = accessible_description(browser, THUMB.format(control))
-    assert described.startswith("Drawing 9×H200 SXM, chosen by hand"), described
+    assert described.startswith("Drawing 9×H200 SXM over NVLink 4.0, a machine no shortcut names"), described
     assert browser.execute_script("return document.querySelector('#ctl-isl [role=slider]')"
                                   ".getAttribute('aria-describedby');") == "context-note"  # fmt: skip
 
@@ -581,7 +581,7 @@ def test_a_dropdown_is_named_by_its_label_where_the_focus_lands_and_when_open(br
                      ".startsWith('ctl-kvdtype-label')", SETTLE_S, what="the button's name")  # fmt: skip
     assert accessible_name(browser, "#ctl-wdtype") == "Weight dtype FP8"
     assert accessible_name(browser, "#ctl-kvdtype") == "KV dtype FP8"
-    assert accessible_name(browser, "#ctl-preset").startswith("Hardware preset 8×H200")
+    assert accessible_name(browser, "#ctl-preset").startswith("Machine shortcut 8×H200")
     click(browser, element(browser, "#ctl-ic"))
     menu = "const m = document.querySelector('.dash-dropdown-content[role=dialog]');"
     wait_js(browser, menu + "return m && m.getAttribute('aria-label') === 'Interconnect';", SETTLE_S, what="open")

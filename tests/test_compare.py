@@ -79,7 +79,7 @@ def test_the_legends_name_a_by_what_sets_it_apart():
     assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=8192), now) == "8×H200 SXM"
     assert compare.legend_label(A, NOW) == "4×MI300X · ctx 8,192 tokens"  # NOW's tp 4 is A's preset's own
     many = Scenario.from_params(preset="mi300x4", ctx=8192, isl=512, cv=1.5, util=60)
-    expected = "4×MI300X · ctx 8,192 tokens, isl 512 tokens, cv 1.5, …"
+    expected = "4×MI300X · isl 512 tokens, ctx 8,192 tokens, cv 1.5, …"
     assert compare.legend_label(many, Scenario.from_params()) == expected
     # A that kept its preset's values where the current scenario moved them: named by those values.
     plain = Scenario.from_params(preset="h200x8")
@@ -406,9 +406,10 @@ def test_as_labels_give_each_setting_in_its_unit_and_leave_out_what_the_machine_
     """5×B300 sets bandwidth, compute and HBM: the label's machine says them; a bandwidth of one's own is
     named, in TB/s, and every other number carries its unit."""
     chosen = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, ic="scale-up", util=80, power=0.8)
-    assert compare.describe(chosen) == "5×B300 · util 80 %, tp 4 GPUs, ic scale-up, power 0.8 × TDP"
+    # TP 4 and the B300's own link are what the machine takes (one machine, one answer): not named
+    assert compare.describe(chosen) == "5×B300 · util 80 %, power 0.8 × TDP"
     slower = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, bw=30, ctx=16384)
-    assert compare.describe(slower) == "5×B300 · bw 30 TB/s, ctx 16,384 tokens, tp 4 GPUs"
+    assert compare.describe(slower) == "5×B300 · bw 30 TB/s, ctx 16,384 tokens"
     # A model by its name, not its catalog key; one GPU of TP in the singular.
     other = Scenario.from_params(model="llama-3.3-70b", tp=1)
     assert compare.describe(other) == "8×H200 SXM · tp 1 GPU, model Llama-3.3-70B"
@@ -554,7 +555,8 @@ def test_figure_12s_peak_label_goes_to_the_legend_where_a_s_climb_leaves_it_no_c
     """Kimi-K2 on 8×MI355X beside 8×MI300X: A's TTFT climbs to its own peak (200 req/s) across the whole width
     the peak label takes left of the current peak line (292 req/s), through every height up to the E2E
     curves. The words go to the legend, with a swatch of the peak line, which stays on the plot."""
-    scn, a = Scenario.from_params(model="kimi-k2", gpu="mi355x"), Scenario.from_params(model="kimi-k2", gpu="mi300x")
+    scn = Scenario.from_params(model="kimi-k2", gpu="mi355x", ic="nvlink")
+    a = Scenario.from_params(model="kimi-k2", gpu="mi300x")
     alone = registry.build(scn, ["fig12"])["fig12"]
     merged = registry.build(scn, ["fig12"], pinned=a)["fig12"]
     (label,) = [n for n in alone["layout"]["annotations"] if n.get("name") == rate.PEAK_LABEL]

@@ -335,7 +335,7 @@ def test_url_state_round_trip_matches_cli(browser, server):
     expected = cli_point("--preset", "mi300x4", "--ctx", "8192", "--batch", "64")
     wait_js(browser, "return document.getElementById('readout-throughput').textContent.includes('tok/s')")
     shown = browser.execute_script("return document.getElementById('readout-throughput').textContent")
-    assert shown == f"{round(expected['throughput_tok_s']):,} tok/s"
+    assert shown == f"{round(expected['throughput_tok_s']):,} tok/s per instance"  # the unit of the axis
     ttft = browser.execute_script("return document.getElementById('readout-ttft').textContent")
     number = ttft.split()[0].replace(",", "")
     decimals = len(number.partition(".")[2])

@@ -21,6 +21,8 @@ import app  # noqa: F401  (pages register on the app; it must exist first)
 from inferx import cli
 from inferx.figures.registry import FIGURES
 from inferx.scenario.controls import BATCH, PARAMS, InvalidParameter, check_batch, check_param, check_value
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import checked_context
 from pages import embed, home
 from pages._url import PINNED_KEY, parse_query
 
@@ -109,6 +111,9 @@ def first_refusal(options: dict, points: str | None) -> str | None:
         for check, name in checks:
             if name in options:
                 check(name, options[name]) if check is check_param else check(options[name])
+        # Then the scenario as a whole: its machine within the controls' ranges, a --ctx given below the input.
+        scenario = {name: value for name, value in options.items() if name in PARAMS}
+        checked_context(Scenario.from_params(**scenario).params, "ctx" in options)
         if points is not None:
             check_value("points", cli.POINTS, points)
     except InvalidParameter as err:

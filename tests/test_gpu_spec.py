@@ -250,7 +250,7 @@ def test_a_datasheet_past_a_controls_range_at_its_count_is_refused_by_the_cli_an
     from pages._callbacks import machine_changed  # noqa: PLC0415 (registers callbacks; the app is imported)
 
     assert machine_changed("h200x8", fast, 72, "fp8") == f"Cannot draw this machine: {why}."
-    assert machine_changed("h200x8", fast, 4, "fp8").startswith("Drawing 4×Gaudi 3 OAM, chosen by hand")
+    assert machine_changed("h200x8", fast, 4, "fp8").startswith("Drawing 4×Gaudi 3 OAM over NVLink 4.0, a machine no")
     # Compute is the datasheet's at the weights' precision: 64 of a 20 PFLOPS FP4 GPU pass 1,000 PFLOPS at FP4 only.
     big = spec_key({**json.loads(GAUDI3.read_text()), "dense_fp8_tflops": 10000, "dense_fp4_tflops": 20000})
     assert machine_changed("h200x8", big, 64, "fp8").startswith("Drawing 64×Gaudi 3 OAM")

@@ -43,7 +43,9 @@ def point_record(scn: Scenario, batch: int) -> dict:
     stable = bool(r["stable"])
     record = {
         "batch": int(batch),
-        "throughput_tok_s": _finite(r["throughput"]),
+        "throughput_tok_s": _finite(r["throughput"]),  # the instance's, as ever; per GPU beside it
+        "throughput_per_gpu_tok_s": _finite(r["throughput"] / scn.params["gpus"]),
+        "gpus": int(scn.params["gpus"]),
         "ttft_ms": _finite(1e3 * r["ttft"]) if stable else None,
         "itl_ms": _finite(1e3 * r["itl"]),
         "t_step_ms": _finite(1e3 * r["t_step"]),
@@ -124,15 +126,19 @@ def calibration_record(scn: Scenario) -> dict:
 
 
 def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
-    """One row per batch size 1…B_max, or `points` geometric samples of that range, with the limit that binds."""
+    """One row per batch size 1…B_max, or `points` geometric samples of that range, with the limit that binds;
+    with `tput=gpu` each row also gives its throughput per GPU."""
     from inferx.analysis import regimes
 
     batches = np.arange(1, scn.b_max + 1) if points is None else geometric_batches(scn.b_max, points)
     r = scn.evaluate(batches)
+    gpus = scn.params["gpus"]
+    per_gpu = scn.params.get("tput") == "gpu"  # --tput gpu adds the column (throughput_tok_s keeps its meaning)
     return [
         {
             "batch": int(b),
             "throughput_tok_s": _finite(t),
+            **({"throughput_per_gpu_tok_s": _finite(t / gpus)} if per_gpu else {}),
             "ttft_ms": _finite(1e3 * f) if ok else None,
             "itl_ms": _finite(1e3 * i),
             "rho": _utilisation(rho),

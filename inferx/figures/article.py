@@ -370,7 +370,10 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         if r is None:
             notes.append(f"{hw.label}: {no_curve_reason(ref)}")
         else:
-            data.append(frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8))
+            # Its own GPU count: per GPU, each machine's throughput is divided by its own (figures.units)
+            data.append(
+                {**frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8), "meta": {"gpus": hw.n_gpus}}
+            )
     r = frontier(scn)
     if r is None:
         notes.insert(0, f"{machine_label(scn)} (current): {no_curve_reason(scn)}")

@@ -322,7 +322,12 @@ def overlay_traces(df: pd.DataFrame | None, kind: str) -> list[dict]:
     x = instance_output_throughput(df)
     rows = df[x.notna() & df[y_column].notna() & (df[y_column] > 0)]
     y_name = "TPOT" if kind == "fig4" else "TTFT"
-    return _point_traces(rows, x, df[y_column], f"%{{x:,.4~r}} tok/s · {y_name} %{{y:,.3~r}} ms")
+    traces = _point_traces(rows, x, df[y_column], f"%{{x:,.4~r}} tok/s · {y_name} %{{y:,.3~r}} ms")
+    # Each run's throughput per GPU too, for a figure drawn per GPU (`tput=gpu`; assets/measured.js swaps it in).
+    per_gpu = df["output_tput_per_gpu_tok_s"].where(df["output_tput_per_gpu_tok_s"].notna(), x / df["n_gpus"])
+    for trace, same in zip(traces, _point_traces(rows, per_gpu, df[y_column], ""), strict=True):
+        trace["meta"]["xPerGpu"] = same["x"]
+    return traces
 
 
 DIVERGENCE_TITLE = "The article's model, the calibrated model and the measurements"

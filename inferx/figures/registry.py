@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from inferx.analysis import spec
 from inferx.analysis.regimes import RHO_BAND, RHO_QUEUE
 from inferx.figures import article as F
-from inferx.figures import beyond, compare, style, variants
+from inferx.figures import beyond, compare, style, units, variants
 from inferx.figures.curves import context_refs, preset_refs, quant_refs, workload_refs
 from inferx.figures.text import with_summary
 from inferx.scenario.evaluation import Scenario
@@ -341,9 +341,11 @@ def build(
     names = list(FIGURES) if names is None else list(names)
     grids = [g for n in names if FIGURES[n].grids for g in FIGURES[n].grids(scn)]
     evaluate_frontiers(frontier_keys(scn, names, batch), grids)  # one numpy pass for all of them
-    figs = {name: FIGURES[name].builder(scn, batch) for name in names}
-    if pinned is not None:
-        theirs = _pinned_figures(tuple(sorted(pinned.params.items())), tuple(names), batch)
+    per_gpu, gpus = scn.params.get("tput") == "gpu", scn.params["gpus"]
+    figs = {name: units.in_units(FIGURES[name].builder(scn, batch), per_gpu, gpus) for name in names}
+    if pinned is not None:  # A's throughput in the unit the current settings ask for
+        a_params = {**pinned.params, "tput": scn.params.get("tput", "instance")}
+        theirs = _pinned_figures(tuple(sorted(a_params.items())), tuple(names), batch)
         label = compare.legend_label(pinned, scn)
         figs = {name: compare.merge(figs[name], theirs[name], label) for name in names}
     # Summarised after the merge, so a text alternative names A's curves too.

@@ -112,12 +112,15 @@ def _scenario_inputs(scn):
     """
     info = scenario_calibration(scn)
     cal, gpu, precision = info["calibration"], info["gpu"], info["precision"]
-    preset = HARDWARE.get(scn.hardware)
+    # Only the article's machines carry its (for NVIDIA, sparse) compute figure: any control that picks one of
+    # them (its preset, or its GPU and count) gets the article's numbers (scenario.machines.machine_values).
+    own = HARDWARE.get(scn.hardware)
+    count = scn.params.get("gpus", own.n_gpus if own else None)
+    preset = next((hw for hw in HARDWARE.values() if (hw.family, hw.n_gpus) == (gpu, count)), None)
     dense = scn.compute
-    # Only the preset's own machine carries the article's (for NVIDIA, sparse) compute figure.
-    if preset is not None and gpu == preset.family and scn.params.get("gpus", preset.n_gpus) == preset.n_gpus:
+    if preset is not None:
         dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute)
-        spec = GPUS[PRESET_FAMILY[scn.hardware]]
+        spec = GPUS[preset.family]
         if precision == "fp4" and spec.fp4 and spec.fp8:
             dense *= spec.fp4 / spec.fp8
     speed = attention_speed(gpu, precision) if gpu in GPUS else 1.0
