@@ -112,12 +112,14 @@ MAX_MARKS = 7  # labels a ~200 px sidebar slider holds apart: compute's nine (0.
 
 
 def _log2_marks(p: Param) -> dict:
-    """Marks of a log2 slider at readable values: a count's every second power of two (128, 512, 2K, …); a
-    quantity's 1 and 3 of each decade (1, 3, 10, 30, 100 TB/s, …), or its decades alone where those would be
-    more than `MAX_MARKS`, each at its position (log2 of it)."""
+    """Marks of a log2 slider at readable values: a count's every second power of two (128, 512, 2K, …), every
+    fourth over more than 12 doublings (1, 16, 256, 4K, 64K tokens); a quantity's 1 and 3 of each decade (1, 3, 10,
+    30, 100 TB/s, …), or its decades alone where those would be more than `MAX_MARKS`, each at its position (log2
+    of it)."""
     if p.kind == "int":
         low, high = math.ceil(math.log2(p.low)), math.floor(math.log2(p.high))
-        return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, 2)}
+        every = 2 if high - low <= 12 else 4
+        return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, every)}
     decades = range(math.floor(math.log10(p.low)), math.ceil(math.log10(p.high)) + 1)
     shown = [(first, float(f"{first * 10.0**d:.12g}")) for d in decades for first in (1, 3)]  # 0.3, not 0.3000…04
     shown = [(first, v) for first, v in shown if p.low <= v <= p.high]

@@ -299,7 +299,7 @@ def transfer_section():
         return [[e["group"], f"{e['rows']:,}"] + ["—" if m not in e else f"{e[m][0]:.0%} / {e[m][1]:.0%}"
                                                   for m in TRANSFER_METRICS] for e in entries]  # fmt: skip
 
-    body = [dcc.Markdown(TRANSFER_TEXT)]
+    body = [dcc.Markdown(TRANSFER_TEXT, mathjax=False)]
     for key, title in TRANSFER_TABLES.items():
         body += [html.H3(title), table(title, header, cells(record["scores"][key]))]
     lookup = record["sibling_lookup"]

@@ -82,7 +82,7 @@ def test_batch_defaults_to_eight_as_on_the_page():
         (["point", "--batch", "8", "--wdtype", "fp16"], "needs 1,342 GB of weights; the machine has 1,128 GB"),
         (["point", "--batch", "8", "--util", "150"], "util=150: must be a number from 50 to 100 %"),
         (["point", "--batch", "8", "--preset", "tpu"], "preset=tpu: must be one of h200x8, mi300x4, b200x8"),
-        (["point", "--batch", "8", "--ctx", "abc"], "ctx=abc: must be a whole number from 128 to 131,072 tokens"),
+        (["point", "--batch", "8", "--ctx", "abc"], "ctx=abc: must be a whole number from 1 to 131,072 tokens"),
         (["point", "--batch", "0"], "batch=0: must be a whole number from 1 to 1,073,741,824 requests"),
         (["point", "--batch", "8", "--tp", "3"], "tp=3: must be a power of two from 1 to 64 GPUs"),
         (["point", "--batch", "8", "--cv", "1e308"], "cv=1e308: must be a number from 0 to 2"),

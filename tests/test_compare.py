@@ -276,8 +276,8 @@ BAD = [
     # A control character is escaped once: '\x00', not "'\\x00'".
     ("\x00,ctx:4096", ["Ignored '\\x00' in a=: each piece must be name:value with a control's name."]),
     ("ctx:2048,ctx:4096", ["a= gave ctx more than once; used the last valid one."]),
-    ("ctx:2048,ctx:3", ["Ignored A's ctx=3: must be a whole number from 128 to 131,072 tokens."]),
-    ("ctx:nan", ["Ignored A's ctx=nan: must be a whole number from 128 to 131,072 tokens.",
+    ("ctx:2048,ctx:0", ["Ignored A's ctx=0: must be a whole number from 1 to 131,072 tokens."]),
+    ("ctx:nan", ["Ignored A's ctx=nan: must be a whole number from 1 to 131,072 tokens.",
                  "Nothing is pinned: a= held no valid control."]),
 ]  # fmt: skip
 
@@ -291,7 +291,7 @@ def test_a_bad_a_value_is_a_notice(raw, said):
 
 
 def test_a_bad_repeat_keeps_the_valid_value_before_it():
-    assert parse_pinned("ctx:2048,ctx:3")[0] == {"ctx": 2048}
+    assert parse_pinned("ctx:2048,ctx:0")[0] == {"ctx": 2048}
     assert parse_pinned("ctx:2048,ctx:4096")[0] == {"ctx": 4096}
 
 

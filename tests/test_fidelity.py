@@ -605,9 +605,12 @@ def test_a_new_request_waits_for_the_schedulers_next_look_at_its_queue():
     # One look every N iterations while others decode: N/2 iterations on average instead of the half in flight.
     every = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8)
     tenth = C.Instance(**{**every.__dict__, "poll_iterations": 10.0})
+    # The busy share 1 − e^(−(B − 1)/8) of the N/2 − 1/2 = 4.5 iterations more: 0.12 of them at B = 2, 0.58 at
+    # 8, all but 4e-4 at 64.
     for B in (2.0, 8.0, 64.0):
         one, ten = C.at_batch(CAL, every, B, 1024.0, 1024.0), C.at_batch(CAL, tenth, B, 1024.0, 1024.0)
-        assert float(ten["ttft"] - one["ttft"]) == pytest.approx(4.5 * float(one["t_decode"]), rel=1e-9)
+        busy = 1.0 - np.exp(-(B - 1.0) / 8.0)
+        assert float(ten["ttft"] - one["ttft"]) == pytest.approx(busy * 4.5 * float(one["t_decode"]), rel=1e-9)
         assert float(ten["tpot"]) == float(one["tpot"])
     # A lone request finds the server idle: it is taken at once, and the wait grows continuously from there.
     assert float(C.at_batch(CAL, tenth, 1.0, 1024.0, 1024.0)["ttft"]) == float(
@@ -648,9 +651,10 @@ def test_the_page_and_point_wait_for_the_stacks_scheduler_at_one_interval(monkey
     monkeypatch.setattr(C, "poll_interval", lambda *a, **k: 1.0)
     every = adapter.scenario_point(scn, B)
     # B200 SGLang's recipe looks every 30 iterations from 16 users up; a scenario keeps that at every batch (a
-    # recipe's concurrency is not the scenario's batch), so 14.5 iterations more once others decode, none for a
-    # lone request. An iteration is a decode step with its collectives, as in `at_batch` (prefills run apart).
-    waits = np.array([0.0, 14.5, 14.5, 14.5, 14.5])
+    # recipe's concurrency is not the scenario's batch), so up to 14.5 iterations more as others decode (the busy
+    # share 1 − e^(−(B − 1)/8)), none for a lone request. An iteration is a decode step with its collectives, as in
+    # `at_batch` (prefills run apart).
+    waits = 14.5 * (1.0 - np.exp(-(B - 1.0) / C.POLL_BUSY_USERS))
     iteration = every["step"] - B / scn.osl * every["t_prefill"] + scn.comm_time(B)
     assert polled["ttft"] - every["ttft"] == pytest.approx(waits * iteration, rel=1e-9)
     assert np.array_equal(polled["step"], every["step"])

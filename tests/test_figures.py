@@ -177,9 +177,9 @@ def test_fig1_calibrated_ridge_is_where_the_calibrated_step_turns_compute_bound(
     assert abs(ridge / E.ridge_batch(scn.compute, scn.bw, scn.b_w) - 1) > 0.1
 
 
-# Llama 3 8B on one L40S with a 32k prompt: the calibrated step's prefill arithmetic outlasts its HBM read from
+# Llama 3 8B on one L40S with a 64k prompt: the calibrated step's prefill arithmetic outlasts its HBM read from
 # the first request on, and only 4 requests fit.
-COMPUTE_BOUND_FROM_ONE = {"model": "llama-3-8b", "gpu": "l40s", "gpus": 1, "tp": 1, "ctx": 131072, "isl": 32768}
+COMPUTE_BOUND_FROM_ONE = {"model": "llama-3-8b", "gpu": "l40s", "gpus": 1, "tp": 1, "ctx": 131072, "isl": 65536}
 
 
 def test_fig1_with_no_memory_bound_stretch_says_so_and_draws_no_ridge_off_the_axis():
@@ -561,8 +561,8 @@ def test_fig6s_compute_mark_in_calibrated_mode_is_where_figure_10_turns_compute_
     bend = next(a for a in fig["layout"]["annotations"] if a["text"].startswith("step compute-bound from B = "))
     at = int(bend["text"].rsplit(" ", 1)[1].replace(",", ""))
     every = np.arange(1, scn.b_max)
-    first = int(every[np.argmax(regimes.regime_masks(scn, every)["compute"])])  # 20
-    assert first - 1 <= at <= first < 100
+    first = int(every[np.argmax(regimes.regime_masks(scn, every)["compute"])])
+    assert first - 1 <= at <= first < scn.b_max
 
 
 @pytest.mark.usefixtures("linear_x")

@@ -170,7 +170,8 @@ def test_the_marks_of_each_hardware_slider():
     # Nine marks (0.1, 0.3, … 1K) ran together in a 200 px sidebar ("0.10.3", "100300"): decades only.
     assert list(_log2_marks(PARAMS["compute"]).values()) == ["0.1", "1", "10", "100", "1K"]
     assert list(_log2_marks(PARAMS["hbm"]).values()) == ["30", "100", "300", "1K", "3K", "10K"]
-    assert list(_log2_marks(PARAMS["ctx"]).values()) == ["128", "512", "2K", "8K", "32K", "128K"]  # as before
+    # Lengths from 1 token to 128K: 17 doublings, every fourth marked.
+    assert list(_log2_marks(PARAMS["ctx"]).values()) == ["1", "16", "256", "4K", "64K"]
 
 
 def test_the_browser_config_carries_each_log2_sliders_step_and_kind():

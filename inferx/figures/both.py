@@ -61,19 +61,20 @@ def _at(batch: int):
 
 def _error_texts(error: dict) -> dict[str, str]:
     """How far each expected readout may be off: the median and p90 of |predicted / measured − 1| of its metric
-    on the runs nearest this kind of extrapolation; ρ, a ratio of the model's own, has none measured."""
-    if "tpot" not in error:
-        return {key: "error not measured" if key in ERROR_METRIC else "" for key in READOUTS} | {"basis": error["note"]}
-    where = "GPUs left out of the fit" if error["kind"] == "unseen GPU" else "its measured runs"
+    on the runs nearest this kind of extrapolation ("error not measured" where no such run measured it: a model
+    held out was scored on its throughput only); ρ, a ratio of the model's own, has none measured."""
     out = {}
     for key in READOUTS:
         metric = ERROR_METRIC.get(key)
         if metric is None:  # ρ: the model's own ratio, never measured
             out[key] = ""
-            continue
-        median, p90 = (round(100 * e) for e in error[metric])
-        out[key] = f"±{median} % (p90 {p90} %)"
-    out["basis"] = f"median (p90) of |predicted / measured − 1| on {where}"
+        elif metric in error:
+            median, p90 = (round(100 * e) for e in error[metric])
+            out[key] = f"±{median} % (p90 {p90} %)"
+        else:
+            out[key] = "error not measured"
+    where = error.get("basis") or error.get("note") or "its measured runs"
+    out["basis"] = f"median (p90) of |predicted / measured − 1|: {where} ({error['kind']})"
     return out
 
 

@@ -80,6 +80,7 @@ def scenario_calibration(scn) -> dict:
         "basis": basis,
         "kind": kind,
         "model": model_key,
+        "model_name": scn.model.name,
         "acceptance": cal.acceptance,
         "acceptance_source": "calibration" if acceptance is None else "set",
         "fitted_on": "DeepSeek-R1" if fitted else "DeepSeek-R1 runs and published tables",
@@ -96,9 +97,9 @@ def basis_text(info: dict) -> str:
     poll = "every iteration" if n == 1 else f"every {n:g} iterations"
     gpu = info["gpu"].partition(KEY_MARK)[0]  # a GPU its key carries: the key's readable part
     if info["basis"] == "transferred":
-        return (f"Transferable model for {gpu} · {info['framework']} · {info['precision']}: its die's efficiency, the "
-                f"stack's overheads, the model's structure ({KIND_WORDS[info['kind']]}); scheduler looks for new "
-                f"requests {poll}")  # fmt: skip
+        return (f"Transferable model for {info['model_name']} on {gpu} · {info['framework']} · {info['precision']}: "
+                f"its die's efficiency, the stack's overheads, the model's structure ({KIND_WORDS[info['kind']]}); "
+                f"scheduler looks for new requests {poll}")  # fmt: skip
     return (f"Calibration {gpu} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 "
             f"runs); scheduler looks for new requests {poll}")  # fmt: skip
 
