@@ -8,14 +8,6 @@ from inferx.scenario.evaluation import Scenario
 from inferx.serving.adapter import scenario_time_parts
 
 PARTS = ("weights", "kv", "compute", "overhead", "communication", "prefill")
-PART_WORDS = {
-    "weights": "weights read",
-    "kv": "KV cache read",
-    "compute": "arithmetic",
-    "overhead": "fixed step cost (launches, scheduling, sampling)",
-    "communication": "collectives (tensor- and pipeline-parallel)",
-    "prefill": "prefills of new requests stalling the step",
-}
 
 
 def time_parts(scn: Scenario, B) -> dict:
