@@ -139,25 +139,7 @@ def x_scale_toggle(layout: dict, data: list | None = None) -> None:
     if "rangemode" in layout["xaxis"]:  # plotly reads it on a linear axis only
         linear["xaxis.rangemode"] = layout["xaxis"]["rangemode"]
     linear |= {f"annotations[{k}].x": x for k, x in on_x}
-    layout["margin"]["t"] = 58  # the buttons sit under the tool bar, which spans the top on a phone
-    layout["updatemenus"] = [
-        {
-            "type": "buttons",
-            "direction": "left",
-            "showactive": True,
-            "active": 0,
-            "x": 0,
-            "xanchor": "left",
-            "y": 1.01,
-            "yanchor": "bottom",
-            "pad": {"l": 0, "r": 0, "t": 0, "b": 0},
-            "font": {"size": 10},
-            "buttons": [
-                {"label": "linear x", "method": "relayout", "args": [linear]},
-                {"label": "log x", "method": "relayout", "args": [_log_x(layout)]},
-            ],
-        }
-    ]
+    set_scale_buttons(layout, linear, _log_x(layout), active=0)
     if data is not None and x_spans_decades(data):
         open_on_log(layout)
 
@@ -250,3 +232,27 @@ def log_range(values, pad: float = 0.06) -> list[float]:
     lo, hi = np.log10(np.minimum.reduce(values)), np.log10(np.maximum.reduce(values))
     margin = pad * max(hi - lo, 0.5)
     return [float(lo - margin), float(hi + margin)]
+
+
+def set_scale_buttons(layout: dict, linear: dict, log: dict, active: int) -> None:
+    """The linear/log x buttons over a figure (`active`: 0 linear, 1 log), each a relayout to its arguments; the
+    top margin makes room for them under the tool bar, which spans the top on a phone."""
+    layout["margin"]["t"] = 58
+    layout["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "showactive": True,
+            "active": active,
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.01,
+            "yanchor": "bottom",
+            "pad": {"l": 0, "r": 0, "t": 0, "b": 0},
+            "font": {"size": 10},
+            "buttons": [
+                {"label": "linear x", "method": "relayout", "args": [linear]},
+                {"label": "log x", "method": "relayout", "args": [log]},
+            ],
+        }
+    ]

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from inferx import palette as P
-from inferx.figures.curves import log_range, x_spans_decades
+from inferx.figures.curves import log_range, set_scale_buttons, x_spans_decades
 from inferx.figures.style import (
     AMBER,
     CURRENT,
@@ -102,25 +102,7 @@ def fixed_x_toggle(layout: dict, ranges: dict) -> None:
     linear |= {"xaxis.minor.showgrid": False} | {f"annotations[{k}].x": x for k, x in data_x}
     as_log = {"xaxis.type": "log", "xaxis.range": ranges["log"], "xaxis.dtick": 1, "xaxis.minor.showgrid": True}
     as_log |= {f"annotations[{k}].x": float(np.log10(x)) if x > 0 else 0.0 for k, x in data_x}
-    layout["margin"]["t"] = 58  # the buttons sit under the tool bar, which spans the top on a phone
-    layout["updatemenus"] = [
-        {
-            "type": "buttons",
-            "direction": "left",
-            "showactive": True,
-            "active": int(log),
-            "x": 0,
-            "xanchor": "left",
-            "y": 1.01,
-            "yanchor": "bottom",
-            "pad": {"l": 0, "r": 0, "t": 0, "b": 0},
-            "font": {"size": 10},
-            "buttons": [
-                {"label": "linear x", "method": "relayout", "args": [linear]},
-                {"label": "log x", "method": "relayout", "args": [as_log]},
-            ],
-        }
-    ]
+    set_scale_buttons(layout, linear, as_log, active=int(log))
 
 
 def axis_end(layout: dict, axis: str = "xaxis") -> float:
