@@ -20,7 +20,8 @@
   function economy(p, meta) {
     const watts = p.watts > 0 ? p.watts : meta && meta.watts;
     if (!meta || !meta.usdPerHour || !watts || !(p.x > 0)) return [NaN, NaN];
-    return [(1e6 * meta.usdPerHour) / (3600 * p.x), p.x / watts];
+    const x = meta.tput && meta.tput.perGpu ? p.x * meta.tput.gpus : p.x; // an instance's tokens/s
+    return [(1e6 * meta.usdPerHour) / (3600 * x), x / watts];
   }
 
   /* Where A's traces start in a figure (or a graph div: both have data and layout), or null without A. */
@@ -65,7 +66,8 @@
     const [costNow, energyNow] = economy(p, meta);
     const [costA, energyA] = economy(a, pin);
     return [
-      against(p.x, a.x, f.throughput(a.x)),
+      // In the unit of the axis and the readout above it (per instance or per GPU).
+      against(p.x, a.x, meta.tput ? `${Math.round(a.x).toLocaleString("en-US")} ${meta.tput.unit}` : f.throughput(a.x)),
       against(p.y, a.y, f.ms(a.y)),
       against(p.itl, a.itl, f.ms(a.itl)),
       against(p.rho, a.rho, f.rho(a.rho)),

@@ -36,6 +36,21 @@
       if (drawer) (drawer.classList.contains("open") ? close : open)(drawer, false);
       return;
     }
+    // A link of the figure index (or to the explorer) jumps to its card at once, closing the phone's sheet that
+    // would cover it, and the keyboard's focus goes with it. Not the browser's own jump: Bootstrap makes it a
+    // smooth scroll, and graphs drawn as it passes ended it off its card; nor a new hash in the address, which
+    // Dash's location component would take for a navigation.
+    const jump = e.target.closest('a[data-jump][href^="#"]');
+    const card = jump && document.getElementById(jump.getAttribute("href").slice(1));
+    if (card) {
+      e.preventDefault();
+      const sheet = jump.closest(".drawer-md.open");
+      if (sheet) close(sheet, false);
+      card.scrollIntoView({ block: "start", behavior: "instant" });
+      if (!card.hasAttribute("tabindex")) card.setAttribute("tabindex", "-1");
+      card.focus({ preventScroll: true });
+      return;
+    }
     const closer = e.target.closest("[data-drawer-close]");
     if (closer) {
       const drawer = closer.closest(".drawer, .drawer-md");

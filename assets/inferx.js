@@ -97,8 +97,17 @@
     };
   }
 
-  function readoutTexts(p) {
-    return [fmt.throughput(p.x), fmt.ms(p.y), fmt.ms(p.itl), fmt.rho(p.rho), fmt.batch(p.b)];
+  /* The throughput readout in the unit the figure's axis has (figures/units.py: per instance or per GPU). */
+  function readoutTexts(p, meta) {
+    const unit = meta && meta.tput && meta.tput.unit;
+    const rate = unit ? `${Math.round(p.x).toLocaleString("en-US")} ${unit}` : fmt.throughput(p.x);
+    return [rate, fmt.ms(p.y), fmt.ms(p.itl), fmt.rho(p.rho), fmt.batch(p.b)];
+  }
+
+  /* An instance's tokens/s at point p: the figure's x times the GPU count where the axis is per GPU. */
+  function instanceRate(p, meta) {
+    const t = meta && meta.tput;
+    return t && t.perGpu ? p.x * t.gpus : p.x;
   }
 
   /* Cost and energy at the dot: the machine's $/hour (layout.meta, from the server) and the watts it draws
@@ -108,7 +117,8 @@
   const wattsAt = (p, meta) => (p.watts > 0 ? p.watts : meta.watts);
   function economyTexts(p, meta) {
     if (!meta || !(p.x > 0)) return ["—", "—"];
-    return [money((1e6 * meta.usdPerHour) / (3600 * p.x)), `${(p.x / wattsAt(p, meta)).toPrecision(3)} tok/J`];
+    const x = instanceRate(p, meta);
+    return [money((1e6 * meta.usdPerHour) / (3600 * x)), `${(x / wattsAt(p, meta)).toPrecision(3)} tok/J`];
   }
 
   function batchMarks(maxPos) {
@@ -214,14 +224,39 @@
     anim.thumb.thumb.setAttribute("aria-valuetext", `${fmt.batch(b)} requests`);
   }
 
+  /* Under each readout, the other model's value at the server's batch and the expected's error
+     (meta.both: inferx.figures.both): "ideal · expected 2,150 tok/s ±6 % (p90 15 %)", or in calibrated mode
+     "expected ±6 % (p90 15 %) · ideal 145,000 tok/s". Faded while the dot is elsewhere (a drag, the sweep),
+     until the redraw at the new batch; no callback's output, so set here directly. */
+  const BOTH_KEYS = ["throughput", "ttft", "itl", "rho", "cost", "energy"];
+  function paintBoth(meta, b) {
+    const both = meta && meta.both;
+    const ok = Boolean(both && both.order && both.order.length === 2);
+    BOTH_KEYS.forEach((key) => {
+      const el = document.getElementById(`readout-${key}-both`);
+      if (!el) return;
+      if (!ok) {
+        el.textContent = "";
+        return;
+      }
+      const [first, second] = both.order;
+      const err = (name) => (name === "expected" && both.error[key] ? ` ${both.error[key]}` : "");
+      const text = `${first}${err(first)} · ${second} ${both[second][key]}${err(second)}`;
+      if (el.textContent !== text) el.textContent = text;
+      el.title = both.error.basis ? `Expected error: ${both.error.basis}` : "";
+      el.classList.toggle("readout-stale", b !== both.batch);
+    });
+  }
+
   function setReadouts(p, meta) {
     const ids = ["readout-throughput", "readout-ttft", "readout-itl", "readout-rho", "batch-value"];
     ids.push("readout-cost", "readout-energy");
-    [...readoutTexts(p), ...economyTexts(p, meta)].forEach((text, k) => {
+    [...readoutTexts(p, meta), ...economyTexts(p, meta)].forEach((text, k) => {
       const el = document.getElementById(ids[k]);
       if (el) el.textContent = text;
     });
     paintRegime(p, meta);
+    paintBoth(meta, p.b);
   }
 
   /* The explorer at batch b without Dash: its dot (and A's), the readouts beside it and A's. The sweep paints
@@ -669,9 +704,10 @@
   /* What the address may leave out: the preset's values, with bandwidth, compute, HBM and TP those of the GPU and
      count chosen (as applyMachine sets them, and as the server's resolve_params derives them from gpu and
      gpus). Written in, they would stay when a reader edits the GPU in a copied link. */
-  /* Whether gpu × gpus is the preset `p`'s own machine, whose values are the preset's, not the catalog's. */
-  function presetMachine(p, gpu, gpus) {
-    return Boolean(p) && p.gpu === gpu && p.gpus === gpus;
+  /* The article's machine (a preset's values) that gpu × gpus is, whichever preset is chosen, or null: its
+     values are the article's, not the catalog's (scenario.machines.article_machine). One machine, one answer. */
+  function articleMachine(cfg, gpu, gpus) {
+    return Object.values(cfg.presets).find((p) => p.gpu === gpu && p.gpus === gpus) || null;
   }
 
   function derivedValues(shown, cfg) {
@@ -680,9 +716,13 @@
     cfg.machineControls.forEach((name, k) => {
       if (typeof machine[k] === "number") base[name] = controlValue(name, machine[k], cfg);
     });
-    // And TP lowered to the count (fitTp, resolve_params): written in, it would stay when the count is edited.
-    const tp = window.inferx.fitTp(shown.gpus, base.tp);
-    if (typeof tp === "number") base.tp = tp;
+    // And TP and the link the GPU and count take (fitTp, ownLink, resolve_params): written in, they would stay
+    // when the GPU or count is edited.
+    if (Number.isInteger(shown.gpus) && shown.gpus >= 1) base.tp = Math.pow(2, Math.floor(Math.log2(shown.gpus)));
+    if (shown.gpu) base.ic = (cfg.defaultLinks && cfg.defaultLinks[shown.gpu]) || cfg.scaleUp;
+    // A named workload's lengths and context (resolve_params): the address says `workload=8k1k` alone.
+    const w = cfg.workloads && cfg.workloads[shown.workload];
+    if (w) [base.isl, base.osl, base.ctx] = w;
     return base;
   }
 
@@ -891,9 +931,10 @@
       move = patch.build();
     }
     paintRegime(p, meta);
+    paintBoth(meta, p.b);
     const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
     const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
-    return [...readoutTexts(p), ...marks, move, ...economyTexts(p, meta), ...server];
+    return [...readoutTexts(p, meta), ...marks, move, ...economyTexts(p, meta), ...server];
   }
 
   /* A callback's outputs set one by one, only those whose value differs from the store's, then no output at
@@ -915,6 +956,11 @@
   }
 
   window.inferx = {
+    /* The line over the figures and its button follow the Physics control (the words are the server's, in the
+       banner's data attributes: pages/_cards.mode_banner). */
+    modeBanner: (mode, lines, flips) => [JSON.parse(lines)[mode], JSON.parse(flips)[mode]],
+    flipMode: (_clicks, mode) => (mode === "calibrated" ? "article" : "calibrated"),
+
     // A log2 slider's position to its value: assets/a11y.js says a thumb's value with it; the benchmark and
     // the browser tests read a control's value (its widget holds the position) with controlValue.
     fromPosition: fromPosition,
@@ -986,17 +1032,27 @@
     },
 
     /* The preset's values for the controls it sets (cfg.presetControls, from the parameters' declarations). */
-    applyPreset: function (preset, cfg) {
+    applyPreset: function (preset, gpu, gpus, ic, cfg) {
+      const ctx = window.dash_clientside.callback_context;
+      const fired = ctx && ctx.triggered_id;
+      if (fired && fired !== `${cfg.prefix}preset`) {
+        // The machine picked by hand: the shortcut that names it, if any (scenario.machines.shortcut_of).
+        const named = Object.keys(cfg.presets).find((k) => {
+          const p = cfg.presets[k];
+          return p.gpu === gpu && p.gpus === gpus && p.ic === ic;
+        });
+        return [...cfg.presetControls.map(NO), named && named !== preset ? named : NO()];
+      }
       const p = cfg.presets[preset];
-      return cfg.presetControls.map((name) => (p ? positionOf(name, p[name], cfg) : NO()));
+      return [...cfg.presetControls.map((name) => (p ? positionOf(name, p[name], cfg) : NO())), NO()];
     },
 
     /* A GPU and count: the preset's own values when the preset is that machine, else the catalog's (or a carried
        GPU's) per-GPU values times the count (the same products scenario.machine_values takes). */
     applyMachine: function (gpu, gpus, preset, wdtype, cfg, carried) {
-      const p = cfg.presets[preset];
+      const p = articleMachine(cfg, gpu, gpus);
       const at = (name, v) => positionOf(name, v, cfg);
-      if (presetMachine(p, gpu, gpus)) return cfg.machineControls.map((name) => at(name, p[name]));
+      if (p) return cfg.machineControls.map((name) => at(name, p[name]));
       const one = cfg.gpus[gpu] || (carried && carried[gpu]); // a datasheet's GPU, before learnGpus has run
       if (!one || !Number.isInteger(gpus)) return cfg.machineControls.map(NO);
       const per = { bw: one.bw, hbm: one.hbm, compute: one.compute[wdtype] };
@@ -1007,24 +1063,38 @@
        choosing the GPU after the format does (resolve_params reads the format first either way). On the
        preset's own machine the preset's compute stays, as on the server. */
     formatCompute: function (wdtype, gpu, gpus, preset, cfg, carried) {
-      if (presetMachine(cfg.presets[preset], gpu, gpus)) return NO();
+      if (articleMachine(cfg, gpu, gpus)) return NO();
       const machine = window.inferx.applyMachine(gpu, gpus, preset, wdtype, cfg, carried);
       return machine[cfg.machineControls.indexOf("compute")];
     },
 
-    /* A GPU chosen by hand communicates over its own scale-up link (its datasheet's), not the preset's: an L40S
-       has PCIe, not NVLink 4.0. The preset's GPU keeps the preset's link, so choosing a preset, which sets its
-       GPU, leaves the link the preset set. */
+    /* A GPU chosen by hand takes its default link (scenario.machines.default_link): the article's on the
+       article's GPUs, so each of its machines is one answer however it is picked; its own scale-up link (its
+       datasheet's) otherwise: an L40S has PCIe, not NVLink 4.0. A preset sets its GPU and link together. */
     ownLink: function (gpu, preset, cfg) {
-      const p = cfg.presets[preset];
       if (!gpu) return NO();
-      return p && p.gpu === gpu ? p.ic : cfg.scaleUp;
+      return (cfg.defaultLinks && cfg.defaultLinks[gpu]) || cfg.scaleUp;
     },
 
-    /* A GPU count chosen by hand lowers TP to the largest power of two within it (scenario.fitted_tp). */
+    /* A GPU count chosen by hand sets TP to the largest power of two within it (scenario.machines.machine_tp). */
     fitTp: function (gpus, tp) {
-      if (!Number.isInteger(gpus) || gpus < 1 || !(tp > gpus)) return NO();
-      return Math.pow(2, Math.floor(Math.log2(gpus)));
+      if (!Number.isInteger(gpus) || gpus < 1) return NO();
+      const fitted = Math.pow(2, Math.floor(Math.log2(gpus)));
+      return fitted === tp ? NO() : fitted;
+    },
+
+    /* A named workload sets the input and output sliders and the context (isl + osl/2); input or output moved
+       by hand away from the workload's makes it custom (scenario.machines.resolve_params does the same). */
+    workloadChanged: function (workload, islPos, oslPos, cfg) {
+      const ctx = window.dash_clientside.callback_context;
+      const fired = ctx && ctx.triggered_id;
+      const named = cfg && cfg.workloads && cfg.workloads[workload];
+      if (!named) return [NO(), NO(), NO(), NO()];
+      const at = (name, v) => positionOf(name, v, cfg);
+      if (fired === `${cfg.prefix}workload`) return [NO(), at("isl", named[0]), at("osl", named[1]), at("ctx", named[2])];
+      const isl = controlValue("isl", islPos, cfg);
+      const osl = controlValue("osl", oslPos, cfg);
+      return isl === named[0] && osl === named[1] ? [NO(), NO(), NO(), NO()] : ["custom", NO(), NO(), NO()];
     },
 
     explorer: function (dragPos, pos, figure, maxNow) {

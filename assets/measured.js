@@ -9,7 +9,12 @@
       const NO = window.dash_clientside.no_update;
       if (!figure || !figure.data) return NO;
       const base = figure.data.filter((t) => !isMeasured(t));
-      const extra = (overlay && overlay[kind]) || [];
+      let extra = (overlay && overlay[kind]) || [];
+      // A figure drawn per GPU (figures/units.py) gets each run's throughput per GPU.
+      const tput = figure.layout && figure.layout.meta && figure.layout.meta.tput;
+      if (tput && tput.perGpu) {
+        extra = extra.map((t) => (t.meta && t.meta.xPerGpu ? Object.assign({}, t, { x: t.meta.xPerGpu }) : t));
+      }
       if (!extra.length && base.length === figure.data.length) return NO; // nothing to add or remove
       return Object.assign({}, figure, { data: base.concat(extra) });
     },

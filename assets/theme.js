@@ -74,8 +74,9 @@
   }
 
   /* `colour` if it has `ratio` contrast on `ground`, else the first blend towards `towards` that has. A grey
-     is mirrored first (black becomes near-white), so the figure's emphasised line stays the emphasised one;
-     a coloured note keeps its hue. */
+     is always mirrored first (black becomes near-white), so the figure's emphasised line stays the emphasised
+     one and the grey ramp of an ordered parameter (inferx.palette.RAMP) keeps its order; a coloured note keeps
+     its hue. */
   const legibleCache = new Map();
   function legible(colour, ground, towards, ratio) {
     const key = `${colour}|${ground}|${ratio}`;
@@ -84,11 +85,12 @@
     const g = rgba(ground);
     const t = rgba(towards);
     let out = colour;
+    const grey = c && c[3] > 0.5 && Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) <= 24;
+    if (grey && g && t && luminance(g) < 0.2) {
+      c = [255 - c[0], 255 - c[1], 255 - c[2], c[3]].map((v, i) => (i < 3 ? Math.min(v, t[i]) : v));
+      out = `rgba(${c.join(",")})`;
+    }
     if (c && g && t && c[3] > 0.5 && contrast(c, g) < ratio) {
-      if (Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]) <= 24) {
-        c = [255 - c[0], 255 - c[1], 255 - c[2], c[3]].map((v, i) => (i < 3 ? Math.min(v, t[i]) : v));
-        out = `rgba(${c.join(",")})`;
-      }
       for (let f = 0; f <= 1.0001 && contrast(c, g) < ratio; f += 0.1) {
         const mix = [0, 1, 2].map((i) => Math.round(c[i] + f * (t[i] - c[i])));
         out = `rgba(${mix.join(",")},${c[3]})`;
@@ -244,6 +246,17 @@
      to Plotly's 64 px minimum and the legend onto the x-axis title (Figure 6 in a 600×450 frame). */
   const SHORT = 320;
   const short = (el) => !!el && el.clientHeight > 0 && el.clientHeight < SHORT && !narrow(el) && !state.printing;
+  /* A graph under MENU_ROOM px tall (a small frame's) drops the log/linear x buttons above its plot and the top
+     margin they took: in a 480×360 frame they left the explorer a plot 40 px tall. The figure keeps the scale
+     its data ask for (inferx.figures.curves.x_scale_toggle). */
+  const MENU_ROOM = 300;
+  const MENU_MARGIN = 16; // px: a figure's top margin without the buttons (inferx.figures.style.plot_layout)
+  function withoutMenus(layout, el) {
+    const menus = Array.isArray(layout.updatemenus) && layout.updatemenus.some((m) => !(m.y < 1));
+    if (!menus || !el || !(el.clientHeight > 0) || el.clientHeight >= MENU_ROOM || state.printing) return layout;
+    const margin = Object.assign({}, layout.margin, { t: MENU_MARGIN });
+    return Object.assign({}, layout, { updatemenus: [], margin });
+  }
   const oneEntryForA = (layout, data) =>
     !!(layout.legend && layout.legend.title && layout.legend.title.text) && (data || []).some(listedA);
 
@@ -506,7 +519,7 @@
     const data = figureForm ? args[0].data : args[0];
     const given = (figureForm ? args[0].layout : args[1]) || {};
     if (el) originals.set(el, { data, layout: given });
-    const layout = unstackedLevels(given, el);
+    const layout = withoutMenus(unstackedLevels(given, el), el);
     const compact = narrow(el) && !state.printing;
     const merged = compact || (short(el) && oneEntryForA(layout, data));
     if (el) Object.assign(el.dataset, { compact, short: short(el) });
@@ -560,8 +573,9 @@
     const layout = gd.layout;
     if (!fig || !layout || !layout.legend || !gd._fullLayout || state.printing) return false;
     const compact = gd.dataset.compact === "true";
-    if (compact && !(fig.layout.updatemenus && fig.layout.legend && fig.layout.legend.y < 0)) return false;
-    const near = compact ? overMenus(legendAbove(fig.layout.legend), fig.layout, gd) : legendNear(fig.layout, gd).legend;
+    const given = withoutMenus(fig.layout, gd);
+    if (compact && !(given.updatemenus && given.updatemenus.length && given.legend && given.legend.y < 0)) return false;
+    const near = compact ? overMenus(legendAbove(given.legend), given, gd) : legendNear(given, gd).legend;
     return !!near && Math.abs(near.y - layout.legend.y) * gd._fullLayout._size.h > 2;
   }
 

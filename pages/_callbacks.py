@@ -16,9 +16,9 @@ from inferx.data.user_models import model_from_upload
 from inferx.figures import registry
 from inferx.physics.gpu_spec import GpuSpecError
 from inferx.physics.model_config import ModelConfigError
-from inferx.scenario.controls import BATCH, InvalidParameter, check_batch, check_param, context_note
+from inferx.scenario.controls import BATCH, InvalidParameter, check_batch, check_param
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import per_gpu_values
+from inferx.scenario.machines import fitted_context, per_gpu_values
 from inferx.text import shown_value
 from pages._cards import INTERNAL_ERROR, PRINT_SETTINGS_ID
 from pages._compare import COMPARE_CARD_ID, PINNED_ID, TABLE_ID, pinned_scenario, table_update
@@ -48,6 +48,7 @@ from pages._controls import (
     resettable,
 )
 from pages._ids import BATCH_ID, control_id
+from pages._landing import MODE_BANNER_ID, MODE_FLIP_ID, MODE_LINE_ID
 from pages._url import control_values_to_params, controls, scenario_line, value_from_position
 
 log = logging.getLogger(__name__)
@@ -165,14 +166,18 @@ def machine_changed(preset, gpu, gpus, wdtype="fp8", ic="nvlink"):
     Output(CONTEXT_NOTE_ID, "children"),
     Input(control_id("ctx"), "value"),
     Input(control_id("isl"), "value"),
+    Input(control_id("osl"), "value"),
     prevent_initial_call=True,  # the layout already holds the note for the URL's state
 )
-def context_changed(ctx_position, isl_position):
-    """The note under the input length, from the two log2 sliders' positions."""
+def context_changed(ctx_position, isl_position, osl_position):
+    """The warning under the workload when the context is shorter than the input, with the context drawn, from
+    the three log2 sliders' positions."""
     try:
-        return context_note(value_from_position("ctx", ctx_position), value_from_position("isl", isl_position))
+        lengths = {n: value_from_position(n, v) for n, v in (("ctx", ctx_position), ("isl", isl_position),
+                                                             ("osl", osl_position))}  # fmt: skip
     except InvalidParameter:
         return ""
+    return fitted_context(lengths)[1]
 
 
 def could_not_read(filename, err: Exception) -> str:
@@ -275,10 +280,16 @@ clientside_callback(
 )
 
 
+# A shortcut sets its machine's controls; a GPU, count and link picked by hand that are one of the article's
+# machines select its shortcut (one callback both ways: Dash allows a loop within one callback only).
 clientside_callback(
     "window.inferx.applyPreset",
     [Output(control_id(n), "value", allow_duplicate=True) for n in preset_controls()],
+    Output(control_id("preset"), "value", allow_duplicate=True),
     Input(control_id("preset"), "value"),
+    Input(control_id("gpu"), "value"),
+    Input(control_id("gpus"), "value"),
+    Input(control_id("ic"), "value"),
     State("ui-config", "data"),
     prevent_initial_call=True,
 )
@@ -317,8 +328,8 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-# A GPU chosen by hand sets the interconnect to its own scale-up link (presets.SCALE_UP); the preset's GPU, the
-# preset's link. Only on a change: an address that names a GPU and no `ic` keeps the preset's link, as it did.
+# A GPU chosen by hand sets the interconnect to its default link (scenario.machines.default_link): the article's
+# on the article's GPUs, else its own scale-up link (presets.SCALE_UP), as an address naming a GPU and no `ic`.
 clientside_callback(
     "window.inferx.ownLink",
     Output(control_id("ic"), "value", allow_duplicate=True),
@@ -328,12 +339,28 @@ clientside_callback(
     prevent_initial_call=True,
 )
 
-# A GPU count chosen by hand lowers a TP that exceeds it (scenario.fitted_tp), as the server's resolve_params.
+# A GPU count chosen by hand sets TP to the largest power of two within it (scenario.machines.machine_tp), as
+# the server's resolve_params.
 clientside_callback(
     "window.inferx.fitTp",
     Output(control_id("tp"), "value", allow_duplicate=True),
     Input(control_id("gpus"), "value"),
     State(control_id("tp"), "value"),
+    prevent_initial_call=True,
+)
+
+# A named workload sets the input, output and context sliders; input or output moved away from it makes it custom.
+# One callback, both ways (Dash allows a loop within one callback only).
+clientside_callback(
+    "window.inferx.workloadChanged",
+    Output(control_id("workload"), "value", allow_duplicate=True),
+    Output(control_id("isl"), "value", allow_duplicate=True),
+    Output(control_id("osl"), "value", allow_duplicate=True),
+    Output(control_id("ctx"), "value", allow_duplicate=True),
+    Input(control_id("workload"), "value"),
+    Input(control_id("isl"), "value"),
+    Input(control_id("osl"), "value"),
+    State("ui-config", "data"),
     prevent_initial_call=True,
 )
 
@@ -392,5 +419,24 @@ clientside_callback(
     Output("btn-animate", "children"),
     Input("btn-animate", "n_clicks"),
     State("ui-config", "data"),
+    prevent_initial_call=True,
+)
+
+
+# The line over the figures says which model they show; its button sets the Physics control to the other.
+clientside_callback(
+    "window.inferx.modeBanner",
+    Output(MODE_LINE_ID, "children"),
+    Output(MODE_FLIP_ID, "children"),
+    Input(control_id("mode"), "value"),
+    State(MODE_BANNER_ID, "data-lines"),
+    State(MODE_BANNER_ID, "data-flips"),
+    prevent_initial_call=True,
+)
+clientside_callback(
+    "window.inferx.flipMode",
+    Output(control_id("mode"), "value", allow_duplicate=True),
+    Input(MODE_FLIP_ID, "n_clicks"),
+    State(control_id("mode"), "value"),
     prevent_initial_call=True,
 )

@@ -223,6 +223,8 @@ def readouts() -> html.Div:
                     html.Div(label, className="readout-label"),
                     html.Div("—", id=f"readout-{key}", className="readout-value"),
                     html.Div("", id=f"readout-{key}-a", className="readout-diff"),  # against A, when pinned
+                    # The other model's value, and the expected's error (assets/inferx.js, from the figure's meta).
+                    html.Div("", id=f"readout-{key}-both", className="readout-both"),
                 ],
                 className="readout",
             )
@@ -245,6 +247,7 @@ def beyond_readouts() -> html.Div:
                             html.Div(label, className="readout-label"),
                             html.Div("—", id=f"readout-{key}", className="readout-value"),
                             html.Div("", id=f"readout-{key}-a", className="readout-diff"),
+                            html.Div("", id=f"readout-{key}-both", className="readout-both"),
                         ],
                         className="readout",
                     )

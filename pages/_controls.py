@@ -22,15 +22,27 @@ from inferx.scenario.controls import (
     CALIBRATED_ONLY,
     GROUPS,
     PARAMS,
+    WORKLOADS,
     InvalidParameter,
     Param,
-    context_note,
     decimals,
     keyboard_step,
+    link,
     slider_position,
+    workload_context,
 )
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import borrowed_link, datasheet_values, default_params, per_gpu_values, resolve_params
+from inferx.scenario.machines import (
+    article_machine,
+    borrowed_link,
+    datasheet_values,
+    default_link,
+    default_params,
+    fitted_context,
+    per_gpu_values,
+    resolve_params,
+    shortcut_of,
+)
 from inferx.serving.adapter import power_draw
 from inferx.text import counted, number
 from pages._compare import PINNED_ID
@@ -100,12 +112,14 @@ MAX_MARKS = 7  # labels a ~200 px sidebar slider holds apart: compute's nine (0.
 
 
 def _log2_marks(p: Param) -> dict:
-    """Marks of a log2 slider at readable values: a count's every second power of two (128, 512, 2K, …); a
-    quantity's 1 and 3 of each decade (1, 3, 10, 30, 100 TB/s, …), or its decades alone where those would be
-    more than `MAX_MARKS`, each at its position (log2 of it)."""
+    """Marks of a log2 slider at readable values: a count's every second power of two (128, 512, 2K, …), every
+    fourth over more than 12 doublings (1, 16, 256, 4K, 64K tokens); a quantity's 1 and 3 of each decade (1, 3, 10,
+    30, 100 TB/s, …), or its decades alone where those would be more than `MAX_MARKS`, each at its position (log2
+    of it)."""
     if p.kind == "int":
         low, high = math.ceil(math.log2(p.low)), math.floor(math.log2(p.high))
-        return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, 2)}
+        every = 2 if high - low <= 12 else 4
+        return {e: (f"{2**e // 1024}K" if e >= 10 else str(2**e)) for e in range(low, high + 1, every)}
     decades = range(math.floor(math.log10(p.low)), math.ceil(math.log10(p.high)) + 1)
     shown = [(first, float(f"{first * 10.0**d:.12g}")) for d in decades for first in (1, 3)]  # 0.3, not 0.3000…04
     shown = [(first, v) for first, v in shown if p.low <= v <= p.high]
@@ -324,8 +338,8 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 if n == "preset":  # says when the GPU or count chosen by hand is no longer the preset's machine
                     note = machine_note(values)
                     body.append(html.Div(note, id=MACHINE_NOTE_ID, className="unit machine-note"))
-                if n == "isl":  # says when the prompt is longer than the context the KV cache is sized for
-                    note = context_note(values["ctx"], values["isl"])
+                if n == "ctx":  # warns when the context is shorter than the prompt, with the context drawn
+                    note = fitted_context(values)[1]
                     body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note"))
     hidden = [control(n, values[n], False, assumed.get(n), values["mode"]) for n in PARAMS if n not in shown]
     if hidden:
@@ -336,29 +350,38 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
 
 MACHINE_NOTE_ID = "machine-note"
 CONTEXT_NOTE_ID = "context-note"
-NOTE_OF = {"preset": MACHINE_NOTE_ID, "gpu": MACHINE_NOTE_ID, "gpus": MACHINE_NOTE_ID,
-           "ctx": CONTEXT_NOTE_ID, "isl": CONTEXT_NOTE_ID}  # fmt: skip
+NOTE_OF = {"preset": MACHINE_NOTE_ID, "gpu": MACHINE_NOTE_ID, "gpus": MACHINE_NOTE_ID, "ic": MACHINE_NOTE_ID,
+           "ctx": CONTEXT_NOTE_ID, "isl": CONTEXT_NOTE_ID, "osl": CONTEXT_NOTE_ID}  # fmt: skip
 
 
 def machine_note(values: dict) -> str:
-    """Under the preset menu: the machine drawn when a GPU or count chosen by hand has left the preset's, which
-    the menu still names (it stays the base the address leaves values out against); empty otherwise."""
-    preset = default_params(values["preset"])
-    gpu, count = values["gpu"], values["gpus"]
-    if (gpu, count) == (preset["gpu"], preset["gpus"]) or gpu not in GPUS:
+    """Under the shortcut menu: the machine drawn when the GPU, count and interconnect chosen are none of the
+    article's machines (the menu keeps the last shortcut, the base the address leaves values out against);
+    empty when they are the shortcut's."""
+    gpu, count, ic = values["gpu"], values["gpus"], values.get("ic") or default_link(values["gpu"])
+    shortcut = shortcut_of(gpu, count, ic) if gpu in GPUS else None
+    if gpu not in GPUS or shortcut == values["preset"]:
         return ""
+    if shortcut is not None:  # the menu catches up in the browser; an address may name the machine by its parts
+        return f"Drawing the article's {HARDWARE[shortcut].label}, as its shortcut does."
     try:  # a datasheet (one's own) whose numbers at this count pass a control's range cannot be drawn
         resolve_params({name: values[name] for name in ("preset", "gpu", "gpus", "wdtype") if name in values})
     except InvalidParameter as err:
         return f"Cannot draw this machine: {err.reason}."
-    note = f"Drawing {count}×{GPUS[gpu].name}, chosen by hand, not the preset's machine"
-    if _takes_the_articles_numbers(values["preset"]):
-        note += ": datasheet numbers (dense compute), where the preset takes the article's"
-    links = borrowed_link(values)
+    over = link({"gpu": gpu, "ic": ic}).label
+    if article_machine(gpu, count) is not None:  # the article's machine on another link
+        note = f"Drawing {count}×{GPUS[gpu].name} over {over}: the article's machine on another link, no shortcut"
+    else:
+        note = f"Drawing {count}×{GPUS[gpu].name} over {over}, a machine no shortcut names"
+        sparse = next((hw for key, hw in HARDWARE.items() if hw.family == gpu and _takes_the_articles_numbers(key)),
+                      None)  # fmt: skip
+        if sparse is not None:
+            note += f": datasheet numbers (dense compute), where the article's {sparse.label} takes the article's"
+    links = borrowed_link({**values, "ic": ic})
     if links:  # an address that names the GPU and no link
         used, own = links
         note += (
-            f". Its collectives still take the preset's {used.label} ({used.bw / 1e9:,.4g} GB/s one way), not its own "
+            f". Its collectives take the article's {used.label} ({used.bw / 1e9:,.4g} GB/s one way), not its own "
             f'{GPUS[gpu].link} ({own.bw / 1e9:,.4g} GB/s): pick "{PARAMS["ic"].label_of(SCALE_UP)}" under '
             f"{PARAMS['ic'].label}"
         )
@@ -482,6 +505,9 @@ def ui_config() -> dcc.Store:
         "presetControls": list(preset_controls()),
         "presets": {key: default_params(key) for key in HARDWARE},
         "machineControls": list(machine_controls()),
+        # A named workload's input, output and context (scenario.resolve_params), and each GPU's own link.
+        "workloads": {key: [isl, osl, workload_context(isl, osl)] for key, (isl, osl) in WORKLOADS.items()},
+        "defaultLinks": {key: default_link(key) for key in GPUS},
         "gpus": {key: per_gpu_values(key) for key in GPUS},
         "scaleUp": SCALE_UP,
         "prefix": CONTROL_PREFIX,

@@ -17,7 +17,7 @@ from inferx.scenario.controls import (
     value_at,
 )
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import resolve_params
+from inferx.scenario.machines import fitted_context, resolve_params
 from inferx.text import shown_value
 
 QUERY_NAMES = (*PARAMS, "batch", "theme")  # what an address may name besides A (`a=`, read by the page)
@@ -73,6 +73,9 @@ def parse_query(query: dict) -> tuple[dict, int, list[str]]:
         given = [k for k in ("gpu", "gpus") if k in checked]
         notices.append(f"Ignored {' and '.join(f'{k}={shown_value(checked[k])}' for k in given)}: {err.reason}.")
         values = resolve_params({k: v for k, v in checked.items() if k not in given})
+    values, note = fitted_context(values)  # a context shorter than the prompt: drawn corrected, and said
+    if note:
+        notices.append(note)
     if len(notices) > MAX_NOTICES:
         notices[MAX_NOTICES - 1 :] = [f"… and {len(notices) - MAX_NOTICES + 1} more ignored."]
     return values, batch, notices
@@ -94,6 +97,8 @@ def control_values_to_params(values: list) -> dict:
     for name in log2_controls():
         if params[name] is not None:
             params[name] = value_from_position(name, params[name])
+    if all(isinstance(params[n], int) for n in ("ctx", "isl", "osl")):  # the note under the input length says so
+        params = fitted_context(params)[0]
     return params
 
 

@@ -11,13 +11,13 @@ from pages._cards import (
     initial_figures,
     navbar,
     notices_area,
-    page_title,
     print_head,
     share_buttons,
 )
 from pages._compare import comparison_card, pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._drawer import drawer_head, drawer_toggle
+from pages._landing import figure_index, index_toggle, intro, landing_title
 from pages._measured import overlay_store, upload_panel
 from pages._search import search_card
 from pages._url import PINNED_KEY, parse_pinned, parse_query
@@ -74,7 +74,7 @@ def layout(**query):
             navbar("dashboard", values["model"]),
             dbc.Container(
                 [
-                    page_title("The LLM serving frontier from hardware physics"),
+                    landing_title("The LLM serving frontier from hardware physics"),
                     print_head(values),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
@@ -83,7 +83,16 @@ def layout(**query):
                         [
                             dbc.Col(sidebar, lg=3, md=4, className="sidebar-col"),
                             dbc.Col(
-                                [notices_area(notices), comparison_card(pinned, values), *cards],
+                                [
+                                    # First in the figures' column: the controls keep their place at the top of
+                                    # theirs, where a hand (and the drag tests) find them.
+                                    intro(values["mode"]),
+                                    index_toggle(),  # the phone's, fixed: its sheet follows it in the tab order
+                                    figure_index(DASHBOARD),
+                                    notices_area(notices),
+                                    comparison_card(pinned, values),
+                                    *cards,
+                                ],
                                 lg=9,
                                 md=8,
                                 id=FIGURES_ID,

@@ -28,6 +28,7 @@ from pages._cards import (
 )
 from pages._controls import control_groups
 from pages._drawer import drawer_head, drawer_toggle
+from pages._landing import mode_link
 from pages._measured import StoreError, env_measured, measured_frame, upload_panel
 from pages._url import control_values_to_params, parse_query, scenario_line
 
@@ -207,6 +208,7 @@ def layout(**query):
             dbc.Container(
                 [
                     page_title("InferenceX measurements beside the model"),
+                    mode_link(values["mode"]),
                     print_head(values),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.

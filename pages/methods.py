@@ -16,6 +16,7 @@ from inferx.physics.presets import HARDWARE, INTERCONNECTS, scale_up_links
 from inferx.scenario.controls import PARAMS
 from inferx.scenario.evaluation import Scenario
 from inferx.serving.stored import HELD_OUT_GROUPING, load_error_tables
+from inferx.serving.transfer import load_transfer_record
 from pages._cards import (
     FIGURES_ID,
     described_graph,
@@ -26,6 +27,7 @@ from pages._cards import (
     scroll_box,
     with_subscripts,
 )
+from pages._landing import mode_link
 from pages._measured import env_measured
 from pages._url import parse_query
 
@@ -278,6 +280,51 @@ HELD_OUT_TEXT = (
 )
 
 
+TRANSFER_METRICS = {**ERROR_METRICS, "throughput": "max tok/s"}
+TRANSFER_TABLES = {
+    "kind": "By kind of extrapolation and source",
+    "held-out GPU": "Each GPU held out of the fit",
+    "held-out model": "Each published model held out of the fit",
+    "in-sample model": "By model, in sample",
+}
+
+
+def transfer_section():
+    """The transferable model's scores from transfer.json: by kind of extrapolation, each GPU and each model held
+    out, beside the sibling-GPU lookup, and how often its bands hold runs they were not built from."""
+    record = load_transfer_record()
+    header = ["group", "rows", *(f"{label} median / p90" for label in TRANSFER_METRICS.values())]
+
+    def cells(entries):
+        return [[e["group"], f"{e['rows']:,}"] + ["—" if m not in e else f"{e[m][0]:.0%} / {e[m][1]:.0%}"
+                                                  for m in TRANSFER_METRICS] for e in entries]  # fmt: skip
+
+    body = [dcc.Markdown(TRANSFER_TEXT, mathjax=False)]
+    for key, title in TRANSFER_TABLES.items():
+        body += [html.H3(title), table(title, header, cells(record["scores"][key]))]
+    lookup = record["sibling_lookup"]
+    body += [html.H3("Against copying a sibling GPU's measurement"), html.P(lookup["note"])]
+    rows = [[f"{e['group']} (sibling lookup)", f"{e['rows']:,}"] + ["—"] * 4 + [f"{e['throughput'][0]:.0%} / "
+            f"{e['throughput'][1]:.0%}"] for e in lookup["lookup"]]  # fmt: skip
+    body.append(table("Sibling lookup", header, rows + cells(lookup["model"])))
+    coverage = [[kind, f"{c['rows']:,}", f"{c['unwidened']:.0%}", f"{c['widened_by']:g}×", f"{c['widened']:.0%}"]
+                for kind, c in record["coverage"].items() if isinstance(c, dict)]  # fmt: skip
+    columns = ["kind", "runs", "inside p10–p90", "widened by", "inside, widened"]
+    body += [html.H3("Do the bands hold what they have not seen?"), table("Band coverage", columns, coverage)]
+    return html.Div(body, id="transfer-tables")
+
+
+TRANSFER_TEXT = """
+A GPU, a stack or a model with no runs of its own is predicted by the transferable model: the share of datasheet
+bandwidth and tensor rate a step reaches belongs to the GPU's die (H100/H200, B200/B300/GB200, MI300X/MI325X), the
+fixed costs of a step to the stack (per layer and per collective), and the work to the model's structure. It is
+fitted once to InferenceX's DeepSeek-R1 runs and TensorRT-LLM's published maximum-throughput table together
+(`inferx calibrate --measured FILE --transfer inferx/serving/transfer.json`). Each kind of extrapolation is scored
+by holding it out: every GPU in turn (InferenceX's metrics and the table's maximum throughput), every published
+model in turn (maximum throughput only). Errors are |predicted / measured − 1|, median / 90th percentile.
+"""
+
+
 # Figures whose card sits here rather than on `/` (the MoE expert coverage): drawn for the page's model.
 METHODS_FIGURES = tuple(key for key, f in registry.FIGURES.items() if f.page == "methods")
 
@@ -303,6 +350,7 @@ def layout(**query):
             dbc.Container(
                 [
                     html.H1("Methods and checks", className="h2"),
+                    mode_link("article", None if model == PARAMS["model"].default else model),
                     dcc.Markdown(INTRO, mathjax=True),
                     *[dbc.Alert(n, color="warning") for n in notices],
                     html.P(
@@ -326,6 +374,8 @@ def layout(**query):
                     *moe,
                     html.H2("How far the calibrated model is from the measurements", id="errors"),
                     error_tables_section(),
+                    html.H2("Other models and GPUs: the transferable model, held out", id="transfer"),
+                    transfer_section(),
                 ],
                 className="methods",
                 id=FIGURES_ID,

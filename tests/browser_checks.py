@@ -114,8 +114,12 @@ class Mouse:
 
     def __init__(self, browser, slider: str):
         self.browser = browser
+        # In view first: a pointer event outside the window reaches nothing (the sidebar's machine and workload
+        # controls put the later sliders below an 800 px window).
         box = browser.execute_script(
-            "const r = document.querySelector(`#${arguments[0]} [role=slider]`).getBoundingClientRect();"
+            "const t = document.querySelector(`#${arguments[0]} [role=slider]`);"
+            "t.scrollIntoView({block: 'center'});"
+            "const r = t.getBoundingClientRect();"
             "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
             slider,
         )

@@ -266,3 +266,20 @@ def post_redraw(client, request, ids):
         "state": [[{"id": {"role": "figure", "fig": "fig1"}, "property": "id", "value": i} for i in ids]],
     }
     return client.post("/_dash-update-component", json=body)
+
+
+@pytest.fixture
+def linear_x(monkeypatch):
+    """The frontier figures as they open where their data span under two decades, on linear x, whatever their
+    span: the tests of the labels' places on a linear axis (tests/test_figure_scales.py tests the choice)."""
+    from inferx.figures import beyond, curves, registry  # noqa: PLC0415
+
+    def clear():
+        registry._pinned_figures.cache_clear()
+        for memo in (beyond.regimes_slo, beyond.economics_fig):
+            memo.cache_clear()
+
+    clear()
+    monkeypatch.setattr(curves, "LOG_SPAN", float("inf"))
+    yield
+    clear()

@@ -191,7 +191,7 @@ def test_one_gpu_is_said_in_the_singular_by_the_label_and_the_thumb(browser, ser
 
 
 def test_the_notes_a_count_or_length_rewrites_describe_their_controls_rather_than_speak_each_step(browser, server):
-    """The note under the preset ("Drawing 9×H200 SXM, chosen by hand, …") was a live region, re-read whole on
+    """The note under the shortcuts ("Drawing 9×H200 SXM over NVLink 4.0, …") was a live region, re-read whole on
     every arrow-key step of the GPU count; it now describes the controls that move it, and speaks with them."""
     load(browser, server, "/")
     live = "return !!document.getElementById(arguments[0]).closest('[role=status], [role=alert], [aria-live]');"
@@ -201,10 +201,10 @@ def test_the_notes_a_count_or_length_rewrites_describe_their_controls_rather_tha
             SETTLE_S, "the count's description", args=(THUMB.format(control),))  # fmt: skip
     browser.execute_script("document.querySelector(arguments[0]).focus();", THUMB.format(control))
     press(browser, control, Keys.ARROW_RIGHT)
-    wait_js(browser, "return document.getElementById('machine-note').textContent.includes('chosen by hand');",
+    wait_js(browser, "return document.getElementById('machine-note').textContent.includes('no shortcut names');",
             SETTLE_S, "the note")  # fmt: skip
     described = accessible_description(browser, THUMB.format(control))
-    assert described.startswith("Drawing 9×H200 SXM, chosen by hand"), described
+    assert described.startswith("Drawing 9×H200 SXM over NVLink 4.0, a machine no shortcut names"), described
     assert browser.execute_script("return document.querySelector('#ctl-isl [role=slider]')"
                                   ".getAttribute('aria-describedby');") == "context-note"  # fmt: skip
 
@@ -529,23 +529,24 @@ def test_a_cards_copy_embed_code_says_what_it_did(browser, server):
 
 
 def test_the_linear_log_buttons_are_toggle_buttons_the_keyboard_reaches_and_presses(browser, server):
-    """Plotly draws Figure 5's linear / log x as SVG that Tab skipped; they are named toggle buttons."""
+    """Plotly draws Figure 5's linear / log x as SVG that Tab skipped; they are named toggle buttons. At the
+    defaults the figure opens on log x (its frontiers span over two decades): the keyboard presses linear."""
     load(browser, server, "/embed/fig5?theme=dark")
     buttons = "[...document.querySelectorAll('#fig-5 .updatemenu-button')]"
     state = f"return {buttons}.map(b => [b.getAttribute('aria-label'), b.getAttribute('aria-pressed')])"
     wait_js(browser, f"return {buttons}.every(b => b.getAttribute('role') === 'button')", what="the menu repaired")
-    assert browser.execute_script(state) == [["linear x", "true"], ["log x", "false"]]
+    assert browser.execute_script(state) == [["linear x", "false"], ["log x", "true"]]
     browser.execute_script("document.body.focus()")
     for _ in range(30):
         ActionChains(browser).send_keys(Keys.TAB).perform()
-        if browser.execute_script("return document.activeElement.getAttribute('aria-label') === 'log x'"):
+        if browser.execute_script("return document.activeElement.getAttribute('aria-label') === 'linear x'"):
             break
-    assert browser.execute_script("return document.activeElement.getAttribute('aria-label')") == "log x"
+    assert browser.execute_script("return document.activeElement.getAttribute('aria-label')") == "linear x"
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     axis = "return document.querySelector('#fig-5 .js-plotly-plot')._fullLayout.xaxis.type"
-    wait_js(browser, f"{axis} === 'log'", what="the x axis on log")
+    wait_js(browser, f"{axis} === 'linear'", what="the x axis on linear")
     wait_js(browser, f"{state.replace('return ', 'return JSON.stringify(')}) === "
-            "JSON.stringify([['linear x', 'false'], ['log x', 'true']])", what="log x pressed")  # fmt: skip
+            "JSON.stringify([['linear x', 'true'], ['log x', 'false']])", what="linear x pressed")  # fmt: skip
     # On the dark page the buttons are dark too (plotly paints them near-white inline).
     fill = "return getComputedStyle(document.querySelector('#fig-5 .updatemenu-item-rect')).fill"
     r, g, b = (int(v) for v in browser.execute_script(fill).removeprefix("rgb(").rstrip(")").split(","))
@@ -580,7 +581,7 @@ def test_a_dropdown_is_named_by_its_label_where_the_focus_lands_and_when_open(br
                      ".startsWith('ctl-kvdtype-label')", SETTLE_S, what="the button's name")  # fmt: skip
     assert accessible_name(browser, "#ctl-wdtype") == "Weight dtype FP8"
     assert accessible_name(browser, "#ctl-kvdtype") == "KV dtype FP8"
-    assert accessible_name(browser, "#ctl-preset").startswith("Hardware preset 8×H200")
+    assert accessible_name(browser, "#ctl-preset").startswith("Machine shortcut 8×H200")
     click(browser, element(browser, "#ctl-ic"))
     menu = "const m = document.querySelector('.dash-dropdown-content[role=dialog]');"
     wait_js(browser, menu + "return m && m.getAttribute('aria-label') === 'Interconnect';", SETTLE_S, what="open")

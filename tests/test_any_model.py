@@ -60,6 +60,8 @@ def test_every_model_on_every_gpu_at_8_gpus_draws_numbers_or_says_it_does_not_fi
             for answer in answers:
                 assert answer.pop("regime") in PRIORITY and answer.pop("mode") in ("article", "calibrated")
                 answer.pop("meaning"), answer.pop("error", None)
+                parts = answer.pop("time_per_token_ms")  # where each token's time goes: finite parts
+                assert all(math.isfinite(v) and v >= 0 for v in parts.values()), parts
             for said in (record, *answers):
                 assert all(v is None or isinstance(v, bool) or math.isfinite(v) for v in said.values()), said
 

@@ -13,7 +13,13 @@ import pytest
 from conftest import ROOT
 
 from inferx.cli.calibration import _calibrated_models_rows, run
-from inferx.data.measured import filter_measured, instance_output_throughput, load_measured, validation_rows
+from inferx.data.measured import (
+    MEAN_LENGTH_FRACTION,
+    filter_measured,
+    instance_output_throughput,
+    load_measured,
+    validation_rows,
+)
 from inferx.figures import registry
 from inferx.figures.measured import SUMMARY_TRACES, divergence_figure, inferencex_figure, model_curves, overlay_traces
 from inferx.figures.text import with_summary
@@ -239,15 +245,17 @@ def test_inferencex_figure_curves_and_points(measured):
     fig = inferencex_figure(scn, measured, {"osl": 1024})
     curves = {t["meta"]["model"]: t for t in fig["data"] if "model" in t.get("meta", {})}
     points = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
-    # The article curve is the engine's ITL at B = concurrency on the points' 8 GPUs.
+    # The article curve is the engine's ITL at B = concurrency on the points' 8 GPUs, at the mean context of
+    # InferenceX's requests (0.9 of the nominal 1,024 + 1,024/2 tokens).
     art = curves["article"]
     B = np.array(art["customdata"], dtype=float)
-    itl = E.t_step(B, 1536, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute) + E.t_allreduce(
+    mean = MEAN_LENGTH_FRACTION * 1024
+    itl = E.t_step(B, 1.5 * mean, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute) + E.t_allreduce(
         B, 8, scn.model, scn.b_w, INTERCONNECTS["nvlink"].bw, INTERCONNECTS["nvlink"].alpha
     )
     assert art["x"] == pytest.approx(1 / itl, rel=1e-3)
     assert art["y"] == pytest.approx(B / itl / 8, rel=1e-3)
-    calib = C.predict_closed_loop(calibration_for("h200")[0], "h200", B, 1024, 1024, 8)
+    calib = C.predict_closed_loop(calibration_for("h200")[0], "h200", B, mean, mean, 8)
     assert curves["calibrated"]["y"] == pytest.approx(calib["throughput_per_gpu"], rel=1e-3)
     assert curves["calibrated"]["line"]["width"] > art["line"]["width"]  # the selected mode stands out
     # Points: exactly the matching rows, interactivity on x, with run links in the hover data.
@@ -276,7 +284,8 @@ def test_inferencex_figure_follows_the_gpu_control(measured):
     B = np.array(calibrated["customdata"], dtype=float)
     cal = adapter.scenario_calibration(scn)["calibration"]
     spec = GPUS["mi355x"]
-    own = C.predict_closed_loop(cal, "mi355x", B, 1024, 1024, 8, False, scn.model, spec.bw, spec.fp8)
+    mean = MEAN_LENGTH_FRACTION * 1024  # InferenceX's requests average 0.9 of the nominal lengths
+    own = C.predict_closed_loop(cal, "mi355x", B, mean, mean, 8, False, scn.model, spec.bw, spec.fp8)
     assert calibrated["y"] == pytest.approx(own["throughput_per_gpu"], rel=1e-3)
 
 
@@ -407,7 +416,7 @@ def test_validate_leaves_out_other_models_and_refuses_a_file_with_no_catalog_gpu
 def test_mtp_on_a_model_without_a_draft_module_is_said():
     llama = Scenario.from_params(mode="calibrated", model="llama-3.3-70b", gpu="h200", gpus=1, mtp="on")
     assert "Llama-3.3-70B has none of its own" in adapter.scenario_calibration(llama)["note"]
-    assert "MTP" not in adapter.scenario_calibration(llama.with_params(mtp="off"))["note"]
+    assert adapter.scenario_calibration(llama.with_params(mtp="off"))["note"] is None
     assert (
         adapter.scenario_calibration(Scenario.from_params(mode="calibrated", mtp="on"))["note"] is None
     )  # DeepSeek-R1

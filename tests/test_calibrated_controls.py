@@ -11,6 +11,7 @@ import pytest
 from inferx import cli
 from inferx.scenario.controls import PARAMS, InvalidParameter
 from inferx.scenario.evaluation import Scenario
+from inferx.serving import transfer as T
 from inferx.serving.adapter import scenario_point
 from inferx.serving.stored import CALIBRATION_FILE, load_error_tables, measured_error_text
 from pages._controls import calibration_line
@@ -37,8 +38,9 @@ def test_osl_is_a_url_parameter_a_cli_option_and_a_scenario_field(capsys):
     assert not notices and values["osl"] == 4096
     assert Scenario.from_params(osl=4096).osl == 4096
     assert Scenario.from_params().osl == PARAMS["osl"].default
-    _, _, notices = parse_query({"osl": "64"})
-    assert notices == ["Ignored osl=64: must be a whole number from 128 to 131,072 tokens."]
+    _, _, notices = parse_query({"osl": "0"})
+    assert notices == ["Ignored osl=0: must be a whole number from 1 to 131,072 tokens."]
+    assert parse_query({"osl": "16"})[0]["osl"] == 16  # a classification's or a tool call's few tokens
     short = point(capsys, "--mode", "calibrated", "--osl", "128")
     long = point(capsys, "--mode", "calibrated", "--osl", "8192")
     assert (short["calibration"]["osl"], long["calibration"]["osl"]) == (128, 8192)
@@ -63,10 +65,11 @@ def _outputs(scn: Scenario, B=BATCHES) -> np.ndarray:
 
 @pytest.mark.parametrize("name", ["osl", "isl", "ctx"])
 def test_calibrated_outputs_are_continuous_in_every_length(name):
-    """One token more never moves a calibrated output by more than a fraction of a percent, across the whole
-    range and at the old trouble spot ctx = isl (ctx < isl included)."""
+    """One token more never moves a calibrated output by more than a fraction of a percent, from 128 tokens (below,
+    one token is a large share of the length itself) across the range and at the old trouble spot ctx = isl (ctx <
+    isl included)."""
     p = PARAMS[name]
-    starts = {int(v) for v in np.geomspace(p.low, p.high - 1, 40)} | {1023, 1024, 1025}
+    starts = {int(v) for v in np.geomspace(max(p.low, 128), p.high - 1, 40)} | {1023, 1024, 1025}
     for preset in ("h200x8", "mi300x4"):
         for v in sorted(starts):
             here = _outputs(calibrated(preset=preset, **{name: v}))
@@ -89,16 +92,9 @@ def test_calibrated_outputs_move_the_way_physics_says():
 
 
 def _expected_basis(gpu: str, framework: str, precision: str) -> str:
-    keys = [tuple(k.split("/")) for k in STORED]
-    if (gpu, framework, precision) in keys:
-        return "fitted"
-    if any((g, f) == (gpu, framework) for g, f, _ in keys):
-        return "fitted at other precision"
-    if any(f == framework for _, f, _ in keys):
-        return "stack typical"
-    if any(g == gpu for g, _, _ in keys):
-        return "GPU typical"
-    return "datasheet"
+    """DeepSeek-R1 on a stack and GPU with runs of their own at that precision uses their fit; anything else the
+    transferable model."""
+    return "fitted" if (gpu, framework, precision) in [tuple(k.split("/")) for k in STORED] else "transferred"
 
 
 @pytest.mark.parametrize(
@@ -118,7 +114,9 @@ def test_point_says_which_calibration_it_used(capsys, gpu, framework, wdtype):
     record = out["calibration"]
     assert (record["gpu"], record["framework"], record["precision"]) == (gpu, framework, wdtype)
     assert record["basis"] == _expected_basis(gpu, framework, wdtype)
-    assert record["fitted_on"] == "DeepSeek-R1" and "note" not in record
+    fitted = record["basis"] == "fitted"
+    assert record["fitted_on"] == ("DeepSeek-R1" if fitted else "DeepSeek-R1 runs and published tables")
+    assert "note" not in record
 
 
 def test_the_stack_moves_the_calibrated_model_only(capsys):
@@ -169,14 +167,15 @@ def test_acceptance_is_refused_outside_its_range():
 # --- Another model than the one the calibration was fitted on ------------------------------------------------
 
 
-def test_cli_and_page_say_the_calibration_comes_from_deepseek_r1(capsys):
-    other = point(capsys, "--mode", "calibrated", "--model", "qwen3-235b-a22b")
-    assert "DeepSeek-R1 runs" in other["calibration"]["note"]
-    assert "note" not in point(capsys, "--mode", "calibrated")["calibration"]
+def test_cli_and_page_say_another_model_is_transferred(capsys):
+    other = point(capsys, "--mode", "calibrated", "--model", "qwen3-235b-a22b")["calibration"]
+    assert other["basis"] == "transferred" and other["fitted_on"] == "DeepSeek-R1 runs and published tables"
+    assert other["extrapolation"] == "measured"  # TensorRT-LLM's table measured it, on H200 among others
+    assert "note" not in other and "note" not in point(capsys, "--mode", "calibrated")["calibration"]
     values, _, _ = parse_query({"mode": "calibrated", "model": "qwen3-235b-a22b"})
     text = str(calibration_line(values))
-    assert "DeepSeek-R1 runs" in text and "Qwen3" in text
-    assert "calibration comes from" not in str(calibration_line(parse_query({"mode": "calibrated"})[0]))
+    assert "Transferable model for Qwen3" in text
+    assert "Transferable" not in str(calibration_line(parse_query({"mode": "calibrated"})[0]))  # R1's own fit
     assert calibration_line(parse_query({"model": "qwen3-235b-a22b"})[0]) == []  # article mode: nothing
 
 
@@ -222,19 +221,21 @@ def test_the_model_error_on_the_runs_is_said_in_words():
 def test_the_page_line_and_the_cli_give_the_stored_error_of_the_calibration_shown(capsys):
     tables = load_error_tables()["tables"]
     stored = {entry["group"]: entry for entry in tables["GPU/stack/precision"] + tables["GPU"]}
-    cases = (({}, "h200/sglang/fp8"), ({"preset": "mi300x4"}, "mi300x/sglang/fp8"), ({"framework": "vllm"}, "h200"))
-    for query, group in cases:
+    for query, group in (({}, "h200/sglang/fp8"), ({"preset": "mi300x4"}, "mi300x/sglang/fp8")):
         text = calibration_line(parse_query({"mode": "calibrated", **query})[0])[-1].children  # its last sentence
         assert f"{stored[group]['rows']:,} InferenceX runs" in text, query
         assert f"{100 * stored[group]['ttft'][0]:.1f}\u00a0% in TTFT" in text, query
-    pooled = tables["GPU held out"][-1]
-    text = calibration_line(parse_query({"mode": "calibrated", "gpu": "b300"})[0])[-1].children
-    assert text.startswith("No InferenceX runs") and f"{100 * pooled['tpot'][0]:.1f}\u00a0% in TPOT" in text
     assert point(capsys, "--mode", "calibrated")["calibration"]["measured_error"] == stored["h200/sglang/fp8"]
-    vllm = point(capsys, "--mode", "calibrated", "--framework", "vllm")["calibration"]
-    assert vllm["measured_error"] == stored["h200"]
-    b300 = point(capsys, "--mode", "calibrated", "--gpu", "b300")["calibration"]
-    assert b300["measured_error"] is None and b300["held_out_error"] == pooled
+    # A stack InferenceX never ran on this GPU, and a GPU it never ran: the transferable model, with the error
+    # of the runs held out as that kind.
+    for query, kind in (({"framework": "vllm"}, "measured"), ({"gpu": "b300"}, "gpu_sibling")):
+        error = T.kind_error(kind)
+        text = calibration_line(parse_query({"mode": "calibrated", **query})[0])[-1].children
+        assert text.startswith(f"Transferable model, {T.KIND_WORDS[kind]}: against {error['rows']:,} measured runs")
+        assert f"{100 * error['tpot'][0]:.1f}\u00a0% in TPOT" in text
+        args = [f"--{k}={v}" for k, v in query.items()]
+        record = point(capsys, "--mode", "calibrated", *args)["calibration"]
+        assert record["measured_error"] == {"group": T.KIND_WORDS[kind], **error} and "held_out_error" not in record
 
 
 # --- Uncertainty bands and error tables ------------------------------------------------------------------------
@@ -249,8 +250,8 @@ def _band(fig: dict) -> tuple[dict, dict]:
     return low, high
 
 
-def _assert_band_around(curve_y, low, high, metric, key="h200/sglang/fp8"):
-    p10, p90 = SPREAD_BY_KEY[key][metric] if key else SPREAD[metric]
+def _assert_band_around(curve_y, low, high, metric, key="h200/sglang/fp8", band=None):
+    p10, p90 = band or (SPREAD_BY_KEY[key][metric] if key else SPREAD[metric])
     y = np.asarray(curve_y, dtype=float)
     np.testing.assert_allclose(low["y"], y * np.exp(-p90), rtol=2e-3)
     np.testing.assert_allclose(high["y"], y * np.exp(-p10), rtol=2e-3)
@@ -279,11 +280,12 @@ def test_each_calibration_has_its_own_band_and_one_without_enough_rows_the_poole
     b200 = registry.build(calibrated(preset="b200x8", framework="trt"), ["fig5"])["fig5"]
     _assert_band_around(b200["data"][-1]["y"], *_band(b200), "ttft", "b200/trt/fp8")
     assert "b200/trt/fp8 rows" in _band(b200)[1]["name"]
-    # No fit of its own (B300 has no rows): the band is the pooled one, and its legend says so.
+    # No fit of its own (B300 has no rows): the transferable model's band for a GPU whose sibling was measured,
+    # from the runs held out as that kind, and its legend says so.
     b300 = registry.build(calibrated(gpu="b300", gpus=8, framework="trt"), ["fig5"])["fig5"]
     assert "b300/trt/fp8" not in SPREAD_BY_KEY
-    _assert_band_around(b300["data"][-1]["y"], *_band(b300), "ttft", None)
-    assert "pooled" in _band(b300)[1]["name"]
+    _assert_band_around(b300["data"][-1]["y"], *_band(b300), "ttft", band=T.kind_band("gpu_sibling", "ttft"))
+    assert "held out" in _band(b300)[1]["name"]
 
 
 def test_the_inferencex_curve_carries_its_band_and_follows_stack_and_mtp():
@@ -354,7 +356,7 @@ def test_the_calibration_line_callback_answers_for_the_controls():
     }
     out = client.post("/_dash-update-component", json=body).get_json()
     text = json.dumps(out)
-    assert "h200 \\u00b7 trt \\u00b7 fp8" in text and "DeepSeek-R1 runs" in text and "Kimi-K2" in text
+    assert "h200 \\u00b7 trt \\u00b7 fp8" in text and "Transferable model for Kimi-K2" in text
 
 
 def test_validate_writes_error_tables_of_aggregates_only(tmp_path):

@@ -16,7 +16,7 @@ from inferx.figures import article as F
 from inferx.figures import compare, registry, style
 from inferx.figures import studies as rate
 from inferx.figures.explorer import BAND_LABEL, LABEL_SPAN, axis_shares
-from inferx.figures.style import level_lines
+from inferx.figures.style import RHO_BAND_LABEL, level_lines
 from inferx.figures.text import MAX_TRACES, spoken, with_summary
 from inferx.scenario.controls import PARAMS, check_param
 from inferx.scenario.evaluation import Scenario
@@ -80,7 +80,7 @@ def test_the_legends_name_a_by_what_sets_it_apart():
     assert compare.legend_label(Scenario.from_params(preset="h200x8", ctx=8192), now) == "8×H200 SXM"
     assert compare.legend_label(A, NOW) == "4×MI300X · ctx 8,192 tokens"  # NOW's tp 4 is A's preset's own
     many = Scenario.from_params(preset="mi300x4", ctx=8192, isl=512, cv=1.5, util=60)
-    expected = "4×MI300X · ctx 8,192 tokens, isl 512 tokens, cv 1.5, …"
+    expected = "4×MI300X · isl 512 tokens, ctx 8,192 tokens, cv 1.5, …"
     assert compare.legend_label(many, Scenario.from_params()) == expected
     # A that kept its preset's values where the current scenario moved them: named by those values.
     plain = Scenario.from_params(preset="h200x8")
@@ -278,8 +278,8 @@ BAD = [
     # A control character is escaped once: '\x00', not "'\\x00'".
     ("\x00,ctx:4096", ["Ignored '\\x00' in a=: each piece must be name:value with a control's name."]),
     ("ctx:2048,ctx:4096", ["a= gave ctx more than once; used the last valid one."]),
-    ("ctx:2048,ctx:3", ["Ignored A's ctx=3: must be a whole number from 128 to 131,072 tokens."]),
-    ("ctx:nan", ["Ignored A's ctx=nan: must be a whole number from 128 to 131,072 tokens.",
+    ("ctx:2048,ctx:0", ["Ignored A's ctx=0: must be a whole number from 1 to 131,072 tokens."]),
+    ("ctx:nan", ["Ignored A's ctx=nan: must be a whole number from 1 to 131,072 tokens.",
                  "Nothing is pinned: a= held no valid control."]),
 ]  # fmt: skip
 
@@ -293,7 +293,7 @@ def test_a_bad_a_value_is_a_notice(raw, said):
 
 
 def test_a_bad_repeat_keeps_the_valid_value_before_it():
-    assert parse_pinned("ctx:2048,ctx:3")[0] == {"ctx": 2048}
+    assert parse_pinned("ctx:2048,ctx:0")[0] == {"ctx": 2048}
     assert parse_pinned("ctx:2048,ctx:4096")[0] == {"ctx": 4096}
 
 
@@ -389,27 +389,29 @@ def test_ticks_are_redone_for_the_merged_span_with_a_bounded_minor_grid():
     assert alone["layout"]["xaxis"]["range"][1] < figs["fig3"]["layout"]["xaxis"]["range"][1]
 
 
+@pytest.mark.usefixtures("linear_x")
 def test_a_label_left_near_the_left_edge_by_a_s_wider_axis_turns_to_stay_on_the_plot():
     # A's frontier runs nine times further: the axis stays linear (at ten, it goes to log), widened.
     scn, a = Scenario.from_params(ctx=32768), Scenario.from_params(ctx=1024)
     alone = registry.build(scn, ["fig6"], batch=64)["fig6"]
     merged = registry.build(scn, ["fig6"], batch=64, pinned=a)["fig6"]
-    label = next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])
+    label = next(n for n in alone["layout"]["annotations"] if n["text"] == RHO_BAND_LABEL)
     assert label["xanchor"] == "right"  # it ends at the band, which sits near the right of its own axis
     span = merged["layout"]["xaxis"]["range"]
     assert label["x"] < 0.15 * span[1]  # A's frontier reaches much further
-    moved = next(n for n in merged["layout"]["annotations"] if "unstable" in n["text"])
+    moved = next(n for n in merged["layout"]["annotations"] if n["text"] == RHO_BAND_LABEL)
     assert moved["xanchor"] == "left" and moved["xshift"] > 0 and moved["x"] == label["x"]
-    assert next(n for n in alone["layout"]["annotations"] if "unstable" in n["text"])["xanchor"] == "right"
+    assert next(n for n in alone["layout"]["annotations"] if n["text"] == RHO_BAND_LABEL)["xanchor"] == "right"
 
 
 def test_as_labels_give_each_setting_in_its_unit_and_leave_out_what_the_machine_gives():
     """5×B300 sets bandwidth, compute and HBM: the label's machine says them; a bandwidth of one's own is
     named, in TB/s, and every other number carries its unit."""
     chosen = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, ic="scale-up", util=80, power=0.8)
-    assert compare.describe(chosen) == "5×B300 · util 80 %, tp 4 GPUs, ic scale-up, power 0.8 × TDP"
+    # TP 4 and the B300's own link are what the machine takes (one machine, one answer): not named
+    assert compare.describe(chosen) == "5×B300 · util 80 %, power 0.8 × TDP"
     slower = Scenario.from_params(preset="h200x8", gpu="b300", gpus=5, bw=30, ctx=16384)
-    assert compare.describe(slower) == "5×B300 · bw 30 TB/s, ctx 16,384 tokens, tp 4 GPUs"
+    assert compare.describe(slower) == "5×B300 · bw 30 TB/s, ctx 16,384 tokens"
     # A model by its name, not its catalog key; one GPU of TP in the singular.
     other = Scenario.from_params(model="llama-3.3-70b", tp=1)
     assert compare.describe(other) == "8×H200 SXM · tp 1 GPU, model Llama-3.3-70B"
@@ -555,7 +557,8 @@ def test_figure_12s_peak_label_goes_to_the_legend_where_a_s_climb_leaves_it_no_c
     """Kimi-K2 on 8×MI355X beside 8×MI300X: A's TTFT climbs to its own peak (200 req/s) across the whole width
     the peak label takes left of the current peak line (292 req/s), through every height up to the E2E
     curves. The words go to the legend, with a swatch of the peak line, which stays on the plot."""
-    scn, a = Scenario.from_params(model="kimi-k2", gpu="mi355x"), Scenario.from_params(model="kimi-k2", gpu="mi300x")
+    scn = Scenario.from_params(model="kimi-k2", gpu="mi355x", ic="nvlink")
+    a = Scenario.from_params(model="kimi-k2", gpu="mi300x")
     alone = registry.build(scn, ["fig12"])["fig12"]
     merged = registry.build(scn, ["fig12"], pinned=a)["fig12"]
     (label,) = [n for n in alone["layout"]["annotations"] if n.get("name") == rate.PEAK_LABEL]
@@ -576,6 +579,7 @@ def test_figure_12s_peak_label_goes_to_the_legend_where_a_s_climb_leaves_it_no_c
     assert min(climb) < 10 ** (label["y"] - 0.5) and max(climb) > 10 ** label["y"]
 
 
+@pytest.mark.usefixtures("linear_x")
 def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_keeps_them_linear():
     """Two L40S beside 8×H200 pinned as A: A's curves run to 240k tok/s, the current ones end near 4k, a stroke
     against the y axis on the linear scale. Figure 4 opens on its toggle's log x; alone it stays linear, and
@@ -590,7 +594,7 @@ def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_ke
     assert registry.build(small, ["fig4"])["fig4"] == kept
     beside_small = registry.build(large, ["fig4"], pinned=small)["fig4"]["layout"]
     assert beside_small["xaxis"]["type"] == "linear"
-    # Figures 7, 9 and 10 have no toggle: their axis goes to log all the same. The explorer's stays fixed (the
+    # Figures 7, 9 and 10 too. The explorer's stays fixed (the
     # animation keeps it still), in decades around both frontiers, its labels placed on it at log10 of their x.
     explorer_alone = registry.build(small, ["fig6"])["fig6"]
     merged = registry.build(small, ["fig6", "fig7", "fig9", "fig10"], pinned=large)

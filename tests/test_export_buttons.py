@@ -125,7 +125,7 @@ def test_a_legend_statement_is_a_note_in_the_json_and_no_row_in_the_csv():
     """Figure 10 says in its legend that no batch size meets a tight target, and a comparison moves Figure 12's
     peak label there: words with no point. The JSON gives them among the notes; the CSV has no numberless row."""
     tight = registry.build(Scenario.from_params(ttft=10, tpot=1), ["fig10"])["fig10"]
-    kimi = Scenario.from_params(model="kimi-k2", gpu="mi355x")
+    kimi = Scenario.from_params(model="kimi-k2", gpu="mi355x", ic="nvlink")
     peak = registry.build(kimi, ["fig12"], pinned=Scenario.from_params(model="kimi-k2", gpu="mi300x"))["fig12"]
     for name, fig, said in (
         ("fig10", tight, "no batch size meets TTFT ≤ 10 ms and TPOT ≤ 1 ms"),

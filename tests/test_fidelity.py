@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from inferx.data.measured import load_measured
+from inferx.data.measured import MEAN_LENGTH_FRACTION, load_measured
 from inferx.physics import engine as E
 from inferx.physics.hardware import GPUS
 from inferx.physics.models import DEEPSEEK_R1 as R1
@@ -436,7 +436,8 @@ def test_disaggregated_decode_has_no_prefill_stall(rows):
     # Prefills move to their own pool: decode is faster, and throughput per decode GPU is higher.
     assert (split["tpot"] < joint["tpot"]).all()
     assert np.all(np.isfinite(split["ttft"])) and (split["ttft"] > 0).all()
-    assert split["e2e"] == pytest.approx(split["ttft"] + F.LENGTH_FRACTION * single["osl"].to_numpy() * split["tpot"])
+    mean_osl = MEAN_LENGTH_FRACTION * single["osl"].to_numpy()
+    assert split["e2e"] == pytest.approx(split["ttft"] + mean_osl * split["tpot"])
 
 
 def test_a_disaggregated_request_pays_the_fixed_cost_in_both_engines(rows):
@@ -502,7 +503,7 @@ def test_a_saturated_prefill_pool_paces_the_disaggregated_closed_loop(rows):
     cal = GEN.TRUTH["h200/sglang/fp8"]
     r = predict_disaggregated(cal, disagg)
     m = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8, attention_speed=0.5)
-    isl = F.LENGTH_FRACTION * 8192
+    isl = MEAN_LENGTH_FRACTION * 8192
     per_request = float(C.prefill_time(cal, m, isl)) - 671e9 / (cal.bw_fraction * 8 * 4.8e12)  # weights once a batch
     # Little's law: requests complete at the pool's capacity, so E2E = concurrency × per-request prefill time.
     np.testing.assert_allclose(r["e2e"], 4096 * per_request, rtol=1e-3)
@@ -604,9 +605,12 @@ def test_a_new_request_waits_for_the_schedulers_next_look_at_its_queue():
     # One look every N iterations while others decode: N/2 iterations on average instead of the half in flight.
     every = C.Instance(bw=8 * 4.8e12, compute=8 * 1.979e15, gpus=8, tp=8, kv_copies=8)
     tenth = C.Instance(**{**every.__dict__, "poll_iterations": 10.0})
+    # The busy share 1 − e^(−(B − 1)/8) of the N/2 − 1/2 = 4.5 iterations more: 0.12 of them at B = 2, 0.58 at
+    # 8, all but 4e-4 at 64.
     for B in (2.0, 8.0, 64.0):
         one, ten = C.at_batch(CAL, every, B, 1024.0, 1024.0), C.at_batch(CAL, tenth, B, 1024.0, 1024.0)
-        assert float(ten["ttft"] - one["ttft"]) == pytest.approx(4.5 * float(one["t_decode"]), rel=1e-9)
+        busy = 1.0 - np.exp(-(B - 1.0) / 8.0)
+        assert float(ten["ttft"] - one["ttft"]) == pytest.approx(busy * 4.5 * float(one["t_decode"]), rel=1e-9)
         assert float(ten["tpot"]) == float(one["tpot"])
     # A lone request finds the server idle: it is taken at once, and the wait grows continuously from there.
     assert float(C.at_batch(CAL, tenth, 1.0, 1024.0, 1024.0)["ttft"]) == float(
@@ -647,9 +651,10 @@ def test_the_page_and_point_wait_for_the_stacks_scheduler_at_one_interval(monkey
     monkeypatch.setattr(C, "poll_interval", lambda *a, **k: 1.0)
     every = adapter.scenario_point(scn, B)
     # B200 SGLang's recipe looks every 30 iterations from 16 users up; a scenario keeps that at every batch (a
-    # recipe's concurrency is not the scenario's batch), so 14.5 iterations more once others decode, none for a
-    # lone request. An iteration is a decode step with its collectives, as in `at_batch` (prefills run apart).
-    waits = np.array([0.0, 14.5, 14.5, 14.5, 14.5])
+    # recipe's concurrency is not the scenario's batch), so up to 14.5 iterations more as others decode (the busy
+    # share 1 − e^(−(B − 1)/8)), none for a lone request. An iteration is a decode step with its collectives, as in
+    # `at_batch` (prefills run apart).
+    waits = 14.5 * (1.0 - np.exp(-(B - 1.0) / C.POLL_BUSY_USERS))
     iteration = every["step"] - B / scn.osl * every["t_prefill"] + scn.comm_time(B)
     assert polled["ttft"] - every["ttft"] == pytest.approx(waits * iteration, rel=1e-9)
     assert np.array_equal(polled["step"], every["step"])

@@ -21,6 +21,8 @@ import app  # noqa: F401  (pages register on the app; it must exist first)
 from inferx import cli
 from inferx.figures.registry import FIGURES
 from inferx.scenario.controls import BATCH, PARAMS, InvalidParameter, check_batch, check_param, check_value
+from inferx.scenario.evaluation import Scenario
+from inferx.scenario.machines import checked_context
 from pages import embed, home
 from pages._url import PINNED_KEY, parse_query
 
@@ -109,6 +111,9 @@ def first_refusal(options: dict, points: str | None) -> str | None:
         for check, name in checks:
             if name in options:
                 check(name, options[name]) if check is check_param else check(options[name])
+        # Then the scenario as a whole: its machine within the controls' ranges, a --ctx given below the input.
+        scenario = {name: value for name, value in options.items() if name in PARAMS}
+        checked_context(Scenario.from_params(**scenario).params, "ctx" in options)
         if points is not None:
             check_value("points", cli.POINTS, points)
     except InvalidParameter as err:
@@ -153,7 +158,10 @@ def test_every_cli_option_takes_any_value_without_a_traceback(options, command, 
             assert json.loads(out), (argv, out)
             assert all(line.startswith("inferx: note: ") for line in err.splitlines()), (argv, err)  # notes only
         else:
-            assert out.splitlines()[0] == ",".join(cli.FRONTIER_FIELDS) and len(out.splitlines()) > 1
+            fields = list(cli.FRONTIER_FIELDS)
+            if options.get("tput") == "gpu":  # the per-GPU column beside the instance's
+                fields.insert(fields.index("throughput_tok_s") + 1, "throughput_per_gpu_tok_s")
+            assert out.splitlines()[0] == ",".join(fields) and len(out.splitlines()) > 1
         return
     # argparse's own errors (an unknown option) come from the top-level parser and quote the words raw.
     assert re.search(r"^inferx( point| frontier)?: (error: )?\S", err, re.MULTILINE), (argv, err)
@@ -188,8 +196,8 @@ def test_every_url_parameter_takes_any_value_and_keeps_only_valid_ones(query):
                 expected = check_param(name, last)
             except InvalidParameter as err:
                 assert any(f"Ignored {err}." == n for n in notices) or len(notices) >= 8, (name, notices)
-            else:
-                assert values[name] == expected
+            else:  # a context shorter than the input is drawn raised (`machines.fitted_context`)
+                assert values[name] == (values["ctx"] if name == "ctx" and expected < values["isl"] else expected)
         if name == "batch":
             try:
                 assert batch == check_batch(last)
@@ -218,7 +226,7 @@ def test_every_page_layout_takes_any_query(query, name):
 @pytest.mark.parametrize("text", ["1_000", "３", "١٢", "0x10", "1e", "inf", "nan", "1,5"])
 def test_a_number_is_plain_decimal_text_only(text):
     # float() reads each of these; one address per value needs one spelling per number.
-    with pytest.raises(InvalidParameter, match="must be a whole number from 128"):
+    with pytest.raises(InvalidParameter, match="must be a whole number from 1 to"):
         check_param("ctx", text)
     values, _, notices = parse_query({"ctx": text})
     assert values["ctx"] == parse_query({})[0]["ctx"] and notices[0].startswith("Ignored ctx=")

@@ -1,5 +1,5 @@
 """The hardware sliders (bandwidth, compute, HBM) on a log2 scale: a slider position and the value it stands for,
-the widgets' props, and TP kept within a GPU count chosen by hand."""
+the widgets' props, and TP set by a GPU count chosen by hand."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_every_catalog_machine_comes_back_to_twelve_digits(name):
     for gpu in GPUS:
         for count in range(1, MAX_GPUS + 1):
             for wdtype in DTYPES:
-                value = machine_values("h200x8", gpu, count, wdtype)[name]
+                value = machine_values(gpu, count, wdtype)[name]
                 if not p.low <= value <= p.high:
                     continue
                 back = value_at(p, slider_position(p, value))
@@ -170,7 +170,8 @@ def test_the_marks_of_each_hardware_slider():
     # Nine marks (0.1, 0.3, … 1K) ran together in a 200 px sidebar ("0.10.3", "100300"): decades only.
     assert list(_log2_marks(PARAMS["compute"]).values()) == ["0.1", "1", "10", "100", "1K"]
     assert list(_log2_marks(PARAMS["hbm"]).values()) == ["30", "100", "300", "1K", "3K", "10K"]
-    assert list(_log2_marks(PARAMS["ctx"]).values()) == ["128", "512", "2K", "8K", "32K", "128K"]  # as before
+    # Lengths from 1 token to 128K: 17 doublings, every fourth marked.
+    assert list(_log2_marks(PARAMS["ctx"]).values()) == ["1", "16", "256", "4K", "64K"]
 
 
 def test_the_browser_config_carries_each_log2_sliders_step_and_kind():
@@ -194,12 +195,13 @@ def test_a_position_comes_as_a_number_or_numeric_text():
 # --- TP within the GPU count --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("gpus", "tp"), [(1, 1), (2, 2), (3, 2), (4, 4), (6, 4), (8, 8), (72, 8)])
-def test_a_gpu_count_chosen_by_hand_lowers_tp_to_fit(gpus, tp):
-    """The 8×H200 preset's TP 8 drops to the largest power of two within a smaller count; a larger count keeps
-    it (a preset sets TP to its machine's count; TP stays the user's choice otherwise)."""
+@pytest.mark.parametrize(("gpus", "tp"), [(1, 1), (2, 2), (3, 2), (4, 4), (6, 4), (8, 8), (72, 64)])
+def test_a_gpu_count_chosen_by_hand_sets_tp_to_fit(gpus, tp):
+    """A count chosen by hand sets TP to the largest power of two within it, as every preset's TP is its count:
+    one machine, one TP, whichever preset the count was chosen from."""
     assert resolve_params({"gpus": gpus})["tp"] == tp
     assert Scenario.from_params(gpus=gpus).tp == tp
+    assert resolve_params({"preset": "mi300x4", "gpu": "h200", "gpus": gpus})["tp"] == tp
 
 
 def test_tp_set_with_the_count_is_kept_and_tp_reaches_64():
@@ -209,7 +211,7 @@ def test_tp_set_with_the_count_is_kept_and_tp_reaches_64():
         check_param("tp", 128)
     values, _, notices = parse_query({"gpus": "2"})
     assert not notices and values["tp"] == 2
-    assert parse_query({"preset": "mi300x4", "gpus": "72"})[0]["tp"] == 4  # the preset's TP, within 72
+    assert parse_query({"preset": "mi300x4", "gpus": "72"})[0]["tp"] == 64
 
 
 def test_the_tp_widget_offers_every_power_of_two_to_64():

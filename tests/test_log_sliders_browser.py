@@ -1,7 +1,7 @@
 """The log2 hardware sliders in real Chromium: the default 8×H200 sits mid-slider with its value in its unit, an
 arrow key moves bandwidth by a few per cent, a pointer drag still redraws Figure 1 at the value under the
 pointer, an odd address value survives the page, the browser turns positions into values as the server does,
-and a GPU count chosen by hand lowers TP."""
+and a GPU count chosen by hand sets TP."""
 
 from __future__ import annotations
 
@@ -172,7 +172,7 @@ def test_an_odd_address_value_stays_as_given(browser, server):
     assert severe_console_errors(browser) == []
 
 
-def test_a_gpu_count_chosen_by_hand_lowers_tp_and_sets_the_machine(browser, server):
+def test_a_gpu_count_chosen_by_hand_sets_tp_and_the_machine(browser, server):
     browser.get(server.url + "embed/fig8")
     wait_js(browser, "return (document.querySelector('#fig-8 .js-plotly-plot') || {}).data;", what="Figure 8")
     tp = "return window.dash_component_api.getLayout(arguments[0]).props.value"
@@ -184,10 +184,10 @@ def test_a_gpu_count_chosen_by_hand_lowers_tp_and_sets_the_machine(browser, serv
     # The address leaves out the TP the count gives, so a count edited in a copied link sets TP again.
     wait_js(browser, "return location.search.includes('gpus=4');", what="the count in the address")
     assert "tp=" not in browser.execute_script("return location.search")
-    # More GPUs keep the TP chosen.
+    # More GPUs: TP the largest power of two within them, as the server's machine_tp (one machine, one TP).
     browser.execute_script("window.dash_clientside.set_props(arguments[0], {value: 72})", control_id("gpus"))
     wait_js(browser, hbm, args=(value_id("hbm"), "10,152 GB"), what="HBM of 72 × H200")
-    assert browser.execute_script(tp, control_id("tp")) == 4
+    wait_js(browser, f"{tp} === 64;", args=(control_id("tp"),), what="TP 64 within the 72 GPUs")
     assert severe_console_errors(browser) == []
 
 
@@ -232,28 +232,28 @@ def test_a_weight_format_chosen_after_the_gpu_sets_its_compute_as_before_it_does
     assert severe_console_errors(browser) == []
 
 
-def test_a_gpu_chosen_by_hand_takes_its_own_link_and_the_presets_gpu_the_presets(browser, server):
-    """An L40S picked on the 8×H200 preset communicates over its PCIe link (ic=scale-up, which the address then
-    carries); picking the preset's H200 again gives back the preset's NVLink 4.0 and drops `ic` from the address.
-    An address that names a GPU and no `ic` keeps the preset's link: only a change switches it. The note under
-    the preset menu names the machine drawn while it is not the preset's, and the link it borrows."""
+def test_a_gpu_chosen_by_hand_takes_its_default_link_and_an_article_machine_its_shortcut(browser, server):
+    """An address naming B200 (8 of them, the 8×H200 preset's count) is the article's 8×B200: its shortcut, its
+    NVLink 4.0, no note. An L40S picked then communicates over its own PCIe link (ic=scale-up, its default, so
+    the address need not say it), and the note names the machine no shortcut names; the H200 picked again gives
+    back the 8×H200 shortcut and its NVLink 4.0."""
     browser.get(server.url + "embed/fig8?gpu=b200")
     wait_js(browser, "return (document.querySelector('#fig-8 .js-plotly-plot') || {}).data;", what="Figure 8")
     ic = "return window.dash_component_api.getLayout(arguments[0]).props.value"
     assert browser.execute_script(ic, control_id("ic")) == "nvlink"
+    assert browser.execute_script(ic, control_id("preset")) == "b200x8"
     note = f"return document.getElementById('{MACHINE_NOTE_ID}').textContent === arguments[0];"
-    article = ": datasheet numbers (dense compute), where the preset takes the article's."
-    # …and says so, since the B200's own NVLink 5 is twice as wide; the page's menu then switches it.
-    borrowed = " Its collectives still take the preset's NVLink 4.0 (450 GB/s one way), not its own NVLink 5 "
-    borrowed += '(900 GB/s): pick "The GPU\'s own link (datasheet)" under Interconnect.'
-    assert browser.execute_script(note, "Drawing 8×B200, chosen by hand, not the preset's machine" + article + borrowed)
+    assert browser.execute_script(note, "")
     pick = "window.dash_clientside.set_props(arguments[0], {value: arguments[1]})"
     browser.execute_script(pick, control_id("gpu"), "l40s")
     wait_js(browser, f"{ic} === 'scale-up';", args=(control_id("ic"),), what="the L40S's own link")
-    wait_js(browser, "return location.search.includes('ic=scale-up');", what="the link in the address")
-    wait_js(browser, note, args=("Drawing 8×L40S, chosen by hand, not the preset's machine" + article,))
+    wait_js(browser, "return location.search.includes('gpu=l40s') && !location.search.includes('ic=');",
+            what="the GPU in the address, its default link left out")  # fmt: skip
+    wait_js(browser, note, args=("Drawing 8×L40S over PCIe Gen4 x16 (L40S), a machine no shortcut names.",))
     browser.execute_script(pick, control_id("gpu"), "h200")
-    wait_js(browser, f"{ic} === 'nvlink';", args=(control_id("ic"),), what="the preset's link again")
-    wait_js(browser, "return !location.search.includes('ic=');", what="the preset's link left out of the address")
-    wait_js(browser, note, args=("",), what="no note on the preset's machine")
+    wait_js(browser, f"{ic} === 'nvlink';", args=(control_id("ic"),), what="the article's link again")
+    wait_js(browser, f"{ic} === 'h200x8';", args=(control_id("preset"),), what="the 8×H200 shortcut")
+    wait_js(browser, "return !location.search.includes('ic=') && !location.search.includes('gpu=');",
+            what="the shortcut alone in the address")  # fmt: skip
+    wait_js(browser, note, args=("",), what="no note on the shortcut's machine")
     assert severe_console_errors(browser) == []

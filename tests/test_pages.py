@@ -9,7 +9,7 @@ import dash
 import dash_bootstrap_components as dbc
 import plotly
 import pytest
-from conftest import figure_ids, post_redraw, slider_positions
+from conftest import figure_ids, page_values, post_redraw, slider_positions
 
 import app as inferx_app
 from inferx.figures import article as figures
@@ -372,27 +372,26 @@ def test_methods_says_which_address_values_it_ignores():
     assert notices(model="gpt-5")[0].startswith("Ignored model=gpt-5: must be one of")
 
 
-def test_the_note_under_the_preset_names_a_machine_chosen_by_hand():
-    """Empty on a preset's own machine; a GPU or count chosen by hand is named, in the page and by the callback
-    (which answers nothing for values it cannot check: they have their own notices)."""
+def test_the_note_under_the_shortcuts_names_a_machine_no_shortcut_names():
+    """Empty on a shortcut's own machine; a GPU, count or link that make another machine are named, in the page
+    and by the callback (which answers nothing for values it cannot check: they have their own notices)."""
     from pages._callbacks import machine_changed  # noqa: PLC0415 (registers callbacks; the app is imported)
     from pages._controls import MACHINE_NOTE_ID  # noqa: PLC0415
 
     assert machine_changed("h200x8", "h200", 8) == machine_changed("mi300x4", "mi300x", 4) == ""
     # The article's 8×H200 and 8×B200 take sparse compute, so a machine of their GPU's datasheet has half of it.
-    article = ", chosen by hand, not the preset's machine: datasheet numbers (dense compute), where the preset takes "
-    article += "the article's."
-    assert machine_changed("h200x8", "h200", 4) == "Drawing 4×H200 SXM" + article
-    # A GPU an address names without a link keeps the preset's; the note says so where its own link differs.
-    borrowed = " Its collectives still take the preset's NVLink 4.0 (450 GB/s one way), not its own PCIe Gen4 x16 "
-    borrowed += '(32 GB/s): pick "The GPU\'s own link (datasheet)" under Interconnect.'
-    assert machine_changed("b200x8", "l40s", 2) == "Drawing 2×L40S" + article + borrowed
-    assert machine_changed("b200x8", "l40s", 2, "fp8", "scale-up") == "Drawing 2×L40S" + article
-    assert machine_changed("b200x8", "l40s", 2, "fp8", "infiniband") == "Drawing 2×L40S" + article  # chosen
-    assert machine_changed("mi300x4", "mi300x", 8) == "Drawing 8×MI300X, chosen by hand, not the preset's machine."
+    dense = ", a machine no shortcut names: datasheet numbers (dense compute), where the article's 8×H200 takes "
+    dense += "the article's."
+    assert machine_changed("h200x8", "h200", 4) == "Drawing 4×H200 SXM over NVLink 4.0" + dense
+    # The article's 8×B200 picked by its parts from another shortcut is the shortcut's machine.
+    assert machine_changed("h200x8", "b200", 8) == "Drawing the article's 8×B200, as its shortcut does."
+    assert machine_changed("h200x8", "b200", 8, "fp8", "scale-up").endswith("the article's machine on another link, "
+                                                                           "no shortcut.")  # fmt: skip
+    own = "Drawing 2×L40S over PCIe Gen4 x16 (L40S), a machine no shortcut names."
+    assert machine_changed("b200x8", "l40s", 2, "fp8", "scale-up") == own
     assert machine_changed("h200x8", "tpu", 2) == machine_changed("h200x8", "h100", 1000) == ""
-    page = json.loads(json.dumps(home.layout(gpu="h100", gpus="2"), cls=plotly.utils.PlotlyJSONEncoder))
-    assert layout_node(page, MACHINE_NOTE_ID)["children"] == "Drawing 2×H100 SXM" + article
+    page = json.loads(json.dumps(home.layout(gpu="h200", gpus="4"), cls=plotly.utils.PlotlyJSONEncoder))
+    assert layout_node(page, MACHINE_NOTE_ID)["children"] == "Drawing 4×H200 SXM over NVLink 4.0" + dense
 
 
 def layout_node(node, node_id: str):
@@ -406,22 +405,26 @@ def layout_node(node, node_id: str):
     return None
 
 
-def test_a_prompt_longer_than_the_context_is_said_under_the_input_length():
+def test_a_context_shorter_than_the_input_is_drawn_corrected_with_a_warning():
     """ctx sizes each request's KV cache and isl its prefill; an 8,192-token prompt in a 1,024-token context
-    gave B_max = 11,050 without a word (and 1,227 once the context held it)."""
+    gave B_max = 11,050 without a word. The page draws the context these lengths have (isl + osl/2) and says so:
+    in the address's notices, and under the input length while the sliders hold such a pair."""
     from pages._callbacks import context_changed  # noqa: PLC0415 (registers callbacks; the app is imported)
     from pages._controls import CONTEXT_NOTE_ID  # noqa: PLC0415
 
     said = (
-        "The input (8,192 tokens) is longer than the context (1,024 tokens): B_max and each step's KV read "
-        "count 1,024 tokens a request, the prefill 8,192."
+        "Context 1,024 tokens is shorter than the input (8,192 tokens), whose KV stays in the cache: drawn at "
+        "ctx = 8,704 tokens (isl + osl/2)."
     )
-    assert context_changed(10, 13) == said  # log2 positions: 1,024 and 8,192 tokens
-    assert context_changed(13, 13) == context_changed(14, 13) == "" and context_changed("x", 13) == ""
-    page = json.loads(json.dumps(home.layout(isl="8192"), cls=plotly.utils.PlotlyJSONEncoder))
-    assert layout_node(page, CONTEXT_NOTE_ID)["children"] == said
+    assert context_changed(10, 13, 10) == said  # log2 positions: 1,024, 8,192 and 1,024 tokens
+    assert context_changed(13, 13, 10) == context_changed(14, 13, 10) == "" and context_changed("x", 13, 10) == ""
+    values, _, notices = parse_query({"isl": "8192", "ctx": "1024"})
+    assert values["ctx"] == 8704 and said in notices
     page = json.loads(json.dumps(home.layout(isl="8192", ctx="9216"), cls=plotly.utils.PlotlyJSONEncoder))
     assert layout_node(page, CONTEXT_NOTE_ID)["children"] == ""
+    sent = page_values(isl=8192, ctx=9216)  # then the context slider dragged to 1,024 tokens (log2 position 10)
+    sent[controls().index("ctx")] = 10
+    assert control_values_to_params(sent)["ctx"] == 8704  # the redraw draws the corrected context
 
 
 def test_inline_maths_takes_the_stop_after_it_so_no_line_starts_with_one():

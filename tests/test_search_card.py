@@ -108,9 +108,9 @@ def test_in_calibrated_mode_each_row_says_where_its_calibration_comes_from(clien
     for r in rows:  # each row's last cell
         row = shown[shown.index(r["machine"]) :]
         assert row[9] == r["calibration_basis"]
-    # TRT has rows on B200 and H200 only: the other GPUs borrow its fits from there.
+    # TRT has DeepSeek-R1 rows on B200 and H200 only: the other GPUs take the transferable model.
     bases = {r["gpu"]: r["calibration_basis"] for r in rows}
-    assert bases["b200"] == bases["h200"] == "fitted" and bases["mi355x"] == bases["gb200"] == "stack typical"
+    assert bases["b200"] == bases["h200"] == "fitted" and bases["mi355x"] == bases["gb200"] == "transferred"
     assert "Calibration" not in texts(post_search(client, page_values()))
 
 

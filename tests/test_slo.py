@@ -163,7 +163,7 @@ def test_search_narrows_to_a_gpu_and_a_count():
     counts = slo.search({"gpus": "4", "mode": "calibrated"})
     assert {r["gpus"] for r in counts} == {4} and {r["gpu"] for r in counts} == set(hardware.GPUS)
     assert {r["calibration_basis"] for r in counts if r["gpu"] == "h200"} == {"fitted"}
-    assert {r["calibration_basis"] for r in counts if r["gpu"] == "mi325x"} == {"stack typical"}
+    assert {r["calibration_basis"] for r in counts if r["gpu"] == "mi325x"} == {"transferred"}
     across = slo.candidates({"gpu": "h200", "gpus": 16})  # two 8-GPU NVLink domains: TP within, a stage each
     assert [(c["tp"], c["pp"], c["ic"]) for c in across] == [(8, 2, "tiered")]
     assert {c["ic"] for c in slo.candidates({})} == {"scale-up"}

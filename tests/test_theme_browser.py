@@ -245,7 +245,8 @@ def test_phone_shows_figures_first_and_controls_in_a_drawer(browser, server):
         assert visible(browser, ".drawer-toggle-md")
         browser.execute_script("window.scrollTo({top: document.documentElement.scrollHeight, behavior: 'instant'})")
         assert rect(browser, ".drawer-toggle-md")["top"] >= rect(browser, "#figures")["bottom"]
-        browser.execute_script("window.scrollTo({top: 0, behavior: 'instant'})")
+        # Figure 1's card at the top of the screen: above it / says what inferx is and which model it shows.
+        browser.execute_script("document.getElementById('card-fig1').scrollIntoView({behavior: 'instant'})")
         toggle = element(browser, ".drawer-toggle-md")
         toggle.click()
         wait_js(browser, "return getComputedStyle(document.getElementById('controls-drawer')).visibility === 'visible'")
@@ -568,27 +569,28 @@ def test_explorer_embed_gives_its_graph_over_half_a_short_frame(browser, server,
 
 
 def test_a_legend_under_the_plot_keeps_its_distance_when_the_frame_grows(browser, server):
-    """A legend placed in plot heights would drift away from a plot that grows: it is placed again on resize."""
+    """A legend placed in plot heights would drift away from a plot that grows: it is placed again on resize.
+    (Figure 9: Figure 8 names its lines beside them, with no legend.)"""
     gap = (
-        "const gd = document.querySelector('#fig-8 .js-plotly-plot'), s = gd._fullLayout._size;"
+        "const gd = document.querySelector('#fig-9 .js-plotly-plot'), s = gd._fullLayout._size;"
         "const g = gd.querySelector('.legend').getBoundingClientRect().top - gd.getBoundingClientRect().top"
         " - (s.t + s.h);"
     )
     with viewport(browser, 800, 500):
-        browser.get(server.url + "embed/fig8")
-        figure_data(browser, 8)
-        wait_settled(browser, "#fig-8 .legend")
+        browser.get(server.url + "embed/fig9")
+        figure_data(browser, 9)
+        wait_settled(browser, "#fig-9 .legend")
         small = browser.execute_script(gap + "return g;")
     with viewport(browser, 800, 1000):
-        height = "return document.querySelector('#fig-8 .js-plotly-plot')._fullLayout._size.h > 600"
+        height = "return document.querySelector('#fig-9 .js-plotly-plot')._fullLayout._size.h > 600"
         wait_js(browser, height, what="the plot grown with its frame")
-        wait_settled(browser, "#fig-8 .legend")
+        wait_settled(browser, "#fig-9 .legend")
         near = gap + "return Math.abs(g - arguments[0]) < 20;"
         wait_js(browser, near, args=(small,), timeout=10, what=f"the legend {small:.0f} px under the plot again")
     assert severe_console_errors(browser) == []
 
 
-@pytest.mark.parametrize(("fig", "height"), [(8, 500), (5, 440), (10, 440)])
+@pytest.mark.parametrize(("fig", "height"), [(9, 500), (5, 440), (10, 440)])
 def test_a_legend_under_a_short_plot_clears_the_x_axis_title(browser, server, fig, height):
     """In a wiki's 800×500 frame (or a shorter one) the plot is 150 px tall or less, and a legend 0.22 plot
     heights under it sat on the x-axis title; it is placed a fixed distance in pixels below the title."""

@@ -4,13 +4,14 @@ calibrated model (expected: what a serving stack is expected to reach, with how 
 from __future__ import annotations
 
 from inferx.scenario.evaluation import Scenario
-from inferx.serving.adapter import CALIBRATED_MODEL, scenario_calibration
+from inferx.serving.adapter import scenario_calibration
 from inferx.serving.stored import STACK_GROUPING, held_out_error, scenario_error
+from inferx.serving.transfer import KIND_WORDS
 
 ANSWER_OF_MODE = {"article": "ideal", "calibrated": "expected"}
 ANSWER_MEANING = {
     "ideal": "article physics: the bound the hardware allows, which serving stacks do not reach",
-    "expected": "calibrated to measured InferenceX runs: what a serving stack is expected to reach",
+    "expected": "calibrated to measured runs (InferenceX, published tables): what a serving stack is expected to reach",
 }
 ERROR_MEASURE = "[median, p90] of |predicted / measured - 1| per metric"
 
@@ -42,13 +43,17 @@ def in_both_modes(scn: Scenario, answer) -> dict:
 
 def expected_error(scn: Scenario) -> dict:
     """How far the calibrated model may be off here: [median, p90] of |predicted / measured − 1| per metric, from
-    the runs nearest this kind of extrapolation, and which kind it is."""
-    if scn.params["model"] != CALIBRATED_MODEL:
-        return {
-            "kind": "unseen model",
-            "note": "the calibration is fitted to DeepSeek-R1 runs only: its error on this model is not measured",
-        }
+    the runs nearest this kind of extrapolation, and which kind it is.
+
+    DeepSeek-R1 on a measured GPU, stack and precision: that calibration's runs, in sample. Anything else is the
+    transferable model's: the runs held out of its fit as the same kind (an unmeasured GPU with or without a
+    measured sibling, an unmeasured model), or its in-sample runs where GPU and model were both measured."""
     info = scenario_calibration(scn)
+    if info["basis"] == "transferred":
+        held = info["kind"] != "measured"
+        basis = ("runs held out of the transferable model's fit as this kind" if held
+                 else "in sample: the transferable model's runs of measured GPUs and models")  # fmt: skip
+        return {"kind": KIND_WORDS[info["kind"]], "basis": basis, "measure": ERROR_MEASURE, **scenario_error(info)}
     nearest = scenario_error(info)
     if nearest is None:
         basis = "each measured GPU predicted by a fit without its runs"

@@ -25,7 +25,7 @@ from inferx.physics import engine as E
 from inferx.scenario.evaluation import Scenario
 
 COMM_SHARE = 0.5  # communication-bound: t_comm more than half the inter-token latency
-RHO_QUEUE = 0.85  # the figures' practical limit: past it TTFT turns upward
+RHO_QUEUE = 0.85  # the one edge of the ρ band every figure and sentence uses: past it TTFT turns upward
 RHO_KV = 0.95  # the last 5 % of the KV room: the batch is pinned against B_max
 PRIORITY = ("kv_capacity", "queue", "communication", "compute", "bandwidth")
 LABELS = {
@@ -35,6 +35,9 @@ LABELS = {
     "queue": "queue-bound",
     "kv_capacity": "KV-capacity-bound",
 }
+# The ρ band's one name, on Figures 3 and 6 and in the captions: the queue binds there (Figure 10 colours the same
+# stretch), which is not instability: a batch there may still meet the SLO, and Figure 10's star may sit in it.
+RHO_BAND = f"ρ > {RHO_QUEUE:g}: {LABELS['queue']}"
 # In a narrow graph's legend (`meta.short` of a trace, which assets/theme.js shows there): the colours say "bound".
 SHORT_LABELS = {key: label.removesuffix("-bound") for key, label in LABELS.items()}
 # H200 over H100 HBM bandwidth (4.8 / 3.35 TB/s): the upgrade the article's readers weigh most often.

@@ -29,11 +29,10 @@ from inferx.scenario.controls import (
     Param,
     check_batch,
     check_value,
-    context_note,
     domain,
 )
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import borrowed_link
+from inferx.scenario.machines import borrowed_link, checked_context
 
 # Every-integer output beyond this many rows is refused (a 1-token context on a big machine has B_max in the
 # tens of millions: gigabytes of arrays for a table nobody reads); --points samples any range.
@@ -43,6 +42,8 @@ POINTS = Param("Samples", "", "int", None, 2, MAX_ROWS)
 POINT_FIELDS = (
     "batch",
     "throughput_tok_s",
+    "throughput_per_gpu_tok_s",
+    "gpus",
     "ttft_ms",
     "itl_ms",
     "t_step_ms",
@@ -83,28 +84,29 @@ def _add_scenario_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _scenario(args: argparse.Namespace) -> Scenario:
-    return Scenario.from_params(**{name: getattr(args, name) for name in PARAMS})
+    """The scenario of the options; a --ctx shorter than the input is refused, a default one raised (and said)."""
+    scn = Scenario.from_params(**{name: getattr(args, name) for name in PARAMS})
+    values, note = checked_context(scn.params, args.ctx is not None)
+    if note:
+        print(f"inferx: note: {note}", file=sys.stderr)
+        scn = Scenario.from_params(**values)
+    return scn
 
 
 def _note_preset_link(scn: Scenario) -> None:
-    """A GPU named without --ic communicates over the preset's link (as an address without `ic` does, so both
-    give the same numbers); where the GPU's own link is another, stderr says so and how to use it."""
+    """One of the article's GPUs named without --ic communicates over the article's link (as an address without
+    `ic` does, and as its preset does, so all give the same numbers); where the GPU's own link is another,
+    stderr says so and how to use it."""
     links = borrowed_link(scn.params)
     if links:
         (used, own), gpu = links, GPUS[scn.params["gpu"]]
         fitted = " (the calibration was fitted with NVLink 4.0 on every GPU)" if scn.mode == "calibrated" else ""
         print(
-            f"inferx: note: the collectives run over the preset's {used.label} ({used.bw / 1e9:,.4g} GB/s one way); "
+            f"inferx: note: the collectives run over the article's {used.label} ({used.bw / 1e9:,.4g} GB/s one way); "
             f"the {gpu.name}'s own link is {gpu.link} "
             f"({own.bw / 1e9:,.4g} GB/s one way): --ic scale-up uses it" + fitted,
             file=sys.stderr,
         )
-
-
-def _note_context(scn: Scenario) -> None:
-    note = context_note(scn.params["ctx"], scn.params["isl"])
-    if note:
-        print(f"inferx: note: {note}", file=sys.stderr)
 
 
 TARGETS_GROUP = "Targets & cost"  # the latency targets, price and power
@@ -185,6 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub.choices["validate"].add_argument(
         "--error-tables", metavar="PATH", help="also write the error tables by GPU, precision, ISL/OSL, concurrency"
     )
+    sub.choices["calibrate"].add_argument(
+        "--transfer",
+        metavar="PATH",
+        help="also fit the transferable model (with the published tables) and write it"
+        " there, with its held-out errors (minutes: one fit per GPU and per model held out)",
+    )
+    sub.choices["validate"].add_argument(
+        "--transfer",
+        action="store_true",
+        help="score the transferable model instead: each source, model and GPU, "
+        "held out of the fit in turn, beside the sibling-GPU lookup",
+    )
     add_catalog_commands(sub)
     from inferx.data.fetch import add_fetch_parser
 
@@ -263,7 +277,6 @@ def _run_beyond(args: argparse.Namespace) -> int:
                 raise ValueError(f"--batch marks the explorer's point: it goes with --figure 6, not {args.figure}")
     except (InvalidParameter, ValueError) as err:
         command.error(str(err))
-    _note_context(scn)
     _note_unread(args, scn, None if args.command == "slo" else name)
     searching = args.command == "slo" and args.search
     if args.gpu is not None and args.ic is None and not searching:
@@ -435,7 +448,7 @@ def _run(argv: list[str] | None) -> int:
     if args.command in ("calibrate", "validate"):
         from inferx.cli.calibration import run
 
-        return run(args.command, args.measured, getattr(args, "error_tables", None))
+        return run(args.command, args.measured, getattr(args, "error_tables", None), args.transfer)
     command = args.subparser
     try:
         scn = _scenario(args)
@@ -453,7 +466,6 @@ def _run(argv: list[str] | None) -> int:
         return 2
     if args.gpu is not None and args.ic is None:
         _note_preset_link(scn)
-    _note_context(scn)
     _note_unread(args, scn)
     if args.command == "point":
         if batch > scn.b_max:  # an answer (stable false), but of a batch whose KV caches the machine cannot hold
@@ -467,7 +479,10 @@ def _run(argv: list[str] | None) -> int:
     if args.format == "json":
         print(json.dumps(rows))
     else:
-        writer = csv.DictWriter(sys.stdout, fieldnames=FRONTIER_FIELDS, lineterminator="\n")
+        fields = list(FRONTIER_FIELDS)
+        if scn.params["tput"] == "gpu":  # added after the instance's column, which keeps its meaning
+            fields.insert(fields.index("throughput_tok_s") + 1, "throughput_per_gpu_tok_s")
+        writer = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     return 0

@@ -36,8 +36,8 @@ def format_calibrations(fits: dict) -> str:
     lines = [head, "-" * len(head)]
     for key, (cal, sigma, n) in fits.items():
         cells = []
-        for (field, value), k in zip(cal.__dict__.items(), scale, strict=True):
-            cells.append(f"{value * k:>7.3g} {_spread(sigma.get(field), field):>8}")
+        for field, k in zip(cal.per_stack_fields(), scale, strict=True):
+            cells.append(f"{getattr(cal, field) * k:>7.3g} {_spread(sigma.get(field), field):>8}")
         lines.append(f"{key:<{width}} {n:>5} " + " ".join(cells))
     lines.append(
         "± is the relative 1σ from the fit's Jacobian; 'bound': the parameter sits at its limit; 'undet.': the rows "
@@ -57,9 +57,10 @@ def _compact_json(record: dict) -> str:
     return "{\n" + head + ',\n "tables": {\n' + tables + "\n }\n}\n"
 
 
-def run(command: str, path: str, error_tables: str | None = None) -> int:
+def run(command: str, path: str, error_tables: str | None = None, transfer=None) -> int:
     """`inferx calibrate|validate --measured PATH`; returns the exit code. With `error_tables`, validate also
-    writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there."""
+    writes its error tables by GPU, precision, ISL/OSL and concurrency (aggregates, no rows) as JSON there. With
+    `transfer` (a path for calibrate, True for validate) the transferable model is fitted and scored too."""
     # Progress on stderr: a validation fits every GPU's calibrations again with each GPU left out, minutes of work.
     progress = logging.StreamHandler(sys.stderr)
     progress.setFormatter(logging.Formatter("inferx: %(message)s"))
@@ -68,7 +69,12 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
     try:
         if error_tables is not None:  # refused before the minutes of work, not after
             _check_writable(error_tables, path)
+        if transfer and command == "calibrate":
+            _check_writable(transfer, path)
         df = _calibrated_models_rows(load_measured(path))
+        if transfer and command == "validate":
+            print(format_transfer(_transfer_record(df, path)))
+            return 0
         if command == "calibrate":
             fits = F.fit_all(df)
             spread = R.residual_spread(df, F.calibrations(fits))
@@ -77,6 +83,10 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
             print(format_calibrations(fits), file=sys.stderr)
             power = F.fit_power(df, F.calibrations(fits))
             print(json.dumps(F.calibration_record(fits, Path(path).name, spread, by_key, power), indent=2))
+            if transfer:
+                record = _transfer_record(df, path, F.calibrations(fits))
+                _write(transfer, json.dumps(record, indent=1, ensure_ascii=False) + "\n", "--transfer")
+                print(format_transfer(record), file=sys.stderr)
             return 0
         held_out = R.leave_one_gpu_out(df)  # four fits: for the printed table and the error tables alike
         print(R.format_validation(R.validation_table(df, held_out=held_out)))
@@ -88,17 +98,54 @@ def run(command: str, path: str, error_tables: str | None = None) -> int:
                 "source": Path(path).name,
                 "tables": R.error_tables(df, held_out=held_out),
             }
-            try:
-                Path(error_tables).write_text(_compact_json(record))
-            except OSError as err:  # a full disk, found only when writing
-                why = err.strerror or err
-                raise MeasuredDataError(f"--error-tables {error_tables}: cannot write it ({why})") from None
+            _write(error_tables, _compact_json(record), "--error-tables")
         return 0
     except (MeasuredDataError, OSError) as err:
         print(f"inferx: {err}", file=sys.stderr)
         return 2
     finally:
         F.log.removeHandler(progress)
+
+
+def _write(name: str, text: str, option: str) -> None:
+    try:
+        Path(name).write_text(text)
+    except OSError as err:  # a full disk, found only when writing
+        raise MeasuredDataError(f"{option} {name}: cannot write it ({err.strerror or err})") from None
+
+
+def _transfer_record(df, path: str, per_stack: dict | None = None) -> dict:
+    """The transferable model fitted to the file's DeepSeek-R1 rows and the published tables, with its held-out
+    scores (`transfer_fit.transfer_record`)."""
+    from inferx.data.published import load_published
+    from inferx.serving import stored
+    from inferx.serving import transfer_fit as TF
+
+    mtp = TF.mtp_of(per_stack if per_stack is not None else stored.load_calibration())
+    return TF.transfer_record(TF.inferencex_rows(df), load_published(), mtp, Path(path).name)
+
+
+def format_transfer(record: dict) -> str:
+    """The transferable model's scores as text tables: median / p90 of |predicted / measured − 1| by kind of
+    extrapolation, by GPU and by model held out, the band coverage, and the sibling-GPU lookup beside it."""
+    metrics = ("tpot", "ttft", "throughput_per_gpu", "e2e", "throughput")
+    names = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "tok/s/GPU", "e2e": "E2E", "throughput": "max tok/s"}
+    lines = ["Transferable model: |predicted / measured − 1|, median / p90 (rows)"]
+    for title, entries in (*record["scores"].items(), ("sibling lookup (published rows)",
+                                                       record["sibling_lookup"]["lookup"]),
+                           ("model, same GPUs held out", record["sibling_lookup"]["model"])):  # fmt: skip
+        lines += ["", f"{title:<34}" + "".join(f"{names[m]:>16}" for m in metrics) + f"{'rows':>7}"]
+        for entry in entries:
+            cells = [f"{100 * entry[m][0]:6.1f} / {100 * entry[m][1]:5.1f} %" if m in entry else f"{'—':>16}"
+                     for m in metrics]  # fmt: skip
+            lines.append(f"{entry['group']:<34}" + "".join(f"{c:>16}" for c in cells) + f"{entry['rows']:>7}")
+    lines += ["", "p10–p90 bands of held-out runs, each GPU or model judged on a band built without it (share of "
+              "its runs inside):"]  # fmt: skip
+    for kind, c in record["coverage"].items():
+        if isinstance(c, dict):
+            lines.append(f"  {kind:<12} {100 * c['unwidened']:3.0f} % as measured; widened {c['widened_by']:g}× "
+                         f"(as stored) {100 * c['widened']:3.0f} %, of {c['rows']:,} runs")  # fmt: skip
+    return "\n".join(lines)
 
 
 def _rows(n) -> str:

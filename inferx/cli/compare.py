@@ -4,6 +4,7 @@ numbers that decide a choice, each under both models (ideal and expected)."""
 from __future__ import annotations
 
 import json
+import sys
 from urllib.parse import parse_qsl
 
 from inferx.analysis.answers import ANSWER_MEANING
@@ -11,7 +12,7 @@ from inferx.analysis.comparison import SIDES, comparison, comparison_rows
 from inferx.cli.records import rounded_json
 from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import resolve_params
+from inferx.scenario.machines import checked_context, resolve_params
 
 
 def scenario_from_query(query: str, name: str) -> Scenario:
@@ -21,7 +22,10 @@ def scenario_from_query(query: str, name: str) -> Scenario:
         if key not in PARAMS:
             raise InvalidParameter(name, f"{key!r} is not a control (`inferx point --help` lists them)", query)
         checked[key] = check_param(key, value)
-    return Scenario.from_params(**resolve_params(checked))
+    values, note = checked_context(resolve_params(checked), "ctx" in checked)  # as the CLI's options are checked
+    if note:
+        print(f"inferx: note: {name}: {note}", file=sys.stderr)
+    return Scenario.from_params(**values)
 
 
 def comparison_table(record: dict) -> str:

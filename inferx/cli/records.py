@@ -43,7 +43,9 @@ def point_record(scn: Scenario, batch: int) -> dict:
     stable = bool(r["stable"])
     record = {
         "batch": int(batch),
-        "throughput_tok_s": _finite(r["throughput"]),
+        "throughput_tok_s": _finite(r["throughput"]),  # the instance's, as ever; per GPU beside it
+        "throughput_per_gpu_tok_s": _finite(r["throughput"] / scn.params["gpus"]),
+        "gpus": int(scn.params["gpus"]),
         "ttft_ms": _finite(1e3 * r["ttft"]) if stable else None,
         "itl_ms": _finite(1e3 * r["itl"]),
         "t_step_ms": _finite(1e3 * r["t_step"]),
@@ -79,6 +81,7 @@ def point_record(scn: Scenario, batch: int) -> dict:
 def _point_answer(batch: int):
     def answer(scn: Scenario) -> dict:
         from inferx.analysis import economics, regimes
+        from inferx.analysis.breakdown import time_parts_ms
 
         r = {k: v[0] for k, v in scn.evaluate([batch]).items()}
         stable = bool(r["stable"])
@@ -92,6 +95,8 @@ def _point_answer(batch: int):
             "regime": str(regimes.binding(scn, [batch])[0]),
             "cost_per_mtok_usd": _finite(econ["cost_per_mtok"]),
             "tokens_per_joule": _finite(econ["tokens_per_joule"]),
+            # Where each output token's time goes (`breakdown.time_parts`): parts summing to itl_ms.
+            "time_per_token_ms": time_parts_ms(scn, batch),
         }
 
     return answer
@@ -104,6 +109,7 @@ def calibration_record(scn: Scenario) -> dict:
 
     info = scenario_calibration(scn)
     record = {k: info[k] for k in ("gpu", "framework", "precision", "basis", "fitted_on", "acceptance_source")}
+    record["extrapolation"] = info["kind"]  # measured, gpu_sibling, gpu_alone or model (`transfer.KIND_WORDS`)
     record["mtp"] = scn.mtp
     record["acceptance"] = _finite(info["acceptance"], 4)
     record["osl"] = scn.osl
@@ -112,22 +118,27 @@ def calibration_record(scn: Scenario) -> dict:
     # |predicted / measured − 1|; `group` says which), or None; and, pooled over the measured GPUs each left out of
     # the fit, what to expect on a GPU with no runs.
     record["measured_error"] = scenario_error(info)
-    record["held_out_error"] = held_out_error()
+    if info["basis"] != "transferred":  # the transferable model's measured error is already its kind's
+        record["held_out_error"] = held_out_error()
     if info["note"]:
         record["note"] = info["note"]
     return record
 
 
 def frontier_records(scn: Scenario, points: int | None = None) -> list[dict]:
-    """One row per batch size 1…B_max, or `points` geometric samples of that range, with the limit that binds."""
+    """One row per batch size 1…B_max, or `points` geometric samples of that range, with the limit that binds;
+    with `tput=gpu` each row also gives its throughput per GPU."""
     from inferx.analysis import regimes
 
     batches = np.arange(1, scn.b_max + 1) if points is None else geometric_batches(scn.b_max, points)
     r = scn.evaluate(batches)
+    gpus = scn.params["gpus"]
+    per_gpu = scn.params.get("tput") == "gpu"  # --tput gpu adds the column (throughput_tok_s keeps its meaning)
     return [
         {
             "batch": int(b),
             "throughput_tok_s": _finite(t),
+            **({"throughput_per_gpu_tok_s": _finite(t / gpus)} if per_gpu else {}),
             "ttft_ms": _finite(1e3 * f) if ok else None,
             "itl_ms": _finite(1e3 * i),
             "rho": _utilisation(rho),

@@ -28,6 +28,10 @@ import pandas as pd
 from inferx.data.user_files import json_problem
 
 MEASURED_ENV = "INFERX_MEASURED"
+# InferenceX draws each request's lengths uniformly between 0.8 and 1 times the nominal ISL and OSL, so a request
+# averages 0.9 of them (its rows: (E2E − TTFT) / TPOT ≈ 0.90 · OSL, median over all rows). A model of its runs
+# reads the mean lengths, not the nominal ones.
+MEAN_LENGTH_FRACTION = 0.9
 
 # Columns a file must have; cells of the metric columns may be blank (not measured).
 KEY_COLUMNS = ("hardware", "precision", "framework", "isl", "osl", "concurrency", "n_gpus")

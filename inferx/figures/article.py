@@ -18,6 +18,7 @@ from inferx.figures.curves import (
     preset_refs,
     residual_band_traces,
     x_scale_toggle,
+    x_spans_decades,
 )
 from inferx.figures.explorer import LABEL_HEIGHT, band_label_y, compute_bend, label_extent
 from inferx.figures.style import (
@@ -31,6 +32,7 @@ from inferx.figures.style import (
     QUEUE,
     QUEUE_BAND,
     QUEUE_TEXT,
+    RHO_BAND_LABEL,
     RHO_PRACTICAL,
     RIDGE,
     add_band,
@@ -45,6 +47,7 @@ from inferx.figures.style import (
     plot_layout,
     si,
 )
+from inferx.palette import gpu_colour
 from inferx.physics import engine as E
 from inferx.physics.presets import HARDWARE
 from inferx.scenario.batches import log_batches, log_spaced
@@ -217,7 +220,7 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     ]
     # Past ρ = 0.85 the queueing wait climbs to a wall at B_max: shade that stretch, not the usable one.
     x0 = RHO_PRACTICAL * scn.b_max
-    add_band(layout, x0, scn.b_max, QUEUE_BAND, "ρ > 0.85 →")
+    add_band(layout, x0, scn.b_max, QUEUE_BAND, f"{RHO_BAND_LABEL} →")
     layout["xaxis"]["range"] = [0, float(np.log10(scn.b_max)) + 0.02]
     # Beside the narrow band, not cut off by it, at 0.8 of the height (below the top right, where a tool bar may
     # be) unless a curve runs there: in calibrated mode TTFT climbs through it before the band. The y axis
@@ -241,7 +244,7 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     return {"data": data, "layout": layout}
 
 
-BAND_ARROW_SPAN = 0.25  # of Figure 3's batch axis: the width "ρ > 0.85 →" takes on a phone
+BAND_ARROW_SPAN = 0.25  # of Figure 3's batch axis: the width "ρ > 0.85: queue-bound →" takes on a phone
 
 LEVEL_ROOM = 0.1  # of a linear y axis: the height a level line's label takes beside its line on a phone's plot
 
@@ -328,7 +331,7 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         marker={"size": 6, "color": CURRENT},
     )
     layout["xaxis"]["rangemode"] = layout["yaxis"]["rangemode"] = "tozero"
-    x_scale_toggle(layout)
+    x_scale_toggle(layout, [trace])
     band = residual_band_traces(scn, r["throughput"], r["itl"], "tpot", 1e3)
     return {"data": [trace, points, *band], "layout": layout}
 
@@ -336,7 +339,7 @@ def itl_vs_throughput(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 NARROW_BAND = 0.15  # of Figure 5's x axis: too narrow for "batch" between its edge and the wall in a 480 px frame
 
 
-def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
+def _regimes(layout, scn: Scenario, r, x_end: float, x_start: float | None = None) -> None:
     """Shade the interactive (B ≤ B_split/8) and batch (B ≥ B_split) regimes, B_split = min(B*, B_max/2), with
     Figure 1's B* (the calibrated step's ridge in calibrated mode).
 
@@ -344,7 +347,7 @@ def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
     pinned A) squeezes both bands into the axis's first per cent, where side by side they printed over each
     other. A batch band under NARROW_BAND of the axis (`x_end`, the traces' largest x) is labelled just right
     of it, pointing back ("← batch"), or left of it where the axis ends there: inside, the label ran across
-    the curve's wall."""
+    the curve's wall. Given `x_start` (the traces' smallest x), the axis is log and the shares are in decades."""
     split = min(_ridge(scn.with_context(0))[0], scn.b_max / 2)  # Figure 1's B*: in calibrated mode, the fitted one
     T = r["throughput"]
     x_batch = float(np.interp(split, r["batch"], T))
@@ -353,8 +356,14 @@ def _regimes(layout, scn: Scenario, r, x_end: float) -> None:
         add_band(layout, float(T.min()), float(np.interp(split / 8, r["batch"], T)), INTERACTIVE_BAND, "interactive")
     end = float(T.max()) * 1.02
     add_band(layout, x_batch, end, BATCH_BAND, "batch", label_drop=14)
-    if end - x_batch < NARROW_BAND * x_end:
-        if end < (1 - NARROW_BAND) * x_end:
+    if x_start is None:
+        width, room = end - x_batch, x_end - end
+        span = x_end
+    else:
+        width, room = np.log10(end / x_batch), np.log10(x_end / end)
+        span = np.log10(x_end / x_start)
+    if width < NARROW_BAND * span:
+        if room > NARROW_BAND * span:
             layout["annotations"][-1].update(text="← batch", x=end, xshift=2)
         else:  # the axis ends at the band: left of it, where the curve is still low
             layout["annotations"][-1].update(text="batch →", xanchor="right", xshift=-2)
@@ -372,18 +381,23 @@ def preset_frontiers(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         if r is None:
             notes.append(f"{hw.label}: {no_curve_reason(ref)}")
         else:
-            data.append(frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8))
+            # Its own GPU count: per GPU, each machine's throughput is divided by its own (figures.units)
+            data.append(
+                {**frontier_trace(f"{hw.label} (preset)", r, hw.colour, "dash", 1.8), "meta": {"gpus": hw.n_gpus}}
+            )
     r = frontier(scn)
     if r is None:
         notes.insert(0, f"{machine_label(scn)} (current): {no_curve_reason(scn)}")
     else:
         stable = np.isfinite(r["ttft"])
         data += residual_band_traces(scn, r["throughput"][stable], r["ttft"][stable], "ttft", 1e3)
-        data.append(frontier_trace(f"{machine_label(scn)} (current)", r, CURRENT, "solid", 2.8))
-        _regimes(layout, scn, r, max(float(np.max(t["x"])) for t in data))
+        data.append(frontier_trace(f"{machine_label(scn)} (current)", r, gpu_colour(scn.params["gpu"]), "solid", 2.8))
+        wide = x_spans_decades(data)
+        x_start = min(float(np.min(t["x"])) for t in data) if wide else None
+        _regimes(layout, scn, r, max(float(np.max(t["x"])) for t in data), x_start)
     if notes:
         add_note_above(layout, data, "<br>".join(notes))
-    x_scale_toggle(layout)
+    x_scale_toggle(layout, data)
     if r is not None:
         log_x_if_squeezed(layout, data[-1:], data)
     return {"data": data, "layout": layout}

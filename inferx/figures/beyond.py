@@ -6,13 +6,17 @@ registry's signature `builder(scn, batch)`.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
+from inferx import palette as P
 from inferx.analysis import economics, regimes, slo
 from inferx.analysis.answers import ANSWER_OF_MODE, expected_error
 from inferx.figures import studies
 from inferx.figures import style as F
+from inferx.figures.both import readouts_in_both_modes
+from inferx.figures.curves import x_scale_toggle
 from inferx.figures.explorer import explorer as explorer_figure
 from inferx.figures.style import memoised
 from inferx.scenario.evaluation import Scenario
@@ -146,6 +150,8 @@ def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
         {"key": key, "label": regimes.LABELS[key], "colour": studies.REGIME_COLOURS[key]} for key in regimes.PRIORITY
     ]
     meta["rhoUnstable"] = F.RHO_PRACTICAL
+    # The ideal beside the expected at the dot's batch (the one drawn: a batch past B_max is drawn at the last).
+    meta["both"] = readouts_in_both_modes(scn, int(dot["customdata"][0][0]))
     fig["layout"]["meta"] = meta
     return fig
 
@@ -206,6 +212,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
             )
         )
     fig["layout"]["showlegend"] = True
+    x_scale_toggle(fig["layout"], fig["data"])
     return fig
 
 
@@ -273,7 +280,61 @@ def spec_batch(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
                 "bgcolor": "rgba(255,255,255,0.85)",
             }
         )
+    clip_to_realistic(fig)
     return fig
+
+
+OFF_SCALE = 2.0  # a curve peaking this many times above the realistic ones' top is drawn off the axis, labelled
+HEADROOM = 0.06  # of a log axis's span, above the highest realistic point
+
+
+def clip_to_realistic(fig: dict) -> None:
+    """Figure 14's speed-up axis from the realistic curves (the roofline verify's, solid), not from the
+    article's compute-only verify on SRAM, whose 100× and more flattened them against the floor. A curve
+    peaking past OFF_SCALE times their top leaves the plot through its top edge, labelled there with its peak."""
+    lines = [t for t in fig["data"] if t.get("mode", "lines") == "lines" and t.get("y")]
+    realistic = [t for t in lines if (t.get("line") or {}).get("dash", "solid") == "solid"]
+    if not realistic:
+        return
+    top = max(max(t["y"]) for t in realistic)
+    off = [t for t in lines if max(t["y"]) > OFF_SCALE * top]
+    if not off:
+        return
+    shown = [y for t in fig["data"] if t not in off for y in t["y"] if y and y > 0]
+    lo, hi = np.log10(min(shown)), np.log10(max(shown))
+    pad = HEADROOM * max(hi - lo, 0.3)
+    layout = fig["layout"]
+    layout["yaxis"].update(range=[float(lo - pad), float(hi + pad)], autorange=False)
+    # The batch axis fixed too: plotly's autorange widens an axis to hold a label placed on it, and the long
+    # off-scale label on a phone's plot took this one to 10¹⁰ requests.
+    xs = np.concatenate([np.asarray(t["x"], dtype=float) for t in lines])
+    layout["xaxis"].update(range=[float(np.log10(xs.min())), float(np.log10(xs.max()))], autorange=False)
+    for t in off:
+        x, y = np.log10(np.asarray(t["x"], dtype=float)), np.log10(np.asarray(t["y"], dtype=float))
+        above = y > hi + pad
+        # Where it crosses the top edge: entering (a falling curve, labelled to the right of where it comes into
+        # view) or leaving (a rising one, labelled to the left of where it goes).
+        falling = bool(above[0])
+        k = int(np.argmax(~above)) if falling else max(int(np.argmax(above)) - 1, 0)
+        layout["annotations"].append(
+            {
+                "text": f"{re.sub(r' [(][^)]*[)]', '', t['name'])}: off scale, up to {max(t['y']):,.3g}× ↑",
+                "x": float(x[k]),
+                "y": float(hi + pad),
+                "xref": "x",
+                "yref": "y",
+                "showarrow": False,
+                "xanchor": "left" if falling else "right",
+                "xshift": 6 if falling else -6,
+                "yanchor": "top",
+                "yshift": -2,
+                "font": {"size": 11, "color": P.text(t["line"]["color"])},
+                "bgcolor": "rgba(255,255,255,0.85)",
+                "name": "off-scale",
+            }
+        )
+        t.setdefault("meta", {})["offScale"] = True
+    F.decade_ticks({"data": [t for t in fig["data"] if t not in off], "layout": layout}, redo=True)
 
 
 @memoised(_weights)

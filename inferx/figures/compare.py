@@ -37,7 +37,7 @@ from inferx.figures.style import decade_ticks, level_lines, x_extent
 from inferx.physics.hardware import GPUS
 from inferx.scenario.controls import ARTICLE_ONLY, CALIBRATED_ONLY, PARAMS
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import default_params, machine_values
+from inferx.scenario.machines import default_link, default_params, machine_tp, machine_values
 from inferx.text import counted
 
 PINNED_GROUP = "pinned-A"
@@ -67,17 +67,25 @@ def _own_settings(scn: Scenario, among=None, machine_said: bool = True) -> dict:
     its machine (preset, GPU, count) aside, and while `machine_said`, bandwidth, compute and HBM where they are
     that machine's (the label's "5×B300" says them)."""
     p = scn.params
-    machine = machine_values(p["preset"], p["gpu"], p["gpus"], p["wdtype"])
+    # What the machine gives: its bandwidth, compute and HBM, and the TP and link a GPU and count take.
+    machine = machine_values(p["gpu"], p["gpus"], p["wdtype"]) | {
+        "tp": machine_tp(p["gpus"]),
+        "ic": default_link(p["gpu"]),
+    }
     # A control the scenario's model does not read: naming it would say A differs where it does not.
     unread = ("preset", "gpu", "gpus", *(CALIBRATED_ONLY if scn.mode == "article" else ARTICLE_ONLY))
     values = compact_params(p) if among is None else {k: p[k] for k in among}
     return {
         k: v
         for k, v in values.items()
-        if k not in unread
-        and v is not None
-        and not (machine_said and k in machine and math.isclose(v, machine[k], rel_tol=5e-3))
+        if k not in unread and v is not None and not (machine_said and k in machine and _same(v, machine[k]))
     }  # 5e-3: a slider's value is the machine's rounded to 3 significant figures
+
+
+def _same(value, machine) -> bool:
+    if isinstance(value, str) or isinstance(machine, str):
+        return value == machine
+    return math.isclose(value, machine, rel_tol=5e-3)
 
 
 def _setting(name: str, value) -> str:
@@ -231,7 +239,7 @@ def _pinned_levels(layout: dict, pinned: dict, data: list) -> list[dict]:
     ]
 
 
-PHONE_CHAR = LABEL_SPAN / len("ρ > 0.85: unstable")  # a character's share of a phone's plot width
+PHONE_CHAR = LABEL_SPAN / len("ρ > 0.85: queue-bound")  # a character's share of a phone's plot width
 
 
 def _keep_labels_inside(layout: dict, data: list) -> None:

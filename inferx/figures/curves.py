@@ -114,40 +114,41 @@ def frontier_trace(name, r, colour, dash="solid", width=2.0) -> dict:
     )
 
 
-def x_scale_toggle(layout: dict) -> None:
-    """Buttons above the graph that switch its linear x-axis to log and back, with no callback: plotly's
+LOG_SPAN = 100.0  # x data spanning this factor (two decades) or more opens on log x: on linear it fills a corner
+
+
+def x_spans_decades(data: list, factor: float | None = None) -> bool:
+    """Whether the drawn traces' positive x values span `factor` (LOG_SPAN) or more (hidden traces do not
+    count)."""
+    factor = LOG_SPAN if factor is None else factor
+    xs = [_positive(t.get("x")) for t in data if t.get("visible", True) is True]
+    xs = np.concatenate(xs) if xs else np.empty(0)
+    return bool(xs.size) and float(np.maximum.reduce(xs)) >= factor * float(np.minimum.reduce(xs))
+
+
+def x_scale_toggle(layout: dict, data: list | None = None) -> None:
+    """Buttons above the graph that switch its x-axis between linear and log, with no callback: plotly's
     relayout sets the axis type and moves the annotations placed on x, which plotly reads as log10 of the
-    value on a log axis. Measured throughputs, far below the frontier's, gather at x ≈ 0 on the linear scale."""
+    value on a log axis. Every frontier figure has them (Figures 4–7, 9, 10). Given the figure's `data`, the
+    axis opens on log where those span two decades or more (`x_spans_decades`): on linear, the small batches'
+    points gathered in the corner by the y axis. The layout's annotations are placed on a linear axis."""
     on_x = [(k, a["x"]) for k, a in enumerate(layout["annotations"]) if a.get("xref") == "x"]
     # Null gives linear its own ticks back.
-    linear = {"xaxis.type": "linear", "xaxis.autorange": True, "xaxis.dtick": None}
+    linear = {"xaxis.type": "linear", "xaxis.autorange": True, "xaxis.dtick": None, "xaxis.minor.showgrid": False}
+    linear |= {"xaxis.tickmode": None, "xaxis.tickvals": None}
+    if "rangemode" in layout["xaxis"]:  # plotly reads it on a linear axis only
+        linear["xaxis.rangemode"] = layout["xaxis"]["rangemode"]
     linear |= {f"annotations[{k}].x": x for k, x in on_x}
-    layout["margin"]["t"] = 58  # the buttons sit under the tool bar, which spans the top on a phone
-    layout["updatemenus"] = [
-        {
-            "type": "buttons",
-            "direction": "left",
-            "showactive": True,
-            "active": 0,
-            "x": 0,
-            "xanchor": "left",
-            "y": 1.01,
-            "yanchor": "bottom",
-            "pad": {"l": 0, "r": 0, "t": 0, "b": 0},
-            "font": {"size": 10},
-            "buttons": [
-                {"label": "linear x", "method": "relayout", "args": [linear]},
-                {"label": "log x", "method": "relayout", "args": [_log_x(layout)]},
-            ],
-        }
-    ]
+    set_scale_buttons(layout, linear, _log_x(layout), active=0)
+    if data is not None and x_spans_decades(data):
+        open_on_log(layout)
 
 
 def _log_x(layout: dict) -> dict:
     """The relayout that puts a linear x axis on log: whole decades only (as every log axis here), and each
     annotation placed on x at log10 of its value, where plotly reads it on a log axis."""
     on_x = {f"annotations[{k}].x": _log10(a["x"]) for k, a in enumerate(layout["annotations"]) if a.get("xref") == "x"}
-    return {"xaxis.type": "log", "xaxis.autorange": True, "xaxis.dtick": 1} | on_x
+    return {"xaxis.type": "log", "xaxis.autorange": True, "xaxis.dtick": 1, "xaxis.minor.showgrid": True} | on_x
 
 
 def _log10(x: float) -> float:
@@ -194,12 +195,22 @@ def log_x_if_squeezed(layout: dict, ours: list, every: list) -> None:
         if not xs.size:
             return
         axis.update(range=log_range(xs, pad=0.03), type="log", dtick=1)
+    layout["xaxis"] = axis
+    open_on_log(layout, keep_axis=fixed)
+
+
+def open_on_log(layout: dict, keep_axis: bool = False) -> None:
+    """A linear x axis put on log as its log button would (`keep_axis`: all but the axis, whose range the
+    caller sets), the button shown pressed. The axis, annotations and menu are replaced, not changed in place."""
+    axis = dict(layout.get("xaxis") or {})
     notes = [dict(note) for note in layout.get("annotations") or []]
     for key, value in _log_x({"annotations": notes}).items():
-        if fixed and key.startswith("xaxis."):
+        if keep_axis and key.startswith("xaxis."):
             continue
         if key.startswith("annotations["):
             notes[int(key[len("annotations[") : key.index("]")])]["x"] = value
+        elif key == "xaxis.minor.showgrid":  # decade_ticks sets the minor grid of a log axis
+            continue
         else:
             axis[key.removeprefix("xaxis.")] = value
     layout.update(xaxis=axis, annotations=notes)
@@ -221,3 +232,27 @@ def log_range(values, pad: float = 0.06) -> list[float]:
     lo, hi = np.log10(np.minimum.reduce(values)), np.log10(np.maximum.reduce(values))
     margin = pad * max(hi - lo, 0.5)
     return [float(lo - margin), float(hi + margin)]
+
+
+def set_scale_buttons(layout: dict, linear: dict, log: dict, active: int) -> None:
+    """The linear/log x buttons over a figure (`active`: 0 linear, 1 log), each a relayout to its arguments; the
+    top margin makes room for them under the tool bar, which spans the top on a phone."""
+    layout["margin"]["t"] = 58
+    layout["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "showactive": True,
+            "active": active,
+            "x": 0,
+            "xanchor": "left",
+            "y": 1.01,
+            "yanchor": "bottom",
+            "pad": {"l": 0, "r": 0, "t": 0, "b": 0},
+            "font": {"size": 10},
+            "buttons": [
+                {"label": "linear x", "method": "relayout", "args": [linear]},
+                {"label": "log x", "method": "relayout", "args": [log]},
+            ],
+        }
+    ]

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from inferx import palette as P
-from inferx.figures.curves import log_range
+from inferx.figures.curves import log_range, set_scale_buttons, x_spans_decades
 from inferx.figures.style import (
     AMBER,
     CURRENT,
@@ -16,6 +16,7 @@ from inferx.figures.style import (
     QUEUE_BAND,
     QUEUE_TEXT,
     READOUT_DIGITS,
+    RHO_BAND_LABEL,
     RHO_PRACTICAL,
     add_band,
     add_note,
@@ -32,7 +33,7 @@ from inferx.scenario.frontier import EXPLORER_POINTS, frontier, no_curve_reason
 
 @json_ready
 def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
-    """Operating-point explorer: the frontier, where it turns compute-bound and its unstable stretch ρ > 0.85
+    """Operating-point explorer: the frontier, where it turns compute-bound and the ρ band (RHO_BAND_LABEL)
     marked, and a dot at the chosen batch.
 
     customdata carries [B, ITL ms, ρ] for every sample so the browser can move the dot and the readouts
@@ -75,12 +76,39 @@ def explorer(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         "hovertemplate": line["hovertemplate"].replace("<extra>Frontier", "<extra>operating point"),
         "cliponaxis": False,  # at either end of the sweep the dot overhangs the plot area rather than be cut
     }
-    layout["xaxis"].update(range=[0.0, 1.04 * float(np.maximum.reduce(r["throughput"]))], autorange=False)
+    # Fixed ranges for either scale, log where the frontier spans two decades (the small batches' end of the
+    # curve, where the dot starts, sat in the corner of a linear axis).
+    ranges = {
+        "linear": [0.0, 1.04 * float(np.maximum.reduce(r["throughput"]))],
+        "log": log_range(r["throughput"], 0.03),
+    }
+    scale = "log" if x_spans_decades([line]) else "linear"
+    layout["xaxis"].update(type=scale, range=ranges[scale], autorange=False, **({"dtick": 1} if scale == "log" else {}))
     layout["yaxis"].update(range=log_range(ttft_ms), autorange=False)
     _explorer_marks(layout, scn, r, ttft_ms)
     band_label_clear(layout, [line])
+    fixed_x_toggle(layout, ranges)
     layout["showlegend"] = False
     return {"data": [line, dot], "layout": layout}
+
+
+def fixed_x_toggle(layout: dict, ranges: dict) -> None:
+    """The log/linear x buttons of every frontier figure (`curves.x_scale_toggle`) on an axis with a fixed range
+    for each scale (`ranges`): the animation keeps the explorer's axes still. Annotations on x move with it."""
+    log = layout["xaxis"]["type"] == "log"
+    on_x = [(k, a["x"]) for k, a in enumerate(layout["annotations"]) if a.get("xref") == "x"]
+    data_x = [(k, 10.0**x if log else x) for k, x in on_x]
+    linear = {"xaxis.type": "linear", "xaxis.range": ranges["linear"], "xaxis.dtick": None}
+    linear |= {"xaxis.minor.showgrid": False} | {f"annotations[{k}].x": x for k, x in data_x}
+    as_log = {"xaxis.type": "log", "xaxis.range": ranges["log"], "xaxis.dtick": 1, "xaxis.minor.showgrid": True}
+    as_log |= {f"annotations[{k}].x": float(np.log10(x)) if x > 0 else 0.0 for k, x in data_x}
+    set_scale_buttons(layout, linear, as_log, active=int(log))
+
+
+def axis_end(layout: dict, axis: str = "xaxis") -> float:
+    """The high end of an axis's fixed range in the data's units (a log axis's range is in decades)."""
+    end = layout[axis]["range"][1]
+    return float(10.0**end) if layout[axis].get("type") == "log" else float(end)
 
 
 def compute_bend(scn: Scenario, batches) -> float:
@@ -101,7 +129,7 @@ def compute_bend(scn: Scenario, batches) -> float:
     return float(b[j - 1] + (b[j] - b[j - 1]) * -lead[j - 1] / (lead[j] - lead[j - 1]))
 
 
-LABEL_SPAN = 0.35  # of the explorer's throughput axis: the width "ρ > 0.85: unstable" takes on a phone
+LABEL_SPAN = 0.4  # of the explorer's throughput axis: the width "ρ > 0.85: queue-bound" takes on a phone
 
 BEND_LABEL = "bend"  # the `name` of the explorer's compute-bound label, which compare.merge may turn
 
@@ -113,13 +141,14 @@ def bend_label_place(x_share: float, y_share: float) -> dict:
     higher, since the frontier rises under the words; there, in the top 40 % (where up ran off a short plot),
     down and to the right."""
     if x_share > LABEL_SPAN:
-        return {"ax": -30, "ay": -42, "xanchor": "auto", "yanchor": "auto"}
+        # Past the middle the words end at the arrow's tail: centred there, a phone's plot cut them at its edge.
+        return {"ax": -30, "ay": -42, "xanchor": "right" if x_share > 0.5 else "auto", "yanchor": "auto"}
     if y_share < 0.6:
         return {"ax": 20, "ay": -70, "xanchor": "left", "yanchor": "auto"}
     return {"ax": 20, "ay": 36, "xanchor": "left", "yanchor": "top"}
 
 
-BAND_LABEL = "unstable"  # the `name` of the explorer's "ρ > 0.85" label, which compare.merge may move
+BAND_LABEL = "rho-band"  # the `name` of the explorer's ρ band label, which compare.merge may move
 
 LABEL_HEIGHT = 0.08  # of the explorer's plot: one line of 11 px type in a short embed's
 
@@ -207,7 +236,7 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
     b_unstable = RHO_PRACTICAL * scn.b_max
     if r["batch"][-1] > b_unstable:
         x0 = float(np.interp(b_unstable, r["batch"], r["throughput"]))
-        add_band(layout, x0, layout["xaxis"]["range"][1], QUEUE_BAND, "ρ > 0.85: unstable")
+        add_band(layout, x0, axis_end(layout), QUEUE_BAND, RHO_BAND_LABEL)
         # Left of the band where no curve runs (halfway up, the calibrated curve ran through the words). Throughput
         # and TTFT rise together, so nothing lies above and left of where the frontier enters the band: there,
         # unless that is near the top, where the tool bar and the compute-bound label may be; then at the foot if
@@ -216,7 +245,10 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
         low, high = layout["yaxis"]["range"]
         height = (np.log10(ttft_ms) - low) / (high - low)
         entry = float(np.interp(b_unstable, r["batch"], height))
-        foot_clear = np.minimum.reduce(height[r["throughput"] >= x0 - LABEL_SPAN * layout["xaxis"]["range"][1]]) > 0.12
+        on_x = np.log10(r["throughput"]) if layout["xaxis"]["type"] == "log" else r["throughput"]
+        across = axis_shares(layout, on_x, 0.0)[0]
+        x0_share = axis_shares(layout, annotation_at(layout, "xaxis", x0), 0.0)[0]
+        foot_clear = np.minimum.reduce(height[across >= x0_share - LABEL_SPAN]) > 0.12
         if entry < 0.8 or (not foot_clear and entry < 0.93):
             y = {"y": entry + 0.02, "yanchor": "bottom"}
         else:
@@ -230,7 +262,7 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
         layout["annotations"].append(
             {
                 "text": f"step compute-bound from B = {b_bend:,.0f}",
-                "x": x,
+                "x": annotation_at(layout, "xaxis", x),
                 "y": annotation_at(layout, "yaxis", y),
                 "xref": "x",
                 "yref": "y",
@@ -239,7 +271,9 @@ def _explorer_marks(layout: dict, scn: Scenario, r: dict, ttft_ms: np.ndarray) -
                 "arrowwidth": 1.2,
                 "arrowcolor": P.REGIME["compute"],  # the mark of the compute limit, as prefill is on Figure 3
                 "name": BEND_LABEL,
-                **bend_label_place(*axis_shares(layout, x, annotation_at(layout, "yaxis", y))),
+                **bend_label_place(
+                    *axis_shares(layout, annotation_at(layout, "xaxis", x), annotation_at(layout, "yaxis", y))
+                ),
                 "font": {"size": 11, "color": P.TEXT["compute"]},
                 "bgcolor": "rgba(255,255,255,0.85)",
             }

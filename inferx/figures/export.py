@@ -18,7 +18,7 @@ from inferx.figures import registry
 from inferx.figures.style import level_lines, round_sig, x_extent
 from inferx.scenario.controls import PARAMS
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import default_params, machine_values
+from inferx.scenario.machines import default_link, default_params, machine_tp, machine_values
 
 # What `--figure` takes besides a number, a key ("fig5") or a name as in `/embed/<name>` (`registry.by_name`):
 # short names for Figures 13-15.
@@ -42,9 +42,15 @@ def build_figure(scn: Scenario, name: str, batch: int = 8) -> dict:
     return registry.build(scn, (name,), batch)[name]
 
 
+# An instance's throughput keeps the column name it always had ("Output throughput (tok/s)"); per GPU the
+# column says so ("Output throughput per GPU (tok/s)"), a column of its own (figures.units).
+_PER_INSTANCE = re.compile(r" per instance \([^()]*\)")
+
+
 def axis_titles(fig: dict) -> tuple[str, str]:
     layout = fig["layout"]
-    return tuple(layout.get(axis, {}).get("title", {}).get("text", axis[0]) for axis in ("xaxis", "yaxis"))
+    titles = (layout.get(axis, {}).get("title", {}).get("text", axis[0]) for axis in ("xaxis", "yaxis"))
+    return tuple(_PER_INSTANCE.sub("", title) for title in titles)
 
 
 def _is_statement(trace: dict) -> bool:
@@ -175,7 +181,8 @@ def _machine_part(scn: Scenario) -> str:
 def _changed(p: dict) -> list[str]:
     """The other settings that differ from what the preset and the machine give, as `bw-52`, `wdtype-fp4`: two
     downloads at different settings get different names."""
-    base = default_params(p["preset"]) | machine_values(p["preset"], p["gpu"], p["gpus"], p["wdtype"])
+    base = default_params(p["preset"]) | machine_values(p["gpu"], p["gpus"], p["wdtype"])
+    base |= {"tp": machine_tp(p["gpus"]), "ic": default_link(p["gpu"])}  # what the GPU and count take
     return [f"{name}-{_shown(p[name])}" for name in PARAMS if name not in _NAMED and p[name] != base[name]]
 
 

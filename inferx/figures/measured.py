@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from inferx import palette as P
-from inferx.data.measured import apply_filters, instance_output_throughput, validation_rows
+from inferx.data.measured import MEAN_LENGTH_FRACTION, apply_filters, instance_output_throughput, validation_rows
 from inferx.figures.style import AXIS, decade_ticks, round_sig, unnumbered_if_empty
 from inferx.physics import engine as E
 from inferx.physics.hardware import GPUS, memory_fit_message
@@ -144,9 +144,11 @@ def model_curves(scn, gpus: int, isl: int, osl: int, calibrations=None) -> dict:
         cal, _ = calibration_for(gpu, info["framework"], calibrations, precision)
         if getattr(scn, "acceptance", None) is not None:
             cal = C.Calibration(**{**cal.__dict__, "acceptance": scn.acceptance})
-    calib = C.predict_closed_loop(cal, gpu, batch, isl, osl, gpus, False, scn.model, bw_gpu, dense_gpu,
+    # InferenceX's requests average 0.9 of the nominal lengths: the curves model the runs as they were made.
+    mean_isl, mean_osl = MEAN_LENGTH_FRACTION * isl, MEAN_LENGTH_FRACTION * osl
+    calib = C.predict_closed_loop(cal, gpu, batch, mean_isl, mean_osl, gpus, False, scn.model, bw_gpu, dense_gpu,
                                   precision=precision, mtp=mtp)  # fmt: skip
-    art = C.predict_article(gpu, batch, isl, osl, gpus, scn.model, bw_gpu, article_gpu)
+    art = C.predict_article(gpu, batch, mean_isl, mean_osl, gpus, scn.model, bw_gpu, article_gpu)
     return {
         "batch": batch,
         "gpu": gpu,
@@ -337,7 +339,12 @@ def overlay_traces(df: pd.DataFrame | None, kind: str) -> list[dict]:
     x = instance_output_throughput(df)
     rows = df[x.notna() & df[y_column].notna() & (df[y_column] > 0)]
     y_name = "TPOT" if kind == "fig4" else "TTFT"
-    return _point_traces(rows, x, df[y_column], f"%{{x:,.4~r}} tok/s · {y_name} %{{y:,.3~r}} ms")
+    traces = _point_traces(rows, x, df[y_column], f"%{{x:,.4~r}} tok/s · {y_name} %{{y:,.3~r}} ms")
+    # Each run's throughput per GPU too, for a figure drawn per GPU (`tput=gpu`; assets/measured.js swaps it in).
+    per_gpu = df["output_tput_per_gpu_tok_s"].where(df["output_tput_per_gpu_tok_s"].notna(), x / df["n_gpus"])
+    for trace, same in zip(traces, _point_traces(rows, per_gpu, df[y_column], ""), strict=True):
+        trace["meta"]["xPerGpu"] = same["x"]
+    return traces
 
 
 DIVERGENCE_TITLE = "The article's model, the calibrated model and the measurements"

@@ -12,14 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inferx.analysis import spec
+from inferx.analysis.regimes import RHO_BAND, RHO_QUEUE
 from inferx.figures import article as F
-from inferx.figures import beyond, compare, style, variants
+from inferx.figures import beyond, compare, style, units, variants
 from inferx.figures.curves import context_refs, preset_refs, quant_refs, workload_refs
 from inferx.figures.text import with_summary
 from inferx.scenario.evaluation import Scenario
 from inferx.scenario.frontier import CURVE_POINTS, EXPLORER_POINTS, evaluate_frontiers
 
 ARTICLE_FIGURES = 9  # Figures 1–9 are the article's; the later ones go beyond it
+_RHO_BAND_WORDS = f"“{RHO_BAND}”"  # the ρ band as Figures 3 and 6 label it
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,9 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 3 · Where time to first token comes from",
         "Prefill of the prompt sets a floor that batching cannot lower. On top sits the wait for a decode slot, "
         "modelled as an M/G/1 queue: small while the batch is far from the KV limit, unbounded as "
-        "$\\rho=B/B_\\text{max}\\to1$. Operators stay left of the shaded band, where $\\rho>0.85$ and the wait "
-        "climbs to a wall at $B_\\text{max}$. The wait counts whole steps with their collectives (ITL, the "
+        f"$\\rho=B/B_\\text{{max}}\\to1$. In the shaded band, {_RHO_BAND_WORDS}, the wait "
+        "climbs to a wall at $B_\\text{max}$: a batch there can still meet a TTFT target, but with little room. "
+        "The wait counts whole steps with their collectives (ITL, the "
         "article's $t_\\text{step}^\\text{dist}$ when TP or PP is above one). In calibrated mode the floor is the "
         "calibrated prefill, and the wait also holds each request's fixed cost and the scheduler's polling.",
         r"\text{TTFT}=t_\text{prefill}(S_\text{in})+\frac{1+\text{CV}^2}{2}\cdot\frac{\text{ITL}(B)}{1-B/B_\text{max}}",
@@ -160,7 +163,7 @@ FIGURES: dict[str, Figure] = _entries(
         beyond.explorer,
         height=440,
         reads_batch=True,
-        subtitle="Small batches buy throughput cheaply; past ρ = 0.85 TTFT runs away for little more throughput.",
+        subtitle=f"Small batches buy throughput cheaply; past ρ = {RHO_QUEUE:g} the queue binds and TTFT runs away.",
     ),
     Figure(
         7,
@@ -214,8 +217,9 @@ FIGURES: dict[str, Figure] = _entries(
         "Figure 10 · Which limit binds, and what meets the SLO",
         "The frontier of Figure 6, coloured by the limit that sets each batch size's step: the HBM read "
         "(bandwidth), the tensor cores (compute), collectives taking over half the step (communication), the queue "
-        "past $\\rho=0.85$, or a KV cache at least 95 % full. The grey band is the part that meets both latency "
-        "targets; the star is its best throughput, the largest batch that meets them, since TTFT and ITL both "
+        f"past $\\rho={RHO_QUEUE:g}$ (the band Figures 3 and 6 label {_RHO_BAND_WORDS}), or a KV cache at least 95 % "
+        "full. The grey band is the part that meets both latency targets; the star is its best throughput, the "
+        "largest batch that meets them, since TTFT and ITL both "
         "grow with $B$. In calibrated mode the two times are the calibrated step's: the experts a batch touches "
         "at the achieved bandwidth, the FLOPs at the achieved compute, and the prefills that stall each step.",
         _stacked(
@@ -337,9 +341,11 @@ def build(
     names = list(FIGURES) if names is None else list(names)
     grids = [g for n in names if FIGURES[n].grids for g in FIGURES[n].grids(scn)]
     evaluate_frontiers(frontier_keys(scn, names, batch), grids)  # one numpy pass for all of them
-    figs = {name: FIGURES[name].builder(scn, batch) for name in names}
-    if pinned is not None:
-        theirs = _pinned_figures(tuple(sorted(pinned.params.items())), tuple(names), batch)
+    per_gpu, gpus = scn.params.get("tput") == "gpu", scn.params["gpus"]
+    figs = {name: units.in_units(FIGURES[name].builder(scn, batch), per_gpu, gpus) for name in names}
+    if pinned is not None:  # A's throughput in the unit the current settings ask for
+        a_params = {**pinned.params, "tput": scn.params.get("tput", "instance")}
+        theirs = _pinned_figures(tuple(sorted(a_params.items())), tuple(names), batch)
         label = compare.legend_label(pinned, scn)
         figs = {name: compare.merge(figs[name], theirs[name], label) for name in names}
     # Summarised after the merge, so a text alternative names A's curves too.

@@ -23,11 +23,11 @@ from inferx.analysis.spec import (
     verify_time,
 )
 from inferx.figures.style import (
+    CURRENT,
     add_hline,
     add_note,
     add_vline,
     json_ready,
-    keep_in_lower_share,
     line_trace,
     plot_layout,
 )
@@ -41,6 +41,8 @@ from inferx.text import number
 LABEL_ROOM = 0.18  # share of a log axis's height kept over the last labelled point: a label's height in a 360 px frame
 
 PEAK_LABEL = "peak"  # the `name` of the peak rate's label, which compare.merge may move off A's curves
+
+E2E_ROOM = 0.05  # decades of the latency axis over the E2E curve's end
 
 PEAK_ROOM = 1.6  # the rate axis ends this far past the peak rate, for the peak line's label
 
@@ -78,8 +80,8 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
     hover = "λ = %{x:,.3~r} req/s<br>%{y:,.4~r} ms<br>C = %{customdata:,}"
     custom = c["batch"].astype(int).tolist()
     data = [
-        line_trace("TTFT", c["rate"], 1e3 * c["ttft"], P.VIOLET, hover=hover, custom=custom),
-        line_trace(f"E2E ({n_out:,} output tokens)", c["rate"], 1e3 * c["e2e"], P.CRIMSON, hover=hover, custom=custom),
+        line_trace("TTFT", c["rate"], 1e3 * c["ttft"], P.ramp(2)[0], hover=hover, custom=custom),
+        line_trace(f"E2E ({n_out:,} output tokens)", c["rate"], 1e3 * c["e2e"], CURRENT, hover=hover, custom=custom),
     ]
     marks = np.array([b for b in concurrencies if b <= c["peak_batch"]], dtype=float)
     if marks.size:
@@ -92,7 +94,10 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
         lo = np.log10(1e3 * min(c["ttft"].min(), c["e2e"].min()))
         top = np.log10(1e3 * e2e[-1])
         x_range = (np.log10(c["rate"][0]), np.log10(c["peak_rate"] * PEAK_ROOM))
-        y_range = (lo, lo + (top - lo) / (1 - LABEL_ROOM))
+        # The top: room over the last labelled point for its label, and the whole E2E curve, which climbs past
+        # that point to the peak (given only the label's room to include, the curve's end left the plot).
+        high = max(lo + (top - lo) / (1 - LABEL_ROOM), np.log10(1e3 * c["e2e"].max()) + E2E_ROOM)
+        y_range = (lo, high)
         labelled = labels_apart(little_rate(marks, e2e), 1e3 * e2e, x_range, y_range)
         data.append(
             line_trace(
@@ -113,7 +118,7 @@ def fig_rate(scn: Scenario, n_out: int = N_OUT, concurrencies=CONCURRENCIES) -> 
         )
         # Room over the last point for its label, which sits above it: plotly's autorange pads markers, not
         # text, and the E2E curve ends just above that point when the peak lies near it.
-        keep_in_lower_share(layout, lo, top, 1 - LABEL_ROOM)
+        layout["yaxis"]["autorangeoptions"] = {"include": [float(10.0**high)]}
     add_vline(layout, c["peak_rate"], "#555555", f"peak {number(c['peak_rate'])} req/s at C = {c['peak_batch']:,}")
     # Left of the line (the curves end at it), in the gap between TTFT and E2E where the label runs: their
     # geometric mean at half the peak rate (the axis is log), wherever the mode puts the two curves.
@@ -194,7 +199,7 @@ def fig_economics(
     return {"data": [trace], "layout": layout}
 
 
-DRAFT_COLOURS = {"gpu": P.VIOLET, "sram": P.CRIMSON}  # series colours (inferx.palette): neither is a limit
+DRAFT_COLOURS = dict(zip(("gpu", "sram"), P.ramp(2), strict=True))  # the ramp by the draft's bandwidth
 
 DRAFT_LABELS = {"gpu": "GPU draft (3.35 TB/s)", "sram": "SRAM draft (150 TB/s)"}
 
@@ -215,9 +220,10 @@ def fig_spec_k(scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, k_m
     # The plain ITL and each verify time are the same for every α: computed once (`speculative`, by hand).
     plain = scn.roofline_itl(np.atleast_1d(B))[0]
     hover = "k = %{x}<br>ITL_eff = %{y:,.3~r} ms<br>speed-up %{customdata}×"
-    curves = [(f"α = {a:g}", a, "roofline", P.SERIES[i % len(P.SERIES)], "solid") for i, a in enumerate(alphas)]
+    by_alpha = dict(zip(sorted(alphas), P.ramp(len(alphas)), strict=True))  # the ramp: α lowest lightest
+    curves = [(f"α = {a:g}", a, "roofline", by_alpha[a], "solid") for a in alphas]
     # The article's verify leaves out the weight read, so it promises more than any pass can deliver.
-    curves.append((f"α = {ALPHA:g}, article's verify", ALPHA, "article", P.SERIES[2], "dot"))
+    curves.append((f"α = {ALPHA:g}, article's verify", ALPHA, "article", by_alpha.get(ALPHA, CURRENT), "dot"))
     verify = {mode: verify_time(scn, k, B, mode) for mode in VERIFY_MODES}
     for name, alpha, mode, colour, dash in curves:
         itl_eff = E.itl_speculative(k, alpha, delta, verify[mode], E.expected_accepted(k, alpha))
@@ -278,7 +284,7 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
                         mode="markers+text",
                         text=[f"B = {b0:,}"],
                         textposition="bottom left" if draft == "gpu" else "bottom right",
-                        textfont={"color": DRAFT_COLOURS[draft], "size": 11},
+                        textfont={"color": P.text(DRAFT_COLOURS[draft]), "size": 11},
                         marker={"size": 9, "color": DRAFT_COLOURS[draft], "symbol": "x"},
                         showlegend=False,
                         **ref,
@@ -315,13 +321,13 @@ def fig_moe(scn: Scenario, b_end: int = 4096) -> dict:
     add_hline(
         layout,
         c["active_bytes"] / 1e9,
-        P.VIOLET,
+        P.ramp(2)[0],
         f"P<sub>active</sub>·b<sub>w</sub> = {c['active_bytes'] / 1e9:,.0f} GB",
     )
     add_hline(
         layout,
         c["total_bytes"] / 1e9,
-        P.CRIMSON,
+        P.ramp(2)[1],
         f"P<sub>total</sub>·b<sub>w</sub> = {c['total_bytes'] / 1e9:,.0f} GB",
         "left",
     )

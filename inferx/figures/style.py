@@ -18,22 +18,26 @@ import numpy as np
 import orjson
 
 from inferx import palette as P
+from inferx.analysis.regimes import RHO_BAND, RHO_QUEUE
 from inferx.scenario.controls import BATCH
 from inferx.scenario.evaluation import Scenario
 
 CURRENT = P.CURRENT
 AMBER = P.REGIME["queue"]  # the explorer's dot before its binding limit colours it (beyond.explorer)
-# Reference curves take the series colours (inferx.palette), never a limit's; each is dashed and named in its legend.
-CONTEXT_REFS = {1024: P.VIOLET, 8192: P.CRIMSON, 32768: P.GREY}  # their labels take the colour: no sky
-QUANT_REFS = {("fp16", "fp16"): P.CRIMSON, ("fp8", "fp8"): P.SKY}  # the article's two references
+# Reference curves are values of an ordered parameter: they take the grey ramp (inferx.palette.RAMP), light for the
+# smallest value, never a hue (a hue is a GPU's or a limit's); each is dashed and named.
+_R3 = P.ramp(3)
+CONTEXT_REFS = dict(zip((1024, 8192, 32768), _R3, strict=True))  # S, shortest lightest
+_BYTES = P.ramp(4)  # the dtype pairs by the bytes a step reads: FP4+FP8, FP8+FP8, FP8+FP16, FP16+FP16
+QUANT_REFS = {("fp16", "fp16"): _BYTES[3], ("fp8", "fp8"): _BYTES[1]}  # the article's two references
 # Stand-ins, in order, for a reference that equals the current settings (it would hide under the current line).
-QUANT_SPARES = {("fp8", "fp16"): P.VIOLET, ("fp4", "fp8"): P.GREY}
-WORKLOAD_REFS = {"ideal": (P.SKY, 0.0, 100.0), "realistic": (P.CRIMSON, 1.0, 87.0)}
-COMM_REFS = {
-    "TP 4, NVLink 4": (P.SKY, dict(tp=4, pp=1, ic="nvlink"), "solid"),
-    "TP 8, NVLink 4": (P.VIOLET, dict(tp=8, pp=1, ic="nvlink"), "solid"),
-    "TP 4, InfiniBand": (P.GREY, dict(tp=4, pp=1, ic="infiniband"), "dash"),
-    "TP 4 + PP 4, InfiniBand": (P.CRIMSON, dict(tp=4, pp=4, ic="infiniband"), "dash"),
+QUANT_SPARES = {("fp8", "fp16"): _BYTES[2], ("fp4", "fp8"): _BYTES[0]}
+WORKLOAD_REFS = {"ideal": (_R3[0], 0.0, 100.0), "realistic": (_R3[2], 1.0, 87.0)}  # by the CV
+COMM_REFS = {  # by the GPUs the collectives span: TP 4, TP 8, TP 4 × PP 4; InfiniBand dashed
+    "TP 4, NVLink 4": (_R3[0], dict(tp=4, pp=1, ic="nvlink"), "solid"),
+    "TP 8, NVLink 4": (_R3[1], dict(tp=8, pp=1, ic="nvlink"), "solid"),
+    "TP 4, InfiniBand": (_R3[0], dict(tp=4, pp=1, ic="infiniband"), "dash"),
+    "TP 4 + PP 4, InfiniBand": (_R3[2], dict(tp=4, pp=4, ic="infiniband"), "dash"),
 }
 # The limits' marks keep the regime colours (inferx.regimes.REGIME_COLOURS is the same dict): blue is HBM
 # bandwidth (the ITL floor, the ridge B* where it stops binding), green compute (prefill), orange the queue
@@ -46,8 +50,9 @@ KV = P.REGIME["kv_capacity"]
 # Figure 5's interactive and batch stretches are not limits: two shades of grey, named by their labels.
 INTERACTIVE_BAND = "rgba(0,0,0,0.04)"
 BATCH_BAND = "rgba(0,0,0,0.06)"
-QUEUE_BAND = P.tint(P.REGIME["queue"], 0.16)  # ρ > 0.85: where the queue blows up
-RHO_PRACTICAL = 0.85
+QUEUE_BAND = P.tint(P.REGIME["queue"], 0.16)  # the ρ band (analysis.regimes.RHO_BAND): where the queue binds
+RHO_PRACTICAL = RHO_QUEUE  # one constant: analysis.regimes
+RHO_BAND_LABEL = RHO_BAND
 READOUT_DIGITS = 6
 DEFAULT_BATCH = BATCH.default  # the explorer's batch when none is given
 # Plotly's config for every graph. Its tool bar shows on hover; where the device has no hover (touch screens,
@@ -108,6 +113,8 @@ def decade_ticks(fig: dict, redo: bool = False, arrays: dict | None = None) -> N
             parts = [arrays[key]]
             parts += [np.asarray(t[key], dtype=float).ravel() for t in fig["data"] if isinstance(t.get(key), list)]
         if isinstance(spec.get("range"), list):
+            if spec.get("autorange") is False:  # a fixed range shows only itself: a curve off it (Figure 14's
+                parts = []  # 100× speed-up) takes no ticks
             parts.append(10.0 ** np.asarray(spec["range"], dtype=float))
         if "autorangeoptions" in spec:  # a note's headroom (`add_note_above`)
             parts.append(np.asarray(spec["autorangeoptions"]["include"], dtype=float))
@@ -323,14 +330,16 @@ def add_note(layout: dict, text: str, y: float = 0.5) -> None:
     )
 
 
-NOTE_CLEARANCE = 0.45  # of a log y axis the curves keep under a note at its top: a 480×360 frame's 2-line note
+NOTE_CLEARANCE = 0.6  # of a log y axis the curves keep under a note at its top left: a small frame's three lines
 
 
 def add_note_above(layout: dict, data: list, text: str) -> None:
-    """A note near the top of a log-y plot, over curves kept below it: it hangs from the plot's top edge and
-    plotly's autorange is told to reach high enough that the curves fill only the lower NOTE_CLEARANCE of the
-    axis (the presets' walls in Figure 5 ran through it when the current machine did not fit). Autorange, not a
-    fixed range, so a pinned A's curves still widen the axis."""
+    """A note at the top left of a frontier's log-y plot, where no curve runs (a frontier rises to its wall at
+    the right): it hangs from the plot's top edge, and plotly's autorange reaches a little higher than the
+    curves, which fill the lower NOTE_CLEARANCE of the axis. Only that little: the axis follows the data drawn
+    (a note once stretched Figure 7's TTFT axis to 10⁶ ms over curves under 2,300 ms: now 10⁵, room for a
+    480×360 frame's three lines of note). Autorange, not a fixed range, so a pinned A's curves still widen the
+    axis."""
     ys = [np.asarray(t["y"], dtype=float) for t in data if t.get("y") is not None]
     y = np.concatenate(ys) if ys else np.zeros(0)
     y = y[(y > 0) & np.isfinite(y)]
@@ -338,7 +347,8 @@ def add_note_above(layout: dict, data: list, text: str) -> None:
         add_note(layout, text, y=0.9)
         return
     add_note(layout, text, y=1.0)
-    layout["annotations"][-1].update(yanchor="top", yshift=-12)  # under the tool bar, which straddles the top edge
+    # Under the tool bar, which straddles the top edge; left-aligned from the y axis, away from the walls.
+    layout["annotations"][-1].update(yanchor="top", yshift=-12, x=0.01, xanchor="left", align="left")
     lo, hi = np.log10(y.min()), np.log10(y.max())
     keep_in_lower_share(layout, lo, lo + max(hi - lo, 0.5), NOTE_CLEARANCE)
 

@@ -9,19 +9,28 @@ from types import SimpleNamespace
 import numpy as np
 
 from inferx import palette as P
-from inferx.figures.curves import frontier_trace, machine_label, quant_ref_colours, quant_refs, workload_refs
+from inferx.figures.curves import (
+    frontier_trace,
+    machine_label,
+    quant_ref_colours,
+    quant_refs,
+    workload_refs,
+    x_scale_toggle,
+    x_spans_decades,
+)
 from inferx.figures.style import (
     COMM_REFS,
-    CURRENT,
     DEFAULT_BATCH,
     WORKLOAD_REFS,
     add_note_above,
     does_not_fit,
     json_ready,
+    keep_in_lower_share,
     line_trace,
     memoised,
     plot_layout,
 )
+from inferx.palette import gpu_colour
 from inferx.physics.presets import INTERCONNECTS
 from inferx.scenario.batches import log_batches
 from inferx.scenario.controls import link
@@ -48,9 +57,11 @@ def quantization(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     name = f"{machine_label(scn)} (current): {p['wdtype'].upper()} weights + {p['kvdtype'].upper()} KV"
     if r is None:
         notes.insert(0, f"{name}: {no_curve_reason(scn)}")
-    data = _apart(refs, None if r is None else frontier_trace(name, r, CURRENT, "solid", 2.8), False, True)
+    current = None if r is None else frontier_trace(name, r, gpu_colour(p["gpu"]), "solid", 2.8)
+    data = _apart(refs, current, x_spans_decades([*refs, current] if current else refs), True)
     if notes:
         add_note_above(layout, data, "<br>".join(notes))
+    x_scale_toggle(layout, data)
     layout["showlegend"] = True  # the formats are in the names: plotly would hide a lone curve's legend entry
     return {"data": data, "layout": layout}
 
@@ -185,6 +196,7 @@ def _apart(refs: list[dict], current: dict | None, xlog: bool, ylog: bool) -> li
         said = same + ("current settings" if current_host else traces[host]["name"])
         said_short = same + ("current" if current_host else short_name(traces[host]))
         out.append(_on_curve(t, pts[i], (said, said_short), hosts[:i].count(host), hosts.count(host)))
+        out[-1]["meta"]["on"] = traces[host]["name"]  # the line it is drawn on (Figure 8's direct labels)
     return out + ([current] if current else [])
 
 
@@ -252,13 +264,118 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     p = scn.params
     setting = f"TP {p['tp']}, PP {p['pp']}, {link(p).label}"
     name = f"{machine_label(scn)} (current): {setting}"
-    current = line_trace(name, B, comms[-1], CURRENT, "solid", 2.8, hover) | _crowded(f"Current: {setting}")
+    colour = gpu_colour(p["gpu"])
+    current = line_trace(name, B, comms[-1], colour, "solid", 2.8, hover) | _crowded(f"Current: {setting}")
     data = _apart(refs, current if comms[-1].any() else None, True, True)
     if not comms[-1].any():
         data.append(current)
         # Short, on one line in a 480 px frame: the legend names the machine.
         add_note_above(layout, data, f"No communication at TP {p['tp']}, PP {p['pp']} (current)")
+    direct_labels(layout, data)
     return {"data": data, "layout": layout}
+
+
+SYMBOL_GLYPH = {"diamond": "◆", "square": "■", "triangle-up": "▲", "circle": "●"}
+CHAR_SHARE, ROW_SHARE = 0.0125, 0.075  # a label's character and row as shares of a small plot's width and height
+
+
+def direct_labels(layout: dict, data: list) -> None:
+    """Each line of a log-log figure named beside it, with the configurations drawn as markers on it, in place
+    of a legend: Figure 8's five entries for two visible lines read as a puzzle. A label goes at the first of
+    the line's end (above, then below, to the left) and its start (above, then below, to the right) whose box
+    meets no other curve and no label placed before, the least crowded of them where none is clear; the y axis
+    gets a label's room above the curves."""
+    # Lines with two positive points or more (a current configuration with no communication draws zeros).
+    lines = [t for t in data if t.get("mode", "lines") == "lines" and np.count_nonzero(np.asarray(t["y"]) > 0) > 1]
+    if not lines:
+        return
+    shares = _log_shares(data)
+    if shares is None:
+        return
+    (x_lo, x_hi), (y_lo, y_hi), points = shares
+    layout["showlegend"] = False
+    boxes = []
+    for line in sorted(lines, key=lambda t: -max(t["y"])):
+        rows = [short_name(line)]
+        for t in data:
+            if (t.get("meta") or {}).get("on") == line["name"]:
+                glyph = SYMBOL_GLYPH.get(t["marker"]["symbol"], "●")
+                same = "=" if t["name"].endswith(f"= {line['name']}") or "= current" in t["name"] else "≈"
+                own = short_name(t).split(" ≈ ")[0].split(" = ")[0]
+                rows.append(f"{glyph} {same} {own}")
+        w = CHAR_SHARE * max(len(r) for r in rows)
+        h = ROW_SHARE * len(rows)
+        shown = np.flatnonzero(np.asarray(line["y"]) > 0)
+        first, last = int(shown[0]), int(shown[-1])
+        ends = [(line["x"][last], line["y"][last], "right"), (line["x"][first], line["y"][first], "left")]
+        candidates = []
+        for x, y, side in ends:
+            sx = (np.log10(x) - x_lo) / (x_hi - x_lo)
+            sy = (np.log10(y) - y_lo) / (y_hi - y_lo)
+            left = sx - w if side == "right" else sx
+            for above in (True, False):
+                low = sy if above else sy - h
+                candidates.append((left, left + w, low, low + h, x, y, side, above))
+        others = [p for t, p in zip(data, points, strict=True) if t is not line and p is not None]
+
+        def hits(c, others=others):
+            x0, x1, y0, y1 = c[:4]
+            n = sum(int(np.count_nonzero((px >= x0) & (px <= x1) & (py >= y0) & (py <= y1))) for px, py in others)
+            n += sum(1 for b in boxes if b[0] < x1 and x0 < b[1] and b[2] < y1 and y0 < b[3])
+            return n + (100 if y0 < 0 or x0 < 0 or x1 > 1 else 0)
+
+        best = min(candidates, key=hits)  # the first of the least crowded
+        boxes.append(best[:4])
+        x, y, side, above = best[4:]
+        layout["annotations"].append(
+            {
+                "text": "<br>".join(rows),
+                "x": float(np.log10(x)),
+                "y": float(np.log10(y)),
+                "xref": "x",
+                "yref": "y",
+                "showarrow": False,
+                "xanchor": side,
+                "yanchor": "bottom" if above else "top",
+                "align": side,
+                "yshift": 3 if above else -3,
+                "font": {"size": 11, "color": P.text(line["line"]["color"])},
+                "name": "direct-label",
+            }
+        )
+    top = max(b[3] for b in boxes)
+    if top > 1:
+        keep_in_lower_share(layout, y_lo, y_hi, 1 / top)
+
+
+def _log_shares(data: list):
+    """The x and y spans (decades) of the traces' positive points, and each trace's points as shares of them,
+    densified along the trace (a few points between samples, so a steep segment counts), None for none."""
+    pts = []
+    for t in data:
+        try:
+            x, y = np.asarray(t.get("x"), dtype=float), np.asarray(t.get("y"), dtype=float)
+        except (TypeError, ValueError):
+            pts.append(None)
+            continue
+        ok = (x > 0) & (y > 0) & np.isfinite(x) & np.isfinite(y) if x.shape == y.shape else np.zeros(0, bool)
+        pts.append((np.log10(x[ok]), np.log10(y[ok])) if ok.any() else None)
+    found = [p for p in pts if p is not None]
+    if not found:
+        return None
+    xs, ys = np.concatenate([p[0] for p in found]), np.concatenate([p[1] for p in found])
+    span = (float(xs.min()), float(xs.max()) or 1.0), (float(ys.min()), float(ys.max()))
+    (x_lo, x_hi), (y_lo, y_hi) = span
+    dx, dy = (x_hi - x_lo) or 1.0, (y_hi - y_lo) or 1.0
+    out = []
+    for p in pts:
+        if p is None:
+            out.append(None)
+            continue
+        s = np.linspace(0, len(p[0]) - 1, 4 * len(p[0]))
+        idx = np.arange(len(p[0]))
+        out.append(((np.interp(s, idx, p[0]) - x_lo) / dx, (np.interp(s, idx, p[1]) - y_lo) / dy))
+    return ((x_lo, x_lo + dx), (y_lo, y_lo + dy), out)
 
 
 @json_ready
@@ -300,8 +417,11 @@ def workload_reality(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         line = None
     else:
         setting = f"{f'CV {scn.cv:g}, ' * read_cv}utilisation {100 * scn.eta:g} %"
-        line = frontier_trace(f"{current}: {setting}", r, CURRENT, "solid", 2.8) | _crowded(f"Current: {setting}")
-    data += _apart(refs, line, False, True)
+        line = frontier_trace(f"{current}: {setting}", r, gpu_colour(scn.params["gpu"]), "solid", 2.8) | _crowded(
+            f"Current: {setting}"
+        )
+    data += _apart(refs, line, x_spans_decades([*refs, line] if line else refs), True)
     if notes:
         add_note_above(layout, data, "<br>".join(notes))
+    x_scale_toggle(layout, data)
     return {"data": data, "layout": layout}

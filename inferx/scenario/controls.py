@@ -54,6 +54,14 @@ GROUPS = (
     "Targets & cost",
 )  # the controls' headings, in page order
 
+# Named workloads: (input tokens, output tokens), as InferenceX names its runs ("8k/1k": 8,192 in, 1,024 out).
+# "custom" names none: isl, osl and ctx are taken as given.
+CUSTOM = "custom"
+WORKLOADS = {"1k1k": (1024, 1024), "8k1k": (8192, 1024), "1k8k": (1024, 8192)}
+WORKLOAD_LABELS = {CUSTOM: " Custom", **{key: f" {key[:2]}/{key[2:]}" for key in WORKLOADS}}
+# Throughput per instance (the article's figures: one instance's tokens/s) or per GPU (InferenceX's).
+TPUT_UNITS = ("instance", "gpu")
+
 
 @dataclass(frozen=True)
 class Param:
@@ -174,11 +182,11 @@ def _catalog_choice(label: str, catalog: dict, shown: str, default, **more) -> P
 
 PARAMS: dict[str, Param] = {
     "preset": _catalog_choice(
-        "Hardware preset",
+        "Machine shortcut",
         HARDWARE,
         "label",
         "h200x8",
-        help="a named machine: sets gpu, gpus, bw, compute, hbm, tp, ic",
+        help="one of the article's machines, a shortcut: sets gpu, gpus and ic (and so bw, compute, hbm, tp)",
         group="Hardware",
     ),
     "gpu": _catalog_choice(
@@ -201,6 +209,32 @@ PARAMS: dict[str, Param] = {
         help="GPUs serving one model instance",
         group="Hardware",
         preset="n_gpus",
+    ),
+    "ic": Param(
+        "Interconnect",
+        "",
+        "choice",
+        None,
+        options=(*INTERCONNECTS, SCALE_UP, TIERED),
+        label_of=_interconnect_label,
+        group="Hardware",
+        preset="ic",
+        help="the link TP's all-reduces (and PP's hand-offs) take: with the GPU and its count, the machine",
+        overlay=False,
+    ),
+    # How throughput is stated: it changes no number of the scenario, only the unit its figures and readouts
+    # give throughput in (an instance's tokens/s divided by its GPU count).
+    "tput": Param(
+        "Throughput shown",
+        "",
+        "choice",
+        "instance",
+        options=TPUT_UNITS,
+        label_of={"instance": " Per instance", "gpu": " Per GPU"}.get,
+        radio=True,
+        help="throughput per instance (all its GPUs) or per GPU, as InferenceX gives it",
+        group="Hardware",
+        overlay=False,
     ),
     # Wide enough for every catalog machine up to 72 GPUs (72 × 8 TB/s, 72 × 13.5 PFLOPS of FP4, 72 × 288 GB),
     # and low enough for one A100 at BF16 (0.31 PFLOPS) and one L40S (48 GB at 0.86 TB/s). On log2 sliders (drag
@@ -249,10 +283,45 @@ PARAMS: dict[str, Param] = {
         preset="hbm",
         machine=True,
     ),
-    "ctx": Param(
-        "Context length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S: tokens of KV per request"
+    "workload": Param(
+        "Workload",
+        "",
+        "choice",
+        CUSTOM,
+        options=(CUSTOM, *WORKLOADS),
+        label_of=WORKLOAD_LABELS.get,
+        radio=True,
+        help="a named input/output pair (input k / output k tokens): sets isl and osl, and ctx = isl + osl/2 unless"
+        " ctx is given; custom: isl, osl and ctx as given",
     ),
-    "isl": Param("Input length", "tokens", "int", 1024, 128, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
+    "isl": Param("Input length", "tokens", "int", 1024, 1, 131072, 0.05, log2=True, help="S_in: prompt tokens"),
+    # ctx stays the KV context of a decode step in both models (and sets B_max); osl is how many tokens a request
+    # emits before it is replaced, so the calibrated model's prefill stall (B/OSL prefills per step) and its
+    # closed-loop curves on /inferencex read it, and in either mode Figure 12's E2E = TTFT + osl · ITL. A named
+    # workload sets isl and osl and derives ctx = isl + osl/2; a ctx below isl is refused or corrected where a
+    # user gives it (scenario.machines.checked_context, fitted_context).
+    "osl": Param(
+        "Output length",
+        "tokens",
+        "int",
+        1024,
+        1,
+        131072,
+        0.05,
+        log2=True,
+        help="S_out: output tokens per request (E2E; calibrated mode: prefill stall, closed loop)",
+    ),
+    "ctx": Param(
+        "Context length",
+        "tokens",
+        "int",
+        1024,
+        1,
+        131072,
+        0.05,
+        log2=True,
+        help="S: mean tokens of KV per request during decode (isl + osl/2 for a workload); at least isl",
+    ),
     "wdtype": Param("Weight dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
     "kvdtype": Param("KV dtype", "", "choice", "fp8", options=DTYPES, group="Precision"),
     "cv": Param(
@@ -271,17 +340,6 @@ PARAMS: dict[str, Param] = {
     ),
     "tp": Param("TP degree", "GPUs", "pow2", None, 1, 64, group="Parallelism", preset="tp", overlay=False),
     "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, group="Parallelism", overlay=False),
-    "ic": Param(
-        "Interconnect",
-        "",
-        "choice",
-        None,
-        options=(*INTERCONNECTS, SCALE_UP, TIERED),
-        label_of=_interconnect_label,
-        group="Parallelism",
-        preset="ic",
-        overlay=False,
-    ),
     "model": _catalog_choice(
         "Model",
         MODELS,
@@ -301,22 +359,7 @@ PARAMS: dict[str, Param] = {
         help="article physics or calibrated to measurements",
         group="Model",
     ),
-    # --- The calibrated model's (the article's frontiers read none of these four; see docs/calibration.md) -----
-    # ctx stays the KV context of a decode step in both models (and sets B_max); osl is how many tokens a request
-    # emits before it is replaced, so the calibrated model's prefill stall (B/OSL prefills per step) and its
-    # closed-loop curves on /inferencex read it, and in either mode Figure 12's E2E = TTFT + osl · ITL. Every pair
-    # of ctx, isl and osl is allowed: none derives another.
-    "osl": Param(
-        "Output length",
-        "tokens",
-        "int",
-        1024,
-        128,
-        131072,
-        0.05,
-        log2=True,
-        help="S_out: output tokens per request (E2E; calibrated mode: prefill stall, closed loop)",
-    ),
+    # --- The calibrated model's (the article's frontiers read none of these three; see docs/calibration.md) ----
     "framework": Param(
         "Software stack",
         "",
@@ -414,22 +457,23 @@ BATCH = Param(
 )
 
 
-def context_note(ctx: int, isl: int) -> str:
-    """Said when a prompt is longer than the context: B_max and each step's KV read take `ctx` tokens a request
-    and the prefill `isl`, so such a pair draws requests whose cache could not hold their own prompt."""
-    if isl <= ctx:
+def workload_context(isl: int, osl: int) -> int:
+    """The context S a workload of `isl` input and `osl` output tokens gives: the mean KV length over a
+    request's decode, isl + osl/2 (as the calibrated model and the measured rows read InferenceX's runs)."""
+    return int(isl + osl // 2)
+
+
+def workload_of(isl: int, osl: int) -> str:
+    """The named workload of an input and output length, or CUSTOM."""
+    return next((key for key, pair in WORKLOADS.items() if pair == (isl, osl)), CUSTOM)
+
+
+def context_refusal(ctx: int, isl: int) -> str:
+    """Why a context is refused against the input length (empty where it is not): the prompt's own KV is held
+    through the decode, so the mean context cannot be shorter than it."""
+    if ctx >= isl:
         return ""
-    return (
-        f"The input ({isl:,} tokens) is longer than the context ({ctx:,} tokens): B_max and each step's KV read "
-        f"count {ctx:,} tokens a request, the prefill {isl:,}."
-    )
-
-
-def fitted_tp(tp: int, gpus: int) -> int:
-    """TP kept within a GPU count chosen by hand: the largest power of two up to the count where TP exceeds it
-    (the browser's `fitTp` does the same). A TP set explicitly is left alone: the article's model reads TP only
-    as the all-reduce's width, so a wider one is a what-if, not an error."""
-    return tp if tp <= gpus else 1 << (gpus.bit_length() - 1)
+    return f"must be at least the input length isl={isl:,} tokens (the prompt's KV stays in the cache)"
 
 
 def domain(p: Param) -> str:

@@ -11,7 +11,16 @@ from inferx.physics.presets import (
     Interconnect,
     interconnect,
 )
-from inferx.scenario.controls import DTYPES, PARAMS, InvalidParameter, fitted_tp, link
+from inferx.scenario.controls import (
+    CUSTOM,
+    DTYPES,
+    PARAMS,
+    WORKLOADS,
+    InvalidParameter,
+    context_refusal,
+    link,
+    workload_context,
+)
 
 # SI units per user unit, for the controls whose page units differ from the engine's.
 UNIT_SCALE = {"TB/s": 1e12, "PFLOPS": 1e15, "GB": 1e9}
@@ -52,13 +61,36 @@ def per_gpu_values(gpu: str) -> dict:
     }
 
 
-def machine_values(preset: str, gpu: str, gpus: int, wdtype: str) -> dict:
-    """The controls declared `machine=True` (bw, compute, hbm) for `gpus` × `gpu`: the preset's own numbers
-    when the preset is that machine (so the article's presets stay exact), else the catalog's, with dense
-    compute at the weight dtype's precision."""
-    hw = HARDWARE[preset]
-    if (gpu, gpus) == (hw.family, hw.n_gpus):
-        values = preset_values(preset)
+def article_machine(gpu: str, gpus: int) -> str | None:
+    """The preset (the article's machine) that is `gpus` × `gpu`, or None."""
+    return next((key for key, hw in HARDWARE.items() if (hw.family, hw.n_gpus) == (gpu, gpus)), None)
+
+
+def shortcut_of(gpu: str, gpus: int, ic: str) -> str | None:
+    """The preset whose GPU, count and interconnect these are (the machine picker's named shortcut), or None."""
+    key = article_machine(gpu, gpus)
+    return key if key is not None and HARDWARE[key].ic == ic else None
+
+
+def default_link(gpu: str) -> str:
+    """The interconnect a GPU takes unless one is chosen: the article's (NVLink 4.0's figure) on the article's
+    GPUs, so each of its machines is one answer however it is reached; the GPU's own scale-up link otherwise."""
+    return next((hw.ic for hw in HARDWARE.values() if hw.family == gpu), SCALE_UP)
+
+
+def machine_tp(gpus: int) -> int:
+    """The TP a machine of `gpus` GPUs takes unless one is chosen: the largest power of two within the count
+    (every preset's TP is its count)."""
+    return 1 << (int(gpus).bit_length() - 1)
+
+
+def machine_values(gpu: str, gpus: int, wdtype: str) -> dict:
+    """The controls declared `machine=True` (bw, compute, hbm) for `gpus` × `gpu`: the article's numbers when
+    it is one of the article's machines (so its figures reproduce, whichever control chose it), else the
+    catalog's, with dense compute at the weight dtype's precision. One machine, one answer."""
+    key = article_machine(gpu, gpus)
+    if key is not None:
+        values = preset_values(key)
         return {name: values[name] for name, p in PARAMS.items() if p.machine}
     return datasheet_values(gpu, gpus, wdtype)
 
@@ -79,8 +111,11 @@ def default_params(preset: str = "h200x8") -> dict:
 
 def resolve_params(checked: dict, base: dict | None = None) -> dict:
     """Every control's value from checked user-unit values: a preset (given, or the base's) sets its
-    controls; a GPU or count sets the machine's (bw, compute, hbm) and lowers TP to the count; explicit values
-    win over both."""
+    controls; a GPU or count sets the machine's (bw, compute, hbm), its default link (`default_link`) and TP
+    (`machine_tp`); a named workload sets isl and osl, and ctx = isl + osl/2; explicit values win over all.
+    The preset then names the machine where it is one of the shortcuts. A context shorter than the input is
+    not refused here (the Python API draws it as asked): `context_refusal` and `fitted_context` are the entry
+    points' check."""
     if base is None:
         values = default_params(checked.get("preset", PARAMS["preset"].default))
     elif "preset" in checked:
@@ -89,7 +124,7 @@ def resolve_params(checked: dict, base: dict | None = None) -> dict:
         values = dict(base)
     values.update(checked)
     if "gpu" in checked or "gpus" in checked:
-        machine = machine_values(values["preset"], values["gpu"], values["gpus"], values["wdtype"])
+        machine = machine_values(values["gpu"], values["gpus"], values["wdtype"])
         machine = {name: v for name, v in machine.items() if name not in checked}
         for name, v in machine.items():  # a datasheet within its bounds can still pass a control's at a count
             p = PARAMS[name]
@@ -100,16 +135,60 @@ def resolve_params(checked: dict, base: dict | None = None) -> dict:
                 raise InvalidParameter("gpus", f"{what}, outside the {p.label} control's {span}", values["gpus"])
         values.update(machine)
         if "tp" not in checked:
-            values["tp"] = fitted_tp(values["tp"], values["gpus"])
+            values["tp"] = machine_tp(values["gpus"])
+        if "ic" not in checked and "gpu" in checked:
+            values["ic"] = default_link(values["gpu"])
+        shortcut = shortcut_of(values["gpu"], values["gpus"], values["ic"])
+        if shortcut is not None:  # the same machine under its name, whatever preset the address started from
+            values["preset"] = shortcut
+    _resolve_workload(checked, values)
     return values
 
 
+def _resolve_workload(checked: dict, values: dict) -> None:
+    """A named workload's isl and osl, and its context unless ctx is given; a workload whose lengths the given
+    isl or osl change is custom."""
+    named = checked.get("workload")
+    if named is not None and named != CUSTOM:
+        isl, osl = WORKLOADS[named]
+        values["isl"], values["osl"] = checked.get("isl", isl), checked.get("osl", osl)
+        if "ctx" not in checked:
+            values["ctx"] = workload_context(values["isl"], values["osl"])
+    if values["workload"] != CUSTOM and (values["isl"], values["osl"]) != WORKLOADS[values["workload"]]:
+        values["workload"] = CUSTOM
+
+
+def checked_context(values: dict, ctx_given: bool) -> tuple[dict, str]:
+    """The CLI's rule: a context given explicitly that is shorter than the input is refused (InvalidParameter,
+    with the context a workload of these lengths has); one left to its default is raised as `fitted_context`
+    does, and the note says so."""
+    refusal = context_refusal(values["ctx"], values["isl"])
+    if refusal and ctx_given:
+        derived = workload_context(values["isl"], values["osl"])
+        raise InvalidParameter("ctx", f"{refusal}; isl + osl/2 = {derived:,} tokens, or leave ctx out", values["ctx"])
+    return fitted_context(values)
+
+
+def fitted_context(values: dict) -> tuple[dict, str]:
+    """`values` with a context shorter than the input raised to isl + osl/2 (within the control's range), and
+    the warning that says so; `values` and "" where the context holds the input. The page draws the corrected
+    value and shows the warning; the CLI refuses (`context_refusal`)."""
+    ctx, isl = values["ctx"], values["isl"]
+    if not context_refusal(ctx, isl):
+        return values, ""
+    fixed = min(max(workload_context(isl, values["osl"]), isl), int(PARAMS["ctx"].high))
+    note = (
+        f"Context {ctx:,} tokens is shorter than the input ({isl:,} tokens), whose KV stays in the cache: "
+        f"drawn at ctx = {fixed:,} tokens (isl + osl/2)."
+    )
+    return {**values, "ctx": fixed}, note
+
+
 def borrowed_link(values: dict) -> tuple[Interconnect, Interconnect] | None:
-    """(the link used, the GPU's own) where a GPU other than the preset's still has the preset's link, as an
-    address or a command naming a GPU and no `ic` gives it (the page's GPU menu switches to the own link), and
-    the two differ; None otherwise."""
-    preset = default_params(values["preset"])
-    if values["gpu"] == preset["gpu"] or values["ic"] != preset["ic"] or values["gpu"] not in GPUS:
+    """(the link used, the GPU's own) where one of the article's GPUs takes the article's link (its default,
+    `default_link`) and its own link differs (B200's NVLink 5); None otherwise."""
+    gpu = values["gpu"]
+    if gpu not in GPUS or default_link(gpu) == SCALE_UP or values["ic"] != default_link(gpu):
         return None
-    used, own = link(values), interconnect(SCALE_UP, GPUS[values["gpu"]])
+    used, own = link(values), interconnect(SCALE_UP, GPUS[gpu])
     return (used, own) if used.bw != own.bw else None

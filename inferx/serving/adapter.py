@@ -20,13 +20,18 @@ from inferx.serving.model import (
     attention_speed,
     busy_share,
     decode_time,
+    decode_work,
+    kv_bytes,
     mtp_share,
     poll_wait,
     prefill_time,
     resource_times,
     scenario_poll_interval,
+    weight_bytes,
 )
-from inferx.serving.stored import PowerDraw, calibration_for, load_stored, spread_key
+from inferx.serving.stored import TRANSFER_KEY, PowerDraw, calibration_for, load_stored, spread_key
+from inferx.serving.transfer import KIND_WORDS, extrapolation, load_transfer
+from inferx.serving.transfer import calibration as transfer_calibration
 
 CALIBRATED_MODEL = "deepseek-r1"  # every calibrated row is a DeepSeek-R1 run
 
@@ -40,34 +45,47 @@ def scenario_calibration(scn) -> dict:
     """Which calibration a Scenario in calibrated mode uses, and where its numbers come from.
 
     The GPU is the scenario's `gpu` control (a hardware-catalog key), else its preset's GPU; the stack its
-    `framework`; the precision FP4 when the weights are. `basis` is `calibration_for`'s; `note` says in words
-    when the numbers were fitted on another model's runs (every row is DeepSeek-R1).
+    `framework`; the precision FP4 when the weights are. DeepSeek-R1 on a GPU, stack and precision with runs of
+    their own uses that fit (`calibration_for`, basis "fitted"); anything else the transferable model (`transfer`,
+    basis "transferred"), its parameters those of the GPU's die, the stack and the model's structure. `kind` says
+    which kind of extrapolation that is (`transfer.KIND_WORDS`), and so which measured error applies.
     """
     gpu = scn.params.get("gpu") or PRESET_FAMILY.get(scn.hardware, scn.hardware)
     framework = getattr(scn, "framework", None) or DEFAULT_FRAMEWORK
     precision = weight_precision(scn.b_w)
+    model_key = scn.params.get("model", CALIBRATED_MODEL)
+    catalog_gpu = gpu.partition(KEY_MARK)[0] if gpu.partition(KEY_MARK)[0] in GPUS else gpu
     cal, basis = calibration_for(gpu, framework, None, precision)
+    fitted = model_key == CALIBRATED_MODEL and basis == "fitted"
+    if fitted:
+        kind, key = "measured", spread_key(gpu, framework, precision)
+    else:
+        tr = load_transfer()
+        cal = transfer_calibration(tr, catalog_gpu, framework, precision, scn.model, scn.tp)
+        basis = "transferred"
+        kind = extrapolation(catalog_gpu, model_key)
+        key = TRANSFER_KEY + kind
     acceptance = getattr(scn, "acceptance", None)
     if acceptance is not None:
         cal = Calibration(**{**cal.__dict__, "acceptance": float(acceptance)})
     note = None
-    if scn.params.get("model", CALIBRATED_MODEL) != CALIBRATED_MODEL:
-        note = (f"The calibration comes from DeepSeek-R1 runs; {scn.model.name} is predicted with DeepSeek-R1's "
-                "fitted efficiencies and overheads, not its own.")  # fmt: skip
-        if getattr(scn, "mtp", False):  # DeepSeek-R1 alone ships a multi-token-prediction module
-            note += (f" MTP is DeepSeek-R1's draft module at its acceptance; {scn.model.name} has none of its own, "
-                     "so read it as a draft model that predicts as well.")  # fmt: skip
+    if model_key != CALIBRATED_MODEL and getattr(scn, "mtp", False):  # DeepSeek-R1 alone ships an MTP module
+        note = (f"MTP is DeepSeek-R1's draft module at its acceptance; {scn.model.name} has none of its own, "
+                "so read it as a draft model that predicts as well.")  # fmt: skip
     return {
         "calibration": cal,
         "gpu": gpu,
         "framework": framework,
         "precision": precision,
         "basis": basis,
+        "kind": kind,
+        "model": model_key,
+        "model_name": scn.model.name,
         "acceptance": cal.acceptance,
         "acceptance_source": "calibration" if acceptance is None else "set",
-        "fitted_on": "DeepSeek-R1",
+        "fitted_on": "DeepSeek-R1" if fitted else "DeepSeek-R1 runs and published tables",
         "note": note,
-        "spread_key": spread_key(gpu, framework, precision),  # its band's rows (`residual_spread`)
+        "spread_key": key,  # its band's rows (`residual_spread`)
         "poll_iterations": scenario_poll_interval(gpu, framework, precision),
     }
 
@@ -78,6 +96,10 @@ def basis_text(info: dict) -> str:
     n = info["poll_iterations"]
     poll = "every iteration" if n == 1 else f"every {n:g} iterations"
     gpu = info["gpu"].partition(KEY_MARK)[0]  # a GPU its key carries: the key's readable part
+    if info["basis"] == "transferred":
+        return (f"Transferable model for {info['model_name']} on {gpu} · {info['framework']} · {info['precision']}: "
+                f"its die's efficiency, the stack's overheads, the model's structure ({KIND_WORDS[info['kind']]}); "
+                f"scheduler looks for new requests {poll}")  # fmt: skip
     return (f"Calibration {gpu} · {info['framework']} · {info['precision']}: {info['basis']} (DeepSeek-R1 "
             f"runs); scheduler looks for new requests {poll}")  # fmt: skip
 
@@ -91,12 +113,15 @@ def _scenario_inputs(scn):
     """
     info = scenario_calibration(scn)
     cal, gpu, precision = info["calibration"], info["gpu"], info["precision"]
-    preset = HARDWARE.get(scn.hardware)
+    # Only the article's machines carry its (for NVIDIA, sparse) compute figure: any control that picks one of
+    # them (its preset, or its GPU and count) gets the article's numbers (scenario.machines.machine_values).
+    own = HARDWARE.get(scn.hardware)
+    count = scn.params.get("gpus", own.n_gpus if own else None)
+    preset = next((hw for hw in HARDWARE.values() if (hw.family, hw.n_gpus) == (gpu, count)), None)
     dense = scn.compute
-    # Only the preset's own machine carries the article's (for NVIDIA, sparse) compute figure.
-    if preset is not None and gpu == preset.family and scn.params.get("gpus", preset.n_gpus) == preset.n_gpus:
+    if preset is not None:
         dense = scn.compute * (preset.dense_fp8_per_gpu * preset.n_gpus / preset.compute)
-        spec = GPUS[PRESET_FAMILY[scn.hardware]]
+        spec = GPUS[preset.family]
         if precision == "fp4" and spec.fp4 and spec.fp8:
             dense *= spec.fp4 / spec.fp8
     speed = attention_speed(gpu, precision) if gpu in GPUS else 1.0
@@ -117,7 +142,7 @@ def scenario_point(scn, B) -> dict:
     t_dec = decode_time(cal, m, B, scn.ctx, scn.model, mtp, comms=False) + comm
     # As `at_batch`: an iteration emits E[accepted] tokens per sequence with MTP; a new request waits on them.
     iteration = t_dec * (E.expected_accepted(MTP_DRAFTS, cal.acceptance) if mtp else 1.0)
-    t_pf = prefill_time(cal, m, isl, scn.model)
+    t_pf = prefill_time(cal, m, isl, scn.model, B)
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot
@@ -126,6 +151,26 @@ def scenario_point(scn, B) -> dict:
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
     ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
     return {"step": tpot - comm, "comm": comm, "ttft": ttft, "t_prefill": t_pf}
+
+
+def scenario_time_parts(scn, B) -> dict:
+    """Where each output token's time goes in calibrated mode, s per token at decode batches B: the step's weight
+    and KV reads, its arithmetic, its fixed cost, its collectives, and the prefills that stall it. They sum to the
+    calibrated ITL (`scenario_point`'s step + comm). With MTP the step's parts are a verify step's, spread over the
+    tokens accepted."""
+    cal, m, isl, osl, mtp, _ = _scenario_inputs(scn)
+    B = np.asarray(B, dtype=float)
+    tokens = B * (MTP_DRAFTS + 1) if mtp else B
+    share = mtp_share(cal.acceptance, scn.model) if mtp else 1.0
+    bandwidth, compute = cal.bw_fraction * m.bw, cal.compute_fraction * m.compute
+    return {
+        "weights": share * weight_bytes(tokens, scn.model, m.b_w) / bandwidth,
+        "kv": share * kv_bytes(B, scn.ctx, m.kv_copies, scn.model, m.b_kv) / bandwidth,
+        "compute": share * decode_work(tokens, scn.ctx, scn.model, cal.expert_rate) / compute,
+        "overhead": share * np.full(B.shape, cal.step_overhead_s),
+        "communication": scn.comm_time(B),
+        "prefill": B / osl * prefill_time(cal, m, isl, scn.model, B),
+    }
 
 
 def scenario_mtp_share(scn) -> float:

@@ -19,15 +19,12 @@ from dataclasses import fields
 import numpy as np
 import pandas as pd
 
-from inferx.data.measured import MeasuredDataError, filter_measured
+from inferx.data.measured import MEAN_LENGTH_FRACTION, MeasuredDataError, filter_measured
 from inferx.physics.hardware import GPUS
 from inferx.physics.model_spec import DTYPE_BYTES
 from inferx.serving import model as C
 from inferx.serving import stored
 
-# InferenceX draws each request's lengths uniformly between 0.8 and 1 times the nominal ISL and OSL,
-# so a request averages 0.9 of them (its rows: (E2E − TTFT)/TPOT ≈ 0.90 · OSL, median over all rows).
-LENGTH_FRACTION = 0.9
 # Fitted parameters and their physical bounds (fractions of peak, seconds, iterations).
 BOUNDS = {
     "bw_fraction": (0.01, 1.0),
@@ -107,7 +104,7 @@ def row_machine(rows: pd.DataFrame) -> C.Instance:
 
 def lengths(rows: pd.DataFrame):
     """Mean input and output tokens per request of each row."""
-    return LENGTH_FRACTION * rows["isl"].to_numpy(float), LENGTH_FRACTION * rows["osl"].to_numpy(float)
+    return MEAN_LENGTH_FRACTION * rows["isl"].to_numpy(float), MEAN_LENGTH_FRACTION * rows["osl"].to_numpy(float)
 
 
 def startup_stall(rows: pd.DataFrame) -> np.ndarray:
@@ -336,7 +333,9 @@ def calibration_record(
             "that report power; see docs/calibration.md."
         ),
         "source": source,
-        "parameters": {k: {f: float(f"{v:.6g}") for f, v in c.__dict__.items()} for k, (c, _, _) in fits.items()},
+        "parameters": {
+            k: {f: float(f"{getattr(c, f):.6g}") for f in c.per_stack_fields()} for k, (c, _, _) in fits.items()
+        },  # fmt: skip
         "uncertainty": {k: {f: num(v) for f, v in s.items()} for k, (_, s, _) in fits.items()},
         "rows": {k: n for k, (_, _, n) in fits.items()},
         "residual_spread": spread or {},

@@ -105,6 +105,17 @@ class Calibration:
     dp_wait_steps: float = 0.0  # w_dp: most iterations a new request waits to be balanced across attention-DP ranks
     prefill_queue: float = 0.0  # f_q: share of the other in-flight requests' prefills a new prompt waits behind
     first_token_steps: float = MTP_FIRST_TOKEN_ITERATIONS  # m: with MTP, iterations after the prefill before token 1
+    # The two below are the transferable model's (`transfer`); their defaults give the per-stack fits' step.
+    # 1: a prompt is prefilled in the decode iteration of the B − 1 others (chunked prefill), so its pass over the
+    # weights is that iteration's, shared B ways; 0: every prompt reads all the weights once on its own.
+    chunked_prefill: float = 0.0
+    expert_rate: float = 1.0  # a routed expert's grouped GEMM (routing, permutation) over a dense GEMM's rate
+
+    @classmethod
+    def per_stack_fields(cls) -> tuple[str, ...]:
+        """The fields a per-stack fit sets and calibration.json stores; the transferable model's come after."""
+        names = tuple(f.name for f in fields(cls))
+        return names[: names.index("chunked_prefill")]
 
     def vector(self) -> np.ndarray:
         return np.array([getattr(self, f.name) for f in fields(self)])
@@ -148,6 +159,18 @@ def decode_flops(B, S, model: ModelSpec = DEEPSEEK_R1):
     scores, values = (model.kv_latent, model.kv_lora_rank) if model.kv_latent else (model.d_head, model.d_head)
     attention = 2.0 * B * model.n_q_heads * layer_tokens(model, S) * (scores + values)
     return 2.0 * B * model.p_active + attention
+
+
+def decode_work(tokens, S, model: ModelSpec = DEEPSEEK_R1, expert_rate=1.0):
+    """`decode_flops` of a step scoring `tokens` tokens with the routed experts' GEMM FLOPs divided by
+    `expert_rate`: FLOPs at the dense GEMMs' rate that take as long.
+
+    A routed expert multiplies only the tokens sent to it, gathered from the batch and scattered back after: a
+    grouped GEMM of few rows per expert, slower per FLOP than the shared weights' one GEMM over every token.
+    """
+    tokens = np.asarray(tokens, dtype=float)
+    routed = model.n_moe_layers * model.experts_per_token * model.expert_params if model.is_moe else 0.0
+    return decode_flops(tokens, S, model) + 2.0 * tokens * routed * (1.0 / expert_rate - 1.0)
 
 
 def prefill_flops(isl, model: ModelSpec = DEEPSEEK_R1):
@@ -226,28 +249,28 @@ def _step_parts(cal: Calibration, m: Instance, B, S, model: ModelSpec, tokens=No
     """(HBM, arithmetic) seconds of one decode step of B sequences scoring `tokens` tokens (default B)."""
     tokens = B if tokens is None else tokens
     memory = weight_bytes(tokens, model, m.b_w) + kv_bytes(B, S, m.kv_copies, model, m.b_kv)
-    return memory / (cal.bw_fraction * m.bw), decode_flops(tokens, S, model) / (cal.compute_fraction * m.compute)
+    work = decode_work(tokens, S, model, cal.expert_rate)
+    return memory / (cal.bw_fraction * m.bw), work / (cal.compute_fraction * m.compute)
 
 
-def _step(cal: Calibration, m: Instance, B, S, model: ModelSpec):
-    return cal.step_overhead_s + sum(_step_parts(cal, m, B, S, model))
-
-
-def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
+def prefill_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1, B=1.0):
     """t_pf (s): one request's prefill, all weights read once plus its FLOPs at f_pf of dense peak.
 
-    The weight GEMMs run at the weights' tensor rate, the attention at BF16's (`attention_speed`).
+    The weight GEMMs run at the weights' tensor rate, the attention at BF16's (`attention_speed`). With
+    `chunked_prefill` the weights are read once per iteration for the batch of B it joins: 1/B of them each.
     """
-    return sum(_prefill_parts(cal, m, isl, model))
+    return sum(_prefill_parts(cal, m, isl, model, B))
 
 
-def _prefill_parts(cal: Calibration, m: Instance, isl, model: ModelSpec):
-    """`prefill_time`'s (HBM, arithmetic) seconds: every weight read once, then the prompt's FLOPs."""
+def _prefill_parts(cal: Calibration, m: Instance, isl, model: ModelSpec, B=1.0):
+    """`prefill_time`'s (HBM, arithmetic) seconds: every weight read once (its share of them, `chunked_prefill`),
+    then the prompt's FLOPs."""
     attention = prefill_attention_flops(model, isl)
-    gemms = prefill_flops(isl, model) - attention
+    gemms = decode_work(isl, 0.0, model, cal.expert_rate)  # the prompt's tokens through every weight GEMM
     compute = cal.prefill_fraction * m.compute
+    share = 1.0 - cal.chunked_prefill + cal.chunked_prefill / np.maximum(np.asarray(B, dtype=float), 1.0)
     return (
-        weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw),
+        share * weight_bytes(np.inf, model, m.b_w) / (cal.bw_fraction * m.bw),
         (gemms + attention / np.asarray(m.attention_speed, dtype=float)) / compute,
     )
 
@@ -344,10 +367,17 @@ def scenario_poll_interval(gpu: str, framework: str, precision: str) -> float:
     return float(poll_interval(gpu, framework, precision, np.inf, 8))
 
 
+# The batch over which a new request comes to wait the whole polling interval: InferenceX's B200 SGLang runs (a
+# look every 10 iterations below 16 users) show no extra TTFT from 1 to 4 users, +38 ms at 8 (1k/1k FP8) and the
+# full N/2 by 16, not a step at the second user.
+POLL_BUSY_USERS = 8.0
+
+
 def poll_wait(poll_iterations, B):
     """Iterations a new request waits before the scheduler takes it: N/2 behind N decode iterations between looks,
-    1/2 (the iteration in flight) when no other request is decoding; the busy share min(B − 1, 1) joins the two."""
-    busy = np.clip(np.asarray(B, dtype=float) - 1.0, 0.0, 1.0)
+    1/2 (the iteration in flight) on an idle server; the two joined by the busy share 1 − e^(−(B − 1)/8), which
+    grows smoothly with the batch (`POLL_BUSY_USERS`), so TTFT has no step at B = 2."""
+    busy = 1.0 - np.exp(-np.maximum(np.asarray(B, dtype=float) - 1.0, 0.0) / POLL_BUSY_USERS)
     return 0.5 + busy * (np.asarray(poll_iterations, dtype=float) - 1.0) / 2.0
 
 
@@ -359,7 +389,7 @@ def at_batch(cal, m: Instance, B, isl, osl, model: ModelSpec = DEEPSEEK_R1, mtp:
     t_dec = decode_time(cal, m, B, S, model, mtp)
     # One decode iteration emits E[accepted] tokens per sequence with MTP; a new request waits on iterations.
     iteration = t_dec * (E.expected_accepted(MTP_DRAFTS, cal.acceptance) if mtp else 1.0)
-    t_pf = prefill_time(cal, m, isl, model)
+    t_pf = prefill_time(cal, m, isl, model, B)
     stall = B / osl * t_pf
     tpot = t_dec + stall
     u = stall / tpot  # share of the engine's time in prefill; < 1 for any finite step
@@ -445,7 +475,7 @@ def resource_times(cal, m: Instance, B, S, isl, osl, model: ModelSpec = DEEPSEEK
     B, mtp = np.asarray(B, dtype=float), np.asarray(mtp, dtype=bool)
     share = np.where(mtp, mtp_share(cal.acceptance, model), 1.0)
     memory, compute = _step_parts(cal, m, B, S, model, np.where(mtp, B * (MTP_DRAFTS + 1), B))
-    pf_memory, pf_compute = _prefill_parts(cal, m, isl, model)
+    pf_memory, pf_compute = _prefill_parts(cal, m, isl, model, B)
     stall = B / np.asarray(osl, dtype=float)
     return share * memory + stall * pf_memory, share * compute + stall * pf_compute
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from inferx.physics.model_spec import KEY_MARK
 from inferx.serving.model import DEFAULT_FRAMEWORK, Calibration, base_framework
+from inferx.serving.transfer import KIND_WORDS, kind_band, kind_error
 from inferx.text import percent
 
 CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
@@ -54,6 +55,9 @@ def spread_key(gpu: str, framework: str | None, precision: str) -> str:
     return f"{gpu}/{base_framework(framework or DEFAULT_FRAMEWORK)}/{precision}"
 
 
+TRANSFER_KEY = "transferred:"  # a band key naming a kind of extrapolation of the transferable model
+
+
 def residual_spread(metric: str, key: str | None = None, path: Path | str = CALIBRATION_FILE):
     """((p10, p90), source) of log(predicted / measured) for `metric`, or None when the file holds none.
 
@@ -61,6 +65,9 @@ def residual_spread(metric: str, key: str | None = None, path: Path | str = CALI
     else "pooled": the spread over every fitted row, which a GPU or stack without its own fit, or with few
     rows, falls back to.
     """
+    if key and key.startswith(TRANSFER_KEY):
+        band = kind_band(key[len(TRANSFER_KEY) :], metric)
+        return (tuple(band), key) if band else None
     stored = load_stored(path)
     own = (stored.spread_by_key or {}).get(key or "", {}).get(metric)
     if own:
@@ -73,6 +80,8 @@ def band_label(metric: str, key: str | None = None, path: Path | str = CALIBRATI
     """Legend words of a band: whose rows its p10–p90 comes from. Short: plotly gives every item of a legend
     that wraps the widest item's width, so one long name put a legend of eight in a single column."""
     found = residual_spread(metric, key, path)
+    if found is not None and found[1].startswith(TRANSFER_KEY):
+        return f"measured p10–p90 (held out: {KIND_WORDS[found[1][len(TRANSFER_KEY) :]]})"
     source = "all fits pooled" if found is None or found[1] == "pooled" else f"{found[1]} rows"
     return f"measured p10–p90 ({source})"
 
@@ -118,7 +127,10 @@ def measured_error(group: str, tables: dict | None = None, grouping: str = "GPU"
 
 
 def scenario_error(info: dict, tables: dict | None = None) -> dict | None:
-    """The closest measured error for a `scenario_calibration`: its calibration key's runs, else its GPU's."""
+    """The closest measured error for a `scenario_calibration`: its calibration key's runs, else its GPU's; for the
+    transferable model, the runs held out as its kind of extrapolation."""
+    if info.get("basis") == "transferred":
+        return {"group": KIND_WORDS[info["kind"]], **kind_error(info["kind"], info.get("model"))}
     own = measured_error(info["spread_key"], tables, STACK_GROUPING)
     return own or measured_error(info["gpu"].partition(KEY_MARK)[0], tables)
 
@@ -134,6 +146,10 @@ def measured_error_text(info: dict, tables: dict | None = None) -> str:
     for the page: what a reader can expect of its numbers. A GPU with no runs gets the errors of a GPU held out of
     the fit."""
     entry = scenario_error(info, tables)
+    if info.get("basis") == "transferred":
+        held = "in sample" if info["kind"] == "measured" else "predicted by fits that held that kind out"
+        return (f"Transferable model, {KIND_WORDS[info['kind']]}: against {entry.get('rows', 0):,} measured runs "
+                f"of that kind ({held}), its median error is {_errors(entry)}.")  # fmt: skip
     if entry is not None:
         which = entry["group"].replace("/", " · ")
         own = "/" in entry["group"]  # a calibration key's runs, not only its GPU's
@@ -149,9 +165,11 @@ def measured_error_text(info: dict, tables: dict | None = None) -> str:
 
 
 def _errors(entry: dict) -> str:
-    """ "3.4 % in TPOT, 8.1 % in TTFT and 4.0 % in output tok/s per GPU; at p90 11 %, 25 % and 13 %" """
-    medians = _listed([f"{percent(entry[key][0])} in {name}" for key, name in ERROR_METRICS.items()])
-    p90s = _listed([percent(entry[key][1], 0) for key in ERROR_METRICS])
+    """ "3.4 % in TPOT, 8.1 % in TTFT and 4.0 % in output tok/s per GPU; at p90 11 %, 25 % and 13 %" (the metrics
+    the entry has)"""
+    metrics = {key: name for key, name in ERROR_METRICS.items() if key in entry}
+    medians = _listed([f"{percent(entry[key][0])} in {name}" for key, name in metrics.items()])
+    p90s = _listed([percent(entry[key][1], 0) for key in metrics])
     return f"{medians}; at p90 {p90s}"
 
 

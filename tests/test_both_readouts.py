@@ -1,0 +1,82 @@
+"""The explorer's readouts under both models (inferx.figures.both): the ideal beside the expected, the
+scenario's own first, each expected value with the error of its metric, at the batch the dot is drawn at."""
+
+from __future__ import annotations
+
+import pytest
+
+from inferx.analysis.answers import expected_error
+from inferx.cli.records import point_record
+from inferx.figures import beyond
+from inferx.figures.both import ERROR_METRIC, READOUTS, _sig, readouts_in_both_modes
+from inferx.scenario.evaluation import Scenario
+from inferx.serving import transfer as T
+
+
+@pytest.mark.parametrize(("mode", "order"), [("article", ["ideal", "expected"]), ("calibrated", ["expected", "ideal"])])
+def test_the_scenarios_own_model_comes_first(mode, order):
+    both = readouts_in_both_modes(Scenario.from_params(mode=mode), 32)
+    assert both["order"] == order and both["first"] == order[0]
+    assert set(both["ideal"]) == set(both["expected"]) == set(READOUTS)
+
+
+@pytest.mark.parametrize("batch", [1, 32, 256])
+def test_each_answer_is_the_one_inferx_point_gives(batch):
+    """The same numbers as `inferx point`'s ideal and expected blocks, in the explorer's units."""
+    scn = Scenario.from_params()
+    both, record = readouts_in_both_modes(scn, batch), point_record(scn, batch)
+    for name in ("ideal", "expected"):
+        block = record[name]
+        assert both[name]["throughput"] == f"{_sig(block['throughput_tok_s'])} tok/s"
+        assert both[name]["itl"] == f"{_sig(block['itl_ms'])} ms"
+        assert both[name]["cost"] == f"${_sig(block['cost_per_mtok_usd'])}"
+        assert both[name]["energy"] == f"{_sig(block['tokens_per_joule'])} tok/J"
+        ttft = block["ttft_ms"]
+        assert both[name]["ttft"] == (f"{_sig(ttft)} ms" if ttft is not None else "— (queue grows)")
+    # The article's bound is above what a stack is expected to reach.
+    ideal = float(both["ideal"]["throughput"].split()[0].replace(",", ""))
+    expected = float(both["expected"]["throughput"].split()[0].replace(",", ""))
+    assert ideal > expected
+
+
+def test_the_expected_carries_the_error_of_each_readouts_metric():
+    scn = Scenario.from_params(mode="calibrated")
+    both, error = readouts_in_both_modes(scn, 64), expected_error(scn)
+    for key in READOUTS:
+        if key not in ERROR_METRIC:
+            assert both["error"][key] == ""  # ρ is the model's own ratio
+            continue
+        median, p90 = (round(100 * e) for e in error[ERROR_METRIC[key]])
+        assert both["error"][key] == f"±{median} % (p90 {p90} %)"
+    assert both["errorKind"] == error["kind"] and "measured" in both["error"]["basis"]
+
+
+def test_a_model_nobody_measured_carries_the_held_out_models_error_where_it_was_measured():
+    """A model held out of the transferable model's fit was scored on its maximum throughput only: the readouts
+    that follow throughput carry that error, TTFT says it was not measured."""
+    both = readouts_in_both_modes(Scenario.from_params(model="gpt-oss-120b"), 16)
+    assert both["order"] == ["ideal", "expected"]
+    assert both["errorKind"] == "model not measured"
+    median, p90 = (round(100 * e) for e in T.kind_error("model")["throughput_per_gpu"])
+    for key in ("throughput", "cost", "energy"):
+        assert both["error"][key] == f"±{median} % (p90 {p90} %)"
+    assert both["error"]["ttft"] == "error not measured" and both["error"]["rho"] == ""
+
+
+def test_a_scenario_that_cannot_run_has_no_answers():
+    scn = Scenario.from_params(gpu="h100", gpus=8)  # 640 GB for DeepSeek-R1's 671 GB of FP8 weights
+    assert scn.unfit_reason()
+    assert readouts_in_both_modes(scn, 8) == {"batch": 8, "order": []}
+
+
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_the_explorer_carries_them_at_the_dots_batch(mode):
+    scn = Scenario.from_params(mode=mode)
+    fig = beyond.explorer(scn, 48)
+    dot_batch = int(fig["data"][1]["customdata"][0][0])
+    assert fig["layout"]["meta"]["both"] == readouts_in_both_modes(scn, dot_batch)
+
+
+def test_an_idle_machines_utilisation_is_not_written_as_zero():
+    rho = readouts_in_both_modes(Scenario.from_params(), 1)["ideal"]["rho"]  # ρ = 1 / B_max, below 0.01
+    assert float(rho) > 0 and rho != "0.00"
