@@ -114,7 +114,10 @@
         body: JSON.stringify({ fig: spec.fig, kind: kind, ...pageState(spec) }),
       });
       if (!response.ok) return say(await response.text());
-      if (kind === "png" || kind === "svg") return say(await drawImage(row, spec.fig, kind, (await response.json()).filename));
+      if (kind === "png" || kind === "svg") {
+        const answer = await response.json();
+        return say(await drawImage(row, spec.fig, kind, answer.filename, answer.scenario));
+      }
       const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
       const file = name ? name[1] : `${spec.fig}.${kind}`;
       save(await response.blob(), file);
@@ -125,23 +128,57 @@
   }
 
   /* An image heads itself with the figure's title (on the page the card's heading stands outside the graph),
-     in a top margin grown to hold it. */
+     the scenario line and its source (the page's address) under it, in a top margin grown to hold them: at the
+     foot plotly's legend grows its own margin past what the layout says. The graph's own buttons (log or linear
+     x) are the page's, not the image's: left out, with the room they took. */
   const TITLE_ROOM = 44;
-  function titled(layout, title) {
-    if (!title) return layout;
-    const margin = Object.assign({}, layout.margin);
-    margin.t = (margin.t || 0) + TITLE_ROOM;
-    const font = { size: 17, color: (layout.font && layout.font.color) || undefined };
-    return Object.assign({}, layout, {
-      margin: margin,
-      title: {
-        text: title, font: font, pad: { t: 12 },
-        x: 0, xref: "paper", xanchor: "left", y: 1, yref: "container", yanchor: "top",
-      },
+  const LINE_ROOM = 16; // a line of the scenario or the source, at 11 px
+  const BUTTONS_ROOM = 26; // what figures.curves.x_scale_toggle adds to the top margin for its buttons
+  const CHAR_PX = 6.2; // an 11 px character's width, about: where the scenario line wraps
+
+  /* Text wrapped at " · " into lines of at most `width` px, joined with <br> (plotly's line break). */
+  function wrapped(text, width) {
+    const most = Math.max(20, Math.floor(width / CHAR_PX));
+    const lines = [];
+    String(text).split(" · ").forEach((part) => {
+      const last = lines.length - 1;
+      if (last >= 0 && lines[last].length + 3 + part.length <= most) lines[last] += ` · ${part}`;
+      else lines.push(part);
     });
+    return lines;
   }
 
-  async function drawImage(row, fig, kind, file) {
+  /* Plotly reads <, > and & in text as markup: an address's "&" stays itself. */
+  const plain = (text) => String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+  /* The subtitle's lines: the scenario wrapped at its " · ", then "Source: <address>" cut into lines that fit. */
+  function headLines(width, scenario, source) {
+    const most = Math.max(20, Math.floor((width - 32) / CHAR_PX));
+    const lines = scenario ? wrapped(scenario, width - 32) : [];
+    const said = `Source: ${source}`;
+    for (let i = 0; i < said.length; i += most) lines.push(said.slice(i, i + most));
+    return lines;
+  }
+
+  function titled(layout, title, lines) {
+    const margin = Object.assign({}, layout.margin);
+    const colour = (layout.font && layout.font.color) || "#444444";
+    const out = Object.assign({}, layout);
+    if (out.updatemenus) {
+      delete out.updatemenus;
+      margin.t = Math.max(16, (margin.t || 0) - BUTTONS_ROOM);
+    }
+    margin.t = (margin.t || 0) + TITLE_ROOM + lines.length * LINE_ROOM;
+    out.margin = margin;
+    out.title = {
+      text: plain(title || ""), font: { size: 17, color: colour }, pad: { t: 12 },
+      x: 0, xref: "paper", xanchor: "left", y: 1, yref: "container", yanchor: "top",
+      subtitle: { text: lines.map(plain).join("<br>"), font: { size: 11, color: colour } },
+    };
+    return out;
+  }
+
+  async function drawImage(row, fig, kind, file, scenario) {
     const gd = document.querySelector(`#fig-${fig.slice(3)} .js-plotly-plot`);
     if (!gd) return "The figure is not drawn yet.";
     const [width, height] = chosenSize(row);
@@ -152,9 +189,10 @@
       // The legend as far under the plot as on screen: placed for a card graph's height, a 675 px image had
       // it 66 px under the x-axis title.
       const spec = JSON.parse(row.dataset.export);
-      const plotted = height - (spec.title ? TITLE_ROOM : 0); // what the title leaves of the image's height
+      const lines = headLines(width, scenario, currentAddress());
+      const plotted = height - TITLE_ROOM - lines.length * LINE_ROOM; // what the head leaves of the image's height
       const placed = window.inferxLegendAt ? window.inferxLegendAt(gd, plotted) : gd.layout;
-      const layout = titled(placed, spec.title);
+      const layout = titled(placed, spec.title, lines);
       const figure = { data: gd.data, layout: layout, config: gd._context };
       await window.Plotly.downloadImage(figure, { format: kind, width: width, height: height, filename: name });
       return `Downloading ${file} (${width}×${height} px)`;

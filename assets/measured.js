@@ -30,3 +30,12 @@
     },
   };
 })();
+
+/* The empty state's "Choose a file" (pages/inferencex.py) opens the Measured data upload's file chooser, which
+   on a phone sits in the closed Controls drawer. */
+document.addEventListener("click", (e) => {
+  const button = e.target.closest && e.target.closest("button[data-upload]");
+  if (!button) return;
+  const input = document.querySelector(`#${button.dataset.upload} input[type=file]`);
+  if (input) input.click();
+});

@@ -677,8 +677,16 @@
   /* --- Print: light colours, figures at the page's width. beforeprint comes before the print layout, so the
      width is a fixed one that fits A4 and Letter; the print media query also fires under emulation (PDF). --- */
   let printEvent = false; // between beforeprint and afterprint
+  /* The printout's title block (pages/_cards.py print_head): the day and the address it is printed from. */
+  function fillPrintHead() {
+    const date = document.getElementById("print-date");
+    const from = document.getElementById("print-url");
+    if (date) date.textContent = new Date().toISOString().slice(0, 10);
+    if (from) from.textContent = window.inferx && window.inferx.copyLink ? window.inferx.copyLink() : window.location.href;
+  }
   function printChanged() {
     const on = printEvent || printMedia.matches;
+    if (on) fillPrintHead();
     if (state.printing === on) return;
     state.printing = on;
     apply();

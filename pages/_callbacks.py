@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from dash import ALL, Input, Output, State, callback, clientside_callback, no_update
+from dash import ALL, Input, Output, State, callback, clientside_callback, no_update, set_props
 
 from inferx.analysis.economics import default_price
 from inferx.data.user_gpus import gpu_from_upload
@@ -20,8 +20,8 @@ from inferx.scenario.controls import BATCH, InvalidParameter, check_batch, check
 from inferx.scenario.evaluation import Scenario
 from inferx.scenario.machines import fitted_context, per_gpu_values
 from inferx.text import shown_value
-from pages._cards import INTERNAL_ERROR
-from pages._compare import PINNED_ID, pinned_scenario
+from pages._cards import INTERNAL_ERROR, PRINT_SETTINGS_ID
+from pages._compare import COMPARE_CARD_ID, PINNED_ID, TABLE_ID, pinned_scenario, table_update
 from pages._controls import (
     CALIBRATION_INPUTS,
     CALIBRATION_LINE_ID,
@@ -49,7 +49,7 @@ from pages._controls import (
 )
 from pages._ids import BATCH_ID, control_id
 from pages._landing import MODE_BANNER_ID, MODE_FLIP_ID, MODE_LINE_ID
-from pages._url import control_values_to_params, controls, value_from_position
+from pages._url import control_values_to_params, controls, scenario_line, value_from_position
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,22 @@ def redraw(request, ids):
     except Exception:  # the inputs were checked: this is our bug, so the log gets the traceback
         log.exception("redraw of %s failed", shown_value(request, 400))
         return {}, INTERNAL_ERROR, True
+    if not request["batchOnly"]:  # in the same answer: a callback of its own was a second request per state
+        try:
+            follow_the_state(request)
+        except Exception:  # the figures stand without it; the log gets the traceback
+            log.exception("the state's table and print line for %s failed", shown_value(request, 400))
     return figs, None, False
+
+
+def follow_the_state(request: dict) -> None:
+    """What the page shows of the state besides the figures: the printout's settings line and, with A pinned, the
+    table of A beside B (pages/_compare.py). An id the page lacks is passed over by the browser."""
+    scn = Scenario.from_params(**control_values_to_params(request["values"]))
+    set_props(PRINT_SETTINGS_ID, {"children": scenario_line(scn.params)})
+    table = table_update(request)
+    set_props(TABLE_ID, {"children": table["children"]})
+    set_props(COMPARE_CARD_ID, {"hidden": table["hidden"]})
 
 
 @callback(

@@ -16,6 +16,7 @@ from inferx.scenario.evaluation import Scenario
 from pages._controls import explorer_controls
 from pages._export import export_tools
 from pages._ids import graph_wrapper_id
+from pages._url import scenario_line
 
 log = logging.getLogger(__name__)
 INTERNAL_ERROR = "Something went wrong on the server drawing these settings; it has been logged."
@@ -56,6 +57,29 @@ def navbar(active: str, model: str | None = None) -> html.Header:
     text = "Skip to the tables" if active == "methods" else "Skip to figures"
     skip = html.A(text, href=f"#{FIGURES_ID}", className="visually-hidden-focusable skip-link")
     return html.Header([skip, _navbar(active, model)])
+
+
+PRINT_SETTINGS_ID = "print-settings"
+
+
+def print_head(values: dict) -> html.Header:
+    """A printout's title block, shown on paper only (style.css): inferx, the date and the address it was printed
+    from (assets/theme.js writes both as printing starts) and the settings line (`scenario_line`, which the
+    redraw request keeps current: pages/_callbacks.py)."""
+    try:
+        line = scenario_line(values)
+    except (KeyError, TypeError, ValueError):  # a page without every control: the line waits for the first redraw
+        line = ""
+    return html.Header(
+        [
+            html.P(["inferx", html.Span(" · the LLM serving frontier from hardware physics")], className="print-brand"),
+            html.P(
+                ["Printed ", html.Span(id="print-date"), " from ", html.Span(id="print-url")], className="print-from"
+            ),
+            html.P(line, id=PRINT_SETTINGS_ID, className="print-settings"),
+        ],
+        className="print-head",
+    )
 
 
 def page_title(text: str) -> html.H1:

@@ -7,8 +7,10 @@ Dash component re-checks its props on each update of Dash's store, many times pe
 row of sixteen components on each of fourteen cards was a third of the page.
 
 A download asks the `_export` route with the page's controls, as a redraw does, so a CSV equals what
-`inferx frontier --figure N --format csv` writes for the same settings. For an image the route answers only
-the file name; assets/export.js then has Plotly draw the graph at the chosen size in the browser.
+`inferx frontier --figure N --format csv` writes for the same settings. For an image the route answers the file
+name and the scenario line (`image_scenario`); assets/export.js then has Plotly draw the graph at the chosen size
+in the browser, headed by the figure's title and that line, with the page's address as its source under it and
+without the graph's own buttons.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from urllib.parse import parse_qs
 from dash import get_relative_path, hooks, html
 from flask import Response, jsonify
 
-from inferx.figures import export, registry
+from inferx.figures import compare, export, registry
 from inferx.scenario.controls import BATCH, InvalidParameter, check_batch
 from inferx.scenario.evaluation import Scenario
 from pages._compare import PINNED_ID, pinned_scenario
-from pages._url import control_values_to_params, json_body, parse_query, value_from_position
+from pages._url import control_values_to_params, json_body, parse_query, scenario_line, value_from_position
 
 log = logging.getLogger(__name__)
 
@@ -91,14 +93,20 @@ def export_file(fig: str, kind: str, scn: Scenario, batch: int, pinned: Scenario
     return name, json.dumps(export.figure_record(fig, figure))
 
 
+def image_scenario(scn: Scenario, pinned: Scenario | None) -> str:
+    """An image's subtitle: the page's scenario line, and A's machine and settings where A is pinned."""
+    line = scenario_line(scn.params)
+    return line if pinned is None else f"{line} · beside A: {compare.describe(pinned)}"
+
+
 def _refuse(text: str, status: int = 400) -> Response:
     return Response(f"Could not export: {text}", status, mimetype="text/plain")
 
 
 @hooks.route(EXPORT_ROUTE, methods=("POST",))
 def export_route() -> Response:
-    """POST {fig, kind, values, batch, pinned, search}: a CSV or JSON file, or {"filename"} for an image; a
-    400 with the reason for a bad request."""
+    """POST {fig, kind, values, batch, pinned, search}: a CSV or JSON file, or {"filename", "scenario"} for an
+    image; a 400 with the reason for a bad request."""
     body = json_body()  # each field is checked before use
     if not isinstance(body, dict):
         return _refuse("the request must be a JSON object")
@@ -110,7 +118,7 @@ def export_route() -> Response:
     try:
         scn, batch, a = page_state(body.get("values"), body.get("batch"), body.get("pinned"), body.get("search"))
         if kind in IMAGE_KINDS:
-            return jsonify(filename=export.file_name(scn, fig, kind, a))
+            return jsonify(filename=export.file_name(scn, fig, kind, a), scenario=image_scenario(scn, a))
         name, text = export_file(fig, kind, scn, batch, a)
     except InvalidParameter as err:
         return _refuse(str(err))

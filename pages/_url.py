@@ -190,3 +190,23 @@ def json_body():
         return request.get_json(silent=True)
     except RecursionError:
         return None
+
+
+def scenario_line(values: dict) -> str:
+    """One line naming what the figures show (an embed's line under its title, a printout's head, an image's
+    subtitle): machine, model, precisions and lengths, with units; in calibrated
+    mode also the software stack, the output length and speculative decoding, which only that mode reads."""
+    label = {name: PARAMS[name].label_of for name in ("gpu", "model", "wdtype", "kvdtype", "framework")}
+    parts = [
+        f"{values['gpus']}×{label['gpu'](values['gpu'])}, {values['bw']:,.1f} TB/s",
+        label["model"](values["model"]),
+        f"{label['wdtype'](values['wdtype'])} weights, {label['kvdtype'](values['kvdtype'])} KV cache",
+        f"context {values['ctx']:,} tokens, input {values['isl']:,} tokens",
+    ]
+    if values["mode"] == "calibrated":
+        stack = f"calibrated: {label['framework'](values['framework'])}, output {values['osl']:,} tokens"
+        if values["mtp"] == "on":
+            alpha = values["acceptance"]
+            stack += f", MTP with α {'fitted' if alpha is None else f'{alpha:g} %'}"
+        parts.append(stack)
+    return " · ".join(parts)

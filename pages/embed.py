@@ -6,7 +6,7 @@ from dash import Input, Output, callback, html, no_update
 from dash.exceptions import MissingCallbackContextException
 
 from inferx.figures import registry
-from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
+from inferx.scenario.controls import InvalidParameter, check_param
 from inferx.scenario.machines import resolve_params
 from inferx.text import shown_value
 from pages._cards import beyond_readouts, graph, initial_figures, notices_area, readouts, share_buttons
@@ -14,7 +14,7 @@ from pages._compare import pin_bar, pinned_scenario
 from pages._controls import controls_panel, explorer_controls
 from pages._drawer import drawer_head, drawer_toggle
 from pages._export import export_tools
-from pages._url import PINNED_KEY, control_values_to_params, parse_pinned, parse_query
+from pages._url import PINNED_KEY, control_values_to_params, parse_pinned, parse_query, scenario_line
 from pages.not_found_404 import embed_links
 
 
@@ -40,25 +40,6 @@ def path_name(given):
     if not isinstance(pathname, str):
         return given
     return dash.strip_relative_path(pathname).partition("/")[2]
-
-
-def scenario_line(values: dict) -> str:
-    """One line naming what the figure shows: machine, model, precisions and lengths, with units; in calibrated
-    mode also the software stack, the output length and speculative decoding, which only that mode reads."""
-    label = {name: PARAMS[name].label_of for name in ("gpu", "model", "wdtype", "kvdtype", "framework")}
-    parts = [
-        f"{values['gpus']}×{label['gpu'](values['gpu'])}, {values['bw']:,.1f} TB/s",
-        label["model"](values["model"]),
-        f"{label['wdtype'](values['wdtype'])} weights, {label['kvdtype'](values['kvdtype'])} KV cache",
-        f"context {values['ctx']:,} tokens, input {values['isl']:,} tokens",
-    ]
-    if values["mode"] == "calibrated":
-        stack = f"calibrated: {label['framework'](values['framework'])}, output {values['osl']:,} tokens"
-        if values["mtp"] == "on":
-            alpha = values["acceptance"]
-            stack += f", MTP with α {'fitted' if alpha is None else f'{alpha:g} %'}"
-        parts.append(stack)
-    return " · ".join(parts)
 
 
 def layout(name=None, **query):

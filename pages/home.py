@@ -5,8 +5,16 @@ import dash_bootstrap_components as dbc
 from dash import html
 
 from inferx.figures.registry import ARTICLE_FIGURES, DASHBOARD, FIGURES
-from pages._cards import FIGURES_ID, figure_card, initial_figures, navbar, notices_area, share_buttons
-from pages._compare import pin_bar, pinned_scenario
+from pages._cards import (
+    FIGURES_ID,
+    figure_card,
+    initial_figures,
+    navbar,
+    notices_area,
+    print_head,
+    share_buttons,
+)
+from pages._compare import comparison_card, pin_bar, pinned_scenario
 from pages._controls import controls_panel
 from pages._drawer import drawer_head, drawer_toggle
 from pages._landing import figure_index, index_toggle, intro, landing_title
@@ -67,6 +75,7 @@ def layout(**query):
             dbc.Container(
                 [
                     landing_title("The LLM serving frontier from hardware physics"),
+                    print_head(values),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
@@ -81,6 +90,7 @@ def layout(**query):
                                     index_toggle(),  # the phone's, fixed: its sheet follows it in the tab order
                                     figure_index(DASHBOARD),
                                     notices_area(notices),
+                                    comparison_card(pinned, values),
                                     *cards,
                                 ],
                                 lg=9,

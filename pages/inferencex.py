@@ -1,10 +1,12 @@
 """`/inferencex`: measured InferenceX points over the model's curve, in InferenceX's own axes."""
 
+import contextlib
 import logging
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, callback, clientside_callback, dcc, get_relative_path, html, no_update
+from dash import Input, Output, callback, clientside_callback, dcc, get_relative_path, html, no_update, set_props
+from dash.exceptions import MissingCallbackContextException
 
 from inferx.data.measured import filter_options
 from inferx.figures import style as figures
@@ -14,12 +16,21 @@ from inferx.physics.models import catalog_key
 from inferx.scenario.controls import InvalidParameter
 from inferx.scenario.evaluation import Scenario
 from pages._callbacks import CONTROL_INPUTS
-from pages._cards import FIGURES_ID, described_graph, navbar, notices_area, page_title, share_buttons
+from pages._cards import (
+    FIGURES_ID,
+    PRINT_SETTINGS_ID,
+    described_graph,
+    navbar,
+    notices_area,
+    page_title,
+    print_head,
+    share_buttons,
+)
 from pages._controls import control_groups
 from pages._drawer import drawer_head, drawer_toggle
 from pages._landing import mode_link
 from pages._measured import StoreError, env_measured, measured_frame, upload_panel
-from pages._url import control_values_to_params, parse_query
+from pages._url import control_values_to_params, parse_query, scenario_line
 
 dash.register_page(__name__, path="/inferencex", title="inferx · InferenceX measurements", order=1)
 log = logging.getLogger(__name__)
@@ -100,6 +111,65 @@ def filters_panel() -> html.Div:
 TITLE = "Throughput per GPU against interactivity, measured and modelled"
 
 
+def _command(text: str) -> html.Code:
+    return html.Code(text, className="text-nowrap")  # a phone broke "--model" after its dashes
+
+
+EMPTY_ID = "ix-empty"
+
+
+def empty_state() -> html.Section:
+    """What the page is for and the three ways to give it data, while it has none (hidden once it has)."""
+    return html.Section(
+        [
+            html.H3("No measured runs loaded yet", className="h6"),
+            html.P(
+                "This page sets InferenceX's benchmark runs, one point per run (output tokens per second per GPU "
+                "against the tokens per second each user receives), beside the ideal (article) and expected "
+                "(calibrated) curves for the GPU the controls set: how far each model sits from what serving "
+                "stacks measured. The curves are drawn below; the runs appear once there is data, in any of "
+                "three ways:"
+            ),
+            html.Ol(
+                [
+                    html.Li(
+                        [
+                            "Fetch InferenceX's latest results: ",
+                            _command("inferx fetch -o results.json"),
+                            " (add ",
+                            _command("--model gpt-oss-120b"),
+                            " for another model), then load the file as in 2.",
+                        ]
+                    ),
+                    html.Li(
+                        [
+                            "Load an InferenceX CSV or API JSON into this tab (kept in its memory only): ",
+                            html.Button(
+                                "Choose a file",
+                                id="ix-empty-choose",
+                                className="btn btn-outline-primary btn-sm",
+                                **{"data-upload": "measured-upload"},  # assets/measured.js opens that upload
+                            ),
+                            " or drop it on Measured data in the Controls.",
+                        ]
+                    ),
+                    html.Li(
+                        [
+                            "Serve a file to every visitor: start the server with ",
+                            _command("INFERX_MEASURED=results.json"),
+                            " set.",
+                        ]
+                    ),
+                ]
+            ),
+        ],
+        id=EMPTY_ID,
+        className="ix-empty",
+        hidden=env_measured()[0] is not None,
+        **{"aria-label": "No measured data: how to load some"},
+    )
+
+
 def layout(**query):
     values, _batch, notices = parse_query(query)
     graph = described_graph(
@@ -117,6 +187,7 @@ def layout(**query):
                     ],
                     className="card-head",
                 ),
+                empty_state(),
                 filters_panel(),
                 graph,
                 html.Div(
@@ -138,6 +209,7 @@ def layout(**query):
                 [
                     page_title("InferenceX measurements beside the model"),
                     mode_link(values["mode"]),
+                    print_head(values),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
@@ -218,6 +290,8 @@ def draw(*args):
     values, filter_values, data = args[: len(CONTROL_INPUTS)], args[len(CONTROL_INPUTS) : -1], args[-1]
     try:
         scn = Scenario.from_params(**control_values_to_params(list(values)))
+        with contextlib.suppress(MissingCallbackContextException):  # called as a function (the tests)
+            set_props(PRINT_SETTINGS_ID, {"children": scenario_line(scn.params)})  # the printout's head
         df, source = measured_frame(data)
         scn, about = rows_model(scn, df)
         shown = shown_rows(scn, df, filters_from_values(*filter_values))
@@ -236,20 +310,27 @@ def draw(*args):
     return fig, f"{points:,} of {len(df):,} measured points shown ({source}). {about} {score}".rstrip()
 
 
-def _command(text: str) -> html.Code:
-    return html.Code(text, className="text-nowrap")  # a phone broke "--model" after its dashes
-
-
 NO_DATA = [
-    "No measured data loaded yet. To get InferenceX's latest results, run ",
+    "No measured data loaded: the two models' curves alone. The box above says how to add runs (",
     _command("inferx fetch -o results.json"),
-    " (add ",
-    _command("--model gpt-oss-120b"),
-    " for another model) and load the file under Measured data (in the Controls panel on a narrow screen), "
-    "or start the server with ",
-    _command("INFERX_MEASURED=results.json"),
-    ".",
+    ", an upload, or ",
+    _command("INFERX_MEASURED"),
+    ").",
 ]
+
+
+@callback(
+    Output(EMPTY_ID, "hidden"),
+    Input("measured-data", "data"),
+    Input(EMPTY_ID, "id"),  # the store is the app shell's: an input in the page runs this as the page opens
+)
+def show_empty_state(data, _section=None) -> bool:
+    """The empty state while there is no data (an upload, else the server's file): hidden once there is."""
+    try:
+        df, _ = measured_frame(data)
+    except StoreError:  # the status line under the upload says what is wrong; there is no data to show
+        df = None
+    return df is not None
 
 
 def rows_model(scn: Scenario, df) -> tuple[Scenario, str]:

@@ -115,13 +115,14 @@ class Mouse:
     def __init__(self, browser, slider: str):
         self.browser = browser
         # In view first: a pointer event outside the window reaches nothing (the sidebar's machine and workload
-        # controls put the later sliders below an 800 px window).
+        # controls put the later sliders below an 800 px window). Then still: a card filled in after a redraw (A's
+        # table) can move the sidebar, and a press beside the thumb would jump the slider instead of dragging it.
+        thumb = browser.find_element("css selector", f"#{slider} [role=slider]")
+        wait_js(browser, SETTLED_IN_VIEW_JS, what=f"{slider}'s thumb to settle in view", args=(thumb,))
         box = browser.execute_script(
-            "const t = document.querySelector(`#${arguments[0]} [role=slider]`);"
-            "t.scrollIntoView({block: 'center'});"
-            "const r = t.getBoundingClientRect();"
+            "const r = arguments[0].getBoundingClientRect();"
             "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
-            slider,
+            thumb,
         )
         self.x, self.y = box["x"], box["y"]
         self.send("mouseMoved", self.x, buttons=0)

@@ -66,9 +66,10 @@ def test_a_trace_a_change_did_not_move_keeps_its_place_undrawn():
     assert merged["data"][1]["visible"] is False and "visible" not in merged["data"][2]
     assert merged["data"][1]["legendgroup"] == compare.PINNED_GROUP  # A's traces still start at meta.pinned.first
     assert merged["layout"]["legend"]["title"]["text"] == "A = x (faded)"
-    # Figure 5 draws every preset: pinning another preset there gives A no curve of its own, which it says.
+    # Figure 5 draws every preset: pinning another preset there gives A no curve of its own (its main curve is
+    # the current figure's reference of that preset), which it says.
     fig5 = registry.build(Scenario.from_params(), ["fig5"], pinned=Scenario.from_params(preset="mi300x4"))["fig5"]
-    assert [t["visible"] for t in fig5["data"] if t.get("legendgroup") == compare.PINNED_GROUP] == [False] * 3
+    assert [t["visible"] for t in fig5["data"] if t.get("legendgroup") == compare.PINNED_GROUP] == [False]
     assert fig5["layout"]["legend"]["title"]["text"] == "A = 4×MI300X (its curves coincide with these)"
 
 
@@ -106,11 +107,9 @@ def test_a_s_level_lines_come_as_named_faded_traces_where_they_differ():
     # A the same as now: its floor is the current one, drawn once.
     same = registry.build(a, ["fig4"], pinned=a)["fig4"]
     assert not [t for t in same["data"] if "floor" in t["name"]]
-    # Figure 2: at a quarter of A's bandwidth, the current T∞(8,192) meets A's T∞(32,768) at one height; A's
-    # ceiling (another colour) is drawn all the same, so each of A's three contexts has its own.
+    # Figure 2 draws reference contexts, each with its ceiling: A brings its current context's curve alone.
     fig2 = registry.build(current, ["fig2"], pinned=a)["fig2"]
-    ceilings = [t["name"] for t in fig2["data"] if t["name"].startswith("A: T∞")]
-    assert ceilings == ["A: T∞(1,024) ≈ 1.07 M tok/s", "A: T∞(8,192) ≈ 133 k tok/s", "A: T∞(32,768) ≈ 33.4 k tok/s"]
+    assert [t["name"] for t in fig2["data"] if t["name"].startswith("A: ")] == ["A: S = 1,024, B<sub>max</sub> = 11k"]
 
 
 def test_a_level_label_that_a_s_curves_cross_is_named_in_the_legend_instead():
@@ -207,10 +206,13 @@ def test_build_with_pinned_is_the_merge_of_both_builds_and_memoises_a():
             stated.append(name)
         # A's traces, and a trace for each of A's level lines (a floor, a ceiling) the current figure lacks, and
         # for each current one whose label A's curves cross (it leaves the plot for the legend).
+        # A's main curve alone: in a figure of reference curves, without its level lines.
         levels = {(s["y0"], s["line"].get("color")) for _, s in level_lines(theirs[name]["layout"])}
         levels -= {(s["y0"], s["line"].get("color")) for _, s in level_lines(mine[name]["layout"])}
+        if any(compare.CURRENT in t["name"] for t in theirs[name]["data"]):
+            levels = set()
         moved = len(level_lines(mine[name]["layout"])) - len(level_lines(merged[name]["layout"]))
-        extra = len(mine[name]["data"]) + len(theirs[name]["data"]) + len(levels) + moved
+        extra = len(mine[name]["data"]) + len(compare.main_of_a(theirs[name]["data"])) + len(levels) + moved
         assert len(merged[name]["data"]) == extra, name
     assert {"fig1", "fig4", "fig6"} <= set(stated), stated
     hits = registry._pinned_figures.cache_info().hits
@@ -609,3 +611,30 @@ def test_beside_a_far_larger_a_the_throughput_axes_open_on_log_x_and_the_memo_ke
     (alone_band,) = [n for n in explorer_alone["layout"]["annotations"] if n.get("name") == BAND_LABEL]
     assert band["x"] == pytest.approx(np.log10(alone_band["x"]))
     assert explorer_alone["layout"]["xaxis"]["type"] == "linear"  # the memo keeps its own
+
+
+def test_a_draws_its_main_curve_only():
+    """Figure 10 had ten legend entries with A pinned: A brought its runs by binding limit and its band. A now
+    brings its main curve alone: the current settings' curve where a figure draws references, pieces of one curve
+    joined, no backdrop and nothing a builder marks as a reference."""
+    figs = registry.build(NOW, ["fig2", "fig7", "fig8", "fig9", "fig10", "fig13"], pinned=A)
+    theirs = registry.build(A, ["fig2", "fig7", "fig8", "fig9", "fig10", "fig13"])
+
+    def of_a(fig):
+        return [t for t in fig["data"][fig["layout"]["meta"]["pinned"]["first"] :]]
+
+    for name in ("fig2", "fig7", "fig8", "fig9"):
+        (current,) = [t for t in theirs[name]["data"] if compare.CURRENT in t["name"]]
+        (a,) = of_a(figs[name])
+        assert a["name"] == "A: " + current["name"].replace(compare.CURRENT, "") and a["x"] == current["x"], name
+    joined, best = of_a(figs["fig10"])
+    runs = [t for t in theirs["fig10"]["data"] if (t.get("meta") or {}).get("part") == "frontier"]
+    assert len(runs) >= 2 and joined["name"] == "A: frontier" and joined["line"]["dash"] == "dash"
+    points = [(x, y) for t in runs for x, y in zip(t["x"], t["y"], strict=True)]
+    assert sorted(set(points)) == sorted(zip(joined["x"], joined["y"], strict=True))  # every run, joints once
+    assert best["name"].startswith("A: best under the SLO")
+    mine = registry.build(NOW, ["fig10"])["fig10"]
+    legend = [t for t in figs["fig10"]["data"] if t.get("showlegend", True) and t.get("visible", True) is not False]
+    assert len(legend) == len([t for t in mine["data"] if t.get("showlegend", True)]) + 2  # A's two entries
+    assert [t["name"] for t in of_a(figs["fig13"])][0] == f"A: α = {rate.ALPHA:g}"
+    assert not [t for t in of_a(figs["fig13"]) if "article" in t["name"]]

@@ -318,17 +318,24 @@ def test_a_drag_with_a_pinned_draws_a_beside_each_step(top):
     browser.execute_script("document.getElementById('pin-a').click()")
     wait_js(browser, has_a, what="A's traces on Figure 1")
     settled(browser)
-    mouse = Mouse(browser, control_id("bw"))
-    mouse.press()
+    # A drag draws the graphs in view only, and A's table now sits above Figure 1: a taller window holds both
+    # the slider and the figure.
+    size = browser.get_window_size()
+    browser.set_window_size(size["width"], 1400)
     try:
-        mouse.move(10)
-        now = browser.execute_script(THUMB_NOW, control_id("bw"))
-        wait_js(browser, f"return {SHOWS};", args=(tbs(now),), what=f"Figure 1 at {tbs(now)} TB/s during the drag")
-        during = browser.execute_script(has_a)
-        posts = browser.execute_script("return window.inferxDrag.posts")
+        mouse = Mouse(browser, control_id("bw"))
+        mouse.press()
+        try:
+            mouse.move(10)
+            now = browser.execute_script(THUMB_NOW, control_id("bw"))
+            wait_js(browser, f"return {SHOWS};", args=(tbs(now),), what=f"Figure 1 at {tbs(now)} TB/s during the drag")
+            during = browser.execute_script(has_a)
+            posts = browser.execute_script("return window.inferxDrag.posts")
+        finally:
+            mouse.release()
+            browser.execute_script("document.getElementById('unpin-a').click()")
     finally:
-        mouse.release()
-        browser.execute_script("document.getElementById('unpin-a').click()")
+        browser.set_window_size(size["width"], size["height"])
     assert during and posts > 0
     wait_js(browser, f"return !({has_a[7:]})", what="A gone after Unpin")
     settled(browser)

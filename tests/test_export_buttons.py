@@ -20,7 +20,7 @@ from inferx.scenario.evaluation import Scenario
 from pages import embed, home, methods
 from pages._cards import figure_card
 from pages._export import export_spec, page_state
-from pages._url import controls
+from pages._url import controls, scenario_line
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,14 @@ def test_the_json_button_holds_the_figure_record_with_a(client):
 
 def test_an_image_button_gets_its_file_name_and_the_address_gives_the_model_where_there_are_no_controls(client):
     sent = ask(client, "fig15", "svg", search="?model=llama-3.3-70b&ctx=9999")
-    assert sent.get_json() == {"filename": "inferx_fig15_llama-3.3-70b_h200x8_tp8_ctx1024.svg"}
+    scn = Scenario.from_params(model="llama-3.3-70b")
+    # With the scenario line the image carries under its title (the page's own: pages._url.scenario_line).
+    assert sent.get_json() == {"filename": "inferx_fig15_llama-3.3-70b_h200x8_tp8_ctx1024.svg",
+                               "scenario": scenario_line(scn.params)}  # fmt: skip
+    assert "Llama-3.3-70B" in sent.get_json()["scenario"]
+    # Beside a pinned A, the line names A too.
+    pinned = ask(client, "fig4", "png", pinned={"preset": "mi300x4"}).get_json()["scenario"]
+    assert pinned.endswith(" · beside A: 4×MI300X")
 
 
 @pytest.mark.parametrize(

@@ -7,21 +7,12 @@ import json
 import sys
 from urllib.parse import parse_qsl
 
-from inferx.analysis.answers import ANSWER_MEANING, in_both_modes, slo_answer
+from inferx.analysis.answers import ANSWER_MEANING
+from inferx.analysis.comparison import SIDES, comparison, comparison_rows
 from inferx.cli.records import rounded_json
 from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
 from inferx.scenario.evaluation import Scenario
 from inferx.scenario.machines import checked_context, resolve_params
-
-# (key of a goodput answer, what the table calls it, its format); the first row is the users the SLO admits.
-DECIDING = (
-    ("batch", "users at the SLO (batch)", "{:,.0f}"),
-    ("itl_ms", "TPOT (ms)", "{:,.1f}"),
-    ("ttft_ms", "TTFT (ms)", "{:,.0f}"),
-    ("throughput_per_gpu_tok_s", "output tok/s per GPU", "{:,.0f}"),
-    ("cost_per_mtok_usd", "$ per million tokens", "{:,.2f}"),
-    ("tokens_per_joule", "tokens per joule", "{:,.2f}"),
-)
 
 
 def scenario_from_query(query: str, name: str) -> Scenario:
@@ -37,32 +28,22 @@ def scenario_from_query(query: str, name: str) -> Scenario:
     return Scenario.from_params(**values)
 
 
-def comparison(a: Scenario, b: Scenario) -> dict:
-    """Each scenario's best point under its own TTFT and TPOT targets, under both models."""
-    from inferx.analysis import slo
-
-    def answer(s: Scenario) -> dict:
-        p = s.params
-        return slo_answer(slo.goodput(s, p["ttft"], p["tpot"], p["price"], p["power"]))
-
-    return {name: {"scenario": s.params, **in_both_modes(s, answer)} for name, s in (("a", a), ("b", b))}
-
-
 def comparison_table(record: dict) -> str:
     answers = [w for w in record["a"] if w in ANSWER_MEANING]
-    columns = [(side, w) for side in ("a", "b") for w in answers]
-    head = f"{'':26}" + "".join(f"{side.upper() + ' ' + w:>14}" for side, w in columns)
+    columns = [(side, w) for side in SIDES for w in answers]
+    rows = comparison_rows(record)
+    width = max(len(f"{r['label']} ({r['unit']})") for r in rows) + 2
+    head = " " * width + "".join(f"{side.upper() + ' ' + w:>14}" for side, w in columns)
     lines = [head, "-" * len(head)]
-    for key, label, fmt in DECIDING:
-        cells = []
-        for side, w in columns:
-            value = record[side][w].get(key)
-            cells.append(f"{'—' if value is None or not record[side][w].get('batch') else fmt.format(value):>14}")
-        lines.append(f"{label:26}" + "".join(cells))
-    for side in ("a", "b"):
+    for r in rows:
+        lines.append(f"{r['label'] + ' (' + r['unit'] + ')':{width}}" + "".join(f"{r[s][w]:>14}" for s, w in columns))
+    for side in SIDES:
         error = record[side]["expected"]["error"]
-        spread = f"TPOT off by {100 * error['tpot'][0]:.0f} % (median), {100 * error['tpot'][1]:.0f} % (p90)"
-        lines.append(f"{side.upper()} expected: {error['kind']}; " + (spread if "tpot" in error else error["note"]))
+        if "tpot" in error:
+            said = f"TPOT off by {100 * error['tpot'][0]:.0f} % (median), {100 * error['tpot'][1]:.0f} % (p90)"
+        else:
+            said = error["note"]
+        lines.append(f"{side.upper()} expected: {error['kind']}; {said}")
     lines += [f"{w}: {ANSWER_MEANING[w]}." for w in answers]
     return "\n".join(lines)
 

@@ -68,6 +68,7 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     hover = "B = %{x:,.0f}<br>T = %{y:,.0f} tok/s"
     data = [line_trace("Roofline, no communication", B, E.throughput(B, step), CURRENT, "dot", 1.5, hover)]
     if comm.any():
+        data[0]["meta"] = {"reference": True}  # the bound the communication lowers: a pinned A leaves it out
         data.append(
             line_trace("With TP/PP communication", B, E.throughput(B, step + comm), CURRENT, "solid", 2.5, hover)
         )
@@ -106,6 +107,9 @@ def roofline(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
 
 
 RIDGE_SEARCH = log_spaced(1e6, 400)  # where a calibrated step can turn compute-bound: 3.5 % apart
+
+
+PART = {"reference": True}  # a part of the total a figure draws: a pinned A draws the total alone (figures.compare)
 
 
 @functools.lru_cache(maxsize=16)  # Figures 1 and 5 both ask, and the calibrated search is 0.13 ms
@@ -202,9 +206,16 @@ def ttft_parts(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
     wait = "Queueing wait" if scn.mode == "article" else "Queueing wait and per-request costs"
     data = [
         line_trace(
-            "Prefill t<sub>prefill</sub>(S<sub>in</sub>)", B, np.full(B.shape, 1e3 * prefill), PREFILL, "dash", 2, hover
+            "Prefill t<sub>prefill</sub>(S<sub>in</sub>)",
+            B,
+            np.full(B.shape, 1e3 * prefill),
+            PREFILL,
+            "dash",
+            2,
+            hover,
+            meta=PART,
         ),
-        line_trace(wait, B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover),
+        line_trace(wait, B, 1e3 * (r["ttft"] - prefill), QUEUE, "dot", 2, hover, meta=PART),
         line_trace("TTFT total", B, 1e3 * r["ttft"], CURRENT, "solid", 2.5, hover),
     ]
     # Past ρ = 0.85 the queueing wait climbs to a wall at B_max: shade that stretch, not the usable one.

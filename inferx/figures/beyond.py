@@ -179,7 +179,7 @@ def regimes_slo(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
             SLO_BAND,
             width=14,
             hover="T = %{x:,.0f} tok/s",
-            meta={"short": f"meets TTFT ≤ {p['ttft']:,.6g}, TPOT ≤ {p['tpot']:,.6g} ms"},
+            meta={"short": f"meets TTFT ≤ {p['ttft']:,.6g}, TPOT ≤ {p['tpot']:,.6g} ms", "backdrop": True},
         )
         band["hoverinfo"] = "skip"
         fig["data"].insert(0, band)

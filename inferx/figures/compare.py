@@ -5,6 +5,13 @@ explorer's readouts and animation read traces 0 and 1), each drawn dashed at hal
 "A: …", all in one legend group, so one click on the legend hides A; the legend's title names A. A trace of A
 that coincides with a current one (a reference curve the change did not move) keeps its place but is not drawn:
 the current one shows it, and a faded copy over it only changed its colour.
+
+A draws its main curve only (`main_of_a`): where a figure draws reference curves beside the current settings'
+(other contexts, presets, formats, parallelisms, workloads), the current one is named "… (current)", and A brings
+that one alone, without its level lines; pieces of one curve (Figure 10's runs by binding limit, `meta.part`)
+come joined as one line; a backdrop (Figure 10's band where the targets are met, `meta.backdrop`) stays the
+current figure's, and a curve a builder marks `meta.reference` (Figure 1's bound without communication, Figure
+3's parts of TTFT, Figures 13 and 14's other acceptance rates and verify model) is left out.
 """
 
 from __future__ import annotations
@@ -116,6 +123,50 @@ def legend_label(pinned: Scenario, current: Scenario) -> str:
     if len(differ) <= LEGEND_SETTINGS:
         return _described(pinned, differ)
     return _described(pinned, dict(list(differ.items())[:LEGEND_SETTINGS])) + ", …"
+
+
+CURRENT = " (current)"  # how a figure with reference curves names the current settings' own
+JOINED_COLOUR = "#000000"  # pieces coloured by role (Figure 10's limits) joined: A's line has no role to show
+
+
+def _references_drawn(data: list) -> bool:
+    return any(CURRENT in str(t.get("name", "")) for t in data)
+
+
+def _joined(pieces: list[dict], name: str) -> dict:
+    """Pieces of one curve as one line: each piece starts where the one before it ended, so that point is kept
+    once."""
+    first = pieces[0]
+    x, y, custom = list(first.get("x") or []), list(first.get("y") or []), list(first.get("customdata") or [])
+    for piece in pieces[1:]:
+        skip = 1 if x and list(piece.get("x") or [])[:1] == x[-1:] else 0
+        x += list(piece.get("x") or [])[skip:]
+        y += list(piece.get("y") or [])[skip:]
+        custom += list(piece.get("customdata") or [])[skip:]
+    line = {**(first.get("line") or {}), "color": JOINED_COLOUR}
+    joined = {k: v for k, v in first.items() if k not in ("legendgroup", "showlegend", "meta")}
+    return {**joined, "name": name, "x": x, "y": y, "line": line, "hovertemplate": (first.get("hovertemplate") or "")
+            .split("<extra>")[0] + f"<extra>{name}</extra>", **({"customdata": custom} if custom else {})}  # fmt: skip
+
+
+def main_of_a(data: list) -> list:
+    """The traces of A's figure that a comparison draws: its main curve, not its reference curves (see above)."""
+    if _references_drawn(data):
+        return [t for t in data if CURRENT in str(t.get("name", ""))]
+    kept, pieces = [], {}
+    for t in data:
+        meta = t.get("meta") if isinstance(t.get("meta"), dict) else {}
+        if meta.get("backdrop") or meta.get("reference"):
+            continue
+        part = meta.get("part")
+        if part is None:
+            kept.append(t)
+        elif part in pieces:
+            pieces[part].append(t)
+        else:
+            pieces[part] = [t]
+            kept.append(part)  # the joined curve takes its first piece's place
+    return [_joined(pieces[t], t) if isinstance(t, str) else t for t in kept]
 
 
 def _restyled(trace: dict, same: bool) -> dict:
@@ -452,7 +503,7 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     (the explorer's price and power), so its readouts can show the differences."""
     data = list(current.get("data") or [])
     layout = dict(current.get("layout") or {})
-    theirs = pinned.get("data") or []
+    theirs = main_of_a(pinned.get("data") or [])
     meta = layout.get("meta")
     if data and (meta is None or isinstance(meta, dict)):
         a_meta = pinned.get("layout", {}).get("meta")
@@ -485,7 +536,8 @@ def merge(current: dict, pinned: dict, label: str) -> dict:
     for axis in ("xaxis", "yaxis"):
         if axis in layout and axis in pinned.get("layout", {}):
             layout[axis] = _union_range(layout[axis], pinned["layout"][axis])
-    added += _pinned_levels(layout, pinned.get("layout") or {}, data + added)
+    if not _references_drawn(pinned.get("data") or []):  # a level line there belongs to a reference too
+        added += _pinned_levels(layout, pinned.get("layout") or {}, data + added)
     # Where every curve of A coincides with a current one (Figure 5 draws each preset), none is drawn: say so.
     drawn = any(t.get("visible", True) is not False and t.get("showlegend", True) is not False for t in added)
     title = f"A = {label} (faded)" if drawn else f"A = {label} (its curves coincide with these)"

@@ -268,17 +268,34 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
     # Log axes: the article's curve sits about ten times above and to the right of the measured points, and on
     # linear axes it pressed them and the calibrated curve flat against the corner.
     layout["xaxis"]["type"] = layout["yaxis"]["type"] = "log"
-    if rows.empty:
-        text = "no measured points match the filters" if df is not None else "load a measured file to see points"
+    if rows.empty and df is not None:  # without data the page says how to load some, above the figure
         layout["annotations"].append(
-            {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.95, "showarrow": False}
-        )
+            {"text": "no measured points match the filters", "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.95,
+             "showarrow": False}
+        )  # fmt: skip
     for k, text in enumerate(unfit):
         note = {"text": f"No model curve: {text}", "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.85 - 0.08 * k}
         layout["annotations"].append({**note, "showarrow": False})
-    fig = {"data": data, "layout": layout}
+    fig = {"data": _named_if_drawn(data), "layout": layout}
     decade_ticks(fig)  # as the dashboard's log axes: decades labelled, not "2 5 2 5" between them
     return unnumbered_if_empty(fig)
+
+
+def _drawn(trace: dict) -> bool:
+    x, y = (np.asarray(trace.get(k) or [], dtype=float) for k in ("x", "y"))
+    return x.size == y.size and bool(np.any(np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)))  # log axes
+
+
+def _named_if_drawn(data: list) -> list:
+    """The traces, each left out of the legend unless it draws something (a point or a line inside the log axes);
+    a band's entry is its upper edge's, drawn only where its lower edge is too."""
+    out, low = [], None
+    for t in data:
+        drawn = _drawn(t) and ((t.get("meta") or {}).get("band") != "high" or (low is not None and _drawn(low)))
+        if (t.get("meta") or {}).get("band") == "low":
+            low = t
+        out.append(t if drawn or t.get("showlegend") is False else {**t, "showlegend": False})
+    return out
 
 
 def _model_trace(curves: dict, mode: str, gpus: int, machine: str, selected: bool, dash: str = "solid") -> dict:

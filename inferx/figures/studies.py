@@ -161,7 +161,7 @@ def fig_regimes(scn: Scenario) -> dict:
                 custom=r["batch"][a:b].astype(int).tolist(),
                 legendgroup=key,
                 showlegend=key not in named,
-                meta={"short": SHORT_LABELS[key]},
+                meta={"short": SHORT_LABELS[key], "part": "frontier"},  # one curve: a pinned A joins them
             )
         )
         named.add(key)
@@ -228,9 +228,12 @@ def fig_spec_k(scn: Scenario, alphas=ALPHAS, draft: str = "gpu", B: int = 1, k_m
     for name, alpha, mode, colour, dash in curves:
         itl_eff = E.itl_speculative(k, alpha, delta, verify[mode], E.expected_accepted(k, alpha))
         speed = [f"{x:.3g}" for x in plain / itl_eff]
+        # A pinned A draws the article's α with the roofline verify alone (figures.compare `main_of_a`).
+        main = alpha == ALPHA and mode == "roofline"
         data.append(
-            line_trace(name, k, 1e3 * itl_eff, colour, dash=dash, hover=hover, custom=speed, mode="lines+markers")
-        )
+            line_trace(name, k, 1e3 * itl_eff, colour, dash=dash, hover=hover, custom=speed, mode="lines+markers",
+                       **({} if main else {"meta": {"reference": True}}))
+        )  # fmt: skip
     base = float(plain)
     # Above the line at the short drafts, on two lines (narrow): a verify pass costs about one plain step, so
     # there every curve is below the line (under it, the label met the lowest-acceptance curve on a phone).
@@ -267,7 +270,9 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
             b0 = vanishing_batch(scn, k, alpha, delta, mode, first=speedup[B.size :])
             name = f"{DRAFT_LABELS[draft]}, {mode} verify"
             hover = "B = %{x:,.0f}<br>speed-up %{y:,.3~r}×"
-            data.append(line_trace(name, B, speedup[: B.size], DRAFT_COLOURS[draft], dash, hover=hover))
+            # A pinned A draws the roofline verify alone (figures.compare `main_of_a`).
+            ref = {} if mode == "roofline" else {"meta": {"reference": True}}
+            data.append(line_trace(name, B, speedup[: B.size], DRAFT_COLOURS[draft], dash, hover=hover, **ref))
             if b0 is not None:  # a labelled dot where the gain ends; the two drafts' labels sit on opposite sides
                 data.append(
                     line_trace(
@@ -282,6 +287,7 @@ def fig_spec_batch(scn: Scenario, k: int = K, alpha: float = ALPHA) -> dict:
                         textfont={"color": P.text(DRAFT_COLOURS[draft]), "size": 11},
                         marker={"size": 9, "color": DRAFT_COLOURS[draft], "symbol": "x"},
                         showlegend=False,
+                        **ref,
                     )
                 )
     # Under the line: speculation pays at small batches, so every curve starts above it, and a short plot put
