@@ -14,6 +14,7 @@ time and scores the rows left out: the errors a reader should expect of a GPU or
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import fields
 
@@ -69,10 +70,10 @@ class Layout:
         precisions = list(ix["precision"]) + list(pub["precision"])
         pairs = {(T.silicon_of(g), p) for g, p in zip(gpus, precisions, strict=True)}
         self.silicon = sorted({s for s, _ in pairs})
-        stacks = set(ix["framework"].map(C.base_framework)) | ({"trt"} if len(pub) else set())
+        stacks = set(ix["framework"].map(C.base_framework)) | set(_pub_stacks(pub))
         self.stacks = sorted(stacks)
         dp_stacks = set(ix.loc[ix["decode_dp_attention"] & ix["n_gpus"].gt(1), "framework"].map(C.base_framework))
-        dp_stacks |= {"trt"} if pub["dp_attention"].any() else set()
+        dp_stacks |= set(_pub_stacks(pub)[pub["dp_attention"].astype(bool).to_numpy()])
         self.names, bounds = [], []
         for s in self.silicon:
             for f in _silicon_fields(s, pairs):
@@ -127,6 +128,11 @@ class Layout:
         return np.clip(phi, self.lower + 1e-9, self.upper - 1e-9)
 
 
+def _pub_stacks(pub: pd.DataFrame) -> np.ndarray:
+    """Each published row's base stack (rows of a frame without the column: TensorRT-LLM's, the first source's)."""
+    return (pub["stack"] if "stack" in pub else pd.Series("trt", index=pub.index)).to_numpy(str)
+
+
 def _silicon_fields(family: str, pairs: set) -> list[str]:
     """bw, then f_c at each precision the rows measure on that die."""
     return ["bw"] + [p for p in ("fp8", "fp4") if (family, p) in pairs]
@@ -155,7 +161,7 @@ def predict_published(tr: T.Transfer, rows: pd.DataFrame) -> np.ndarray:
     out = np.empty(len(rows))
     for key, part in rows.groupby("model"):
         sel = rows.index.get_indexer(part.index)
-        cal = _row_calibration(tr, part["gpu"], ["trt"] * len(part), part["precision"], MODELS[key], part["gpus"])
+        cal = _row_calibration(tr, part["gpu"], _pub_stacks(part), part["precision"], MODELS[key], part["gpus"])
         r = T.offline_throughput(
             cal, published_machine(part), part["isl"].to_numpy(), part["osl"].to_numpy(), MODELS[key]
         )
@@ -229,7 +235,7 @@ def errors(tr: T.Transfer, ix: pd.DataFrame, pub: pd.DataFrame) -> pd.DataFrame:
                     "source": pub["source"].to_numpy(),
                     "model": pub["model"].to_numpy(),
                     "gpu": pub["gpu"].to_numpy(),
-                    "stack": "trt",
+                    "stack": _pub_stacks(pub),
                     "metric": "throughput",
                     "log_error": np.log(predict_published(tr, pub) / pub["out_tok_s_total"].to_numpy()),
                 }
@@ -411,3 +417,31 @@ def transfer_record(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict, source: str)
             "model": table(ours[ours["gpu"].isin(set(sibling["gpu"]))], "gpu"),
         },
     }
+
+
+# --- The stored fit, scored on every row at hand ----------------------------------------------------------------
+
+BREAKDOWNS = {"source": "source", "model": "model", "GPU": "gpu", "stack": "stack"}
+
+
+def stored_scores(tr: T.Transfer, fitted: set, ix: pd.DataFrame, pub: pd.DataFrame) -> dict:
+    """A fitted transferable model (the shipped one) scored on every row, with no refit: {breakdown: [{group,
+    sample, rows, metric: [median, p90]}]} by source, model, GPU and stack, each group split into the rows of
+    sources the fit saw (`fitted`: source ids, "inferencex" for the InferenceX rows) and those it did not (out of
+    sample: a source added since, a new model, GPU or stack)."""
+    errs = errors(tr, ix, pub)
+    errs = errs.assign(sample=np.where(errs["source"].isin(list(fitted)), "in sample", "out of sample"))
+    return {
+        name: [{"group": g, "sample": s, **_summary(part)} for (g, s), part in errs.groupby([column, "sample"])]
+        for name, column in BREAKDOWNS.items()
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def published_scores() -> dict:
+    """`stored_scores` of the shipped fit on the published rows alone (no InferenceX file needed): what /methods
+    shows."""
+    from inferx.data.published import load_published
+
+    record = T.load_transfer_record()
+    return stored_scores(T.load_transfer(), set(record["source"]["published"]), pd.DataFrame(), load_published())
