@@ -302,10 +302,11 @@ def transfer_section():
 
     body = [dcc.Markdown(TRANSFER_TEXT, mathjax=False)]
     body += [html.H3("Every published source, scored by the stored fit"), html.P(STORED_TEXT)]
+    published = {"throughput": "output tok/s", "tpot": "TPOT", "ttft": "TTFT"}
     for name, entries in published_scores().items():
-        rows = [[e["group"], e["sample"], f"{e['rows']:,}", f"{e['throughput'][0]:.0%} / {e['throughput'][1]:.0%}"]
-                for e in entries]  # fmt: skip
-        columns = [name, "in the fit?", "rows", "max tok/s median / p90"]
+        rows = [[e["group"], e["sample"], f"{e['rows']:,}"] + ["—" if m not in e else f"{e[m][0]:.0%} / {e[m][1]:.0%}"
+                                                             for m in published] for e in entries]  # fmt: skip
+        columns = [name, "in the fit?", "rows", *(f"{label} median / p90" for label in published.values())]
         body += [html.H3(f"Published rows by {name}"), table(f"Published rows by {name}", columns, rows)]
     for key, title in TRANSFER_TABLES.items():
         body += [html.H3(title), table(title, header, cells(record["scores"][key]))]
@@ -333,10 +334,11 @@ model in turn (maximum throughput only). Errors are |predicted / measured − 1|
 
 
 STORED_TEXT = (
-    "The stored fit, unchanged, against every published maximum-throughput row inferx keeps (their sources, "
-    "stack versions and definitions: inferx/data/public/sources.json), by source, model, GPU and stack. 'in "
-    "sample': a source the fit was made from; 'out of sample': a source added since, never fitted. Errors are "
-    "|predicted / measured − 1| of the instance's output tokens per second, median / 90th percentile."
+    "The stored fit, unchanged, against every published row inferx keeps (their sources, stack versions and "
+    "definitions: inferx/data/public/sources.json), by source, model, GPU and stack. 'in sample': a source the fit "
+    "was made from; 'out of sample': a source added since, never fitted. Errors are |predicted / measured − 1|, "
+    "median / 90th percentile, of the instance's output tokens per second (at its maximum for an offline table) "
+    "and, where a source measured a closed loop of users, of TPOT and TTFT."
 )
 
 

@@ -11,6 +11,7 @@ from inferx.cli.calibration import format_stored
 from inferx.data import published as P
 from inferx.physics.hardware import GPUS
 from inferx.physics.models import MODELS
+from inferx.serving import model as C
 from inferx.serving import transfer as T
 from inferx.serving import transfer_fit as TF
 from tests.test_transfer import toy_transfer
@@ -39,7 +40,12 @@ def test_every_row_traces_to_its_source_and_every_csv_has_one():
 
 def test_the_loaded_rows_are_in_one_schema_with_units_that_hold():
     rows = P.load_published()
-    assert tuple(rows.columns) == P.COLUMNS and not rows.isna().any().any()
+    required = [c for c in P.COLUMNS if c not in (*P.LATENCIES, "concurrency")]
+    assert tuple(rows.columns) == P.COLUMNS and not rows[required].isna().any().any()
+    closed = rows["load"].eq("concurrency")
+    assert rows.loc[closed, "concurrency"].gt(0).all() and rows.loc[~closed, "concurrency"].isna().all()
+    assert rows.loc[~closed, list(P.LATENCIES)].isna().all().all()  # an offline row measures no latency
+    assert (rows.loc[closed, list(P.LATENCIES)].dropna(how="all") > 0).all().all()
     assert set(rows["model"]) <= set(MODELS) and set(rows["gpu"]) <= set(GPUS)
     assert set(rows["stack"]) == {s["stack"] for s in P.sources().values()}
     assert (rows["out_tok_s_total"] > 0).all() and (rows["tp"] <= rows["gpus"]).all()
@@ -75,6 +81,26 @@ def test_a_fixture_is_read_into_the_schema(tmp_path):
     assert not rows["dp_attention"].any()
     total = P.read_all(_fixture(tmp_path, body, measure="out_tok_s_total"), tmp_path)
     assert total["out_tok_s_total"].tolist() == [3000.0, 1500.0]
+
+
+def test_a_concurrency_fixture_keeps_its_latencies_and_is_predicted_as_a_closed_loop(tmp_path):
+    body = "s,Llama 3.3 70B,H100,2,2,fp8,5000,500,1,400,18,50\ns,Llama 3.3 70B,H100,2,2,fp8,5000,500,100,8000,90,900\n"
+    (tmp_path / "s.csv").write_text(HEAD + "concurrency,ttft_ms,itl_ms,out_tok_s_total\n" + body)
+    definitions = {**ENTRY["definitions"], "concurrency": "c", "ttft_ms": "t", "itl_ms": "i"}
+    entries = {"s": {**ENTRY, "file": "s.csv", "load": "concurrency", "definitions": definitions}}
+    rows = P.read_all(entries, tmp_path)
+    assert rows["concurrency"].tolist() == [1.0, 100.0] and rows["itl_ms"].tolist() == [18.0, 90.0]
+    tr = toy_transfer()
+    r = TF.published_predictions(tr, rows)
+    cal = T.calibration(tr, "h100", "vllm", "fp8", MODELS["llama-3.3-70b"], 2)
+    loop = C.closed_loop(cal, TF.published_machine(rows), [1.0, 100.0], 5000.0, 500.0, MODELS["llama-3.3-70b"])
+    assert r["tpot"] == pytest.approx(loop["tpot"]) and r["ttft"] == pytest.approx(loop["ttft"])
+    assert r["throughput"] == pytest.approx(np.asarray(loop["throughput_per_gpu"]) * 2)
+    metrics = TF.errors(tr, pd.DataFrame(), rows).groupby("metric").size().to_dict()
+    assert metrics == {"throughput": 2, "tpot": 2, "ttft": 2}  # each measured number scored once
+    entries["s"]["definitions"] = ENTRY["definitions"]
+    with pytest.raises(P.PublishedDataError, match="concurrency, ttft_ms, itl_ms mean"):
+        P.read_all(entries, tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -142,7 +142,7 @@ def _stored_scores(df, path: str) -> dict:
 
 
 METRIC_HEADS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "tok/s/GPU", "e2e": "E2E",
-                "throughput": "max tok/s"}  # fmt: skip
+                "throughput": "inst. tok/s"}  # fmt: skip
 
 
 def _score_lines(title: str, entries: list, width: int = 34, sample: bool = False) -> list[str]:
@@ -161,8 +161,9 @@ def format_stored(scores: dict) -> str:
     """`transfer_fit.stored_scores` as text tables: by source, model, GPU and stack."""
     lines = ["Stored transferable model (inferx/serving/transfer.json), no refit: |predicted / measured − 1|, median /",
              "p90 (rows). 'in sample': rows of a source the stored fit was made from; 'out of sample': rows of a",
-             "source added since (its model, GPU or stack may be new too). max tok/s: an offline row's output",
-             "tokens per second of the instance; the others: InferenceX's DeepSeek-R1 runs."]  # fmt: skip
+             "source added since (its model, GPU or stack may be new too). inst. tok/s: a published row's output",
+             "tokens per second of the instance (at its maximum for an offline row); tok/s/GPU and E2E: InferenceX's",
+             "DeepSeek-R1 runs; TPOT and TTFT: those and the published closed-loop rows."]  # fmt: skip
     for name, entries in scores.items():
         lines += ["", *_score_lines(f"by {name}", entries, width=28, sample=True)]
     return "\n".join(lines)

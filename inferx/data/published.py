@@ -6,15 +6,20 @@ source's rows, as the source printed them:
 
     source, model, gpu, gpus, tp, dtype, isl, osl, and one of out_tok_s_total | out_tok_s_per_gpu
 
-(`out_tok_s_per_gpu` where the source publishes per-GPU figures; extra columns, such as `max_num_seqs`, are kept in
-the CSV as facts and not read). `load_published` reads them all into one frame, with catalog keys for the model and
-the GPU, so the fit and `inferx validate` treat every source alike:
+(`out_tok_s_per_gpu` where the source publishes per-GPU figures), and for a source whose `load` is
+"concurrency" also `concurrency` and, where measured, `ttft_ms` and `itl_ms`; extra columns, such as
+`max_num_seqs`, are kept in the CSV as facts and not read. `load_published` reads them all into one frame, with
+catalog keys for the model and the GPU, so the fit and `inferx validate` treat every source alike:
 
-    source, stack, model, gpu, gpus, tp, dp_attention, precision, isl, osl, load, out_tok_s_total
+    source, stack, model, gpu, gpus, tp, dp_attention, precision, isl, osl, load, concurrency, out_tok_s_total,
+    ttft_ms, itl_ms
 
-`load` is "offline" for a maximum-throughput run (every request queued at once); `out_tok_s_total` is output
-tokens per second of the whole instance (input tokens never counted); `dp_attention` follows the source's
-`attention_dp` ("moe": MoE models on more than one GPU run attention data parallel; "none").
+`load` is "offline" for a maximum-throughput run (every request queued at once) or "concurrency" for a closed
+loop of `concurrency` users, each sending its next request when the last is answered; `out_tok_s_total` is output
+tokens per second of the whole instance (input tokens never counted); `ttft_ms` and `itl_ms` (a concurrency row's
+time to first token and time between output tokens, ms) are NaN where not measured, `concurrency` NaN on an
+offline row; `dp_attention` follows the source's `attention_dp` ("moe": MoE models on more than one GPU run
+attention data parallel; "none").
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import functools
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from inferx.physics.hardware import GPUS
@@ -43,11 +49,12 @@ MODEL_NAMES = {
     "gpt-oss-120b": "gpt-oss-120b",
 }
 COLUMNS = ("source", "stack", "model", "gpu", "gpus", "tp", "dp_attention", "precision", "isl", "osl", "load",
-           "out_tok_s_total")  # fmt: skip
+           "concurrency", "out_tok_s_total", "ttft_ms", "itl_ms")  # fmt: skip
+LATENCIES = ("ttft_ms", "itl_ms")  # a concurrency source's, where it measured them
 REQUIRED = ("file", "title", "url", "publisher", "licence", "read", "stack", "stack_version", "benchmark", "load",
             "attention_dp", "definitions")  # fmt: skip
 THROUGHPUT = ("out_tok_s_total", "out_tok_s_per_gpu")  # a CSV has exactly one
-LOADS = ("offline",)
+LOADS = ("offline", "concurrency")
 PRECISIONS = ("fp8", "fp4", "bf16")
 
 
@@ -80,7 +87,14 @@ def read_source(source_id: str, source: dict, directory: Path = PUBLIC_DIR) -> p
     if not (set(measure) | {"isl, osl", "gpus, tp", "dtype", "load"}) <= set(source["definitions"]):
         raise PublishedDataError(f"source {source_id}: its definitions must say what {measure[0]}, isl, osl, gpus, "
                                  "tp, dtype and load mean")  # fmt: skip
-    numbers = ["gpus", "tp", "isl", "osl", measure[0]]
+    closed = source["load"] == "concurrency"
+    latencies = [c for c in LATENCIES if c in raw] if closed else []
+    if closed and "concurrency" not in raw:
+        raise PublishedDataError(f"{name}: a concurrency source needs a concurrency column")
+    undefined = [c for c in (["concurrency"] if closed else []) + latencies if c not in source["definitions"]]
+    if undefined:
+        raise PublishedDataError(f"source {source_id}: its definitions must say what {', '.join(undefined)} mean")
+    numbers = ["gpus", "tp", "isl", "osl", measure[0], *(["concurrency"] if closed else [])]
     if raw[["source", "model", "gpu", "dtype", *numbers]].isna().any().any():
         raise PublishedDataError(f"{name}: empty cells")
     if raw["source"].ne(source_id).any():
@@ -89,7 +103,7 @@ def read_source(source_id: str, source: dict, directory: Path = PUBLIC_DIR) -> p
         unknown = sorted(set(raw[column]) - set(known))
         if unknown:
             raise PublishedDataError(f"{name}: {column} not in the catalog: {', '.join(map(str, unknown))}")
-    if not (raw[numbers] > 0).all().all() or raw["tp"].gt(raw["gpus"]).any():
+    if not (raw[numbers] > 0).all().all() or raw["tp"].gt(raw["gpus"]).any() or (raw[latencies] <= 0).any().any():
         raise PublishedDataError(f"{name}: a count, length or throughput that is not positive, or tp > gpus")
     model = raw["model"].map(MODEL_NAMES)
     gpus = raw["gpus"].astype(int)
@@ -108,7 +122,9 @@ def read_source(source_id: str, source: dict, directory: Path = PUBLIC_DIR) -> p
             "isl": raw["isl"].astype(float),
             "osl": raw["osl"].astype(float),
             "load": source["load"],
+            "concurrency": raw["concurrency"].astype(float) if closed else np.nan,
             "out_tok_s_total": total,
+            **{c: raw[c].astype(float) if c in latencies else np.nan for c in LATENCIES},
         }
     )[list(COLUMNS)]
 

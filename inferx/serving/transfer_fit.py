@@ -156,17 +156,28 @@ def predict_inferencex(tr: T.Transfer, rows: pd.DataFrame, iterations: int = 40)
     return F.with_run(r, F.startup_stall(rows))
 
 
-def predict_published(tr: T.Transfer, rows: pd.DataFrame) -> np.ndarray:
-    """Output tok/s of the instance of each published (offline) row."""
-    out = np.empty(len(rows))
-    for key, part in rows.groupby("model"):
+def published_predictions(tr: T.Transfer, rows: pd.DataFrame) -> dict:
+    """{"throughput": output tok/s of the instance, "tpot", "ttft": s} of each published row, as it was measured:
+    an offline row at an infinite request rate (`transfer.offline_throughput`; no TPOT or TTFT, NaN), a
+    concurrency row as a closed loop of that many users (`model.closed_loop`)."""
+    out = {k: np.full(len(rows), np.nan) for k in ("throughput", "tpot", "ttft")}
+    load = rows["load"] if "load" in rows else pd.Series("offline", index=rows.index)
+    for (key, kind), part in rows.groupby([rows["model"], load]):
         sel = rows.index.get_indexer(part.index)
         cal = _row_calibration(tr, part["gpu"], _pub_stacks(part), part["precision"], MODELS[key], part["gpus"])
-        r = T.offline_throughput(
-            cal, published_machine(part), part["isl"].to_numpy(), part["osl"].to_numpy(), MODELS[key]
-        )
-        out[sel] = r["throughput"]
+        machine, isl, osl = published_machine(part), part["isl"].to_numpy(float), part["osl"].to_numpy(float)
+        if kind == "offline":
+            out["throughput"][sel] = T.offline_throughput(cal, machine, isl, osl, MODELS[key])["throughput"]
+            continue
+        r = C.closed_loop(cal, machine, part["concurrency"].to_numpy(float), isl, osl, MODELS[key])
+        out["throughput"][sel] = np.asarray(r["throughput_per_gpu"]) * part["gpus"].to_numpy(float)
+        out["tpot"][sel], out["ttft"][sel] = r["tpot"], r["ttft"]
     return out
+
+
+def predict_published(tr: T.Transfer, rows: pd.DataFrame) -> np.ndarray:
+    """Output tok/s of the instance of each published row (`published_predictions`)."""
+    return published_predictions(tr, rows)["throughput"]
 
 
 def fit_transfer(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict) -> T.Transfer:
@@ -229,18 +240,23 @@ def errors(tr: T.Transfer, ix: pd.DataFrame, pub: pd.DataFrame) -> pd.DataFrame:
                 )
             )
     if len(pub):
-        frames.append(
-            pd.DataFrame(
-                {
-                    "source": pub["source"].to_numpy(),
-                    "model": pub["model"].to_numpy(),
-                    "gpu": pub["gpu"].to_numpy(),
-                    "stack": _pub_stacks(pub),
-                    "metric": "throughput",
-                    "log_error": np.log(predict_published(tr, pub) / pub["out_tok_s_total"].to_numpy()),
-                }
+        r = published_predictions(tr, pub)
+        measured = {"throughput": pub["out_tok_s_total"].to_numpy(float)}
+        for metric, column in (("tpot", "itl_ms"), ("ttft", "ttft_ms")):  # a concurrency row's latencies, in s
+            measured[metric] = pub[column].to_numpy(float) / 1e3 if column in pub else np.full(len(pub), np.nan)
+        for metric, meas in measured.items():
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "source": pub["source"].to_numpy(),
+                        "model": pub["model"].to_numpy(),
+                        "gpu": pub["gpu"].to_numpy(),
+                        "stack": _pub_stacks(pub),
+                        "metric": metric,
+                        "log_error": np.log(r[metric] / meas),
+                    }
+                )
             )
-        )
     out = pd.concat(frames, ignore_index=True)
     finite = np.isfinite(out["log_error"])
     if not finite.all():  # a metric a row did not measure (E2E); a prediction that failed would show here too
@@ -282,7 +298,9 @@ def held_out(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict) -> pd.DataFrame:
 
 def sibling_lookup(pub: pd.DataFrame) -> pd.DataFrame:
     """The baseline a model must beat: each published row's output tok/s per GPU copied from the same model,
-    precision and lengths on a sibling GPU (same die), as log(copied / measured); rows without one are left out."""
+    precision and lengths on a sibling GPU (same die), as log(copied / measured); rows without one are left out.
+    Offline rows only: a concurrency row is another measurement."""
+    pub = pub[pub["load"].eq("offline")] if "load" in pub else pub
     per_gpu = pub.assign(per_gpu=pub["out_tok_s_total"] / pub["gpus"], silicon=pub["gpu"].map(T.silicon_of))
     keys = ["model", "precision", "isl", "osl", "silicon"]
     merged = per_gpu.merge(per_gpu[keys + ["gpu", "per_gpu"]], on=keys, suffixes=("", "_sibling"))
