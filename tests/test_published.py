@@ -201,3 +201,17 @@ def test_methods_shows_every_source_by_source_model_gpu_and_stack():
     for source_id in P.sources():
         assert source_id in texts
     assert "out of sample" in texts and "in sample" in texts
+
+
+def test_the_fit_takes_every_source_and_load_together():
+    """`inferx calibrate --transfer` fits offline and closed-loop rows of several stacks in one solve: each stack
+    gets its own overheads, and rows drawn from a known model are fitted back to it."""
+    pub = P.load_published()
+    trt = pub["source"].eq("trtllm-perf-overview") & pub["gpu"].isin(["h100", "h200"])
+    rows = pub[pub["source"].eq("nim-llm-benchmarking") | trt & pub["model"].eq("llama-3.3-70b")].reset_index(drop=True)
+    truth = toy_transfer(stack={"trt": toy_transfer().stack["trt"], "nim": toy_transfer().stack["sglang"]})
+    rows["out_tok_s_total"] = TF.predict_published(truth, rows)
+    got = TF.fit_transfer(pd.DataFrame(columns=["hardware", "framework", "precision", "n_gpus",
+                                                "decode_dp_attention"]), rows, truth.mtp)  # fmt: skip
+    assert set(got.stack) == {"trt", "nim"} and all(type(k) is str for k in got.stack)
+    assert np.allclose(TF.predict_published(got, rows), rows["out_tok_s_total"], rtol=0.03)

@@ -70,10 +70,10 @@ class Layout:
         precisions = list(ix["precision"]) + list(pub["precision"])
         pairs = {(T.silicon_of(g), p) for g, p in zip(gpus, precisions, strict=True)}
         self.silicon = sorted({s for s, _ in pairs})
-        stacks = set(ix["framework"].map(C.base_framework)) | set(_pub_stacks(pub))
+        stacks = set(ix["framework"].map(C.base_framework)) | set(_pub_stacks(pub).tolist())
         self.stacks = sorted(stacks)
         dp_stacks = set(ix.loc[ix["decode_dp_attention"] & ix["n_gpus"].gt(1), "framework"].map(C.base_framework))
-        dp_stacks |= set(_pub_stacks(pub)[pub["dp_attention"].astype(bool).to_numpy()])
+        dp_stacks |= set(_pub_stacks(pub)[pub["dp_attention"].astype(bool).to_numpy()].tolist())
         self.names, bounds = [], []
         for s in self.silicon:
             for f in _silicon_fields(s, pairs):
