@@ -51,8 +51,8 @@ def test_the_loaded_rows_are_in_one_schema_with_units_that_hold():
     assert (rows["out_tok_s_total"] > 0).all() and (rows["tp"] <= rows["gpus"]).all()
     assert set(rows["load"]) <= set(P.LOADS) and set(rows["precision"]) <= set(P.PRECISIONS)
     # Per-GPU sources are multiplied out: no instance of several GPUs is quoted below its one-GPU share.
-    per_gpu = pd.read_csv(P.PUBLIC_DIR / P.sources()["trtllm-perf-overview-2025"]["file"])
-    got = rows[rows["source"] == "trtllm-perf-overview-2025"]["out_tok_s_total"].to_numpy()
+    per_gpu = pd.read_csv(P.PUBLIC_DIR / P.sources()["trtllm-perf-overview-devguide"]["file"])
+    got = rows[rows["source"] == "trtllm-perf-overview-devguide"]["out_tok_s_total"].to_numpy()
     assert np.array_equal(got, (per_gpu["out_tok_s_per_gpu"] * per_gpu["gpus"]).to_numpy(float))
 
 
@@ -175,8 +175,8 @@ def test_validate_transfer_scores_the_shipped_fit_without_refitting():
     fixture = Path(__file__).parent / "fixtures" / "synthetic_api_benchmarks.json"
     out = run_inferx("validate", "--measured", str(fixture), "--transfer", timeout=120)
     assert out.returncode == 0, out.stderr
-    for source_id in P.sources():
-        assert source_id in out.stdout
+    for source_id, source in P.sources().items():
+        assert source_id in out.stdout and source["stack_version"] in out.stdout
     assert "by stack" in out.stdout and "Held out when the stored fit was made" in out.stdout
     assert "fitting the transferable model" not in out.stderr  # no refit
 

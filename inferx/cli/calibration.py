@@ -74,7 +74,9 @@ def run(command: str, path: str, error_tables: str | None = None, transfer=None)
             _check_writable(transfer, path)
         df = _calibrated_models_rows(load_measured(path))
         if transfer and command == "validate":  # the shipped fit, no refit: seconds, not the calibrate's minutes
-            print(format_stored(_stored_scores(df, path)))
+            from inferx.data.published import sources
+
+            print(format_stored(_stored_scores(df, path), sources()))
             print("\nHeld out when the stored fit was made (`inferx calibrate --transfer`), as stored:\n")
             print(format_transfer(T.load_transfer_record()))
             return 0
@@ -157,8 +159,9 @@ def _score_lines(title: str, entries: list, width: int = 34, sample: bool = Fals
     return lines
 
 
-def format_stored(scores: dict) -> str:
-    """`transfer_fit.stored_scores` as text tables: by source, model, GPU and stack."""
+def format_stored(scores: dict, sources: dict | None = None) -> str:
+    """`transfer_fit.stored_scores` as text tables: by source, model, GPU and stack; with `sources` (the published
+    sources' entries), each one's stack version and load under the tables."""
     lines = ["Stored transferable model (inferx/serving/transfer.json), no refit: |predicted / measured − 1|, median /",
              "p90 (rows). 'in sample': rows of a source the stored fit was made from; 'out of sample': rows of a",
              "source added since (its model, GPU or stack may be new too). inst. tok/s: a published row's output",
@@ -166,6 +169,9 @@ def format_stored(scores: dict) -> str:
              "DeepSeek-R1 runs; TPOT and TTFT: those and the published closed-loop rows."]  # fmt: skip
     for name, entries in scores.items():
         lines += ["", *_score_lines(f"by {name}", entries, width=28, sample=True)]
+    if sources:
+        lines += ["", "Published sources (inferx/data/public/sources.json: URL, licence, read date, definitions):"]
+        lines += [f"  {key:<26} {s['stack_version']}; load {s['load']}" for key, s in sources.items()]
     return "\n".join(lines)
 
 
