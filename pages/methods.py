@@ -17,6 +17,7 @@ from inferx.scenario.controls import PARAMS
 from inferx.scenario.evaluation import Scenario
 from inferx.serving.stored import HELD_OUT_GROUPING, load_error_tables
 from inferx.serving.transfer import load_transfer_record
+from inferx.serving.transfer_fit import published_scores
 from pages._cards import (
     FIGURES_ID,
     described_graph,
@@ -300,6 +301,13 @@ def transfer_section():
                                                   for m in TRANSFER_METRICS] for e in entries]  # fmt: skip
 
     body = [dcc.Markdown(TRANSFER_TEXT, mathjax=False)]
+    body += [html.H3("Every published source, scored by the stored fit"), html.P(STORED_TEXT)]
+    published = {"throughput": "output tok/s", "tpot": "TPOT", "ttft": "TTFT"}
+    for name, entries in published_scores().items():
+        rows = [[e["group"], e["sample"], f"{e['rows']:,}"] + ["—" if m not in e else f"{e[m][0]:.0%} / {e[m][1]:.0%}"
+                                                             for m in published] for e in entries]  # fmt: skip
+        columns = [name, "in the fit?", "rows", *(f"{label} median / p90" for label in published.values())]
+        body += [html.H3(f"Published rows by {name}"), table(f"Published rows by {name}", columns, rows)]
     for key, title in TRANSFER_TABLES.items():
         body += [html.H3(title), table(title, header, cells(record["scores"][key]))]
     lookup = record["sibling_lookup"]
@@ -323,6 +331,15 @@ fitted once to InferenceX's DeepSeek-R1 runs and TensorRT-LLM's published maximu
 by holding it out: every GPU in turn (InferenceX's metrics and the table's maximum throughput), every published
 model in turn (maximum throughput only). Errors are |predicted / measured − 1|, median / 90th percentile.
 """
+
+
+STORED_TEXT = (
+    "The stored fit, unchanged, against every published row inferx keeps (their sources, stack versions and "
+    "definitions: inferx/data/public/sources.json), by source, model, GPU and stack. 'in sample': a source the fit "
+    "was made from; 'out of sample': a source added since, never fitted. Errors are |predicted / measured − 1|, "
+    "median / 90th percentile, of the instance's output tokens per second (at its maximum for an offline table) "
+    "and, where a source measured a closed loop of users, of TPOT and TTFT."
+)
 
 
 # Figures whose card sits here rather than on `/` (the MoE expert coverage): drawn for the page's model.

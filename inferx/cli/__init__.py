@@ -196,8 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.choices["validate"].add_argument(
         "--transfer",
         action="store_true",
-        help="score the transferable model instead: each source, model and GPU, "
-        "held out of the fit in turn, beside the sibling-GPU lookup",
+        help="score the stored transferable model instead (no refit): every source, model, GPU and stack, "
+        "in or out of its sample, then its held-out scores as calibrate stored them",
     )
     add_catalog_commands(sub)
     from inferx.data.fetch import add_fetch_parser

@@ -15,6 +15,7 @@ from inferx.data.user_gpus import ENV as GPU_ENV
 from inferx.physics.hardware import GPUS
 from inferx.serving import fit as F
 from inferx.serving import report as R
+from inferx.serving import transfer as T
 
 
 def _spread(s: float | None, field: str) -> str:
@@ -72,8 +73,12 @@ def run(command: str, path: str, error_tables: str | None = None, transfer=None)
         if transfer and command == "calibrate":
             _check_writable(transfer, path)
         df = _calibrated_models_rows(load_measured(path))
-        if transfer and command == "validate":
-            print(format_transfer(_transfer_record(df, path)))
+        if transfer and command == "validate":  # the shipped fit, no refit: seconds, not the calibrate's minutes
+            from inferx.data.published import sources
+
+            print(format_stored(_stored_scores(df, path), sources()))
+            print("\nHeld out when the stored fit was made (`inferx calibrate --transfer`), as stored:\n")
+            print(format_transfer(T.load_transfer_record()))
             return 0
         if command == "calibrate":
             fits = F.fit_all(df)
@@ -125,20 +130,59 @@ def _transfer_record(df, path: str, per_stack: dict | None = None) -> dict:
     return TF.transfer_record(TF.inferencex_rows(df), load_published(), mtp, Path(path).name)
 
 
+def _stored_scores(df, path: str) -> dict:
+    """The stored transferable model (`transfer.json`) on the file's DeepSeek-R1 rows and every published row, by
+    source, model, GPU and stack (`transfer_fit.stored_scores`). The file's rows are in sample where the stored fit
+    was made from a file of that name."""
+    from inferx.data.published import load_published
+    from inferx.serving import transfer_fit as TF
+
+    record = T.load_transfer_record()
+    fitted = set(record["source"]["published"]) | ({"inferencex"} if record["source"]["inferencex"] == Path(path).name
+                                                  else set())  # fmt: skip
+    return TF.stored_scores(T.load_transfer(), fitted, TF.inferencex_rows(df), load_published())
+
+
+METRIC_HEADS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "tok/s/GPU", "e2e": "E2E",
+                "throughput": "inst. tok/s"}  # fmt: skip
+
+
+def _score_lines(title: str, entries: list, width: int = 34, sample: bool = False) -> list[str]:
+    """One table: a row per entry, median / p90 of |predicted / measured − 1| per metric, the rows it holds."""
+    lines = [f"{title:<{width}}" + (f"{'':<15}" if sample else "") + "".join(f"{h:>16}" for h in METRIC_HEADS.values())
+             + f"{'rows':>7}"]  # fmt: skip
+    for entry in entries:
+        cells = [f"{100 * entry[m][0]:6.1f} / {100 * entry[m][1]:5.1f} %" if m in entry else f"{'—':>16}"
+                 for m in METRIC_HEADS]  # fmt: skip
+        head = f"{entry['group']:<{width}}" + (f"{entry['sample']:<15}" if sample else "")
+        lines.append(head + "".join(f"{c:>16}" for c in cells) + f"{entry['rows']:>7}")
+    return lines
+
+
+def format_stored(scores: dict, sources: dict | None = None) -> str:
+    """`transfer_fit.stored_scores` as text tables: by source, model, GPU and stack; with `sources` (the published
+    sources' entries), each one's stack version and load under the tables."""
+    lines = ["Stored transferable model (inferx/serving/transfer.json), no refit: |predicted / measured − 1|, median /",
+             "p90 (rows). 'in sample': rows of a source the stored fit was made from; 'out of sample': rows of a",
+             "source added since (its model, GPU or stack may be new too). inst. tok/s: a published row's output",
+             "tokens per second of the instance (at its maximum for an offline row); tok/s/GPU and E2E: InferenceX's",
+             "DeepSeek-R1 runs; TPOT and TTFT: those and the published closed-loop rows."]  # fmt: skip
+    for name, entries in scores.items():
+        lines += ["", *_score_lines(f"by {name}", entries, width=28, sample=True)]
+    if sources:
+        lines += ["", "Published sources (inferx/data/public/sources.json: URL, licence, read date, definitions):"]
+        lines += [f"  {key:<26} {s['stack_version']}; load {s['load']}" for key, s in sources.items()]
+    return "\n".join(lines)
+
+
 def format_transfer(record: dict) -> str:
     """The transferable model's scores as text tables: median / p90 of |predicted / measured − 1| by kind of
     extrapolation, by GPU and by model held out, the band coverage, and the sibling-GPU lookup beside it."""
-    metrics = ("tpot", "ttft", "throughput_per_gpu", "e2e", "throughput")
-    names = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "tok/s/GPU", "e2e": "E2E", "throughput": "max tok/s"}
     lines = ["Transferable model: |predicted / measured − 1|, median / p90 (rows)"]
     for title, entries in (*record["scores"].items(), ("sibling lookup (published rows)",
                                                        record["sibling_lookup"]["lookup"]),
                            ("model, same GPUs held out", record["sibling_lookup"]["model"])):  # fmt: skip
-        lines += ["", f"{title:<34}" + "".join(f"{names[m]:>16}" for m in metrics) + f"{'rows':>7}"]
-        for entry in entries:
-            cells = [f"{100 * entry[m][0]:6.1f} / {100 * entry[m][1]:5.1f} %" if m in entry else f"{'—':>16}"
-                     for m in metrics]  # fmt: skip
-            lines.append(f"{entry['group']:<34}" + "".join(f"{c:>16}" for c in cells) + f"{entry['rows']:>7}")
+        lines += ["", *_score_lines(title, entries)]
     lines += ["", "p10–p90 bands of held-out runs, each GPU or model judged on a band built without it (share of "
               "its runs inside):"]  # fmt: skip
     for kind, c in record["coverage"].items():

@@ -14,6 +14,7 @@ time and scores the rows left out: the errors a reader should expect of a GPU or
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import fields
 
@@ -69,10 +70,10 @@ class Layout:
         precisions = list(ix["precision"]) + list(pub["precision"])
         pairs = {(T.silicon_of(g), p) for g, p in zip(gpus, precisions, strict=True)}
         self.silicon = sorted({s for s, _ in pairs})
-        stacks = set(ix["framework"].map(C.base_framework)) | ({"trt"} if len(pub) else set())
+        stacks = set(ix["framework"].map(C.base_framework)) | set(_pub_stacks(pub).tolist())
         self.stacks = sorted(stacks)
         dp_stacks = set(ix.loc[ix["decode_dp_attention"] & ix["n_gpus"].gt(1), "framework"].map(C.base_framework))
-        dp_stacks |= {"trt"} if pub["dp_attention"].any() else set()
+        dp_stacks |= set(_pub_stacks(pub)[pub["dp_attention"].astype(bool).to_numpy()].tolist())
         self.names, bounds = [], []
         for s in self.silicon:
             for f in _silicon_fields(s, pairs):
@@ -127,6 +128,11 @@ class Layout:
         return np.clip(phi, self.lower + 1e-9, self.upper - 1e-9)
 
 
+def _pub_stacks(pub: pd.DataFrame) -> np.ndarray:
+    """Each published row's base stack (rows of a frame without the column: TensorRT-LLM's, the first source's)."""
+    return (pub["stack"] if "stack" in pub else pd.Series("trt", index=pub.index)).to_numpy(str)
+
+
 def _silicon_fields(family: str, pairs: set) -> list[str]:
     """bw, then f_c at each precision the rows measure on that die."""
     return ["bw"] + [p for p in ("fp8", "fp4") if (family, p) in pairs]
@@ -150,17 +156,28 @@ def predict_inferencex(tr: T.Transfer, rows: pd.DataFrame, iterations: int = 40)
     return F.with_run(r, F.startup_stall(rows))
 
 
-def predict_published(tr: T.Transfer, rows: pd.DataFrame) -> np.ndarray:
-    """Output tok/s of the instance of each published (offline) row."""
-    out = np.empty(len(rows))
-    for key, part in rows.groupby("model"):
+def published_predictions(tr: T.Transfer, rows: pd.DataFrame) -> dict:
+    """{"throughput": output tok/s of the instance, "tpot", "ttft": s} of each published row, as it was measured:
+    an offline row at an infinite request rate (`transfer.offline_throughput`; no TPOT or TTFT, NaN), a
+    concurrency row as a closed loop of that many users (`model.closed_loop`)."""
+    out = {k: np.full(len(rows), np.nan) for k in ("throughput", "tpot", "ttft")}
+    load = rows["load"] if "load" in rows else pd.Series("offline", index=rows.index)
+    for (key, kind), part in rows.groupby([rows["model"], load]):
         sel = rows.index.get_indexer(part.index)
-        cal = _row_calibration(tr, part["gpu"], ["trt"] * len(part), part["precision"], MODELS[key], part["gpus"])
-        r = T.offline_throughput(
-            cal, published_machine(part), part["isl"].to_numpy(), part["osl"].to_numpy(), MODELS[key]
-        )
-        out[sel] = r["throughput"]
+        cal = _row_calibration(tr, part["gpu"], _pub_stacks(part), part["precision"], MODELS[key], part["gpus"])
+        machine, isl, osl = published_machine(part), part["isl"].to_numpy(float), part["osl"].to_numpy(float)
+        if kind == "offline":
+            out["throughput"][sel] = T.offline_throughput(cal, machine, isl, osl, MODELS[key])["throughput"]
+            continue
+        r = C.closed_loop(cal, machine, part["concurrency"].to_numpy(float), isl, osl, MODELS[key])
+        out["throughput"][sel] = np.asarray(r["throughput_per_gpu"]) * part["gpus"].to_numpy(float)
+        out["tpot"][sel], out["ttft"][sel] = r["tpot"], r["ttft"]
     return out
+
+
+def predict_published(tr: T.Transfer, rows: pd.DataFrame) -> np.ndarray:
+    """Output tok/s of the instance of each published row (`published_predictions`)."""
+    return published_predictions(tr, rows)["throughput"]
 
 
 def fit_transfer(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict) -> T.Transfer:
@@ -223,18 +240,23 @@ def errors(tr: T.Transfer, ix: pd.DataFrame, pub: pd.DataFrame) -> pd.DataFrame:
                 )
             )
     if len(pub):
-        frames.append(
-            pd.DataFrame(
-                {
-                    "source": pub["source"].to_numpy(),
-                    "model": pub["model"].to_numpy(),
-                    "gpu": pub["gpu"].to_numpy(),
-                    "stack": "trt",
-                    "metric": "throughput",
-                    "log_error": np.log(predict_published(tr, pub) / pub["out_tok_s_total"].to_numpy()),
-                }
+        r = published_predictions(tr, pub)
+        measured = {"throughput": pub["out_tok_s_total"].to_numpy(float)}
+        for metric, column in (("tpot", "itl_ms"), ("ttft", "ttft_ms")):  # a concurrency row's latencies, in s
+            measured[metric] = pub[column].to_numpy(float) / 1e3 if column in pub else np.full(len(pub), np.nan)
+        for metric, meas in measured.items():
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "source": pub["source"].to_numpy(),
+                        "model": pub["model"].to_numpy(),
+                        "gpu": pub["gpu"].to_numpy(),
+                        "stack": _pub_stacks(pub),
+                        "metric": metric,
+                        "log_error": np.log(r[metric] / meas),
+                    }
+                )
             )
-        )
     out = pd.concat(frames, ignore_index=True)
     finite = np.isfinite(out["log_error"])
     if not finite.all():  # a metric a row did not measure (E2E); a prediction that failed would show here too
@@ -276,7 +298,9 @@ def held_out(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict) -> pd.DataFrame:
 
 def sibling_lookup(pub: pd.DataFrame) -> pd.DataFrame:
     """The baseline a model must beat: each published row's output tok/s per GPU copied from the same model,
-    precision and lengths on a sibling GPU (same die), as log(copied / measured); rows without one are left out."""
+    precision and lengths on a sibling GPU (same die), as log(copied / measured); rows without one are left out.
+    Offline rows only: a concurrency row is another measurement."""
+    pub = pub[pub["load"].eq("offline")] if "load" in pub else pub
     per_gpu = pub.assign(per_gpu=pub["out_tok_s_total"] / pub["gpus"], silicon=pub["gpu"].map(T.silicon_of))
     keys = ["model", "precision", "isl", "osl", "silicon"]
     merged = per_gpu.merge(per_gpu[keys + ["gpu", "per_gpu"]], on=keys, suffixes=("", "_sibling"))
@@ -411,3 +435,31 @@ def transfer_record(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict, source: str)
             "model": table(ours[ours["gpu"].isin(set(sibling["gpu"]))], "gpu"),
         },
     }
+
+
+# --- The stored fit, scored on every row at hand ----------------------------------------------------------------
+
+BREAKDOWNS = {"source": "source", "model": "model", "GPU": "gpu", "stack": "stack"}
+
+
+def stored_scores(tr: T.Transfer, fitted: set, ix: pd.DataFrame, pub: pd.DataFrame) -> dict:
+    """A fitted transferable model (the shipped one) scored on every row, with no refit: {breakdown: [{group,
+    sample, rows, metric: [median, p90]}]} by source, model, GPU and stack, each group split into the rows of
+    sources the fit saw (`fitted`: source ids, "inferencex" for the InferenceX rows) and those it did not (out of
+    sample: a source added since, a new model, GPU or stack)."""
+    errs = errors(tr, ix, pub)
+    errs = errs.assign(sample=np.where(errs["source"].isin(list(fitted)), "in sample", "out of sample"))
+    return {
+        name: [{"group": g, "sample": s, **_summary(part)} for (g, s), part in errs.groupby([column, "sample"])]
+        for name, column in BREAKDOWNS.items()
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def published_scores() -> dict:
+    """`stored_scores` of the shipped fit on the published rows alone (no InferenceX file needed): what /methods
+    shows."""
+    from inferx.data.published import load_published
+
+    record = T.load_transfer_record()
+    return stored_scores(T.load_transfer(), set(record["source"]["published"]), pd.DataFrame(), load_published())
