@@ -11,7 +11,7 @@ from inferx.analysis.answers import ANSWER_MEANING, in_both_modes, slo_answer
 from inferx.cli.records import rounded_json
 from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import checked_context, resolve_params
+from inferx.scenario.machines import checked_context, layout_note, resolve_params
 
 # (key of a goodput answer, what the table calls it, its format); the first row is the users the SLO admits.
 DECIDING = (
@@ -32,8 +32,9 @@ def scenario_from_query(query: str, name: str) -> Scenario:
             raise InvalidParameter(name, f"{key!r} is not a control (`inferx point --help` lists them)", query)
         checked[key] = check_param(key, value)
     values, note = checked_context(resolve_params(checked), "ctx" in checked)  # as the CLI's options are checked
-    if note:
-        print(f"inferx: note: {name}: {note}", file=sys.stderr)
+    for said in (note, layout_note(values, expected=True)):  # both models' answers are given
+        if said:
+            print(f"inferx: note: {name}: {said}", file=sys.stderr)
     return Scenario.from_params(**values)
 
 
