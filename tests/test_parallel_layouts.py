@@ -175,6 +175,21 @@ def test_url_round_trip_and_page_note():
     assert "Llama-3.3-70B is dense" in note.children
 
 
+def test_figures_follow_the_layout():
+    import app  # noqa: F401 (pages register themselves on the app)
+    from inferx.figures import registry
+    from pages.embed import scenario_line
+
+    # Figure 8 keeps a figure per state of what it reads: the layout is part of it, and its legend names it.
+    plain = registry.build(Scenario.from_params(), ["fig8"])["fig8"]["data"][-1]
+    both = registry.build(Scenario.from_params(dp=1, ep=1), ["fig8"])["fig8"]["data"][-1]
+    assert plain["name"].endswith("TP 8, PP 1, NVLink 4.0") and "TP 8, EP, attention DP, PP 1" in both["name"]
+    assert both["y"] != plain["y"]
+    values = Scenario.from_params(dp=1).params
+    assert scenario_line(values).endswith("attention data parallelism across TP 8")
+    assert "parallelism" not in scenario_line(Scenario.from_params().params)
+
+
 def _walk(component):
     if isinstance(component, list):
         for c in component:
