@@ -143,12 +143,13 @@
     if (label && ids[0] !== label.id) setAttr(button, "aria-labelledby", [label.id, ...ids.filter((i) => i !== label.id)].join(" "));
   }
 
-  /* A note under the controls that their changes rewrite (the machine drawn, a prompt past the context) describes
-     the controls that move it (`data-note`, pages/_controls.py): a live region re-read it, a hundred characters,
-     on every arrow-key step of the GPU count. */
+  /* A note under the controls that their changes rewrite (the machine drawn, a prompt past the context, a parallel
+     layout without effect) describes the controls that move it (`data-note`, pages/_controls.py): a live region
+     re-read it, a hundred characters, on every arrow-key step of the GPU count. */
   function describeByNote(ctl) {
     const note = ctl.dataset.note;
-    ctl.querySelectorAll("[role='slider'], button.dash-dropdown").forEach((el) => setAttr(el, "aria-describedby", note));
+    ctl.querySelectorAll("[role='slider'], button.dash-dropdown, input[type='radio']")
+      .forEach((el) => setAttr(el, "aria-describedby", note));
   }
 
   /* The open menu (a dialog holding a group of radios) is named after its control, as its button is. */

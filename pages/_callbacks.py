@@ -18,7 +18,7 @@ from inferx.physics.gpu_spec import GpuSpecError
 from inferx.physics.model_config import ModelConfigError
 from inferx.scenario.controls import BATCH, InvalidParameter, check_batch, check_param
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import fitted_context, per_gpu_values
+from inferx.scenario.machines import fitted_context, layout_note, per_gpu_values
 from inferx.text import shown_value
 from pages._cards import INTERNAL_ERROR, PRINT_SETTINGS_ID
 from pages._compare import COMPARE_CARD_ID, PINNED_ID, TABLE_ID, pinned_scenario, table_update
@@ -29,6 +29,7 @@ from pages._controls import (
     GPU_CARRIED_ID,
     GPU_NOTE_ID,
     GPU_UPLOAD_ID,
+    LAYOUT_NOTE_ID,
     MACHINE_NOTE_ID,
     MODEL_NOTE_ID,
     MODEL_UPLOAD_ID,
@@ -52,6 +53,7 @@ from pages._landing import MODE_BANNER_ID, MODE_FLIP_ID, MODE_LINE_ID
 from pages._url import control_values_to_params, controls, scenario_line, value_from_position
 
 log = logging.getLogger(__name__)
+LAYOUT_NOTE_INPUTS = ("ep", "dp", "tp", "model", "mode")  # what `layout_note` reads
 
 CONTROL_INPUTS = [Input(control_id(name), "value") for name in controls()]
 # The explorer's graph: the one figure that reads the batch.
@@ -178,6 +180,17 @@ def context_changed(ctx_position, isl_position, osl_position):
     except InvalidParameter:
         return ""
     return fitted_context(lengths)[1]
+
+
+@callback(
+    Output(LAYOUT_NOTE_ID, "children"),
+    *(Input(control_id(name), "value") for name in LAYOUT_NOTE_INPUTS),
+    prevent_initial_call=True,  # the layout already holds the note for the URL's state
+)
+def layout_changed(*given):
+    """The note under the parallel-layout switches: where expert or attention data parallelism has no effect (a
+    dense model, TP 1), or no calibrated term of its own."""
+    return layout_note(dict(zip(LAYOUT_NOTE_INPUTS, given, strict=True)))
 
 
 def could_not_read(filename, err: Exception) -> str:

@@ -39,6 +39,7 @@ from inferx.scenario.machines import (
     default_link,
     default_params,
     fitted_context,
+    layout_note,
     per_gpu_values,
     resolve_params,
     shortcut_of,
@@ -341,6 +342,8 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
                 if n == "ctx":  # warns when the context is shorter than the prompt, with the context drawn
                     note = fitted_context(values)[1]
                     body.append(html.Div(note, id=CONTEXT_NOTE_ID, className="unit machine-note"))
+                if n == "dp":  # says when EP or DP has no effect (a dense model, TP 1), or no calibrated term
+                    body.append(html.Div(layout_note(values), id=LAYOUT_NOTE_ID, className="unit machine-note"))
     hidden = [control(n, values[n], False, assumed.get(n), values["mode"]) for n in PARAMS if n not in shown]
     if hidden:
         body.append(html.Div(hidden, hidden=True))
@@ -350,8 +353,10 @@ def control_groups(values: dict, overlay_only: bool = False) -> list:
 
 MACHINE_NOTE_ID = "machine-note"
 CONTEXT_NOTE_ID = "context-note"
+LAYOUT_NOTE_ID = "layout-note"
 NOTE_OF = {"preset": MACHINE_NOTE_ID, "gpu": MACHINE_NOTE_ID, "gpus": MACHINE_NOTE_ID, "ic": MACHINE_NOTE_ID,
-           "ctx": CONTEXT_NOTE_ID, "isl": CONTEXT_NOTE_ID, "osl": CONTEXT_NOTE_ID}  # fmt: skip
+           "ctx": CONTEXT_NOTE_ID, "isl": CONTEXT_NOTE_ID, "osl": CONTEXT_NOTE_ID, "ep": LAYOUT_NOTE_ID,
+           "dp": LAYOUT_NOTE_ID}  # fmt: skip
 
 
 def machine_note(values: dict) -> str:

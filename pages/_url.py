@@ -203,6 +203,10 @@ def scenario_line(values: dict) -> str:
         f"{label['wdtype'](values['wdtype'])} weights, {label['kvdtype'](values['kvdtype'])} KV cache",
         f"context {values['ctx']:,} tokens, input {values['isl']:,} tokens",
     ]
+    switched = [words for name, words in (("ep", "expert parallelism"), ("dp", "attention data parallelism"))
+                if values.get(name) == "1"]  # fmt: skip
+    if switched:  # the layout across the TP group, where the address sets one
+        parts.append(f"{' and '.join(switched)} across TP {values['tp']}")
     if values["mode"] == "calibrated":
         stack = f"calibrated: {label['framework'](values['framework'])}, output {values['osl']:,} tokens"
         if values["mtp"] == "on":

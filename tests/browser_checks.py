@@ -120,8 +120,7 @@ class Mouse:
         thumb = browser.find_element("css selector", f"#{slider} [role=slider]")
         wait_js(browser, SETTLED_IN_VIEW_JS, what=f"{slider}'s thumb to settle in view", args=(thumb,))
         box = browser.execute_script(
-            "const r = arguments[0].getBoundingClientRect();"
-            "return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
+            "const r = arguments[0].getBoundingClientRect();return {x: r.left + r.width / 2, y: r.top + r.height / 2};",
             thumb,
         )
         self.x, self.y = box["x"], box["y"]

@@ -125,7 +125,8 @@ def _scaled_throughputs(scn: Scenario, B, factors, comm=None) -> np.ndarray:
     f = np.asarray(factors, dtype=float)
     if scn.mode == "calibrated":
         return np.array([E.throughput(B, np.add(*_scaled(scn, b, c).step_and_comm(B))) for b, c in f])
-    step = E.t_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw * f[:, :1], scn.compute * f[:, 1:])
+    step = E.t_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw * f[:, :1], scn.compute * f[:, 1:],
+                    scn.replicated)  # fmt: skip
     return E.throughput(B, step + (scn.step_and_comm(B)[1] if comm is None else comm))
 
 

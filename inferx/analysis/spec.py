@@ -65,11 +65,11 @@ def verify_time(scn: Scenario, k, B, mode: str = "article") -> np.ndarray:
     k = np.asarray(k, dtype=float)
     if mode == "article":
         return B * E.t_prefill(k, scn.model, scn.compute)
-    memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa) / scn.bw
+    memory = E.bytes_per_step(B, scn.ctx, scn.model, scn.b_w, scn.kappa, scn.replicated) / scn.bw
     compute = 2.0 * scn.model.p_active * B * k / scn.compute
     # The all-reduce and pipeline hand-offs carry all B·k tokens' activations.
     tokens = B * k
-    comm = E.t_allreduce(tokens, scn.tp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha) + E.t_pipeline(
+    comm = E.t_collectives(tokens, scn.tp, scn.model, scn.b_w, scn.ic_bw, scn.ic_alpha, scn.dp, scn.ep) + E.t_pipeline(
         tokens, scn.pp, scn.model, scn.b_w, scn.pp_bw, scn.pp_alpha
     )
     return np.maximum(memory, compute) + comm

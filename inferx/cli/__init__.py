@@ -32,7 +32,7 @@ from inferx.scenario.controls import (
     domain,
 )
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import borrowed_link, checked_context
+from inferx.scenario.machines import borrowed_link, checked_context, layout_note
 
 # Every-integer output beyond this many rows is refused (a 1-token context on a big machine has B_max in the
 # tens of millions: gigabytes of arrays for a table nobody reads); --points samples any range.
@@ -143,6 +143,9 @@ def _note_unread(args: argparse.Namespace, scn: Scenario, figure: str | None = N
               "inferx slo and --figure 6, 10 and 11 read them", file=sys.stderr)  # fmt: skip
     if scn.mode == "calibrated" and not scn.mtp and getattr(args, "acceptance", None) is not None:
         print("inferx: note: --acceptance changes nothing without --mtp on", file=sys.stderr)
+    layout = layout_note(scn.params, scn.mode == "calibrated" or (args.command in BOTH_ANSWERS and figure is None))
+    if layout:  # --ep on a dense model or at TP 1, --dp at TP 1; --ep's expected answer
+        print(f"inferx: note: {layout}", file=sys.stderr)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -12,7 +12,7 @@ from inferx.analysis.comparison import SIDES, comparison, comparison_rows
 from inferx.cli.records import rounded_json
 from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
 from inferx.scenario.evaluation import Scenario
-from inferx.scenario.machines import checked_context, resolve_params
+from inferx.scenario.machines import checked_context, layout_note, resolve_params
 
 
 def scenario_from_query(query: str, name: str) -> Scenario:
@@ -23,8 +23,9 @@ def scenario_from_query(query: str, name: str) -> Scenario:
             raise InvalidParameter(name, f"{key!r} is not a control (`inferx point --help` lists them)", query)
         checked[key] = check_param(key, value)
     values, note = checked_context(resolve_params(checked), "ctx" in checked)  # as the CLI's options are checked
-    if note:
-        print(f"inferx: note: {name}: {note}", file=sys.stderr)
+    for said in (note, layout_note(values, expected=True)):  # both models' answers are given
+        if said:
+            print(f"inferx: note: {name}: {said}", file=sys.stderr)
     return Scenario.from_params(**values)
 
 

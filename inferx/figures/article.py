@@ -121,7 +121,7 @@ def _ridge(s0: Scenario) -> tuple[float, bool]:
         bend = compute_bend(s0, RIDGE_SEARCH)
         if math.isfinite(bend):
             return bend, True
-    return E.ridge_batch(s0.compute, s0.bw, s0.b_w), False
+    return E.ridge_batch(s0.compute, s0.bw, s0.b_w, s0.weight_reads), False
 
 
 def _corner_label(layout: dict, text: str, x: float, xanchor: str, y: float) -> dict:

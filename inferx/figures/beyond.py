@@ -33,8 +33,9 @@ def _controls_but(*ignored: str):
 
 
 def _weights(scn: Scenario) -> tuple:
-    # Figure 15 reads the model, the weights' format and HBM (whether they fit), nothing of the workload.
-    return scn.model, scn.params["wdtype"], scn.hbm
+    # Figure 15 reads the model, the weights' format and HBM (whether they fit, with what attention DP replicates),
+    # nothing of the workload.
+    return scn.model, scn.params["wdtype"], scn.hbm, scn.replicated
 
 
 def dense_frontier(scn: Scenario) -> list[tuple]:

@@ -116,7 +116,8 @@ def compute_bend(scn: Scenario, batches) -> float:
     the article's B_c in closed form, or where the calibrated step's two times cross (`Scenario.resource_times`,
     the split Figure 10 colours by), interpolated between the sampled `batches`."""
     if scn.mode != "calibrated":
-        return float(E.compute_bound_batch(scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute))
+        return float(E.compute_bound_batch(scn.ctx, scn.model, scn.b_w, scn.kappa, scn.bw, scn.compute,
+                                           scn.replicated))  # fmt: skip
     b = np.asarray(batches, dtype=float)
     memory, compute = scn.resource_times(b)
     lead = compute - memory

@@ -227,7 +227,7 @@ def _communication_reads(scn: Scenario) -> tuple:
     fit = scn.unfit_reason() if scn.headroom <= 0 else None
     labels = (machine_label(scn), p["tp"], p["pp"], p["ic"])
     links = scn.ic_bw, scn.ic_alpha, scn.pp_bw, scn.pp_alpha
-    return scn.model, scn.b_w, scn.tp, scn.pp, *links, fit, max(1024, scn.b_max), labels
+    return scn.model, scn.b_w, scn.tp, scn.pp, scn.dp, scn.ep, *links, fit, max(1024, scn.b_max), labels
 
 
 # Shorter words for a crowded legend (a phone's, a small frame's): the usual abbreviation, the caption's symbol.
@@ -262,7 +262,8 @@ def communication(scn: Scenario, batch: int = DEFAULT_BATCH) -> dict:
         for (name, (colour, _, dash)), comm in zip(COMM_REFS.items(), comms[:-1], strict=True)
     ]
     p = scn.params
-    setting = f"TP {p['tp']}, PP {p['pp']}, {link(p).label}"
+    layout_words = ", EP" * scn.ep + ", attention DP" * scn.dp  # the current layout's collectives (engine)
+    setting = f"TP {p['tp']}{layout_words}, PP {p['pp']}, {link(p).label}"
     name = f"{machine_label(scn)} (current): {setting}"
     colour = gpu_colour(p["gpu"])
     current = line_trace(name, B, comms[-1], colour, "solid", 2.8, hover) | _crowded(f"Current: {setting}")

@@ -26,18 +26,21 @@ def ridge_intensity(compute, bw):
     return compute / bw
 
 
-def ridge_batch(compute, bw, b_w):
-    """B* = b_w · compute / (2 · BW): where I(B) meets I*."""
-    return b_w * compute / (2.0 * bw)
+def ridge_batch(compute, bw, b_w, weight_reads=1.0):
+    """B* = w · b_w · compute / (2 · BW): where I(B) meets I*. w = (P_active + R) / P_active, the parameters a step
+    reads per parameter it computes with: 1 in the article's layout, more under attention data parallelism, whose
+    GPUs each read the attention weights (R: `models.replicated_params`)."""
+    return weight_reads * b_w * compute / (2.0 * bw)
 
 
-def compute_bound_batch(S, model: ModelSpec, b_w, kappa, bw, compute) -> float:
+def compute_bound_batch(S, model: ModelSpec, b_w, kappa, bw, compute, replicated=0.0) -> float:
     """The batch past which t_step's compute term 2·P_active·B / compute exceeds its memory term
-    (P_active·b_w + B·S·κ) / BW: B* / (1 − S·κ·compute / (2·P_active·BW)), B* itself without KV reads. Each
+    ((P_active + R)·b_w + B·S·κ) / BW: B* / (1 − S·κ·compute / (2·P_active·BW)), B* itself without KV reads. Each
     request's KV read grows the bytes with B as the FLOPs grow, so the bend comes later than B*, and never
     (∞) once S·κ ≥ 2·P_active·BW / compute."""
     kv_share = S * kappa * compute / (2.0 * model.p_active * bw)
-    return ridge_batch(compute, bw, b_w) / (1.0 - kv_share) if kv_share < 1.0 else np.inf
+    ridge = ridge_batch(compute, bw, b_w, (model.p_active + replicated) / model.p_active)
+    return ridge / (1.0 - kv_share) if kv_share < 1.0 else np.inf
 
 
 def compute_utilisation(B, b_w, compute, bw):
@@ -53,16 +56,17 @@ def kv_bytes_per_token(model: ModelSpec, b_kv):
     return M.kv_bytes_per_token(model, b_kv)  # the one formula, in models
 
 
-def bytes_per_step(B, S, model: ModelSpec, b_w, kappa):
-    """Bytes_total(B, S) = P_active·b_w + B·S·κ."""
+def bytes_per_step(B, S, model: ModelSpec, b_w, kappa, replicated=0.0):
+    """Bytes_total(B, S) = (P_active + R)·b_w + B·S·κ; R = 0 in the article's tensor-parallel layout, the attention
+    weights each GPU reads again under attention data parallelism (`models.replicated_params`)."""
     B = np.asarray(B, dtype=float)
-    return model.p_active * b_w + B * S * kappa
+    return (model.p_active + replicated) * b_w + B * S * kappa
 
 
-def t_step(B, S, model: ModelSpec, b_w, kappa, bw, compute):
-    """t_step(B, S) = max((P_active·b_w + B·S·κ) / BW, 2·P_active·B / compute), s."""
+def t_step(B, S, model: ModelSpec, b_w, kappa, bw, compute, replicated=0.0):
+    """t_step(B, S) = max(((P_active + R)·b_w + B·S·κ) / BW, 2·P_active·B / compute), s (R: `bytes_per_step`)."""
     B = np.asarray(B, dtype=float)
-    memory = bytes_per_step(B, S, model, b_w, kappa) / bw
+    memory = bytes_per_step(B, S, model, b_w, kappa, replicated) / bw
     return np.maximum(memory, 2.0 * model.p_active * B / compute)
 
 
@@ -77,9 +81,10 @@ def kv_ceiling(S, kappa, bw):
         return bw / (np.asarray(S, dtype=float) * kappa)
 
 
-def kv_headroom(hbm, model: ModelSpec, b_w):
-    """HBM_free = HBM − P_total·b_w, bytes (negative when the weights do not fit)."""
-    return hbm - model.p_total * b_w
+def kv_headroom(hbm, model: ModelSpec, b_w, replicated=0.0):
+    """HBM_free = HBM − (P_total + R)·b_w, bytes (negative when the weights do not fit); R: the attention weights
+    attention data parallelism holds once more on every GPU but one (`models.replicated_params`), else 0."""
+    return hbm - (model.p_total + replicated) * b_w
 
 
 def b_max(headroom, S, kappa, eta=1.0):
@@ -135,6 +140,54 @@ def t_allreduce(B, tp, model: ModelSpec, b_act, ic_bw, ic_alpha):
         return np.zeros(B.shape)
     cost = model.allreduces * (ic_alpha + (tp - 1) / tp * B * model.d_model * b_act / ic_bw)
     return cost if np.ndim(tp) == 0 else np.where(np.asarray(tp) > 1, cost, 0.0)
+
+
+# --- Parallel layouts: attention data parallelism (DP) and expert parallelism (EP) across the N = TP GPUs -------
+# The article's layout splits every layer across the N GPUs and all-reduces after each block. With DP each GPU runs
+# attention for its own B/N requests with whole attention weights (`models.replicated_params`) and only their KV
+# cache; the MLPs and experts stay spread over the N GPUs, fed by an all-gather and a reduce-scatter, which together
+# move what the article's all-reduce moves (a ring all-reduce is those two), so each is priced as one. With EP each
+# GPU holds whole experts, E/N of them, and a MoE layer dispatches each token's hidden state to the GPUs of its k
+# experts and combines the answers back (two all-to-alls) instead of all-reducing.
+
+
+def t_alltoall(B, tp, model: ModelSpec, b_act, ic_bw, ic_alpha):
+    """t_A2A(B, N) = 2·L_moe·(α + (N−1)/N · (B/N)·k·d_model·b / BW_IC): each MoE layer's dispatch and combine. A GPU
+    sends each of its B/N tokens' hidden states to its k experts, (N−1)/N of them on other GPUs, and the answers
+    come back the same way. Zero for a dense model or N = 1."""
+    B = np.asarray(B, dtype=float)
+    moved = (tp - 1) / tp * (B / tp) * model.experts_per_token * model.d_model * b_act / ic_bw
+    return 2.0 * model.n_moe_layers * (ic_alpha + moved) * (np.asarray(tp) > 1)
+
+
+def layout_allreduces(model: ModelSpec, dp, ep):
+    """All-reduces (or all-gather + reduce-scatter pairs, priced as one) a step makes in a layout: one after each
+    layer's attention unless DP, one after each MLP or set of experts unless EP takes the experts' (`t_alltoall`).
+    The article's layout (no DP, no EP): `ModelSpec.allreduces`."""
+    mixers = model.n_layers  # one attention or mixer a layer; the rest of `allreduces` end an MLP or experts
+    return np.where(dp, 0.0, mixers) + (model.allreduces - mixers) - np.where(ep, model.n_moe_layers, 0.0)
+
+
+def t_collectives(B, tp, model: ModelSpec, b_act, ic_bw, ic_alpha, dp=False, ep=False):
+    """A step's collectives across the N = `tp` GPUs of a stage, s: the article's `t_allreduce` in its layout;
+    with DP or EP, `layout_allreduces` all-reduces at the article's price plus EP's `t_alltoall`. `dp` and `ep` may
+    be arrays (one per scenario), and say nothing on one GPU or, for EP, on a dense model."""
+    if not np.any(dp) and not np.any(ep):
+        return t_allreduce(B, tp, model, b_act, ic_bw, ic_alpha)
+    B = np.asarray(B, dtype=float)
+    each = ic_alpha + (tp - 1) / tp * B * model.d_model * b_act / ic_bw
+    ep = np.asarray(ep, dtype=float) if model.is_moe else 0.0
+    cost = layout_allreduces(model, dp, ep) * each + ep * t_alltoall(B, tp, model, b_act, ic_bw, ic_alpha)
+    return np.where(np.asarray(tp) > 1, cost, 0.0)
+
+
+def t_prefill_rank(S_in, model: ModelSpec, compute, tp, dp):
+    """What attention data parallelism adds to one prompt's prefill, s: its attention projections and quadratic
+    attention run on its own GPU, 1/N of the compute, (N − 1)·(2·P_attn·S_in + A(S_in)) / compute more than spread
+    over N (`models.attention_params`, `models.prefill_attention_flops`). 0 without DP or on one GPU."""
+    S_in = np.asarray(S_in, dtype=float)
+    work = 2.0 * M.attention_params(model) * S_in + prefill_attention_flops(model, S_in)
+    return np.where(np.asarray(dp, dtype=bool) & (np.asarray(tp) > 1), (tp - 1) * work / compute, 0.0)
 
 
 def t_pipeline(B, pp, model: ModelSpec, b_act, ic_bw, ic_alpha):

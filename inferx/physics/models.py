@@ -385,6 +385,35 @@ def params_read_per_step(model: ModelSpec, B):
     return dense_params(model) + model.n_moe_layers * model.expert_params * expected_distinct_experts(model, B)
 
 
+# DeepSeek-V3-architecture query compression (config.json q_lora_rank 1536 in DeepSeek-V2/V3/R1 and Kimi-K2): a
+# ModelSpec keeps no query rank, so every MLA model is taken to compress its queries so (an approximation).
+Q_LORA_RANK = 1536
+
+
+def attention_params(model: ModelSpec) -> float:
+    """Parameters of the attention projections of the layers that attend (a hybrid's recurrent layers have none):
+    GQA/MHA 2·d·H·d_h + 2·d·n_kv·d_h per layer (q and o, k and v); MLA d·r_q + r_q·H·(d_h + d_r) (low-rank query,
+    r_q = Q_LORA_RANK) + d·(d_c + d_r) + d_c·H·2·d_h (latent down, k and v up) + H·d_h·d (o) per layer. No biases,
+    norms or output gates. DeepSeek-R1: 187.1e6 a layer, 11.4e9 over its 61 layers."""
+    d, H, dh = model.d_model, model.n_q_heads, model.d_head
+    if model.attention == "mla":
+        per = (d * Q_LORA_RANK + Q_LORA_RANK * H * (dh + model.d_rope) + d * (model.kv_lora_rank + model.d_rope)
+               + model.kv_lora_rank * H * 2 * dh + H * dh * d)  # fmt: skip
+    else:
+        per = 2 * d * H * dh + 2 * d * model.n_kv_heads * dh
+    return float(model.n_kv_layers * per)
+
+
+def replicated_params(model: ModelSpec, tp, dp) -> float:
+    """(N − 1) · P_attn: parameters that attention data parallelism over N = `tp` GPUs holds, and a step reads, beyond
+    one tensor-parallel copy. Each GPU keeps all the attention weights instead of 1/N of them (`attention_params`,
+    at most the non-expert parameters `dense_params`); the experts, dense MLPs and embeddings stay split. 0 without
+    DP or on one GPU."""
+    if not dp or tp <= 1:
+        return 0.0
+    return (tp - 1) * min(attention_params(model), dense_params(model))
+
+
 def model_record(key: str, model: ModelSpec) -> dict:
     """One catalog entry in user units, as `inferx models` lists it (κ in bytes per token, sizes in GB)."""
     bf16, fp8 = DTYPE_BYTES["bf16"], DTYPE_BYTES["fp8"]

@@ -61,6 +61,7 @@ WORKLOADS = {"1k1k": (1024, 1024), "8k1k": (8192, 1024), "1k8k": (1024, 8192)}
 WORKLOAD_LABELS = {CUSTOM: " Custom", **{key: f" {key[:2]}/{key[2:]}" for key in WORKLOADS}}
 # Throughput per instance (the article's figures: one instance's tokens/s) or per GPU (InferenceX's).
 TPUT_UNITS = ("instance", "gpu")
+SWITCH, SWITCH_LABELS = ("0", "1"), {"0": " Off", "1": " On"}  # an on/off control: `ep=1` in the URL, `--ep 1`
 
 
 @dataclass(frozen=True)
@@ -340,6 +341,32 @@ PARAMS: dict[str, Param] = {
     ),
     "tp": Param("TP degree", "GPUs", "pow2", None, 1, 64, group="Parallelism", preset="tp", overlay=False),
     "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, group="Parallelism", overlay=False),
+    # Two switches, "0" (the article's layout: every layer split across the TP group) or "1"; see the physics of
+    # each in physics/engine.py (t_collectives, t_alltoall, t_prefill_rank) and models.replicated_params.
+    "ep": Param(
+        "Expert parallelism",
+        "",
+        "choice",
+        "0",
+        options=SWITCH,
+        label_of=SWITCH_LABELS.get,
+        radio=True,
+        help="whole experts spread over the TP group's GPUs, all-to-all dispatch and combine (MoE models, TP > 1)",
+        group="Parallelism",
+        overlay=False,
+    ),
+    "dp": Param(
+        "Attention data parallelism",
+        "",
+        "choice",
+        "0",
+        options=SWITCH,
+        label_of=SWITCH_LABELS.get,
+        radio=True,
+        help="each GPU of the TP group runs attention for its own requests, keeping only their KV cache (TP > 1)",
+        group="Parallelism",
+        overlay=False,
+    ),
     "model": _catalog_choice(
         "Model",
         MODELS,
@@ -505,6 +532,8 @@ def check_value(name: str, p: Param, value):
     if p.unset and (value is None or isinstance(value, str) and value.strip().lower() == p.unset):
         return None  # a parameter that may stay unset: the model picks its value
     if p.kind == "choice":
+        if p.options == SWITCH and isinstance(value, (bool, int, np.integer)):
+            value = str(int(value))  # the Python API's dp=1 or dp=True
         text = value.strip().lower() if isinstance(value, str) else None
         if text not in p.options:
             refusal = getattr(p.options, "refusal", None)  # the model catalog explains a damaged model key

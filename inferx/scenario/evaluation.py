@@ -52,6 +52,10 @@ class Scenario:
     framework: str = "sglang"
     mtp: bool = False
     acceptance: float | None = None  # per-draft α as a fraction; None: the calibration's fitted value
+    # The parallel layout across the TP group, where it has an effect: attention data parallelism (TP > 1) and
+    # expert parallelism (a MoE model, TP > 1). Off: the article's layout.
+    dp: bool = False
+    ep: bool = False
 
     def __hash__(self) -> int:
         # Scenarios key the figures' memos, looked up dozens of times a redraw; the generated hash would
@@ -97,6 +101,8 @@ class Scenario:
             framework=values["framework"],
             mtp=values["mtp"] == "on",
             acceptance=None if values["acceptance"] is None else values["acceptance"] / 100.0,
+            dp=values["dp"] == "1" and values["tp"] > 1,
+            ep=values["ep"] == "1" and values["tp"] > 1 and MODELS[values["model"]].is_moe,
         )
 
     def with_params(self, **changes) -> Scenario:
@@ -117,18 +123,38 @@ class Scenario:
         by_context = (self.model.sliding_window or self.model.state_layers) and self.ctx > 0
         return float(M.kv_bytes_per_token(self.model, self.b_kv, self.ctx if by_context else None))
 
+    @functools.cached_property
+    def replicated(self) -> float:
+        """Parameters held and read beyond one tensor-parallel copy: the attention weights attention data
+        parallelism keeps on every GPU (`models.replicated_params`); 0 in the article's layout."""
+        return M.replicated_params(self.model, self.tp, self.dp)
+
+    @property
+    def weight_reads(self) -> float:
+        """Parameters a step reads per parameter it computes with: 1, or (P_active + R) / P_active with attention
+        data parallelism (`engine.ridge_batch`)."""
+        return (self.model.p_active + self.replicated) / self.model.p_active
+
     @functools.cached_property  # these three are asked for dozens of times a redraw; the fields are frozen
     def weight_bytes(self) -> float:
-        return M.weight_bytes(self.model, self.b_w)
+        held = M.weight_bytes(self.model, self.b_w)
+        return held + self.replicated * self.b_w if self.dp else held
 
     @functools.cached_property
     def headroom(self) -> float:
-        return E.kv_headroom(self.hbm, self.model, self.b_w)
+        return E.kv_headroom(self.hbm, self.model, self.b_w, self.replicated)
+
+    @functools.cached_property
+    def prefill_rank(self) -> float:
+        """What attention data parallelism adds to one prompt's prefill (`engine.t_prefill_rank`), s; 0 without."""
+        return float(E.t_prefill_rank(self.isl, self.model, self.compute, self.tp, self.dp)) if self.dp else 0.0
 
     @functools.cached_property
     def prefill_time(self) -> float:
-        """The article's t_prefill(S_in), s (the calibrated model has its own: `prefill`)."""
-        return E.t_prefill(self.isl, self.model, self.compute)
+        """The article's t_prefill(S_in), s, with its attention on one GPU under attention data parallelism (the
+        calibrated model has its own: `prefill`)."""
+        prefill = E.t_prefill(self.isl, self.model, self.compute)
+        return prefill + self.prefill_rank if self.dp else prefill
 
     @functools.cached_property
     def prefill(self) -> float:
@@ -141,8 +167,8 @@ class Scenario:
     def kv_copies(self) -> float:
         """Copies of each request's KV cache the machine holds: one in the article's model; in the calibrated
         model, as its tensor-parallel group keeps them (`models.kv_copies`), which its step reads and B_max
-        divides the headroom among."""
-        return M.kv_copies(self.model, self.tp) if self.mode == "calibrated" else 1.0
+        divides the headroom among, and one with attention data parallelism (each GPU keeps its own requests')."""
+        return M.kv_copies(self.model, self.tp) if self.mode == "calibrated" and not self.dp else 1.0
 
     @functools.cached_property
     def request_bytes(self) -> float:
@@ -191,7 +217,7 @@ class Scenario:
         B = np.asarray(B, dtype=float)
         if self.mode == "calibrated":
             return scenario_resource_times(self, B)
-        memory = E.bytes_per_step(B, self.ctx, self.model, self.b_w, self.kappa) / self.bw
+        memory = E.bytes_per_step(B, self.ctx, self.model, self.b_w, self.kappa, self.replicated) / self.bw
         return memory, 2.0 * self.model.p_active * B / self.compute
 
     def comm_time(self, B):
@@ -214,29 +240,31 @@ class Scenario:
             "weight_bytes": self.weight_bytes,
             "headroom": self.headroom,
             "b_max": self.b_max,
-            "b_star": E.ridge_batch(self.compute, self.bw, self.b_w),
+            "b_star": E.ridge_batch(self.compute, self.bw, self.b_w, self.weight_reads),
             "ridge": E.ridge_intensity(self.compute, self.bw),
             "t_inf": float(E.kv_ceiling(self.ctx, self.kappa, self.bw)),
             "t_prefill": self.prefill,
-            "itl_floor": E.itl_floor(self.model.p_active, self.b_w, self.bw),
+            "itl_floor": E.itl_floor(self.model.p_active + self.replicated, self.b_w, self.bw),
             "unfit": self.unfit_reason(),
         }
 
 
 # The per-batch formulas take either a Scenario (scalars) or the columns evaluate_all builds (arrays).
 def _step(p, B):
-    return E.t_step(B, p.ctx, p.model, p.b_w, p.kappa, p.bw, p.compute)
+    return E.t_step(B, p.ctx, p.model, p.b_w, p.kappa, p.bw, p.compute, p.replicated)
 
 
 def _comm(p, B):
-    return E.t_allreduce(B, p.tp, p.model, p.b_w, p.ic_bw, p.ic_alpha) + E.t_pipeline(
+    return E.t_collectives(B, p.tp, p.model, p.b_w, p.ic_bw, p.ic_alpha, p.dp, p.ep) + E.t_pipeline(
         B, p.pp, p.model, p.b_w, p.pp_bw, p.pp_alpha
     )
 
 
 _COLUMNS = (
-    "ctx", "isl", "kappa", "b_w", "bw", "compute", "tp", "pp", "ic_bw", "ic_alpha", "pp_bw", "pp_alpha", "b_max", "cv"
+    "ctx", "isl", "kappa", "b_w", "bw", "compute", "tp", "pp", "ic_bw", "ic_alpha", "pp_bw", "pp_alpha", "b_max", "cv",
+    "replicated", "dp", "ep", "prefill_rank",
 )  # fmt: skip
+_LAYOUT = ("replicated", "dp", "ep", "prefill_rank")  # 0 for what is not a Scenario (Figure 8's reference layouts)
 
 
 def _columns(scenarios: list[Scenario], names, repeats) -> SimpleNamespace:
@@ -247,14 +275,15 @@ def _columns(scenarios: list[Scenario], names, repeats) -> SimpleNamespace:
         raise ValueError("scenarios evaluated together must share one model")
     # One row per parameter, each contiguous in memory: numpy's fast loops need that (a column of a row-per-
     # scenario table is strided).
-    table = np.array([[getattr(s, name) for s in scenarios] for name in names], dtype=float)
+    table = np.array([[getattr(s, name, 0.0) if name in _LAYOUT else getattr(s, name) for s in scenarios]
+                      for name in names], dtype=float)  # fmt: skip
     table = table[:, :, None] if repeats is None else np.repeat(table, repeats, axis=1)
     return SimpleNamespace(model=model, **dict(zip(names, table, strict=True)))
 
 
 def comm_times(scenarios: list[Scenario], B) -> np.ndarray:
     """t_AR + t_PP (s) of several scenarios at the same batch sizes, one row each, in one numpy pass."""
-    cols = _columns(scenarios, ("tp", "pp", "b_w", "ic_bw", "ic_alpha", "pp_bw", "pp_alpha"), None)
+    cols = _columns(scenarios, ("tp", "pp", "b_w", "ic_bw", "ic_alpha", "pp_bw", "pp_alpha", "dp", "ep"), None)
     return _comm(cols, np.asarray(B, dtype=float)[None, :])
 
 
@@ -287,9 +316,7 @@ def evaluate_all(scenarios: list[Scenario], grids: list, read_only: bool = False
         "t_comm": comm,
         "itl": itl,
         "throughput": E.throughput(B, itl),
-        "ttft": E.ttft(
-            scenarios[0].prefill_time if one else E.t_prefill(cols.isl, cols.model, cols.compute), rho, itl, cols.cv
-        ),
+        "ttft": E.ttft(scenarios[0].prefill_time if one else _prefill(cols), rho, itl, cols.cv),
         "rho": rho,
         "stable": rho < 1.0,
     }
@@ -299,6 +326,12 @@ def evaluate_all(scenarios: list[Scenario], grids: list, read_only: bool = False
         for values in out.values():
             values.setflags(write=False)
     return [out] if one else [{key: values[a:b] for key, values in out.items()} for a, b in spans]
+
+
+def _prefill(cols):
+    """The article's t_prefill of the columns' scenarios, with attention data parallelism's where it is on."""
+    prefill = E.t_prefill(cols.isl, cols.model, cols.compute)
+    return prefill + cols.prefill_rank if cols.dp.any() else prefill
 
 
 _compared_fields = operator.attrgetter(*(f.name for f in fields(Scenario) if f.compare))

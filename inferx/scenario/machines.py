@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from inferx.physics.hardware import GPUS, Machine
 from inferx.physics.model_spec import DTYPE_BYTES
+from inferx.physics.models import MODELS
 from inferx.physics.presets import (
     HARDWARE,
     SCALE_UP,
@@ -192,3 +193,25 @@ def borrowed_link(values: dict) -> tuple[Interconnect, Interconnect] | None:
         return None
     used, own = link(values), interconnect(SCALE_UP, GPUS[gpu])
     return (used, own) if used.bw != own.bw else None
+
+
+def layout_note(values: dict, expected: bool | None = None) -> str:
+    """What the parallel-layout switches (`ep`, `dp`) do in a control state where that is not what they say, in
+    words the page and the CLI show (empty where they act as named): expert parallelism on a dense model or either
+    at TP 1 changes nothing; and where the expected (calibrated) answer is given (`expected`, else calibrated mode),
+    expert parallelism has no fitted term of its own there. The physics is `engine.t_collectives`."""
+    ep, dp, tp = values.get("ep") == "1", values.get("dp") == "1", values.get("tp") or 1
+    model = MODELS.get(values.get("model"))
+    notes = []
+    if ep and model is not None and not model.is_moe:
+        notes.append(f"Expert parallelism has no effect: {model.name} is dense, with no experts to spread.")
+    elif ep and tp <= 1:
+        notes.append("Expert parallelism has no effect at TP 1: one GPU holds every expert.")
+    elif ep and (values.get("mode") == "calibrated" if expected is None else expected):
+        notes.append(
+            "The calibrated model has no fitted term for expert parallelism: it moves only the collectives' time "
+            "(the all-to-alls)."
+        )
+    if dp and tp <= 1:
+        notes.append("Attention data parallelism has no effect at TP 1: one GPU runs all the attention.")
+    return " ".join(notes)

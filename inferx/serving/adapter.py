@@ -21,10 +21,12 @@ from inferx.serving.model import (
     busy_share,
     decode_time,
     decode_work,
+    dp_balance_wait,
     kv_bytes,
     mtp_share,
     poll_wait,
     prefill_time,
+    rank_attention_time,
     resource_times,
     scenario_poll_interval,
     weight_bytes,
@@ -125,7 +127,11 @@ def _scenario_inputs(scn):
         if precision == "fp4" and spec.fp4 and spec.fp8:
             dense *= spec.fp4 / spec.fp8
     speed = attention_speed(gpu, precision) if gpu in GPUS else 1.0
-    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.kv_copies, scn.b_w, False, scn.hbm, scn.b_kv, speed)
+    # Attention data parallelism: one KV copy (`Scenario.kv_copies`), the balancing wait and the prompt's attention
+    # on its own rank (`at_batch`'s terms, read by `scenario_point`). Expert parallelism has no fitted term of its own:
+    # the transferable model counts a MoE layer's dispatch and combine as the two collectives of a layer, as TP's.
+    dp = bool(getattr(scn, "dp", False))
+    m = Instance(scn.bw, dense, scn.tp * scn.pp, scn.tp, scn.kv_copies, scn.b_w, dp, scn.hbm, scn.b_kv, speed)
     return cal, m, scn.isl, getattr(scn, "osl", DEFAULT_OSL), bool(getattr(scn, "mtp", False)), info
 
 
@@ -149,7 +155,11 @@ def scenario_point(scn, B) -> dict:
     # The stack's scheduler polling: one interval at every batch (`scenario_poll_interval`).
     wait = iteration * (poll_wait(info["poll_iterations"], B) + (cal.first_token_steps if mtp else 0.0))
     queue = cal.prefill_queue * np.maximum(B - 1.0, 0.0) * t_pf
-    ttft = cal.request_overhead_s + cal.admission_s * B + t_pf + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
+    own = t_pf
+    if m.dp_attention:  # as `at_batch`: the wait to balance the ranks, and the prompt's attention on its own rank
+        wait = wait + dp_balance_wait(cal, m, B / (osl * tpot), iteration)
+        own = t_pf + rank_attention_time(cal, m, isl, scn.model)
+    ttft = cal.request_overhead_s + cal.admission_s * B + own + wait + u * t_pf / (2.0 * (1.0 - u)) + queue
     return {"step": tpot - comm, "comm": comm, "ttft": ttft, "t_prefill": t_pf}
 
 

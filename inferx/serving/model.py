@@ -61,6 +61,7 @@ from inferx.physics.hardware import GPUS
 from inferx.physics.model_spec import DTYPE_BYTES, ModelSpec
 from inferx.physics.models import (
     DEEPSEEK_R1,
+    attention_params,
     expected_distinct_experts,
     layer_tokens,
     prefill_attention_flops,
@@ -275,19 +276,9 @@ def _prefill_parts(cal: Calibration, m: Instance, isl, model: ModelSpec, B=1.0):
     )
 
 
-Q_LORA_RANK = 1536  # DeepSeek-V3-architecture query compression (config.json q_lora_rank)
-
-
 def attention_projection_params(model: ModelSpec = DEEPSEEK_R1) -> float:
-    """Parameters of the attention projections (q, k, v, o; MLA's low-rank down and up matrices) of the layers
-    that attend: a hybrid's recurrent layers have none."""
-    d, H, dh = model.d_model, model.n_q_heads, model.d_head
-    if model.attention == "mla":
-        per = (d * Q_LORA_RANK + Q_LORA_RANK * H * (dh + model.d_rope) + d * (model.kv_lora_rank + model.d_rope)
-               + model.kv_lora_rank * H * 2 * dh + H * dh * d)  # fmt: skip
-    else:
-        per = 2 * d * H * dh + 2 * d * model.n_kv_heads * dh
-    return float(model.n_kv_layers * per)
+    """Parameters of the attention projections of the layers that attend (`models.attention_params`)."""
+    return attention_params(model)
 
 
 def rank_attention_time(cal: Calibration, m: Instance, isl, model: ModelSpec = DEEPSEEK_R1):
