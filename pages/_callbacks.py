@@ -189,8 +189,14 @@ def context_changed(ctx_position, isl_position, osl_position):
 )
 def layout_changed(*given):
     """The note under the parallel-layout switches: where expert or attention data parallelism has no effect (a
-    dense model, TP 1), or no calibrated term of its own."""
-    return layout_note(dict(zip(LAYOUT_NOTE_INPUTS, given, strict=True)))
+    dense model, TP 1), or no calibrated term of its own. A value the controls would refuse gets no note: the redraw
+    says why."""
+    try:
+        values = {name: value if value is None else check_param(name, value)
+                  for name, value in zip(LAYOUT_NOTE_INPUTS, given, strict=True)}  # fmt: skip
+    except InvalidParameter:
+        return ""
+    return layout_note(values)
 
 
 def could_not_read(filename, err: Exception) -> str:

@@ -342,7 +342,14 @@ def test_inferencex_figure_says_why_a_machine_that_cannot_load_the_weights_has_n
 def test_inferencex_figure_without_data_still_draws_the_model():
     fig = inferencex_figure(Scenario.from_params(preset="b200x8"), None)
     curves = [t["meta"].get("model") for t in fig["data"] if "band" not in t["meta"]]  # the band shades the curve
-    assert curves == ["article", "calibrated"] and fig["layout"]["annotations"]
+    # No data at all: the page's empty state says how to load some, so the figure carries no note of its own.
+    assert curves == ["article", "calibrated"] and fig["layout"]["annotations"] == []
+
+
+def test_inferencex_figure_with_data_but_no_match_says_so(measured):
+    fig = inferencex_figure(Scenario.from_params(preset="b200x8", isl=3000), measured)
+    notes = [a["text"] for a in fig["layout"]["annotations"]]
+    assert "no measured points match the filters" in notes
 
 
 def test_overlay_traces_use_instance_throughput(measured):
