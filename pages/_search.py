@@ -14,7 +14,7 @@ import dash_bootstrap_components as dbc
 from dash import Input, Output, State, callback, clientside_callback, dcc, html
 
 from inferx.analysis import slo
-from inferx.analysis.answers import ANSWER_MEANING, ANSWER_OF_MODE
+from inferx.analysis.answers import ANSWER_MEANING, ANSWER_OF_MODE, error_brief
 from inferx.figures.beyond import money
 from inferx.figures.style import si
 from inferx.physics.models import MODELS
@@ -38,6 +38,7 @@ TITLE = "Which machine meets the targets for the least?"
 # Each row's cost in both answers side by side (ideal beside expected), its own answer's first.
 HEADERS = ("Machine", "{ours}: $ per M tokens", "{theirs}: $ per M tokens", "TP × PP", "Largest batch",
            "{theirs}: largest batch", "tok/s per GPU", "tok/J", "Stopped by")  # fmt: skip
+OFF_BY = "Expected tok/s per GPU off by"  # the calibrated answer's error on the runs nearest its kind
 
 
 def search_card() -> dbc.Card:
@@ -85,15 +86,15 @@ def result_table(rows: list[dict], params: dict, other_rows: list[dict] = ()) ->
         f"{len(met)} of {len(rows)} configurations serve {model} within {targets}. The cheapest of each GPU, "
         "per million output tokens:"
     )
-    # In calibrated mode each row says where its calibration comes from (fitted, or predicted for a GPU never
-    # measured: "stack typical", "datasheet", …), since that is how far to trust it.
+    # Each row says how far its expected throughput may be off, and which kind of extrapolation that is: that is
+    # how far to trust it. The error is the calibrated search's, whichever answer leads.
     calibrated = params["mode"] == "calibrated"
     ours, theirs = ANSWER_OF_MODE[params["mode"]], ANSWER_OF_MODE["article" if calibrated else "calibrated"]
     other = {tuple(r[k] for k in slo.MACHINE_OPTIONS): r for r in other_rows}
     twins = {r["gpu"]: other.get(tuple(r[k] for k in slo.MACHINE_OPTIONS), {}) for r in best.values()}
     names = {"ours": ours.capitalize(), "theirs": theirs.capitalize()}
     headers = [h.format(**names) for h in HEADERS if other or "{theirs}" not in h]
-    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in (*headers, *(["Calibration"] if calibrated else []))]))
+    head = html.Thead(html.Tr([html.Th(h, scope="col") for h in (*headers, OFF_BY)]))
     body = html.Tbody(
         [
             html.Tr(
@@ -107,7 +108,7 @@ def result_table(rows: list[dict], params: dict, other_rows: list[dict] = ()) ->
                     html.Td(si(r["throughput_per_gpu_tok_s"])),
                     html.Td(number(r["tokens_per_joule"])),
                     html.Td(slo.LIMITED_BY[r["limited_by"]]),
-                    *([html.Td(r["calibration_basis"])] if calibrated else []),
+                    html.Td(error_brief((r if calibrated else twins[r["gpu"]]).get("error"))),
                 ]
             )
             for r in best.values()
@@ -121,7 +122,8 @@ def result_table(rows: list[dict], params: dict, other_rows: list[dict] = ()) ->
         "same machine."
         if other
         else "."
-    )
+    ) + (f" {OFF_BY}: the median (and p90) of |predicted / measured − 1| on runs held out of the calibrated "
+         "model's fit as the same kind of extrapolation, and which kind it is.")  # fmt: skip
     out = [
         html.P(said),
         html.P(whose, className="small"),

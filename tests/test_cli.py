@@ -17,6 +17,7 @@ from cli_checks import run_inferx
 from inferx import cli
 from inferx.analysis import article_numbers as check
 from inferx.analysis import economics, regimes
+from inferx.analysis.answers import error_brief
 from inferx.cli import FRONTIER_FIELDS, POINT_FIELDS, main, records
 from inferx.scenario.evaluation import Scenario
 from inferx.serving import transfer
@@ -441,7 +442,9 @@ def test_slo_search_table_sets_both_answers_side_by_side():
     assert f"{first['expected']['cost_per_mtok_usd']:,.2f}" in table[2]
     assert f"{first['ideal']['cost_per_mtok_usd']:,.2f}" in table[2]
     assert first["expected"]["batch"] == first["batch"]
-    assert any("not measured" in line for line in table[-3:])
+    # Each row says how far the expected throughput may be off, and the footnote what that number is.
+    assert table[2].endswith(error_brief(first["expected"]["error"])) and first["expected"]["error"]["kind"]
+    assert any("held out of the fit" in line for line in table[-3:])
 
 
 def test_compare_sets_two_scenarios_side_by_side_under_both_models():

@@ -14,10 +14,11 @@ from test_dashboard_browser import open_page
 
 import app as inferx_app
 from inferx.analysis import slo
+from inferx.analysis.answers import error_brief
 from inferx.figures.beyond import money
 from inferx.text import number
 from pages._ids import control_id
-from pages._search import BUTTON_ID, RESULT_ID
+from pages._search import BUTTON_ID, OFF_BY, RESULT_ID
 from pages._url import controls
 
 RESULT = f"document.getElementById('{RESULT_ID}')"
@@ -101,17 +102,25 @@ def test_the_table_is_the_cheapest_configuration_of_each_gpu(client):
     )
 
 
-def test_in_calibrated_mode_each_row_says_where_its_calibration_comes_from(client):
-    shown = texts(post_search(client, page_values(mode="calibrated", framework="trt")))
-    assert shown[shown.index("Stopped by") + 1] == "Calibration"
-    rows = cheapest_of_each_gpu(slo.search({"mode": "calibrated", "framework": "trt"}))
-    for r in rows:  # each row's last cell
-        row = shown[shown.index(r["machine"]) :]
-        assert row[9] == r["calibration_basis"]
-    # TRT has DeepSeek-R1 rows on B200 and H200 only: the other GPUs take the transferable model.
-    bases = {r["gpu"]: r["calibration_basis"] for r in rows}
-    assert bases["b200"] == bases["h200"] == "fitted" and bases["mi355x"] == bases["gb200"] == "transferred"
-    assert "Calibration" not in texts(post_search(client, page_values()))
+def test_each_row_says_how_far_its_expected_answer_may_be_off_in_either_mode(client):
+    """The last cell of each row is the calibrated answer's error on its metric and its kind of extrapolation,
+    whichever answer leads: a measured configuration's own runs, an unmeasured GPU's held-out runs."""
+    expected = slo.search({"mode": "calibrated", "framework": "trt"})
+    error_of = {r["machine"]: r["error"] for r in expected}
+    for mode in ("calibrated", "article"):
+        shown = texts(post_search(client, page_values(mode=mode, framework="trt")))
+        assert shown[shown.index("Stopped by") + 1] == OFF_BY
+        for r in cheapest_of_each_gpu(slo.search({"mode": mode, "framework": "trt"})):  # each row's last cell
+            row = shown[shown.index(r["machine"]) :]
+            assert row[9] == error_brief(error_of[r["machine"]])
+    rows = cheapest_of_each_gpu(expected)
+    # TRT has DeepSeek-R1 rows on B200 and H200 only: the other GPUs take the transferable model, their error
+    # that of a GPU held out of its fit.
+    kinds = {r["gpu"]: r["error"]["kind"] for r in rows}
+    assert kinds["b200"] == kinds["h200"] == "measured configuration"
+    assert "not measured" in kinds["b300"] and kinds["b300"] != kinds["b200"]
+    first = error_brief(rows[0]["error"])
+    assert first.startswith("±") and "p90" in first
 
 
 def test_a_model_nothing_serves_and_a_bad_control_are_said_in_words(client):
@@ -129,7 +138,7 @@ def test_a_model_nothing_serves_and_a_bad_control_are_said_in_words(client):
     said = texts(post_search(client, values))
     met = sum(1 for r in slo.search({"mode": "calibrated"}) if r["batch"])
     assert said[0].startswith(f"{met} of 43 configurations serve DeepSeek-R1 within TTFT ≤ 500 ms")
-    assert "Calibration" in said
+    assert said[said.index("Machine") + 1] == "Expected: $ per M tokens"  # "CALIBRATED" read as calibrated
 
 
 def search_requests(driver) -> int:

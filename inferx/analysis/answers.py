@@ -18,7 +18,7 @@ ERROR_MEASURE = "[median, p90] of |predicted / measured - 1| per metric"
 # What a goodput answer says in each mode's block (the targets and the machine are the command's own).
 SLO_ANSWER = (
     "batch", "limited_by", "reason", "throughput_tok_s", "throughput_per_gpu_tok_s", "ttft_ms", "itl_ms", "regime",
-    "cost_per_mtok_usd", "tokens_per_joule",
+    "cost_per_mtok_usd", "tokens_per_joule", "error",
 )  # fmt: skip
 
 
@@ -62,3 +62,14 @@ def expected_error(scn: Scenario) -> dict:
     kind = "measured configuration" if own else "measured GPU, another stack or precision"
     basis = f"in sample: the runs of {STACK_GROUPING if own else 'GPU'} {nearest['group']}"
     return {"kind": kind, "basis": basis, "measure": ERROR_MEASURE, **nearest}
+
+
+def error_brief(error: dict | None, metric: str = "throughput_per_gpu") -> str:
+    """An expected answer's error on one metric in a few words: "±16 % (p90 41 %), unseen model"; which kind of
+    extrapolation it is alone where that metric was never measured for the kind."""
+    if not error:
+        return "error not measured"
+    if metric not in error:
+        return f"error not measured, {error['kind']}"
+    median, p90 = (round(100 * e) for e in error[metric])
+    return f"±{median} % (p90 {p90} %), {error['kind']}"

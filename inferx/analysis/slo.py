@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from inferx.analysis import economics, regimes
+from inferx.analysis.answers import expected_error
 from inferx.physics.gpu import MAX_GPUS
 from inferx.physics.hardware import GPUS
 from inferx.physics.presets import SCALE_UP, TIERED
@@ -186,15 +187,16 @@ def search(
     last. Each row names its machine ("8×H200 SXM"), GPU, count, TP, PP, link (`ic`) and the datasheet's
     bandwidth, compute and HBM it used (TB/s, PFLOPS, GB): with those, `inferx point` gives the same numbers (with
     the first five alone, the preset's own machine takes the preset's figures, sparse compute included), and in
-    calibrated mode where its
-    calibration comes from (`calibration_basis`: "fitted", "stack typical", …); a price given applies to every
-    GPU, else each takes its own assumed price."""
+    calibrated mode where its calibration comes from (`calibration_basis`: "fitted" or "transferred") and how far
+    it may be off (`error`, `answers.expected_error`); a price given applies to every GPU, else each takes its own
+    assumed price."""
     rows = []
     for params in candidates(base):
         scn = Scenario.from_params(**params)
         row = {"machine": f"{params['gpus']}×{GPUS[params['gpu']].name}"}
         row.update((k, params[k]) for k in (*MACHINE_OPTIONS, "bw", "compute", "hbm"))
-        if scn.mode == "calibrated":
+        if scn.mode == "calibrated":  # where its parameters come from, and so how far it may be off
             row["calibration_basis"] = scenario_calibration(scn)["basis"]
+            row["error"] = expected_error(scn)
         rows.append(row | goodput(scn, ttft_ms, tpot_ms, usd_per_gpu_hour, power_fraction))
     return sorted(rows, key=lambda r: (r["batch"] == 0, r.get("cost_per_mtok_usd", 0.0)))

@@ -9,7 +9,7 @@ import os
 import sys
 from importlib.metadata import version
 
-from inferx.analysis.answers import ANSWER_MEANING, ANSWER_OF_MODE, in_both_modes, slo_answer
+from inferx.analysis.answers import ANSWER_MEANING, ANSWER_OF_MODE, error_brief, in_both_modes, slo_answer
 from inferx.analysis.article_numbers import ROWS
 from inferx.analysis.check import MISMATCH, format_table
 from inferx.cli import compare
@@ -300,7 +300,7 @@ def _run_beyond(args: argparse.Namespace) -> int:
             rows = _with_other_mode(rows, base, ttft, tpot, price, fraction)
             best = rows[0] if rows[0]["batch"] else None
             if args.format == "table":
-                print(search_table(rows, scn.mode, scn.params["model"]))
+                print(search_table(rows, scn.mode))
             else:
                 print(json.dumps(rounded_json({"candidates": rows, "best": best, "units": _param_units(rows[0])})))
             return 0 if best else 1
@@ -348,10 +348,9 @@ def _with_other_mode(rows: list[dict], base: dict, ttft, tpot, price, fraction) 
     return out
 
 
-def search_table(rows: list[dict], mode: str, model: str) -> str:
-    """`slo --search --format table`: one line per machine, cheapest first, both answers side by side."""
-    from inferx.serving.adapter import CALIBRATED_MODEL
-
+def search_table(rows: list[dict], mode: str) -> str:
+    """`slo --search --format table`: one line per machine, cheapest first, both answers side by side, the
+    expected one with how far its throughput may be off (`answers.error_brief`)."""
     answers = ("ideal", "expected") if mode == "article" else ("expected", "ideal")
 
     def cells(block: dict) -> str:
@@ -363,19 +362,16 @@ def search_table(rows: list[dict], mode: str, model: str) -> str:
         )
 
     titles = "   ".join(f"{w + ':':9} {'batch':>6} {'tok/s/GPU':>10} {'$/Mtok':>8} {'limited by':10}" for w in answers)
-    head = f"{'machine':18} {'TP':>3} {'PP':>3}   {titles}"
+    head = f"{'machine':18} {'TP':>3} {'PP':>3}   {titles}   expected tok/s/GPU off by"
     lines = [head, "-" * len(head)]
     for r in rows:
         shown = "   ".join(f"{'':9} {cells(r[w])}" for w in answers)
-        lines.append(f"{r['machine']:18} {r['tp']:>3} {r['pp']:>3}   {shown}")
+        off = error_brief(r["expected"].get("error"))
+        lines.append(f"{r['machine']:18} {r['tp']:>3} {r['pp']:>3}   {shown}   {off}")
     lines += [
         f"ideal: {ANSWER_MEANING['ideal']}.",
-        f"expected: {ANSWER_MEANING['expected']}"
-        + (
-            "; fitted to DeepSeek-R1 runs only, so its error on this model is not measured."
-            if model != CALIBRATED_MODEL
-            else "; `inferx point --mode calibrated` gives its error range."
-        ),
+        f"expected: {ANSWER_MEANING['expected']}; off by: the median (and p90) of |predicted / measured - 1| of "
+        "output tok/s per GPU on runs held out of the fit as the same kind of extrapolation.",
         f"Rows are in the order of the {answers[0]} answer's cost per million tokens.",
     ]
     return "\n".join(lines)
