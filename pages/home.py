@@ -74,8 +74,8 @@ def layout(**query):
             navbar("dashboard", values["model"]),
             dbc.Container(
                 [
+                    print_head(values),  # on paper only, and first there
                     landing_title("The LLM serving frontier from hardware physics"),
-                    print_head(values),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),

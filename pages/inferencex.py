@@ -207,9 +207,9 @@ def layout(**query):
             navbar("inferencex"),
             dbc.Container(
                 [
+                    print_head(values),  # on paper only, and first there
                     page_title("InferenceX measurements beside the model"),
                     mode_link(values["mode"]),
-                    print_head(values),
                     # Shown (fixed, bottom right) on a narrow screen only: first in the page's tab order, not
                     # after every figure.
                     drawer_toggle("Controls", "controls-drawer", className="drawer-toggle-md btn btn-primary"),
