@@ -59,14 +59,16 @@ TOKEN_BUDGET = 8192
 MAX_BATCH = 2048  # TensorRT-LLM's default largest batch of one scheduler (one per attention-DP rank)
 
 # How a stack's scheduler admits a request against its KV cache (`kv_reserve`), and the share of the answer's
-# cache each admitted request therefore holds on average (`ANSWER_RESERVED`):
-# * "full": TensorRT-LLM's default capacity scheduler policy, GUARANTEED_NO_EVICT, admits a request only when the
-#   blocks for its prompt and its maximum output are free, so that a started request is never paused: each holds
-#   ISL + OSL for its whole life;
-# * "token": vLLM and SGLang page the cache by token (PagedAttention), taking a block as the sequence grows and
-#   preempting (vLLM) or retracting (SGLang) a request when none is free: a request holds its prompt and the
-#   answer so far, ISL + OSL / 2 on average over its life.
-# A stack not named here (SGLang, ATOM, vLLM, NIM: its engine unnamed) pages per token.
+# cache each admitted request therefore holds on average over its life (`ANSWER_RESERVED`); the engines' own
+# documentation, linked in docs/calibration.md ("KV admission"):
+# * "full": TensorRT-LLM's default capacity scheduler policy, GUARANTEED_NO_EVICT ("Useful Runtime Options";
+#   `SchedulerConfig.capacity_scheduler_policy`), admits a request only when it can run to completion without
+#   eviction, so the blocks for its prompt and its maximum output are held from admission: ISL + OSL;
+# * "token": vLLM takes a cache block as a sequence grows and preempts a request when none is free ("Optimization
+#   and Tuning: Preemption"); SGLang admits against an estimate of the answer still to come and retracts requests
+#   when the pool runs out ("Hyperparameter Tuning"). Either way a request holds its prompt and its answer so far:
+#   ISL + OSL / 2 on average.
+# A stack not named here (SGLang, ATOM, vLLM, NIM whose engine its page does not name) pages per token.
 KV_RESERVE = {"trt": "full"}
 ANSWER_RESERVED = {"full": 1.0, "token": 0.5}
 
@@ -192,7 +194,13 @@ def offline_batch(
       token as the answer is generated);
     * an iteration's token budget, each step also prefilling B · ISL / OSL prompt tokens beside the B decodes;
     * the scheduler's largest batch, `max_batch` per scheduler: under attention data parallelism every GPU is its
-      own attention rank with its own scheduler, batch and KV cache, so the instance's cap is max_batch · GPUs."""
+      own attention rank with its own scheduler, batch and KV cache, so the instance's cap is max_batch · GPUs
+      (TensorRT-LLM's max_batch_size is per rank: NVIDIA's DeepSeek-R1 recipe on 8 B200 with attention DP sets
+      max_batch_size 384 and reports a batch of 3,072).
+
+    The token budget stays one per instance, as the shipped fit was made: the same recipes size max_num_tokens
+    per rank too (128 decodes + one 1,024-token prompt: 1,151 on H200), and 22 of the published attention-DP rows
+    are bound by it here (DeepSeek-R1 at 1k/1k among them); a budget per rank awaits a refit (docs/calibration.md)."""
     isl, osl = np.asarray(isl, dtype=float), np.asarray(osl, dtype=float)
     free = kv_fraction * (m.hbm - model.p_total * m.b_w)
     held = request_bytes(model, m.b_kv, isl + np.asarray(answer_reserved, dtype=float) * osl, m.kv_copies)
@@ -288,8 +296,12 @@ def kind_error(kind: str, model_key: str | None = None, record: dict | None = No
     if kind == "measured" and own is not None and model_key != "deepseek-r1":
         return _throughput_as_per_gpu(own)
     scores = {entry["group"]: entry for entry in record["scores"]["kind"]}
+    # After InferenceX, the published sources with the most rows first: a metric is taken from the largest source
+    # that measured it held out this way (TensorRT-LLM's table for throughput; NIM's alone has TTFT).
+    published = sorted((g for g in scores if g.startswith(f"{kind} · ") and "inferencex" not in g),
+                       key=lambda g: -scores[g].get("rows", 0))  # fmt: skip
     out = {}
-    for group in (f"{kind} · inferencex", *(g for g in scores if g.startswith(f"{kind} · ") and "inferencex" not in g)):
+    for group in (f"{kind} · inferencex", *published):
         for metric, value in _throughput_as_per_gpu(scores.get(group, {})).items():
             out.setdefault(metric, value)
     return out
