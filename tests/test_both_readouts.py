@@ -52,15 +52,18 @@ def test_the_expected_carries_the_error_of_each_readouts_metric():
 
 
 def test_a_model_nobody_measured_carries_the_held_out_models_error_where_it_was_measured():
-    """A model held out of the transferable model's fit was scored on its maximum throughput only: the readouts
-    that follow throughput carry that error, TTFT says it was not measured."""
-    both = readouts_in_both_modes(Scenario.from_params(model="gpt-oss-120b"), 16)
+    """A model held out of the transferable model's fit was scored on its maximum throughput (the offline tables)
+    and, for Llama 3.3 70B under NIM, on TTFT: the readouts that follow throughput carry the first error, TTFT the
+    second. (Gemma 3 27B: no source measured it; GPT-OSS 120B is fitted since the developer-guide table is.)"""
+    both = readouts_in_both_modes(Scenario.from_params(model="gemma-3-27b"), 16)
     assert both["order"] == ["ideal", "expected"]
     assert both["errorKind"] == "model not measured"
-    median, p90 = (round(100 * e) for e in T.kind_error("model")["throughput_per_gpu"])
+    error = T.kind_error("model")
+    median, p90 = (round(100 * e) for e in error["throughput_per_gpu"])
     for key in ("throughput", "cost", "energy"):
         assert both["error"][key] == f"±{median} % (p90 {p90} %)"
-    assert both["error"]["ttft"] == "error not measured" and both["error"]["rho"] == ""
+    median, p90 = (round(100 * e) for e in error["ttft"])
+    assert both["error"]["ttft"] == f"±{median} % (p90 {p90} %)" and both["error"]["rho"] == ""
 
 
 def test_a_scenario_that_cannot_run_has_no_answers():

@@ -96,6 +96,50 @@ def test_an_engine_at_full_load_runs_the_batch_its_cache_and_scheduler_allow():
     assert r["throughput"] == pytest.approx(r["batch"] / r["tpot"])
 
 
+def test_a_stack_holds_the_cache_its_scheduler_reserves_at_admission():
+    # TensorRT-LLM (GUARANTEED_NO_EVICT) reserves prompt + whole answer; vLLM, SGLang, ATOM page per token.
+    assert [T.kv_reserve(s) for s in ("trt", "dynamo-trt", "sglang", "mori-sglang", "atom", "vllm", None)] == [
+        "full", "full", "token", "token", "token", "token", "token"]  # fmt: skip
+    m = T.instance(GPUS["h200"], 1, "fp8", LLAMA_70B)
+    kappa = 80 * 2 * 8 * 128 * 1.0  # bytes per token: 80 layers × K and V × 8 heads × 128, FP8
+    free = 0.95 * (141e9 - LLAMA_70B.p_total)
+    full = T.offline_batch(m, 2048, 2048, LLAMA_70B, answer_reserved=1.0)
+    token = T.offline_batch(m, 2048, 2048, LLAMA_70B, answer_reserved=0.5)
+    assert full == pytest.approx(free / (kappa * 4096), rel=1e-9)  # 2,048 + 2,048 tokens a request: B ≈ 100
+    assert token == pytest.approx(free / (kappa * 3072), rel=1e-9)  # 2,048 + 1,024 on average: B ≈ 133
+    # The stack's calibration carries its policy into the offline throughput.
+    tr = toy_transfer()
+    trt, sglang = (T.calibration(tr, "h200", s, "fp8", LLAMA_70B, 1) for s in ("trt", "sglang"))
+    assert (trt.answer_reserved, sglang.answer_reserved) == (1.0, 0.5)
+    assert T.offline_throughput(trt, m, 2048, 2048, LLAMA_70B)["batch"] == pytest.approx(full, rel=1e-12)
+    assert T.offline_throughput(sglang, m, 2048, 2048, LLAMA_70B)["batch"] == pytest.approx(token, rel=1e-12)
+
+
+def test_a_closed_loop_fills_the_cache_the_stack_reserves():
+    # 10^6 users on one H200 with Llama 3.3 70B at 1024/1024: the batch is what the cache holds (η = 0.85).
+    m = C.instance("h200", 1)
+    kappa = 80 * 2 * 8 * 128 * 1.0
+    free = 0.85 * (141e9 - LLAMA_70B.p_total)
+    cal = T.calibration(toy_transfer(), "h200", "trt", "fp8", LLAMA_70B, 1)
+    full = C.closed_loop(cal, m, 1e6, 1024, 1024, LLAMA_70B)["batch"]
+    token = C.closed_loop(dataclasses.replace(cal, answer_reserved=0.5), m, 1e6, 1024, 1024, LLAMA_70B)["batch"]
+    assert full == pytest.approx(free / (kappa * 2048), rel=1e-6)
+    assert token == pytest.approx(free / (kappa * 1536), rel=1e-6)
+    # The per-stack fits reserve the whole answer, as before the term existed.
+    assert C.Calibration(0.5, 0.3, 0.3, 0.0).answer_reserved == 1.0
+
+
+def test_the_scheduler_cap_is_per_attention_dp_rank():
+    # DeepSeek-R1 on 4 B200 at 128/2048, a cap of 512 a scheduler: one scheduler under tensor parallelism, one per
+    # GPU under attention data parallelism (cache and token budget allow more: about 9,000 and 8,192 / (1 + 1/16)).
+    tp = T.instance(GPUS["b200"], 4, "fp4", DEEPSEEK_R1)
+    dp = T.instance(GPUS["b200"], 4, "fp4", DEEPSEEK_R1, dp_attention=True)
+    assert T.offline_batch(tp, 128, 2048, DEEPSEEK_R1, max_batch=512) == 512
+    assert T.offline_batch(dp, 128, 2048, DEEPSEEK_R1, max_batch=512) == 4 * 512
+    # With the default cap (2,048 a rank) the token budget binds first on the DP instance: 8,192 / (1 + 128/2048).
+    assert T.offline_batch(dp, 128, 2048, DEEPSEEK_R1) == pytest.approx(8192 / (1 + 1 / 16))
+
+
 def test_tensor_parallel_gqa_keeps_one_copy_of_the_cache():
     assert T.instance(GPUS["h200"], 8, "fp8", LLAMA_70B).kv_copies == 1.0  # 8 KV heads over 8 GPUs
     assert T.instance(GPUS["h200"], 8, "fp8", DEEPSEEK_R1).kv_copies == 8.0  # MLA's latent on every GPU
@@ -144,6 +188,12 @@ def test_a_kinds_error_prefers_inferencex_and_a_models_own_rows():
     assert T.kind_error("gpu_sibling", None, RECORD) == {"rows": 7, "tpot": [0.1, 0.3],
                                                           "throughput_per_gpu": [0.15, 0.4]}  # fmt: skip
     assert T.kind_error("measured", "llama-3.3-70b", RECORD) == {"rows": 4, "throughput_per_gpu": [0.05, 0.1]}
+    # Without InferenceX rows, each metric comes from the largest source that measured it, whatever its name.
+    kinds = [{"group": "model · a-small", "rows": 8, "throughput": [0.3, 0.4]},
+             {"group": "model · b-large", "rows": 165, "throughput": [0.13, 0.35]},
+             {"group": "model · c-loaded", "rows": 9, "throughput": [0.2, 0.2], "ttft": [0.25, 0.9]}]  # fmt: skip
+    record = {**RECORD, "scores": {**RECORD["scores"], "kind": kinds}}
+    assert T.kind_error("model", None, record) == {"rows": 165, "throughput_per_gpu": [0.13, 0.35], "ttft": [0.25, 0.9]}
 
 
 def _held(groups: dict) -> pd.DataFrame:

@@ -111,6 +111,10 @@ class Calibration:
     # weights is that iteration's, shared B ways; 0: every prompt reads all the weights once on its own.
     chunked_prefill: float = 0.0
     expert_rate: float = 1.0  # a routed expert's grouped GEMM (routing, permutation) over a dense GEMM's rate
+    # Share of its answer's KV cache a request is counted as holding when the closed loop bounds its batch by the
+    # cache (`closed_loop`): 1, the whole answer reserved at admission (TensorRT-LLM's GUARANTEED_NO_EVICT, and the
+    # per-stack fits); 0.5, pages taken per token as generated, half the answer on average (vLLM, SGLang).
+    answer_reserved: float = 1.0
 
     @classmethod
     def per_stack_fields(cls) -> tuple[str, ...]:
@@ -421,7 +425,9 @@ def closed_loop(cal, m: Instance, concurrency, isl, osl, model: ModelSpec = DEEP
     """
     C = np.asarray(concurrency, dtype=float)
     osl_ = np.asarray(osl, dtype=float)
-    cap = kv_capacity(m, np.asarray(isl, dtype=float) + osl_, model)  # a server reserves room for the whole answer
+    # The requests the cache holds: each its prompt and the share of its answer the stack reserves (all of it unless
+    # the calibration says pages are taken per token: `Calibration.answer_reserved`).
+    cap = kv_capacity(m, np.asarray(isl, dtype=float) + np.asarray(cal.answer_reserved) * osl_, model)
     B = np.minimum(C, cap)
     for _ in range(iterations):
         r = at_batch(cal, m, B, isl, osl, model, mtp)

@@ -56,7 +56,21 @@ SILICON_FIELDS = ("bw", "fp8", "fp4")
 # weights leave and schedules at most this many tokens (decode and prefill chunks together) in one iteration.
 OFFLINE_KV_FRACTION = 0.95
 TOKEN_BUDGET = 8192
-MAX_BATCH = 2048  # TensorRT-LLM's default largest batch of one scheduler
+MAX_BATCH = 2048  # TensorRT-LLM's default largest batch of one scheduler (one per attention-DP rank)
+
+# How a stack's scheduler admits a request against its KV cache (`kv_reserve`), and the share of the answer's
+# cache each admitted request therefore holds on average over its life (`ANSWER_RESERVED`); the engines' own
+# documentation, linked in docs/calibration.md ("KV admission"):
+# * "full": TensorRT-LLM's default capacity scheduler policy, GUARANTEED_NO_EVICT ("Useful Runtime Options";
+#   `SchedulerConfig.capacity_scheduler_policy`), admits a request only when it can run to completion without
+#   eviction, so the blocks for its prompt and its maximum output are held from admission: ISL + OSL;
+# * "token": vLLM takes a cache block as a sequence grows and preempts a request when none is free ("Optimization
+#   and Tuning: Preemption"); SGLang admits against an estimate of the answer still to come and retracts requests
+#   when the pool runs out ("Hyperparameter Tuning"). Either way a request holds its prompt and its answer so far:
+#   ISL + OSL / 2 on average.
+# A stack not named here (SGLang, ATOM, vLLM, NIM whose engine its page does not name) pages per token.
+KV_RESERVE = {"trt": "full"}
+ANSWER_RESERVED = {"full": 1.0, "token": 0.5}
 
 
 @dataclass(frozen=True)
@@ -122,6 +136,11 @@ def stack_params(tr: Transfer, framework: str | None) -> tuple[dict, str]:
     return _typical(tr.stack, STACK_FIELDS), "stack typical"
 
 
+def kv_reserve(framework: str | None) -> str:
+    """ "full" or "token": how the stack admits a request against its KV cache (`KV_RESERVE`)."""
+    return KV_RESERVE.get(base_framework(framework or "sglang"), "token")
+
+
 def collectives(model: ModelSpec, gpus) -> np.ndarray:
     """Collectives one decode step waits on: two a layer (after attention and after the MLP or experts: an
     all-reduce under tensor parallelism, a dispatch and a combine under expert parallelism) on more than one
@@ -154,26 +173,48 @@ def calibration(tr: Transfer, gpu: str, framework: str | None, precision: str, m
         first_token_steps=tr.mtp["first_token_steps"],
         chunked_prefill=1.0,
         expert_rate=tr.expert_rate,
+        answer_reserved=ANSWER_RESERVED[kv_reserve(framework)],
     )
 
 
 def offline_batch(
-    m: Instance, isl, osl, model: ModelSpec, kv_fraction=OFFLINE_KV_FRACTION, budget=TOKEN_BUDGET, max_batch=MAX_BATCH
+    m: Instance,
+    isl,
+    osl,
+    model: ModelSpec,
+    kv_fraction=OFFLINE_KV_FRACTION,
+    budget=TOKEN_BUDGET,
+    max_batch=MAX_BATCH,
+    answer_reserved=ANSWER_RESERVED["token"],
 ):
-    """The decode batch an engine runs at an infinite request rate: as many requests as its KV cache holds, each
-    holding its prompt and, on average, half its answer (pages are taken per token as it is generated), and no
-    more than an iteration's token budget allows, each step also prefilling B · ISL / OSL prompt tokens."""
+    """The decode batch an engine runs at an infinite request rate, the least of:
+
+    * the requests its KV cache holds, each its prompt and `answer_reserved` of its answer (`ANSWER_RESERVED`:
+      all of it where the stack reserves the whole sequence at admission, half on average where it pages per
+      token as the answer is generated);
+    * an iteration's token budget, each step also prefilling B · ISL / OSL prompt tokens beside the B decodes;
+    * the scheduler's largest batch, `max_batch` per scheduler: under attention data parallelism every GPU is its
+      own attention rank with its own scheduler, batch and KV cache, so the instance's cap is max_batch · GPUs
+      (TensorRT-LLM's max_batch_size is per rank: NVIDIA's DeepSeek-R1 recipe on 8 B200 with attention DP sets
+      max_batch_size 384 and reports a batch of 3,072).
+
+    The token budget stays one per instance, as the shipped fit was made: the same recipes size max_num_tokens
+    per rank too (128 decodes + one 1,024-token prompt: 1,151 on H200), and 22 of the published attention-DP rows
+    are bound by it here (DeepSeek-R1 at 1k/1k among them); a budget per rank awaits a refit (docs/calibration.md)."""
     isl, osl = np.asarray(isl, dtype=float), np.asarray(osl, dtype=float)
     free = kv_fraction * (m.hbm - model.p_total * m.b_w)
-    held = request_bytes(model, m.b_kv, isl + osl / 2.0, m.kv_copies)
-    limits = (free / held, budget / (1.0 + isl / osl), np.broadcast_to(max_batch, held.shape))
+    held = request_bytes(model, m.b_kv, isl + np.asarray(answer_reserved, dtype=float) * osl, m.kv_copies)
+    ranks = np.where(np.asarray(m.dp_attention, dtype=bool), np.asarray(m.gpus, dtype=float), 1.0)
+    limits = (free / held, budget / (1.0 + isl / osl), np.broadcast_to(max_batch * ranks, held.shape))
     return np.maximum(np.minimum.reduce(limits), 1.0)
 
 
 def offline_throughput(cal: Calibration, m: Instance, isl, osl, model: ModelSpec, **engine) -> dict:
     """Output tok/s of the whole instance at an infinite request rate with fixed lengths (TensorRT-LLM's
     maximum-throughput table): B / TPOT at the `offline_batch`, each TPOT carrying the B / OSL prefills that
-    replace finished requests."""
+    replace finished requests. The KV cache holds the share of each answer the calibration's stack reserves
+    (`Calibration.answer_reserved`) unless `engine` says otherwise."""
+    engine.setdefault("answer_reserved", cal.answer_reserved)
     B = offline_batch(m, isl, osl, model, **engine)
     r = at_batch(cal, m, B, isl, osl, model)
     return {**r, "batch": B, "throughput": B / r["tpot"]}
@@ -255,8 +296,12 @@ def kind_error(kind: str, model_key: str | None = None, record: dict | None = No
     if kind == "measured" and own is not None and model_key != "deepseek-r1":
         return _throughput_as_per_gpu(own)
     scores = {entry["group"]: entry for entry in record["scores"]["kind"]}
+    # After InferenceX, the published sources with the most rows first: a metric is taken from the largest source
+    # that measured it held out this way (TensorRT-LLM's table for throughput; NIM's alone has TTFT).
+    published = sorted((g for g in scores if g.startswith(f"{kind} · ") and "inferencex" not in g),
+                       key=lambda g: -scores[g].get("rows", 0))  # fmt: skip
     out = {}
-    for group in (f"{kind} · inferencex", *(g for g in scores if g.startswith(f"{kind} · ") and "inferencex" not in g)):
+    for group in (f"{kind} · inferencex", *published):
         for metric, value in _throughput_as_per_gpu(scores.get(group, {})).items():
             out.setdefault(metric, value)
     return out
