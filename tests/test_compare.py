@@ -270,7 +270,7 @@ def test_the_a_value_is_compact_and_readable():
 
 
 BAD = [
-    ("preset:tpu", ["Ignored A's preset=tpu: must be one of h200x8, mi300x4, b200x8.",
+    ("preset:tpu", ["Ignored A's preset=tpu: must be one of h200x8, mi300x4, b200x8, custom.",
                     "Nothing is pinned: a= held no valid control."]),
     ("ctx:8192,bw:999", ["Ignored A's bw=999: must be a number from 0.6 to 600 TB/s."]),
     ("ctx", ["Ignored 'ctx' in a=: each piece must be name:value with a control's name.",
