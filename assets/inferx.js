@@ -707,7 +707,20 @@
   /* The article's machine (a preset's values) that gpu × gpus is, whichever preset is chosen, or null: its
      values are the article's, not the catalog's (scenario.machines.article_machine). One machine, one answer. */
   function articleMachine(cfg, gpu, gpus) {
-    return Object.values(cfg.presets).find((p) => p.gpu === gpu && p.gpus === gpus) || null;
+    const key = Object.keys(cfg.presets).find((k) => {
+      const p = cfg.presets[k];
+      return k !== cfg.custom && p.gpu === gpu && p.gpus === gpus;
+    });
+    return key ? cfg.presets[key] : null;
+  }
+
+  /* The shortcut whose GPU, count and link these are, or the custom entry (scenario.machines.resolve_params). */
+  function shortcutOf(cfg, gpu, gpus, ic) {
+    const named = Object.keys(cfg.presets).find((k) => {
+      const p = cfg.presets[k];
+      return k !== cfg.custom && p.gpu === gpu && p.gpus === gpus && p.ic === ic;
+    });
+    return named || cfg.custom;
   }
 
   function derivedValues(shown, cfg) {
@@ -1036,12 +1049,14 @@
       const ctx = window.dash_clientside.callback_context;
       const fired = ctx && ctx.triggered_id;
       if (fired && fired !== `${cfg.prefix}preset`) {
-        // The machine picked by hand: the shortcut that names it, if any (scenario.machines.shortcut_of).
-        const named = Object.keys(cfg.presets).find((k) => {
-          const p = cfg.presets[k];
-          return p.gpu === gpu && p.gpus === gpus && p.ic === ic;
-        });
-        return [...cfg.presetControls.map(NO), named && named !== preset ? named : NO()];
+        // The machine picked by hand: the shortcut that names it, else Custom (scenario.machines.shortcut_of).
+        const named = shortcutOf(cfg, gpu, gpus, ic);
+        return [...cfg.presetControls.map(NO), named !== preset ? named : NO()];
+      }
+      if (preset === cfg.custom) {
+        // Custom keeps the machine; on one of the article's machines the menu names its shortcut again.
+        const named = shortcutOf(cfg, gpu, gpus, ic);
+        return [...cfg.presetControls.map(NO), named !== preset ? named : NO()];
       }
       const p = cfg.presets[preset];
       return [...cfg.presetControls.map((name) => (p ? positionOf(name, p[name], cfg) : NO())), NO()];

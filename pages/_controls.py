@@ -20,6 +20,7 @@ from inferx.scenario.controls import (
     ARTICLE_ONLY,
     BATCH,
     CALIBRATED_ONLY,
+    CUSTOM,
     GROUPS,
     PARAMS,
     WORKLOADS,
@@ -361,8 +362,8 @@ NOTE_OF = {"preset": MACHINE_NOTE_ID, "gpu": MACHINE_NOTE_ID, "gpus": MACHINE_NO
 
 def machine_note(values: dict) -> str:
     """Under the shortcut menu: the machine drawn when the GPU, count and interconnect chosen are none of the
-    article's machines (the menu keeps the last shortcut, the base the address leaves values out against);
-    empty when they are the shortcut's."""
+    article's machines (the menu says Custom) and where its numbers come from; empty when they are the
+    shortcut's."""
     gpu, count, ic = values["gpu"], values["gpus"], values.get("ic") or default_link(values["gpu"])
     shortcut = shortcut_of(gpu, count, ic) if gpu in GPUS else None
     if gpu not in GPUS or shortcut == values["preset"]:
@@ -508,7 +509,10 @@ def ui_config() -> dcc.Store:
         "log2": {name: [p.step, int(p.kind == "int")] for name, p in PARAMS.items() if p.log2},
         "sliders": {name: [PARAMS[name].unit, _decimals(name), PARAMS[name].unset] for name in sliders()},
         "presetControls": list(preset_controls()),
-        "presets": {key: default_params(key) for key in HARDWARE},
+        # The presets' values; CUSTOM's (the default machine's) is the base an address of a custom machine leaves
+        # values out against, and no machine's shortcut.
+        "presets": {key: default_params(key) for key in (*HARDWARE, CUSTOM)},
+        "custom": CUSTOM,
         "machineControls": list(machine_controls()),
         # A named workload's input, output and context (scenario.resolve_params), and each GPU's own link.
         "workloads": {key: [isl, osl, workload_context(isl, osl)] for key, (isl, osl) in WORKLOADS.items()},

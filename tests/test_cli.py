@@ -467,6 +467,20 @@ def test_compare_sets_two_scenarios_side_by_side_under_both_models():
     assert table[-4].startswith("A expected: measured configuration; TPOT off by")
 
 
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_compare_answers_for_a_model_other_than_deepseek_r1(mode):
+    """`inferx compare "model=llama-3.3-70b" "model=llama-3.3-70b&gpu=h200"` stopped on a KeyError: its expected
+    errors are the published maximum throughput's only, with no TPOT."""
+    a, b = f"model=llama-3.3-70b&mode={mode}", f"model=llama-3.3-70b&gpu=h200&mode={mode}"
+    out = run_inferx("compare", a, b)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    said = [line for line in out.stdout.splitlines() if " expected: " in line]
+    assert [line[:11] for line in said] == ["A expected:", "B expected:"]
+    assert all("output tok/s per GPU off by" in line for line in said)
+    record = json.loads(run_inferx("compare", a, b, "--format", "json").stdout)
+    assert record["b"]["scenario"]["gpu"] == "h200" and record["a"]["expected"]["error"]["throughput_per_gpu"]
+
+
 def _options(params: dict) -> list[str]:
     return ["--preset", params["preset"], "--ctx", str(params["ctx"])]
 

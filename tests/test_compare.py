@@ -21,6 +21,7 @@ from inferx.figures.text import MAX_TRACES, spoken, with_summary
 from inferx.scenario.controls import PARAMS, check_param
 from inferx.scenario.evaluation import Scenario
 from pages import embed, home
+from pages._compare import COMPARE_CARD_ID as COMPARE_CARD
 from pages._compare import pinned_scenario
 from pages._url import MAX_NOTICES, PINNED_KEY, controls, encode_pinned, parse_pinned, parse_query
 
@@ -269,7 +270,7 @@ def test_the_a_value_is_compact_and_readable():
 
 
 BAD = [
-    ("preset:tpu", ["Ignored A's preset=tpu: must be one of h200x8, mi300x4, b200x8.",
+    ("preset:tpu", ["Ignored A's preset=tpu: must be one of h200x8, mi300x4, b200x8, custom.",
                     "Nothing is pinned: a= held no valid control."]),
     ("ctx:8192,bw:999", ["Ignored A's bw=999: must be a number from 0.6 to 600 TB/s."]),
     ("ctx", ["Ignored 'ctx' in a=: each piece must be name:value with a control's name.",
@@ -638,3 +639,26 @@ def test_a_draws_its_main_curve_only():
     assert len(legend) == len([t for t in mine["data"] if t.get("showlegend", True)]) + 2  # A's two entries
     assert [t["name"] for t in of_a(figs["fig13"])][0] == f"A: α = {rate.ALPHA:g}"
     assert not [t for t in of_a(figs["fig13"]) if "article" in t["name"]]
+
+
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_the_table_of_a_beside_b_answers_for_another_model_with_the_errors_it_has(client, mode):
+    """A pinned Llama beside a Llama on H200 filled the table; `inferx compare` with the same pair stopped on a
+    KeyError. The redraw answers both, each error named by the metric that measured it."""
+    values, _, _ = parse_query({"model": "llama-3.3-70b", "gpu": "h200", "mode": mode})
+    pinned = Scenario.from_params(model="llama-3.3-70b", mode=mode)
+    body = post_redraw(client, request_for(values, compare.compact_params(pinned.params)), figure_ids(["fig6"]))
+    answer = body.get_json()
+    assert answer["response"]["runtime-notice"].get("is_open") is not True, answer["response"]["runtime-notice"]
+    side = answer["sideUpdate"]  # set_props: the table rides in the redraw's answer
+    table = layout_text(side["compare-table"]["children"])
+    assert "A beside B" in table and "tok/s per GPU" in table
+    assert side[COMPARE_CARD]["hidden"] is False
+    from inferx.analysis.comparison import comparison, error_said
+
+    record = comparison(pinned, Scenario.from_params(**values))
+    for side in ("a", "b"):
+        error = record[side]["expected"]["error"]
+        assert f"{side.upper()} expected: {error['kind']}" in table
+        assert record[side]["expected"]["itl_ms"] and f"{record[side]['ideal']['itl_ms']:,.1f}" in table
+    assert error_said(record["a"]["expected"]["error"]).startswith("output tok/s per GPU off by")

@@ -59,25 +59,49 @@ def test_rows_carry_label_unit_both_answers_and_the_measured_error(record):
         assert by_key["cost_per_mtok_usd"][side]["ideal"] != by_key["cost_per_mtok_usd"][side]["expected"]
 
 
-def test_an_unseen_model_has_no_error_and_an_unmet_target_no_numbers():
+def test_another_model_states_only_the_errors_measured_and_an_unmet_target_no_numbers():
     llama = Scenario.from_params(preset="h200x8", model="llama-3.3-70b")
     tight = Scenario.from_params(preset="h200x8", ttft=10, tpot=1, ctx=32768, isl=32768)  # 10 ms TTFT: none
     record = C.comparison(llama, tight)
-    rows = C.comparison_rows(record)
-    assert all(r["a"]["error"] == "" for r in rows)
-    assert "unseen model" in C.error_basis(record["a"]["expected"]["error"])
+    rows = {r["key"]: r for r in C.comparison_rows(record)}
+    error = record["a"]["expected"]["error"]
+    # Llama has been scored on the published maximum throughput, not on InferenceX's TPOT or TTFT: the table
+    # states that error where it applies and invents none for the others.
+    measured = [key for key in C.ERROR_WORDS if error.get(key)]
+    assert measured and "tpot" not in measured
+    for row in C.DECIDING:
+        has = row.error in measured
+        assert (rows[row.key]["a"]["error"] != "") == has, row.key
+    assert error["kind"] in C.error_basis(error)
     assert record["b"]["ideal"]["batch"] == 0
-    assert all(r["b"]["ideal"] == C.NOT_MET and r["b"]["expected"] == C.NOT_MET for r in rows)
+    assert all(r["b"]["ideal"] == C.NOT_MET and r["b"]["expected"] == C.NOT_MET for r in rows.values())
     assert "measured configuration" in C.error_basis(record["b"]["expected"]["error"])
 
 
-def test_the_cli_table_prints_the_rows_with_their_units_and_an_unseen_models_note():
-    """`inferx compare` with a model the calibration has not seen stopped on a KeyError (its error has no TPOT)."""
+def test_the_error_in_words_names_each_metric_measured_and_only_those():
+    error = {"kind": "k", "basis": "b", "throughput_per_gpu": [0.0795, 0.1765]}
+    assert C.error_said(error) == "output tok/s per GPU off by 8\u00a0% (median), 18\u00a0% (p90)"
+    both = {**error, "tpot": [0.05, 0.2]}
+    assert C.error_said(both).startswith("TPOT off by 5\u00a0% (median), 20\u00a0% (p90); output tok/s")
+    assert C.error_said({"kind": "k", "note": "not fitted here"}) == "not fitted here"
+    assert "no measured runs" in C.error_said({"kind": "k", "basis": "b", "rows": 0})
+    assert C.error_basis({"kind": "k", "basis": "b", "rows": 0}).startswith("k: no measured runs")
+
+
+@pytest.mark.parametrize("mode", ["article", "calibrated"])
+def test_the_cli_table_of_another_model_on_both_sides_prints_its_rows_and_errors(mode):
+    """`inferx compare` stopped on a KeyError whenever a side's expected error had no TPOT (any model but
+    DeepSeek-R1: the transferable model is scored there on the published maximum throughput only)."""
     from inferx.cli.compare import comparison_table
 
-    record = C.comparison(A, Scenario.from_params(preset="h200x8", model="llama-3.3-70b"))
+    a = Scenario.from_params(model="llama-3.3-70b", mode=mode)
+    b = Scenario.from_params(model="llama-3.3-70b", gpu="h200", mode=mode)
+    record = C.comparison(a, b)
     lines = comparison_table(record).splitlines()
-    rows = C.comparison_rows(record)
-    for row, line in zip(rows, lines[2:], strict=False):
-        assert line.startswith(f"{row['label']} ({row['unit']})") and line.split()[-1] == row["b"]["expected"]
-    assert any(line.startswith("B expected: unseen model; the calibration is fitted") for line in lines)
+    last = list(k for k in record["b"] if k in C.ANSWERS)[-1]  # the scenario's own mode first
+    for row, line in zip(C.comparison_rows(record), lines[2:], strict=False):
+        assert line.startswith(f"{row['label']} ({row['unit']})") and line.split()[-1] == row["b"][last]
+    for side in C.SIDES:
+        error = record[side]["expected"]["error"]
+        said = f"{side.upper()} expected: {error['kind']}; {C.error_said(error)}"
+        assert said in lines and "off by" in said

@@ -66,3 +66,33 @@ def test_a_gpu_and_count_of_an_article_machine_select_its_shortcut(browser, serv
     assert query == {"preset": "b200x8", "batch": "8"}, query  # one machine: nothing else to say
     wait_js(browser, "return document.getElementById('machine-note').textContent === '';", what="no machine note")
     assert severe_console_errors(browser) == []
+
+
+MENU_SHOWS = "const m = document.querySelector('#ctl-preset'); return !!m && m.textContent.includes(arguments[0]);"
+
+
+def test_a_machine_no_shortcut_names_shows_custom_and_a_shortcut_brings_its_machine_back(browser, server):
+    """8×MI300X is none of the article's machines (4×MI300X is): the menu said 8×H200, the last shortcut, under a
+    note. It says Custom, the address carries preset=custom and the machine's parts, and a shortcut picked again
+    restores it."""
+    browser.get(server.url)
+    figure_data(browser, 4)
+    browser.execute_script("window.dash_clientside.set_props('ctl-gpu', {value: 'mi300x'})")
+    wait_js(browser, MENU_SHOWS, args=("Custom",), what="the menu at Custom")
+    wait_js(browser, "return new URLSearchParams(location.search).get('preset') === 'custom';", what="the address")
+    query = dict(browser.execute_script("return [...new URLSearchParams(location.search)]"))
+    assert query["gpu"] == "mi300x", query
+    assert "MI300X" in browser.execute_script("return document.getElementById('machine-note').textContent;")
+    # The address opens on the same custom machine.
+    browser.get(browser.current_url)
+    figure_data(browser, 4)
+    wait_js(browser, MENU_SHOWS, args=("Custom",), what="the menu at Custom after reloading")
+    assert "MI300X" in browser.execute_script("return document.getElementById('machine-note').textContent;")
+    # A shortcut picked again: its machine, its name, no note.
+    browser.execute_script("window.dash_clientside.set_props('ctl-preset', {value: 'h200x8'})")
+    wait_js(browser, MENU_SHOWS, args=("8×H200",), what="the menu at 8×H200")
+    wait_js(browser, "return new URLSearchParams(location.search).get('preset') === 'h200x8';", what="the address")
+    wait_js(browser, "return document.getElementById('machine-note').textContent === '';", what="no machine note")
+    query = dict(browser.execute_script("return [...new URLSearchParams(location.search)]"))
+    assert "gpu" not in query and "gpus" not in query, query
+    assert severe_console_errors(browser) == []

@@ -54,7 +54,7 @@ def test_a_misspelt_name_or_choice_gets_a_guess_and_a_control_character_is_escap
 def test_a_bad_preset_keeps_the_default_hardware_and_says_so():
     values, _, notices = parse_query({"preset": "tpu", "bw": "20"})
     assert (values["preset"], values["hbm"], values["bw"]) == ("h200x8", 1128.0, 20.0)
-    assert notices == ["Ignored preset=tpu: must be one of h200x8, mi300x4, b200x8."]
+    assert notices == ["Ignored preset=tpu: must be one of h200x8, mi300x4, b200x8, custom."]
 
 
 def test_a_repeated_url_key_takes_its_last_value_and_says_so():

@@ -6,6 +6,7 @@ import pytest
 
 from inferx.figures import registry, units
 from inferx.physics.presets import HARDWARE
+from inferx.scenario import machines
 from inferx.scenario.controls import PARAMS, WORKLOADS, InvalidParameter, check_param, workload_context
 from inferx.scenario.evaluation import Scenario
 from inferx.scenario.machines import (
@@ -114,7 +115,7 @@ def test_old_addresses_load_the_same_scenario(query):
     for name, raw in query.items():
         if name != "preset":
             assert str(values[name]) == raw, name
-    hw = HARDWARE[values["preset"]]
+    hw = HARDWARE[query["preset"]]  # the numbers of the machine the address named (on another link: custom)
     if "gpu" not in query and "gpus" not in query:
         assert (values["bw"], values["compute"], values["hbm"]) == (hw.bw / 1e12, hw.compute / 1e15, hw.hbm / 1e9)
         assert values["tp"] == int(query.get("tp", hw.tp))
@@ -161,3 +162,24 @@ def test_every_throughput_axis_says_its_unit_and_per_gpu_divides_by_the_count(pr
             for key, x in placed.items():
                 log = b["args"][0]["xaxis.type"] == "log"
                 assert b_gpu["args"][0][key] == pytest.approx(x - math.log10(n) if log else x / n), key
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ({"gpu": "h100", "gpus": "2"}, "custom"),  # none of the article's machines
+        ({"preset": "b200x8", "gpus": "2"}, "custom"),  # an old address: the shortcut's GPU at another count
+        ({"preset": "custom", "gpu": "b200", "gpus": "8"}, "b200x8"),  # the article's machine under its name
+        ({"preset": "custom"}, "h200x8"),  # custom alone is the default machine, which has a shortcut
+        ({"preset": "mi300x4"}, "mi300x4"),
+    ],
+)
+def test_a_machine_no_shortcut_names_is_custom_and_reads_back(query, named):
+    """The menu said the last shortcut (8×B200) while drawing 2×B200; the machine is named by what it is."""
+    values, _, notices = parse_query(query)
+    assert not notices and values["preset"] == named
+    again, _, _ = parse_query({k: str(v) for k, v in values.items() if v is not None})
+    assert again == values
+    if named == "custom":
+        assert machines.shortcut_of(values["gpu"], values["gpus"], values["ic"]) is None
+        assert Scenario.from_params(**values).params["preset"] == "custom"

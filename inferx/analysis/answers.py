@@ -14,6 +14,8 @@ ANSWER_MEANING = {
     "expected": "calibrated to measured runs (InferenceX, published tables): what a serving stack is expected to reach",
 }
 ERROR_MEASURE = "[median, p90] of |predicted / measured - 1| per metric"
+# The kinds of extrapolation whose error is measured on runs held out of the transferable model's fit.
+HELD_OUT_KINDS = frozenset(words for kind, words in KIND_WORDS.items() if kind != "measured")
 
 # What a goodput answer says in each mode's block (the targets and the machine are the command's own).
 SLO_ANSWER = (

@@ -67,10 +67,26 @@ def error_of(row: Deciding, error: dict) -> str:
     return f"± {percent(spread[0])} (p90 {percent(spread[1], 0)})"
 
 
+# The metrics an expected answer's error may state (`answers.expected_error`), in the order they are said.
+ERROR_WORDS = {"tpot": "TPOT", "ttft": "TTFT", "throughput_per_gpu": "output tok/s per GPU", "e2e": "E2E"}
+
+
+def error_said(error: dict) -> str:
+    """How far an expected answer may be off, in words, for whichever metrics its kind of extrapolation has been
+    scored on: "TPOT off by 6 % (median), 12 % (p90); TTFT …". A calibrated DeepSeek-R1 configuration has all of
+    them; the transferable model on another model only the published maximum throughput's; none, its note."""
+    said = [
+        f"{name} off by {percent(error[key][0], 0)} (median), {percent(error[key][1], 0)} (p90)"
+        for key, name in ERROR_WORDS.items()
+        if error.get(key)
+    ]
+    return "; ".join(said) or error.get("note") or "no measured runs of this kind to score it against"
+
+
 def error_basis(error: dict) -> str:
     """What an expected block's error is, in one line: its kind of extrapolation and where the figures come from."""
-    if "note" in error:
-        return f"{error['kind']}: {error['note']}"
+    if not any(error.get(key) for key in ERROR_WORDS):
+        return f"{error['kind']}: {error_said(error)}"
     return f"{error['kind']} ({error['basis']}); ± median, p90 of |predicted / measured − 1|"
 
 

@@ -8,7 +8,7 @@ import sys
 from urllib.parse import parse_qsl
 
 from inferx.analysis.answers import ANSWER_MEANING
-from inferx.analysis.comparison import SIDES, comparison, comparison_rows
+from inferx.analysis.comparison import SIDES, comparison, comparison_rows, error_said
 from inferx.cli.records import rounded_json
 from inferx.scenario.controls import PARAMS, InvalidParameter, check_param
 from inferx.scenario.evaluation import Scenario
@@ -40,11 +40,7 @@ def comparison_table(record: dict) -> str:
         lines.append(f"{r['label'] + ' (' + r['unit'] + ')':{width}}" + "".join(f"{r[s][w]:>14}" for s, w in columns))
     for side in SIDES:
         error = record[side]["expected"]["error"]
-        if "tpot" in error:
-            said = f"TPOT off by {100 * error['tpot'][0]:.0f} % (median), {100 * error['tpot'][1]:.0f} % (p90)"
-        else:
-            said = error["note"]
-        lines.append(f"{side.upper()} expected: {error['kind']}; {said}")
+        lines.append(f"{side.upper()} expected: {error['kind']}; {error_said(error)}")
     lines += [f"{w}: {ANSWER_MEANING[w]}." for w in answers]
     return "\n".join(lines)
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from inferx import palette as P
 from inferx.analysis import economics, regimes, slo
-from inferx.analysis.answers import ANSWER_OF_MODE, expected_error
+from inferx.analysis.answers import ANSWER_OF_MODE, HELD_OUT_KINDS, expected_error
+from inferx.analysis.comparison import ERROR_WORDS, error_said
 from inferx.figures import studies
 from inferx.figures import style as F
 from inferx.figures.both import readouts_in_both_modes
@@ -94,11 +95,19 @@ def _basis(scn: Scenario) -> str:
     if scn.mode == "article":
         return "article physics, the bound"
     error = expected_error(scn)
-    if "tpot" not in error:
-        return "calibrated to DeepSeek-R1 runs; not measured on this model"
-    median, p90 = (round(100 * e) for e in error["tpot"])
-    where = "on GPUs left out of the fit" if error["kind"] == "unseen GPU" else "on its measured runs"
-    return f"calibrated; TPOT off by {median} % at the median, {p90} % at p90 {where}"
+    # The first metric its kind of extrapolation has been scored on (TPOT for DeepSeek-R1's calibrations; the
+    # published maximum throughput's for another model), whichever the error has.
+    key = next((k for k in ERROR_WORDS if error.get(k)), None)
+    if key is None:
+        return f"calibrated; {error_said(error)}"
+    median, p90 = (round(100 * e) for e in error[key])
+    if error["kind"] == "unseen GPU":
+        where = "on GPUs left out of the fit"
+    elif error["kind"] in HELD_OUT_KINDS:
+        where = f"on runs held out as its kind ({error['kind']})"
+    else:
+        where = "on its measured runs"
+    return f"calibrated; {ERROR_WORDS[key]} off by {median} % at the median, {p90} % at p90 {where}"
 
 
 def readouts(scn: Scenario, batch: int) -> dict:

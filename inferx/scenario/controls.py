@@ -58,6 +58,8 @@ GROUPS = (
 # "custom" names none: isl, osl and ctx are taken as given.
 CUSTOM = "custom"
 WORKLOADS = {"1k1k": (1024, 1024), "8k1k": (8192, 1024), "1k8k": (1024, 8192)}
+# The machine menu's entry for a GPU × count × interconnect that is none of the article's machines.
+MACHINE_CUSTOM_LABEL = "Custom (not an article machine)"
 WORKLOAD_LABELS = {CUSTOM: " Custom", **{key: f" {key[:2]}/{key[2:]}" for key in WORKLOADS}}
 # Throughput per instance (the article's figures: one instance's tokens/s) or per GPU (InferenceX's).
 TPUT_UNITS = ("instance", "gpu")
@@ -181,13 +183,29 @@ def _catalog_choice(label: str, catalog: dict, shown: str, default, **more) -> P
     )
 
 
+class _MachineChoices:
+    """The machine menu's choices: each preset of the (live) hardware catalog, then CUSTOM."""
+
+    def __iter__(self):
+        return iter((*HARDWARE, CUSTOM))
+
+    def __contains__(self, key) -> bool:
+        return key == CUSTOM or key in HARDWARE
+
+    def __len__(self) -> int:
+        return len(HARDWARE) + 1
+
+
 PARAMS: dict[str, Param] = {
-    "preset": _catalog_choice(
+    "preset": Param(
         "Machine shortcut",
-        HARDWARE,
-        "label",
+        "",
+        "choice",
         "h200x8",
-        help="one of the article's machines, a shortcut: sets gpu, gpus and ic (and so bw, compute, hbm, tp)",
+        options=_MachineChoices(),
+        label_of=lambda key: MACHINE_CUSTOM_LABEL if key == CUSTOM else HARDWARE[key].label,
+        help="one of the article's machines, a shortcut: sets gpu, gpus and ic (and so bw, compute, hbm, tp); "
+        "custom: a GPU, count and interconnect that are none of them",
         group="Hardware",
     ),
     "gpu": _catalog_choice(

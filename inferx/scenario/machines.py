@@ -35,6 +35,8 @@ def _user_units(name: str, si: float):
 def preset_values(preset: str) -> dict:
     """The user-unit control values a hardware preset sets: each parameter declared with `preset=<attribute>`
     takes that attribute of the preset."""
+    if preset == CUSTOM:  # no shortcut: the GPU, count and interconnect say what the machine is
+        return {}
     hw = HARDWARE[preset]
     return {name: _user_units(name, getattr(hw, p.preset)) for name, p in PARAMS.items() if p.preset}
 
@@ -104,9 +106,11 @@ def datasheet_values(gpu: str, gpus: int, wdtype: str) -> dict:
 
 
 def default_params(preset: str = "h200x8") -> dict:
+    """Every control's default, with the preset's machine; CUSTOM's base is the default preset's machine (a
+    custom machine's GPU, count and interconnect are given with it)."""
     values = {name: p.default for name, p in PARAMS.items()}
+    values.update(preset_values(PARAMS["preset"].default if preset == CUSTOM else preset))
     values["preset"] = preset
-    values.update(preset_values(preset))
     return values
 
 
@@ -114,9 +118,9 @@ def resolve_params(checked: dict, base: dict | None = None) -> dict:
     """Every control's value from checked user-unit values: a preset (given, or the base's) sets its
     controls; a GPU or count sets the machine's (bw, compute, hbm), its default link (`default_link`) and TP
     (`machine_tp`); a named workload sets isl and osl, and ctx = isl + osl/2; explicit values win over all.
-    The preset then names the machine where it is one of the shortcuts. A context shorter than the input is
-    not refused here (the Python API draws it as asked): `context_refusal` and `fitted_context` are the entry
-    points' check."""
+    The preset then names the machine: its shortcut where it is one of the article's, else CUSTOM. A context
+    shorter than the input is not refused here (the Python API draws it as asked): `context_refusal` and
+    `fitted_context` are the entry points' check."""
     if base is None:
         values = default_params(checked.get("preset", PARAMS["preset"].default))
     elif "preset" in checked:
@@ -139,9 +143,10 @@ def resolve_params(checked: dict, base: dict | None = None) -> dict:
             values["tp"] = machine_tp(values["gpus"])
         if "ic" not in checked and "gpu" in checked:
             values["ic"] = default_link(values["gpu"])
-        shortcut = shortcut_of(values["gpu"], values["gpus"], values["ic"])
-        if shortcut is not None:  # the same machine under its name, whatever preset the address started from
-            values["preset"] = shortcut
+    if values["preset"] == CUSTOM or any(name in checked for name in ("gpu", "gpus", "ic")):
+        # The machine under its shortcut's name, whatever preset the address started from; CUSTOM where it is none
+        # of the article's machines (one machine, one name: the menu shows what is drawn).
+        values["preset"] = shortcut_of(values["gpu"], values["gpus"], values["ic"]) or CUSTOM
     _resolve_workload(checked, values)
     return values
 
