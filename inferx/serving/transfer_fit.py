@@ -70,8 +70,13 @@ class Layout:
         precisions = list(ix["precision"]) + list(pub["precision"])
         pairs = {(T.silicon_of(g), p) for g, p in zip(gpus, precisions, strict=True)}
         self.silicon = sorted({s for s, _ in pairs})
-        stacks = set(ix["framework"].map(C.base_framework)) | set(_pub_stacks(pub).tolist())
-        self.stacks = sorted(stacks)
+        # A stack gets costs of its own only where some of its rows are a closed loop (InferenceX, or a published
+        # concurrency sweep): at maximum throughput alone a per-step cost and the die's efficiency trade off
+        # freely (AMD's eight vLLM rows fitted a per-collective cost 7× every other stack's, and a TPOT at B = 1
+        # 44× the weights' read). Its offline rows are predicted with the typical stack's (`transfer.stack_params`).
+        load = pub["load"] if "load" in pub else pd.Series("offline", index=pub.index)
+        closed = _pub_stacks(pub)[load.eq("concurrency").to_numpy()]
+        self.stacks = sorted(set(ix["framework"].map(C.base_framework)) | set(closed.tolist()))
         dp_stacks = set(ix.loc[ix["decode_dp_attention"] & ix["n_gpus"].gt(1), "framework"].map(C.base_framework))
         dp_stacks |= set(_pub_stacks(pub)[pub["dp_attention"].astype(bool).to_numpy()].tolist())
         self.names, bounds = [], []
