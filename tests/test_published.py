@@ -215,5 +215,6 @@ def test_the_fit_takes_every_source_and_load_together():
     rows["out_tok_s_total"] = TF.predict_published(truth, rows)
     got = TF.fit_transfer(pd.DataFrame(columns=["hardware", "framework", "precision", "n_gpus",
                                                 "decode_dp_attention"]), rows, truth.mtp)  # fmt: skip
-    assert set(got.stack) == {"trt", "nim"} and all(type(k) is str for k in got.stack)
+    # TensorRT-LLM's rows here are offline only: it takes the typical stack's costs, NIM's closed loop its own.
+    assert set(got.stack) == {"nim"} and all(type(k) is str for k in got.stack)
     assert np.allclose(TF.predict_published(got, rows), rows["out_tok_s_total"], rtol=0.03)

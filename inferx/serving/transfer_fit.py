@@ -73,10 +73,12 @@ class Layout:
         # A stack gets costs of its own only where some of its rows are a closed loop (InferenceX, or a published
         # concurrency sweep): at maximum throughput alone a per-step cost and the die's efficiency trade off
         # freely (AMD's eight vLLM rows fitted a per-collective cost 7× every other stack's, and a TPOT at B = 1
-        # 44× the weights' read). Its offline rows are predicted with the typical stack's (`transfer.stack_params`).
+        # 22× the weights' read). Its offline rows are predicted with the typical stack's (`transfer.stack_params`);
+        # with no closed loop at all, every stack is fitted as the rows have it.
         load = pub["load"] if "load" in pub else pd.Series("offline", index=pub.index)
         closed = _pub_stacks(pub)[load.eq("concurrency").to_numpy()]
-        self.stacks = sorted(set(ix["framework"].map(C.base_framework)) | set(closed.tolist()))
+        stacks = set(ix["framework"].map(C.base_framework)) | set(closed.tolist())
+        self.stacks = sorted(stacks or set(_pub_stacks(pub).tolist()))
         dp_stacks = set(ix.loc[ix["decode_dp_attention"] & ix["n_gpus"].gt(1), "framework"].map(C.base_framework))
         dp_stacks |= set(_pub_stacks(pub)[pub["dp_attention"].astype(bool).to_numpy()].tolist())
         self.names, bounds = [], []
