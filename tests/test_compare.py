@@ -661,4 +661,5 @@ def test_the_table_of_a_beside_b_answers_for_another_model_with_the_errors_it_ha
         error = record[side]["expected"]["error"]
         assert f"{side.upper()} expected: {error['kind']}" in table
         assert record[side]["expected"]["itl_ms"] and f"{record[side]['ideal']['itl_ms']:,.1f}" in table
-    assert error_said(record["a"]["expected"]["error"]).startswith("output tok/s per GPU off by")
+    # Throughput's error, beside TPOT and TTFT where NIM's closed loop measured them.
+    assert error_said(record["a"]["expected"]["error"]).count("output tok/s per GPU off by") == 1
