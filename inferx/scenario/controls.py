@@ -196,6 +196,12 @@ class _MachineChoices:
         return len(HARDWARE) + 1
 
 
+def _switch(label: str, help: str) -> Param:
+    """An off/on parallel-layout switch ("0" the article's layout, "1" on), drawn as radio buttons."""
+    return Param(label, "", "choice", "0", options=SWITCH, label_of=SWITCH_LABELS.get, radio=True, help=help,
+                 group="Parallelism", overlay=False)  # fmt: skip
+
+
 PARAMS: dict[str, Param] = {
     "preset": Param(
         "Machine shortcut",
@@ -361,29 +367,13 @@ PARAMS: dict[str, Param] = {
     "pp": Param("PP degree", "stages", "pow2", 1, 1, 16, group="Parallelism", overlay=False),
     # Two switches, "0" (the article's layout: every layer split across the TP group) or "1"; see the physics of
     # each in physics/engine.py (t_collectives, t_alltoall, t_prefill_rank) and models.replicated_params.
-    "ep": Param(
+    "ep": _switch(
         "Expert parallelism",
-        "",
-        "choice",
-        "0",
-        options=SWITCH,
-        label_of=SWITCH_LABELS.get,
-        radio=True,
-        help="whole experts spread over the TP group's GPUs, all-to-all dispatch and combine (MoE models, TP > 1)",
-        group="Parallelism",
-        overlay=False,
+        "whole experts spread over the TP group's GPUs, all-to-all dispatch and combine (MoE models, TP > 1)",
     ),
-    "dp": Param(
+    "dp": _switch(
         "Attention data parallelism",
-        "",
-        "choice",
-        "0",
-        options=SWITCH,
-        label_of=SWITCH_LABELS.get,
-        radio=True,
-        help="each GPU of the TP group runs attention for its own requests, keeping only their KV cache (TP > 1)",
-        group="Parallelism",
-        overlay=False,
+        "each GPU of the TP group runs attention for its own requests, keeping only their KV cache (TP > 1)",
     ),
     "model": _catalog_choice(
         "Model",
