@@ -14,7 +14,7 @@ import re
 
 import plotly
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import app  # noqa: F401  (pages register on the app; it must exist first)
@@ -106,14 +106,15 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 def first_refusal(options: dict, points: str | None) -> str | None:
     """What the Python API says about the first bad value, in the CLI's order: the scenario (preset first),
     then the batch or the number of samples."""
-    checks = [(check_param, name) for name in PARAMS] + [(check_batch, "batch")]
     try:
-        for check, name in checks:
+        for name in PARAMS:
             if name in options:
-                check(name, options[name]) if check is check_param else check(options[name])
+                check_param(name, options[name])
         # Then the scenario as a whole: its machine within the controls' ranges, a --ctx given below the input.
         scenario = {name: value for name, value in options.items() if name in PARAMS}
         checked_context(Scenario.from_params(**scenario).params, "ctx" in options)
+        if "batch" in options:
+            check_batch(options["batch"])
         if points is not None:
             check_value("points", cli.POINTS, points)
     except InvalidParameter as err:
@@ -139,6 +140,8 @@ extra_words = st.lists(
     fmt=st.sampled_from(["csv", "json"]),
     extra=st.one_of(st.just([]), st.just([]), extra_words),
 )
+# A bad batch and a ctx below the input: the scenario is refused first.
+@example(options={"batch": "0", "ctx": "100", "isl": "1024"}, command="point", points="8", fmt="json", extra=[])
 def test_every_cli_option_takes_any_value_without_a_traceback(options, command, points, fmt, extra):
     options = dict(options)
     if command == "frontier":
