@@ -6,6 +6,7 @@ import math
 
 from flask import request
 
+from inferx.analysis.answers import error_brief, expected_error
 from inferx.scenario.controls import (
     BATCH,
     PARAMS,
@@ -194,10 +195,17 @@ def json_body():
 
 def scenario_line(values: dict) -> str:
     """One line naming what the figures show (an embed's line under its title, a printout's head, an image's
-    subtitle): machine, model, precisions and lengths, with units; in calibrated
-    mode also the software stack, the output length and speculative decoding, which only that mode reads."""
+    subtitle): which answer it is (ideal or expected, with the expected one's TPOT error), machine, model,
+    precisions and lengths, with units; in calibrated mode also the software stack, the output length and
+    speculative decoding, which only that mode reads."""
     label = {name: PARAMS[name].label_of for name in ("gpu", "model", "wdtype", "kvdtype", "framework")}
+    if values["mode"] == "calibrated":
+        error = error_brief(expected_error(Scenario.from_params(**values)), "tpot")
+        answer = f"expected (calibrated), TPOT {error}"
+    else:
+        answer = "ideal (article physics: the hardware's bound)"
     parts = [
+        answer,
         f"{values['gpus']}×{label['gpu'](values['gpu'])}, {values['bw']:,.1f} TB/s",
         label["model"](values["model"]),
         f"{label['wdtype'](values['wdtype'])} weights, {label['kvdtype'](values['kvdtype'])} KV cache",
@@ -208,7 +216,7 @@ def scenario_line(values: dict) -> str:
     if switched:  # the layout across the TP group, where the address sets one
         parts.append(f"{' and '.join(switched)} across TP {values['tp']}")
     if values["mode"] == "calibrated":
-        stack = f"calibrated: {label['framework'](values['framework'])}, output {values['osl']:,} tokens"
+        stack = f"served by {label['framework'](values['framework'])}, output {values['osl']:,} tokens"
         if values["mtp"] == "on":
             alpha = values["acceptance"]
             stack += f", MTP with α {'fitted' if alpha is None else f'{alpha:g} %'}"

@@ -83,3 +83,18 @@ def test_the_explorer_carries_them_at_the_dots_batch(mode):
 def test_an_idle_machines_utilisation_is_not_written_as_zero():
     rho = readouts_in_both_modes(Scenario.from_params(), 1)["ideal"]["rho"]  # ρ = 1 / B_max, below 0.01
     assert float(rho) > 0 and rho != "0.00"
+
+
+@pytest.mark.parametrize("gpu", ["h200", "mi355x", "b300"])
+def test_the_scenario_line_says_which_answer_the_figures_give(gpu):
+    """An embed's, an export's and a printout's line opens with the answer drawn: the ideal bound, or the
+    expected value with its TPOT error and the kind of extrapolation it is."""
+    from pages._url import scenario_line
+
+    ideal = Scenario.from_params(gpu=gpu)
+    assert scenario_line(ideal.params).startswith("ideal (article physics")
+    expected = Scenario.from_params(gpu=gpu, mode="calibrated")
+    line, error = scenario_line(expected.params), expected_error(expected)
+    assert line.startswith("expected (calibrated), TPOT ±")
+    assert f"±{round(100 * error['tpot'][0])} % (p90 {round(100 * error['tpot'][1])} %), {error['kind']}" in line
+    assert line.count("·") == scenario_line(ideal.params).count("·") + 1  # plus the stack and the output length
