@@ -10,10 +10,14 @@
       if (!figure || !figure.data) return NO;
       const base = figure.data.filter((t) => !isMeasured(t));
       let extra = (overlay && overlay[kind]) || [];
-      // A figure drawn per GPU (figures/units.py) gets each run's throughput per GPU.
+      // A figure drawn per GPU (figures/units.py) gets each run's throughput per GPU, and a hover that says so.
       const tput = figure.layout && figure.layout.meta && figure.layout.meta.tput;
       if (tput && tput.perGpu) {
-        extra = extra.map((t) => (t.meta && t.meta.xPerGpu ? Object.assign({}, t, { x: t.meta.xPerGpu }) : t));
+        extra = extra.map((t) =>
+          t.meta && t.meta.xPerGpu
+            ? Object.assign({}, t, { x: t.meta.xPerGpu, hovertemplate: t.meta.hoverPerGpu || t.hovertemplate })
+            : t,
+        );
       }
       if (!extra.length && base.length === figure.data.length) return NO; // nothing to add or remove
       return Object.assign({}, figure, { data: base.concat(extra) });

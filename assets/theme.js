@@ -517,8 +517,10 @@
     const el = typeof gd === "string" ? document.getElementById(gd) : gd;
     const figureForm = args[0] && !Array.isArray(args[0]) && typeof args[0] === "object";
     const data = figureForm ? args[0].data : args[0];
-    const given = (figureForm ? args[0].layout : args[1]) || {};
-    if (el) originals.set(el, { data, layout: given });
+    const sent = (figureForm ? args[0].layout : args[1]) || {};
+    if (el) originals.set(el, { data, layout: sent });
+    // On the x scale its user pressed, if they did (assets/scales.js).
+    const given = window.inferxScales ? window.inferxScales.kept(el, sent) : sent;
     const layout = withoutMenus(unstackedLevels(given, el), el);
     const compact = narrow(el) && !state.printing;
     const merged = compact || (short(el) && oneEntryForA(layout, data));
@@ -530,7 +532,7 @@
       else delete el.dataset.tools;
     }
     if (merged && !compact) near = Object.assign({}, near, { legend: tight(untitled(near.legend)) });
-    if (!dark() && !compact && near === given) return args;
+    if (!dark() && !compact && near === sent) return args;
     let d = merged ? compactData(data, el.clientWidth, layout) : data;
     if (dark()) d = darkData(d);
     let l = compact ? compactLayout(layout, data, el) : near;
@@ -585,6 +587,7 @@
   function settle(drawing, tries = 2) {
     if (!drawing || typeof drawing.then !== "function") return drawing;
     return drawing.then((gd) => {
+      if (gd && window.inferxScales) window.inferxScales.watch(gd);
       if (!gd || !tries || !(legendAstray(gd) || levelsAstray(gd) || titlesAstray(gd))) return gd;
       const fig = originals.get(gd);
       return settle(react.call(window.Plotly, gd, ...themedArgs(gd, [fig.data, fig.layout])), tries - 1);

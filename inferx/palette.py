@@ -4,10 +4,11 @@
   HBM bandwidth (the ITL floor, the ridge B*), compute (prefill), communication, the queue (ρ > 0.85) and the KV
   capacity (B_max). A curve coloured blue is bandwidth-bound, wherever it is drawn.
 - `GPU`: one colour per GPU, the same on every figure that draws a machine (Figure 5's presets and the current
-  machine, Figures 7–9's current curve, a pinned A's, `/inferencex`): violet is H200 wherever it is drawn, and
-  a colour no GPU owns (`SPARE`) goes to a GPU read from a datasheet. Families share a hue (AMD crimsons,
-  Hopper violets, Blackwell sky and teal). `MACHINE` names the three presets' colours.
-- `SERIES`: the three first GPU colours, for the measured page's frameworks (a later change may move them).
+  machine, Figures 7–9's current curve, a pinned A's, the measured runs on Figures 4 and 5 and `/inferencex`,
+  whose markers say the serving stack): violet is H200 wherever it is drawn, and a colour no GPU owns (`SPARE`)
+  goes to a GPU read from a datasheet. Families share a hue (AMD crimsons, Hopper violets, Blackwell sky and
+  teal). `MACHINE` names the three presets' colours.
+- `SERIES`: the three preset machines' GPU colours and grey, whose legibility tests/test_palette.py checks.
 - `RAMP`: a grey ramp for the values of an ordered parameter (context S, weight bytes, TP degree, acceptance α,
   draft bandwidth, …): light for the smallest, dark for the largest, never a hue, so no hue means two things.
   The dark theme mirrors greys (assets/theme.js), so the order reads the same way on both cards.
@@ -67,7 +68,7 @@ def _darkened(colour: str) -> str:
 
 
 VIOLET, CRIMSON, SKY, GREY = "#9933FF", "#DD0044", "#56B4E9", "#737373"
-SERIES = (VIOLET, CRIMSON, SKY, GREY)  # the measured page's frameworks, in the order it hands them out
+SERIES = (VIOLET, CRIMSON, SKY, GREY)
 GPU = {
     "h200": VIOLET,
     "h100": "#6B2FB3",

@@ -372,7 +372,7 @@ def overlay(switch, data, preset, gpu):
     for kind in ("fig4", "fig5"):
         traces = overlay_traces(rows, kind)
         for t in traces:
-            t["name"] = f"measured {chosen} · {t['meta']['framework']}"
+            t["name"] = f"measured {t['name']}"  # "measured H200 SXM · sglang ●"
         out[kind] = traces
     return out
 

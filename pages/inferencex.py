@@ -50,14 +50,16 @@ CAPTION = """
 InferenceX plots each benchmark run as one point: how fast a single user receives tokens
 (interactivity, 1000 / TPOT) against how many output tokens each GPU produces per second. The
 lines are the two models over concurrency for the GPU the controls set (with its weight format, stack and
-MTP) at the selected ISL/OSL, on as many GPUs as most of the runs shown: the article's roofline and the
-calibrated model, which also pays for every expert a batch routes to, a fixed cost per step and the prefills
-that interrupt decoding (see [Methods]({methods})). Runs on another GPU count (up to three, the most common
-first) get the selected model at their count, dotted, since throughput per GPU depends on it. The Hardware,
+MTP) at the selected ISL/OSL, on as many GPUs as most of the runs shown: the article's roofline (grey) and
+the calibrated model (black), which also pays for every expert a batch routes to, a fixed cost per step and the
+prefills that interrupt decoding (see [Methods]({methods})). Runs on another GPU count (up to three, the most
+common first) get the selected model at their count, dotted, since throughput per GPU depends on it. A run's
+colour is its GPU's, as on every figure here, and its marker its serving stack's (open: disaggregated); the
+legend names each GPU and stack, one column per GPU. The Hardware,
 Precision, Framework and Speculation filters choose the runs shown, not the curves: set the controls to match
 them. Both axes are logarithmic, because the article's curve lies about ten times above and to the right of
 the measured runs. Cleared filters follow the model: the chosen GPU, its weight format, no speculative
-decoding, single node. Hover a point for its values, concurrency, date and framework; click it for the link
+decoding, single node. Hover a point for its values, concurrency, date and stack; click it for the link
 to its run.
 """
 

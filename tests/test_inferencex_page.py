@@ -250,6 +250,7 @@ def test_the_summary_says_how_far_the_model_is_from_the_runs_shown(dash_app, csv
 
 
 def test_overlay_traces_follow_the_gpu_else_the_preset(dash_app, csv_store):
+    from inferx.physics.hardware import GPUS
     from pages._measured import from_store, overlay
 
     assert overlay([], csv_store, "h200x8", "h200") is None
@@ -259,7 +260,8 @@ def test_overlay_traces_follow_the_gpu_else_the_preset(dash_app, csv_store):
         out = overlay(["on"], csv_store, preset, gpu)
         rows = df[(df["hardware"] == family) & df["median_tpot_ms"].gt(0)]
         assert sum(len(t["x"]) for t in out["fig4"]) == len(rows)
-        assert all(t["name"].startswith(f"measured {family}") and t["meta"]["measured"] for t in out["fig5"])
+        named = f"measured {GPUS[family].name} · "
+        assert all(t["name"].startswith(named) and t["meta"]["measured"] for t in out["fig5"])
 
 
 def test_methods_section_with_and_without_env_file(dash_app, monkeypatch, measured_paths):
@@ -410,6 +412,17 @@ def test_browser_dashboard_overlay_switch(live, tmp_path):
     press_slider(driver, "ctl-bw", Keys.HOME)
     wait_figure_change(driver, 4, before)
     assert wait_js(driver, MEASURED_POINTS_JS.format(fig="4")) == n4
+    # The points' hover says the axis's unit: each run's instance, then per GPU once the page is.
+    hovers = (
+        "return (document.querySelector('#fig-4 .js-plotly-plot').data || []).filter(t => t.meta && t.meta.measured)"
+    )
+    unit = driver.execute_script(hovers + ".map(t => [t.hovertemplate, t.customdata[0][5]]);")
+    assert unit and all("tok/s %{customdata[5]} ·" in h and said.startswith("per instance (") for h, said in unit)
+    click(driver, element(driver, "#ctl-tput input[value='gpu']"))
+    per_gpu = wait_js(
+        driver, hovers + ".map(t => t.hovertemplate).filter(h => h.includes('tok/s per GPU ·'));", what="per GPU"
+    )
+    assert len(per_gpu) == len(unit) and not any("per instance" in h for h in per_gpu)
     driver.execute_script("document.querySelector('#fig-5').scrollIntoView({behavior: 'instant'});")
     driver.save_screenshot(str(Path(os.environ.get("INFERX_SCREENSHOT_DIR", tmp_path)) / "dashboard_fig5.png"))
     assert severe_console_errors(driver) == []

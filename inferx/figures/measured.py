@@ -1,8 +1,8 @@
 """Figure data for measured InferenceX points beside the models, as plain plotly dicts.
 
 No Dash here: each builder returns `{"data": [...], "layout": {...}}` (or a list of
-traces) that a page can hand to dcc.Graph or append to Figures 4 and 5. Colours are
-the series colours of `inferx.palette`, and frameworks also differ by marker symbol.
+traces) that a page can hand to dcc.Graph or append to Figures 4 and 5. A run's colour is
+its GPU's (`inferx.palette.GPU`) and its marker its serving stack's (`FRAMEWORK_SYMBOL`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pandas as pd
 from inferx import palette as P
 from inferx.data.measured import MEAN_LENGTH_FRACTION, apply_filters, instance_output_throughput, validation_rows
 from inferx.figures.style import AXIS, decade_ticks, round_sig, unnumbered_if_empty
+from inferx.figures.units import unit_words
 from inferx.physics import engine as E
 from inferx.physics.hardware import GPUS, memory_fit_message
 from inferx.physics.presets import HARDWARE
@@ -27,41 +28,60 @@ from inferx.serving import report as R
 from inferx.serving.stored import band_label, calibration_for, residual_band
 from inferx.text import number, percent
 
-# One series colour per serving engine, one symbol per way of deploying it (open: disaggregated with Dynamo or
-# MoRI); the points overlay Figures 4 and 5, whose limit marks keep the regime colours (inferx.palette).
-FRAMEWORK_STYLE = {
-    "sglang": (P.VIOLET, "circle"),
-    "dynamo-sglang": (P.VIOLET, "circle-open"),
-    "mori-sglang": (P.VIOLET, "diamond-open"),
-    "trt": (P.SKY, "square"),
-    "dynamo-trt": (P.SKY, "square-open"),
-    "vllm": (P.CRIMSON, "diamond"),
-    "atom": (P.GREY, "triangle-up"),
+# One marker symbol per serving stack (open: disaggregated with Dynamo or MoRI), the same on every figure; the
+# colour is the GPU's (`palette.GPU`), as on every figure that draws a machine. A stack not named here takes a
+# spare symbol chosen by its name, so it keeps its symbol whichever runs are shown.
+FRAMEWORK_SYMBOL = {
+    "sglang": "circle",
+    "dynamo-sglang": "circle-open",
+    "mori-sglang": "diamond-open",
+    "trt": "square",
+    "dynamo-trt": "square-open",
+    "vllm": "diamond",
+    "atom": "triangle-up",
 }
-FAMILY_COLOUR = {family: HARDWARE[preset].colour for family, preset in C.FAMILY_PRESET.items()}
-MODEL_COLOUR = {"calibrated": P.CURRENT, "article": P.VIOLET}
+SPARE_SYMBOLS = ("x", "cross", "star", "hexagon", "triangle-down", "pentagon", "star-open", "hourglass")
+# The ideal (the article's physics) and the expected (the calibrated model): black and the guides' grey, no GPU's
+# hue, so neither curve reads as a machine.
+MODEL_COLOUR = {"calibrated": P.CURRENT, "article": P.GUIDE}
 MAX_CONCURRENCY = 512
 MAX_OTHER_COUNTS = 3  # GPU counts besides the most common one that get their own curve
 # Traces /inferencex's text alternative states one by one: up to five model curves, the band, and the runs of
-# every serving engine.
+# every GPU and serving stack shown.
 SUMMARY_TRACES = 16
+# The marker each symbol is, in words a hover can carry.
+SYMBOL_SIGN = {
+    "circle": "●", "circle-open": "○", "diamond": "◆", "diamond-open": "◇", "square": "■", "square-open": "□",
+    "triangle-up": "▲", "x": "✕", "cross": "✚", "star": "★", "hexagon": "⬢", "triangle-down": "▼",
+    "pentagon": "⬟", "star-open": "☆", "hourglass": "⧗",
+}  # fmt: skip
+STACK = "stack %{customdata[2]}"  # followed, in a trace of one stack, by its marker's sign
 HOVER = (
     "%{fullData.name}<br>concurrency %{customdata[0]}<br>date %{customdata[1]}<br>"
-    "framework %{customdata[2]} · %{customdata[4]} GPUs<br>run: %{customdata[3]}<extra></extra>"
+    f"{STACK} · %{{customdata[4]}} GPUs<br>run: %{{customdata[3]}}<extra></extra>"
 )
 
 
-def _style(framework: str, index: int) -> tuple[str, str]:
-    return FRAMEWORK_STYLE.get(framework, (P.SERIES[index % len(P.SERIES)], "x"))
+def framework_symbol(framework: str) -> str:
+    """The marker symbol of a serving stack on every figure: its own, else a spare one fixed by its name."""
+    if framework in FRAMEWORK_SYMBOL:
+        return FRAMEWORK_SYMBOL[framework]
+    return SPARE_SYMBOLS[sum(str(framework).encode()) % len(SPARE_SYMBOLS)]
 
 
-def _customdata(rows: pd.DataFrame) -> list:
-    return [
-        [int(c), str(d), str(f), str(u), int(g)]
-        for c, d, f, u, g in zip(
-            rows["concurrency"], rows["date"], rows["framework"], rows["run_url"], rows["n_gpus"], strict=True
-        )
-    ]
+def gpu_name(key: str) -> str:
+    return GPUS[key].name if key in GPUS else str(key)
+
+
+def _customdata(rows: pd.DataFrame, unit: bool = False) -> list:
+    """Per run: concurrency, date, stack, run link, GPU count and, with `unit`, the unit of its instance's
+    throughput ("per instance (8 GPUs)", `units.unit_words`)."""
+    cols = [rows[c] for c in ("concurrency", "date", "framework", "run_url", "n_gpus")]
+    out = [[int(c), str(d), str(f), str(u), int(g)] for c, d, f, u, g in zip(*cols, strict=True)]
+    if unit:
+        for row in out:
+            row.append(unit_words(False, row[4]))
+    return out
 
 
 def plot_layout(title_x: str, title_y: str, **extra) -> dict:
@@ -79,23 +99,36 @@ def plot_layout(title_x: str, title_y: str, **extra) -> dict:
     return layout
 
 
-def _point_traces(rows: pd.DataFrame, x, y, values: str, prefix: str = "measured") -> list[dict]:
-    """One marker trace per serving engine; `values` is the hover's line of the plotted values, in units."""
-    hover = "%{fullData.name}<br>" + values + "<br>" + HOVER.split("<br>", 1)[1]
+def point_hover(values: str) -> str:
+    """A measured point's hover: its trace's name, `values` (the plotted values, each with its unit), the run."""
+    return "%{fullData.name}<br>" + values + "<br>" + HOVER.split("<br>", 1)[1]
+
+
+def _point_traces(rows: pd.DataFrame, x, y, values: str, unit: bool = False) -> list[dict]:
+    """One marker trace per GPU and serving stack, named "H200 SXM · sglang": the GPU's colour (`palette.GPU`,
+    as on every figure), the stack's symbol (`framework_symbol`; the hover says "stack sglang ●"). `values`
+    is the hover's line of the plotted values, in units; `unit`: the runs' customdata carry their instance's unit
+    (as customdata[5])."""
     traces = []
-    for i, (framework, part) in enumerate(rows.groupby("framework", sort=True)):
-        colour, symbol = _style(framework, i)
+    for (gpu, framework), part in rows.groupby(["hardware", "framework"], sort=True):
+        symbol = framework_symbol(framework)
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": f"{prefix} · {framework}",
+                "name": f"{gpu_name(gpu)} · {framework}",
+                "legendgroup": f"measured {gpu}",  # a GPU's stacks in one column of the legend
                 "x": np.asarray(x.loc[part.index], dtype=float).tolist(),
                 "y": np.asarray(y.loc[part.index], dtype=float).tolist(),
-                "customdata": _customdata(part),
-                "hovertemplate": hover,
-                "marker": {"color": colour, "symbol": symbol, "size": 8, "line": {"width": 1, "color": "#333333"}},
-                "meta": {"measured": True, "framework": framework},
+                "customdata": _customdata(part, unit),
+                "hovertemplate": point_hover(values).replace(STACK, f"{STACK} {SYMBOL_SIGN.get(symbol, '')}"),
+                "marker": {
+                    "color": P.gpu_colour(gpu),
+                    "symbol": symbol,
+                    "size": 8,
+                    "line": {"width": 1, "color": "#333333"},
+                },
+                "meta": {"measured": True, "framework": framework, "hardware": gpu},
             }
         )
     return traces
@@ -262,9 +295,11 @@ def inferencex_figure(scn, df: pd.DataFrame | None, filters: dict | None = None,
              "name": band_label("throughput_per_gpu", key), "meta": {"band": "high", "metric": "throughput_per_gpu"}},
         ]  # fmt: skip
     if not rows.empty:
-        values = "%{x:,.3~r} tok/s/user · %{y:,.4~r} tok/s/GPU"
+        values = f"%{{x:,.3~r}} tok/s/user · %{{y:,.4~r}} tok/s {unit_words(True, None)}"
         data += _point_traces(rows, rows["interactivity_tok_s_user"], rows["output_tput_per_gpu_tok_s"], values)
     layout = plot_layout("Interactivity (tok/s per user = 1000 / TPOT ms)", "Output throughput per GPU (tok/s/GPU)")
+    # One column per GPU (its legend group), its stacks in order; a click hides one GPU's stack, not all its runs.
+    layout["legend"].update(groupclick="toggleitem", traceorder="grouped")
     # Log axes: the article's curve sits about ten times above and to the right of the measured points, and on
     # linear axes it pressed them and the calibrated curve flat against the corner.
     layout["xaxis"]["type"] = layout["yaxis"]["type"] = "log"
@@ -311,7 +346,7 @@ def _model_trace(curves: dict, mode: str, gpus: int, machine: str, selected: boo
         "y": _rounded(c["throughput_per_gpu"]),
         "customdata": curves["batch"].astype(int).tolist(),
         "hovertemplate": f"{mode} model, {gpus} GPUs<br>concurrency %{{customdata:,}}<br>%{{x:,.3~r}} tok/s/user"
-        "<br>%{y:,.4~r} tok/s/GPU<extra></extra>",
+        f"<br>%{{y:,.4~r}} tok/s {unit_words(True, None)}<extra></extra>",
         "line": {"color": MODEL_COLOUR[mode], "width": 3 if selected else 1.5, "dash": dash if selected else "dash"},
         "meta": {"model": mode, "gpus": gpus},
     }
@@ -339,11 +374,17 @@ def overlay_traces(df: pd.DataFrame | None, kind: str) -> list[dict]:
     x = instance_output_throughput(df)
     rows = df[x.notna() & df[y_column].notna() & (df[y_column] > 0)]
     y_name = "TPOT" if kind == "fig4" else "TTFT"
-    traces = _point_traces(rows, x, df[y_column], f"%{{x:,.4~r}} tok/s · {y_name} %{{y:,.3~r}} ms")
-    # Each run's throughput per GPU too, for a figure drawn per GPU (`tput=gpu`; assets/measured.js swaps it in).
+    plotted = f"{y_name} %{{y:,.3~r}} ms"
+    # The axis is per instance of the current machine's GPUs; a run's own instance may have another count, which
+    # its hover says (customdata[5]).
+    traces = _point_traces(rows, x, df[y_column], f"%{{x:,.4~r}} tok/s %{{customdata[5]}} · {plotted}", unit=True)
+    # Each run's throughput per GPU too, for a figure drawn per GPU (`tput=gpu`): assets/measured.js swaps in
+    # the x values and the hover that says so.
     per_gpu = df["output_tput_per_gpu_tok_s"].where(df["output_tput_per_gpu_tok_s"].notna(), x / df["n_gpus"])
-    for trace, same in zip(traces, _point_traces(rows, per_gpu, df[y_column], ""), strict=True):
-        trace["meta"]["xPerGpu"] = same["x"]
+    values = f"%{{x:,.4~r}} tok/s {unit_words(True, None)} · {plotted}"
+    for trace, same in zip(traces, _point_traces(rows, per_gpu, df[y_column], values), strict=True):
+        trace["meta"].update(xPerGpu=same["x"], hoverPerGpu=same["hovertemplate"])
+        del trace["legendgroup"]  # one GPU's runs: its stacks in the figure's own legend, each hidden on its own
     return traces
 
 
@@ -395,7 +436,7 @@ def divergence_figure(df: pd.DataFrame | None, calibrations=None) -> dict:
                     "y": _rounded(ratio),
                     "customdata": _customdata(part),
                     "hovertemplate": "%{fullData.name}<br>measured/model %{y:,.3~r}<br>" + HOVER.split("<br>", 1)[1],
-                    "marker": {"color": FAMILY_COLOUR[family], "symbol": symbol, "size": 7, "opacity": 0.8},
+                    "marker": {"color": P.gpu_colour(family), "symbol": symbol, "size": 7, "opacity": 0.8},
                     "meta": {"model": mode, "hardware": family},
                 }
             )
