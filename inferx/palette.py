@@ -8,7 +8,6 @@
   whose markers say the serving stack): violet is H200 wherever it is drawn, and a colour no GPU owns (`SPARE`)
   goes to a GPU read from a datasheet. Families share a hue (AMD crimsons, Hopper violets, Blackwell sky and
   teal). `MACHINE` names the three presets' colours.
-- `SERIES`: the three preset machines' GPU colours and grey, whose legibility tests/test_palette.py checks.
 - `RAMP`: a grey ramp for the values of an ordered parameter (context S, weight bytes, TP degree, acceptance α,
   draft bandwidth, …): light for the smallest, dark for the largest, never a hue, so no hue means two things.
   The dark theme mirrors greys (assets/theme.js), so the order reads the same way on both cards.
@@ -68,7 +67,6 @@ def _darkened(colour: str) -> str:
 
 
 VIOLET, CRIMSON, SKY, GREY = "#9933FF", "#DD0044", "#56B4E9", "#737373"
-SERIES = (VIOLET, CRIMSON, SKY, GREY)
 GPU = {
     "h200": VIOLET,
     "h100": "#6B2FB3",

@@ -131,13 +131,13 @@ def test_every_label_reads_on_the_light_card(params):
 
 def test_the_palettes_are_disjoint_and_legible():
     regime = {c.upper() for c in P.REGIME.values()}
-    series = {c.upper() for c in P.SERIES}
+    series = {c.upper() for c in (*P.MACHINE.values(), P.GREY)}  # the preset machines' colours and grey
     assert not regime & series and P.CURRENT.upper() not in regime | series
     assert {hw.colour.upper() for hw in HARDWARE.values()} <= series
     assert len({hw.colour for hw in HARDWARE.values()}) == len(HARDWARE)
     assert all(contrast(shade, "#FFFFFF") >= 4.5 for shade in P.TEXT.values()), P.TEXT
 
     dark_card = "#1C2026"  # style.css --ix-surface in the dark theme
-    for colour in P.SERIES:
+    for colour in (*P.MACHINE.values(), P.GREY):
         assert contrast(colour, "#FFFFFF") >= (2.2 if colour == P.SKY else 4.5), colour
         assert contrast(colour, dark_card) >= 3.0, colour
