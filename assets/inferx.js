@@ -248,6 +248,26 @@
     });
   }
 
+  /* Where the time goes (pages/_cards.time_parts_panel): the bars the server drew with the explorer's figure
+     (meta.timeParts: inferx.figures.breakdown), given to their graph when a new figure brings others (`fresh`),
+     and faded while the dot is at a batch they were not drawn for, as the other model's readouts are. */
+  const TIME_GRAPH = "time-parts-graph";
+  function paintTime(meta, b, fresh) {
+    const el = document.getElementById(TIME_GRAPH);
+    if (!el) return; // an embed has no bars
+    const fig = meta && meta.timeParts;
+    if (fresh && fig) {
+      const held = window.dash_component_api.getLayout(TIME_GRAPH);
+      const now = held && held.props ? held.props.figure : undefined;
+      if (now !== fig && JSON.stringify(now) !== JSON.stringify(fig)) {
+        window.dash_clientside.set_props(TIME_GRAPH, { figure: fig });
+      }
+    }
+    const drawn = fig && fig.layout && fig.layout.meta ? fig.layout.meta.batch : b;
+    const wrap = document.getElementById("time-parts");
+    if (wrap) wrap.classList.toggle("readout-stale", b !== null && b !== drawn);
+  }
+
   function setReadouts(p, meta) {
     const ids = ["readout-throughput", "readout-ttft", "readout-itl", "readout-rho", "batch-value"];
     ids.push("readout-cost", "readout-energy");
@@ -257,6 +277,7 @@
     });
     paintRegime(p, meta);
     paintBoth(meta, p.b);
+    paintTime(meta, p.b, false);
   }
 
   /* The explorer at batch b without Dash: its dot (and A's), the readouts beside it and A's. The sweep paints
@@ -915,10 +936,11 @@
   function explorerValues(dragPos, pos, figure, maxNow) {
     const none = Array(13).fill(NO());
     const trace = figure && figure.data && figure.data[0];
+    const meta = (figure && figure.layout && figure.layout.meta) || {};
     if (!trace || !trace.customdata || !trace.customdata.length) {
+      paintTime(meta, null, true); // the bars say why there are none
       return ["—", "—", "—", "—", NO(), NO(), NO(), NO(), "—", "—", "", "", ""];
     }
-    const meta = (figure.layout && figure.layout.meta) || {};
     const maxPos = Math.log2(trace.customdata[trace.customdata.length - 1][0]);
     const dot = figure.data[1];
     const b = dotBatch(dragPos, pos, figure);
@@ -945,6 +967,7 @@
     }
     paintRegime(p, meta);
     paintBoth(meta, p.b);
+    paintTime(meta, p.b, true);
     const sameMax = maxPos === maxNow; // the slider re-renders on every new max or marks
     const marks = [sameMax ? NO() : maxPos, sameMax ? NO() : batchMarks(maxPos)];
     return [...readoutTexts(p, meta), ...marks, move, ...economyTexts(p, meta), ...server];

@@ -1,4 +1,4 @@
-"""The figures' colours: two sets that share no colour, so a colour means one thing on every figure.
+"""The figures' colours: sets that share no colour, so a colour means one thing on every figure.
 
 - `REGIME`: the five limits of `inferx.regimes` (Okabe–Ito). Only a limit, or a mark of one, takes these: the
   HBM bandwidth (the ITL floor, the ridge B*), compute (prefill), communication, the queue (ρ > 0.85) and the KV
@@ -11,6 +11,10 @@
 - `RAMP`: a grey ramp for the values of an ordered parameter (context S, weight bytes, TP degree, acceptance α,
   draft bandwidth, …): light for the smallest, dark for the largest, never a hue, so no hue means two things.
   The dark theme mirrors greys (assets/theme.js), so the order reads the same way on both cards.
+- `PART`: the parts of one output token's time (`inferx.analysis.breakdown.PARTS`, the explorer's "Where the
+  time goes" bars): weight reads, KV-cache reads, arithmetic, the fixed step cost, communication and prefill
+  stalls. A part is a time spent, not a limit that binds, so none takes a limit's colour (the arithmetic is
+  spent while HBM binds too, in the calibrated step), nor a GPU's; the two HBM reads share a hue, dark and light.
 - `CURRENT` (black) is the current settings where no machine is named; `GUIDE` (grey) marks targets and
   reference levels.
 
@@ -100,6 +104,15 @@ def ramp(n: int) -> list[str]:
     steps = [round(light + (dark - light) * i / (n - 1)) for i in range(n)]
     return [f"#{v:02X}{v:02X}{v:02X}" for v in steps]
 
+
+PART = {
+    "weights": "#2E3A87",  # navy indigo
+    "kv": "#98A3DA",  # periwinkle: the other HBM read, the weights' hue lighter
+    "compute": "#8DB600",  # apple green
+    "overhead": "#C2B280",  # ecru
+    "communication": "#5C2A5E",  # plum
+    "prefill": "#D4A5A5",  # dusty rose
+}
 
 CURRENT = "#000000"
 GUIDE = "#555555"  # a target or a reference level: a dashed grey line with its label

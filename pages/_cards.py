@@ -10,6 +10,7 @@ from dash import dcc, get_relative_path, html
 
 from inferx.figures import registry
 from inferx.figures.beyond import batch_past_b_max
+from inferx.figures.breakdown import HEIGHT as TIME_PARTS_HEIGHT
 from inferx.figures.style import GRAPH_CONFIG
 from inferx.scenario.controls import BATCH, PARAMS, InvalidParameter
 from inferx.scenario.evaluation import Scenario
@@ -234,6 +235,39 @@ def readouts() -> html.Div:
     )
 
 
+TIME_PARTS_ID = "time-parts"  # the wrapper of the explorer's "Where the time goes" bars; its graph's id adds -graph
+TIME_PARTS_CAPTION = (
+    "The bars split the inter-token latency at the explorer's batch into what each output token waits for: the "
+    "ideal follows the article's roofline, which counts only the slower of the HBM reads and the arithmetic (the "
+    "hatched strip is the faster one, running underneath and adding nothing), while the expected adds both at the "
+    "rates measured stacks reach, plus a fixed cost per step and the prefills that pause decoding."
+)
+
+
+def time_parts_panel(explorer_figure: dict) -> html.Section:
+    """Where the time goes: the two bars of `figures.breakdown` under the explorer, from the explorer figure's
+    `layout.meta.timeParts`; the explorer's callback (assets/inferx.js) redraws them with every new explorer
+    figure and fades them while the dot is at a batch the server has not drawn them for."""
+    meta = ((explorer_figure or {}).get("layout") or {}).get("meta") or {}
+    figure = meta.get("timeParts") or {}
+    graph = dcc.Graph(
+        id=f"{TIME_PARTS_ID}-graph",
+        figure=figure,
+        config={**GRAPH_CONFIG, "displayModeBar": False},
+        style={"height": f"{TIME_PARTS_HEIGHT}px"},
+        mathjax=False,
+    )
+    return html.Section(
+        [
+            html.H3("Where the time goes", className="time-parts-title", id=f"{TIME_PARTS_ID}-title"),
+            described_graph(TIME_PARTS_ID, graph, figure),
+            html.P(TIME_PARTS_CAPTION, className="caption time-parts-caption"),
+        ],
+        className="time-parts",
+        **{"aria-labelledby": f"{TIME_PARTS_ID}-title"},
+    )
+
+
 def beyond_readouts() -> html.Div:
     """The explorer's readouts beyond the article: cost and energy at the dot, the binding limit there, and the
     goodput under the SLO (filled by window.inferx.explorer from the figure's layout.meta)."""
@@ -294,6 +328,7 @@ def figure_card(
         # One grid for the six readouts (style.css: .explorer-readouts): two grids left two empty cells beside cost
         # and energy.
         body += [html.Div([readouts(), beyond_readouts()], className="explorer-readouts"), explorer_controls(batch)]
+        body.append(time_parts_panel(figure))
     if caption:
         # `$$` on lines of their own make a displayed equation; `$$…$$` within a line is typeset inline, small.
         text = f"{math_keeps_punctuation(entry.caption)}\n\n$$\n{entry.equation}\n$$"

@@ -141,3 +141,38 @@ def test_the_palettes_are_disjoint_and_legible():
     for colour in (*P.MACHINE.values(), P.GREY):
         assert contrast(colour, "#FFFFFF") >= (2.2 if colour == P.SKY else 4.5), colour
         assert contrast(colour, dark_card) >= 3.0, colour
+
+
+def _lab(colour: str) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of "#RRGGBB", for a colour difference as the eye sees it."""
+
+    def linear(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(colour[i : i + 2], 16)) for i in (1, 3, 5))
+    x, y, z = (
+        (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+        0.2126 * r + 0.7152 * g + 0.0722 * b,
+        (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    )
+
+    def f(t: float) -> float:
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+def delta_e(a: str, b: str) -> float:
+    return sum((p - q) ** 2 for p, q in zip(_lab(a), _lab(b), strict=True)) ** 0.5
+
+
+def test_the_parts_of_a_tokens_time_take_colours_no_limit_or_gpu_has():
+    """The "Where the time goes" bars: each part its own colour, told apart from the others and from every limit's
+    and GPU's (CIE76 ΔE ≥ 20, clearly different side by side), so no bar reads as a limit binding or a machine."""
+    parts = list(P.PART.values())
+    taken = [*P.REGIME.values(), *P.TEXT.values(), *P.GPU.values(), P.SPARE, *P.SERIES, *P.RAMP, P.CURRENT, P.GUIDE]
+    assert len(set(parts)) == len(parts) and not {c.upper() for c in parts} & {c.upper() for c in taken}
+    close = [(a, b, round(delta_e(a, b))) for i, a in enumerate(parts) for b in parts[i + 1 :] + taken
+             if delta_e(a, b) < 20]  # fmt: skip
+    assert close == []

@@ -21,10 +21,7 @@ def time_parts(scn: Scenario, B) -> dict:
     B = np.asarray(B, dtype=float)
     if scn.mode == "calibrated":
         return {**scenario_time_parts(scn, B), "overlapped": np.zeros(B.shape)}
-    weights = scn.model.p_active * scn.b_w / scn.bw * np.ones(B.shape)
-    kv = B * scn.ctx * scn.kappa / scn.bw
-    compute = 2.0 * scn.model.p_active * B / scn.compute
-    memory_binds = weights + kv >= compute
+    weights, kv, compute, memory_binds = _roofline(scn, B)
     zero = np.zeros(B.shape)
     return {
         "weights": np.where(memory_binds, weights, 0.0),
@@ -35,6 +32,30 @@ def time_parts(scn: Scenario, B) -> dict:
         "prefill": zero,
         "overlapped": np.where(memory_binds, compute, weights + kv),
     }
+
+
+def overlapped_parts(scn: Scenario, B) -> dict:
+    """What `time_parts`' `overlapped` is made of, s per output token at decode batches B: the arithmetic where
+    HBM binds, the weights' and the KV cache's reads where arithmetic binds (each zero where it is not hidden);
+    all zero in calibrated mode, whose step adds its parts."""
+    B = np.asarray(B, dtype=float)
+    if scn.mode == "calibrated":
+        return {part: np.zeros(B.shape) for part in ("weights", "kv", "compute")}
+    weights, kv, compute, memory_binds = _roofline(scn, B)
+    return {
+        "weights": np.where(memory_binds, 0.0, weights),
+        "kv": np.where(memory_binds, 0.0, kv),
+        "compute": np.where(memory_binds, compute, 0.0),
+    }
+
+
+def _roofline(scn: Scenario, B: np.ndarray) -> tuple:
+    """The article's step times at batches B: the weights' read, the KV cache's read, the arithmetic (s), and
+    where the two reads outlast the arithmetic."""
+    weights = scn.model.p_active * scn.b_w / scn.bw * np.ones(B.shape)
+    kv = B * scn.ctx * scn.kappa / scn.bw
+    compute = 2.0 * scn.model.p_active * B / scn.compute
+    return weights, kv, compute, weights + kv >= compute
 
 
 def time_parts_ms(scn: Scenario, batch: int) -> dict:

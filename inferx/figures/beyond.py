@@ -17,6 +17,7 @@ from inferx.analysis.comparison import ERROR_WORDS, error_said
 from inferx.figures import studies
 from inferx.figures import style as F
 from inferx.figures.both import readouts_in_both_modes
+from inferx.figures.breakdown import time_parts_figure
 from inferx.figures.curves import x_scale_toggle
 from inferx.figures.explorer import explorer as explorer_figure
 from inferx.figures.style import memoised
@@ -138,9 +139,12 @@ def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     """Figure 6 with the readouts of `readouts` in its layout's `meta` (the browser fills the readouts), and the
     binding limit of every sample as a fourth customdata column (an index into `meta.regimes`): the browser
     colours the dot and the readouts by it, with the colours Figure 10 uses; and as a fifth the machine's watts
-    drawn there, over which the browser reads the energy per token."""
+    drawn there, over which the browser reads the energy per token. `meta.timeParts` is the figure of where that
+    batch's inter-token latency goes under both models (`figures.breakdown`), drawn under the explorer on `/`."""
     fig = explorer_figure(scn, batch)
     if scn.unfit_reason() or not fig["data"]:
+        # The bars under the explorer say why they are empty too.
+        fig["layout"]["meta"] = {"timeParts": time_parts_figure(scn, batch)}
         return fig
     line, dot = fig["data"][:2]
     r = frontier(scn, EXPLORER_POINTS, int(batch))  # the line's samples, kept from the redraw's one pass
@@ -162,6 +166,8 @@ def explorer(scn: Scenario, batch: int = F.DEFAULT_BATCH) -> dict:
     meta["rhoUnstable"] = F.RHO_PRACTICAL
     # The ideal beside the expected at the dot's batch (the one drawn: a batch past B_max is drawn at the last).
     meta["both"] = readouts_in_both_modes(scn, int(dot["customdata"][0][0]))
+    # Where that batch's inter-token latency goes, under both models: the bars under the explorer.
+    meta["timeParts"] = time_parts_figure(scn, int(dot["customdata"][0][0]))
     fig["layout"]["meta"] = meta
     return fig
 
