@@ -311,7 +311,7 @@ def test_inferencex_figure_draws_the_selected_model_at_each_gpu_count_of_its_poi
     assert models[1]["name"].endswith(" · selected") and not models[0]["name"].endswith(" · selected")
     assert models[2]["y"] != pytest.approx(models[1]["y"][: len(models[2]["y"])], rel=1e-3)
     points = [t for t in fig["data"] if t.get("meta", {}).get("measured")]
-    assert all("tok/s/user" in t["hovertemplate"] and "tok/s/GPU" in t["hovertemplate"] for t in points)
+    assert all("tok/s/user" in t["hovertemplate"] and "tok/s per GPU" in t["hovertemplate"] for t in points)
     # The page's text alternative reaches the runs past the extra curve and the band.
     said = with_summary("F", fig, SUMMARY_TRACES)["layout"]["meta"]["summary"]
     assert all(f"{t['name']}: " in said for t in points) and "more traces" not in said

@@ -171,7 +171,7 @@ def test_the_parts_of_a_tokens_time_take_colours_no_limit_or_gpu_has():
     """The "Where the time goes" bars: each part its own colour, told apart from the others and from every limit's
     and GPU's (CIE76 ΔE ≥ 20, clearly different side by side), so no bar reads as a limit binding or a machine."""
     parts = list(P.PART.values())
-    taken = [*P.REGIME.values(), *P.TEXT.values(), *P.GPU.values(), P.SPARE, *P.SERIES, *P.RAMP, P.CURRENT, P.GUIDE]
+    taken = [*P.REGIME.values(), *P.TEXT.values(), *P.GPU.values(), P.SPARE, P.GREY, *P.RAMP, P.CURRENT, P.GUIDE]
     assert len(set(parts)) == len(parts) and not {c.upper() for c in parts} & {c.upper() for c in taken}
     close = [(a, b, round(delta_e(a, b))) for i, a in enumerate(parts) for b in parts[i + 1 :] + taken
              if delta_e(a, b) < 20]  # fmt: skip

@@ -18,6 +18,15 @@ from inferx.scenario.evaluation import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 MACHINES = {"h200x8": "8×H200", "mi300x4": "4×MI300X", "b200x8": "8×B200"}  # the legends' names of the presets
+# A preset's GPUs over another link than the article's NVLink are no longer its machine: the legends name them
+# as the catalog does.
+CATALOG = {"h200x8": "8×H200 SXM", "mi300x4": "4×MI300X", "b200x8": "8×B200"}
+
+
+def current_machine(ref: Reference) -> str:
+    return MACHINES[ref.preset] if ref.p["ic"] == "nvlink" else CATALOG[ref.preset]
+
+
 LINKS = {"nvlink": "NVLink 4.0", "infiniband": "InfiniBand HDR200", "roce": "RoCE v2 (100 GbE)"}  # the article's
 
 tokens = st.floats(7, 17).map(lambda e: round(2**e))  # log-uniform over the sliders' 128 … 131,072
@@ -206,7 +215,7 @@ def check_figures(params, batch):
     # Figure 5: the current frontier and the other presets under the same workload.
     f5 = figs["fig5"]
     if fits:
-        assert_frontier(trace(f5, f"{MACHINES[ref.preset]} (current)"), ref)
+        assert_frontier(trace(f5, f"{current_machine(ref)} (current)"), ref)
     for preset, label in MACHINES.items():
         other = Reference(preset=preset, **workload(params))
         if preset != ref.preset and other.b_max >= 2:
@@ -244,7 +253,7 @@ def check_figures(params, batch):
         "TP 8, NVLink 4": dict(tp=8, pp=1, ic="nvlink"),
         "TP 4, InfiniBand": dict(tp=4, pp=1, ic="infiniband"),
         "TP 4 + PP 4, InfiniBand": dict(tp=4, pp=4, ic="infiniband"),
-        f"{MACHINES[ref.preset]} (current): TP {ref.tp}, PP {ref.pp}, {LINKS[ref.p['ic']]}": {},
+        f"{current_machine(ref)} (current): TP {ref.tp}, PP {ref.pp}, {LINKS[ref.p['ic']]}": {},
     }
     for name, config in configs.items():
         other = Reference(**{**params, **config})
@@ -258,7 +267,7 @@ def check_figures(params, batch):
         if other.b_max >= 2:
             assert_frontier(trace(f9, f"{name} (CV {cv}, utilisation {util} %)", prefix=True), other)
     if fits:
-        current = [t for t in f9["data"] if t["name"].startswith(f"{MACHINES[ref.preset]} (current)")]
+        current = [t for t in f9["data"] if t["name"].startswith(f"{current_machine(ref)} (current)")]
         assert len(current) == 1
         assert_frontier(current[0], ref)
 

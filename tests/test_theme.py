@@ -27,7 +27,8 @@ def test_a_bad_theme_is_ignored_with_a_notice():
 
 def test_scenario_line_names_machine_model_precisions_and_context_with_units():
     line = scenario_line(resolve_params({"gpu": "b200", "gpus": 4, "model": "kimi-k2", "kvdtype": "fp16", "ctx": 8192}))
-    machine, model, dtypes, context = line.split(" · ")
+    answer, machine, model, dtypes, context = line.split(" · ")
+    assert answer.startswith("ideal (article physics")
     assert machine.startswith("4×B200, ") and machine.endswith(" TB/s")
     # The bandwidth is the machine's: four B200s at the catalog's per-GPU bandwidth.
     per_gpu = resolve_params({"gpu": "b200", "gpus": 1})["bw"]
@@ -39,12 +40,14 @@ def test_scenario_line_names_machine_model_precisions_and_context_with_units():
 
 def test_scenario_line_says_when_the_physics_is_calibrated_and_what_only_that_mode_reads():
     line = scenario_line(resolve_params({"mode": "calibrated", "framework": "trt", "osl": 8192}))
-    assert line.endswith(" · calibrated: TensorRT-LLM, output 8,192 tokens"), line
+    assert line.startswith("expected (calibrated), TPOT ±"), line
+    assert line.endswith(" · served by TensorRT-LLM, output 8,192 tokens"), line
     spec = scenario_line(resolve_params({"mode": "calibrated", "mtp": "on", "acceptance": 65}))
-    assert spec.endswith(" · calibrated: SGLang, output 1,024 tokens, MTP with α 65 %"), spec
+    assert spec.endswith(" · served by SGLang, output 1,024 tokens, MTP with α 65 %"), spec
     fitted = scenario_line(resolve_params({"mode": "calibrated", "mtp": "on"}))
     assert fitted.endswith(", MTP with α fitted"), fitted
-    assert "calibrated" not in scenario_line(resolve_params({"framework": "trt", "mtp": "on"}))
+    ideal = scenario_line(resolve_params({"framework": "trt", "mtp": "on"}))
+    assert "calibrated" not in ideal and "served by" not in ideal and "MTP" not in ideal
 
 
 def browser_values(params: dict) -> list:
