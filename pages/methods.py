@@ -285,6 +285,7 @@ TRANSFER_METRICS = {**ERROR_METRICS, "throughput": "max tok/s"}
 TRANSFER_TABLES = {
     "kind": "By kind of extrapolation and source",
     "held-out GPU": "Each GPU held out of the fit",
+    "held-out pair": "Each source held out: its GPU and model pairs measured nowhere else",
     "held-out model": "Each published model held out of the fit",
     "in-sample model": "By model, in sample",
 }
@@ -309,7 +310,7 @@ def transfer_section():
         columns = [name, "in the fit?", "rows", *(f"{label} median / p90" for label in published.values())]
         body += [html.H3(f"Published rows by {name}"), table(f"Published rows by {name}", columns, rows)]
     for key, title in TRANSFER_TABLES.items():
-        body += [html.H3(title), table(title, header, cells(record["scores"][key]))]
+        body += [html.H3(title), table(title, header, cells(record["scores"].get(key, [])))]
     lookup = record["sibling_lookup"]
     body += [html.H3("Against copying a sibling GPU's measurement"), html.P(lookup["note"])]
     rows = [[f"{e['group']} (sibling lookup)", f"{e['rows']:,}"] + ["—"] * 4 + [f"{e['throughput'][0]:.0%} / "
@@ -329,7 +330,9 @@ fixed costs of a step to the stack (per layer and per collective), and the work 
 fitted once to InferenceX's DeepSeek-R1 runs and TensorRT-LLM's published maximum-throughput table together
 (`inferx calibrate --measured FILE --transfer inferx/serving/transfer.json`). Each kind of extrapolation is scored
 by holding it out: every GPU in turn (InferenceX's metrics and the table's maximum throughput), every published
-model in turn (maximum throughput only). Errors are |predicted / measured − 1|, median / 90th percentile.
+model in turn (maximum throughput only), and, for a GPU and a model each measured but never together, every
+published source and InferenceX's runs of each GPU in turn, scored on the rows whose pair that left unmeasured.
+Errors are |predicted / measured − 1|, median / 90th percentile.
 """
 
 

@@ -16,6 +16,7 @@ import app as inferx_app
 from inferx.analysis import slo
 from inferx.analysis.answers import error_brief
 from inferx.figures.beyond import money
+from inferx.serving.transfer import KIND_WORDS
 from inferx.text import number
 from pages._ids import control_id
 from pages._search import BUTTON_ID, OFF_BY, RESULT_ID
@@ -119,6 +120,8 @@ def test_each_row_says_how_far_its_expected_answer_may_be_off_in_either_mode(cli
     kinds = {r["gpu"]: r["error"]["kind"] for r in rows}
     assert kinds["b200"] == kinds["h200"] == "measured configuration"
     assert "not measured" in kinds["b300"] and kinds["b300"] != kinds["b200"]
+    # H100 was measured with other models (TensorRT-LLM's tables), DeepSeek-R1 on other GPUs: never together.
+    assert {r["error"]["kind"] for r in expected if r["gpu"] == "h100" and r.get("error")} == {KIND_WORDS["pair"]}
     first = error_brief(rows[0]["error"])
     assert first.startswith("±") and "p90" in first
 

@@ -3,6 +3,7 @@ provenance, the held-out bands, and the shipped fit against what it promises."""
 
 import dataclasses
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -177,6 +178,74 @@ def test_each_prediction_names_its_kind_of_extrapolation(gpu, model, kind):
     assert T.extrapolation(gpu, model, RECORD) == kind
 
 
+# MI300X measured with DeepSeek-R1 only, Llama 3.3 70B on H200 only; B200 with both; H100 (H200's sibling) with none.
+PAIRS = {**RECORD["measured"], "gpus": ["b200", "h200", "mi300x"],
+         "pairs": [["b200", "deepseek-r1"], ["b200", "llama-3.3-70b"], ["h200", "llama-3.3-70b"],
+                   ["mi300x", "deepseek-r1"]]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "gpu, model, kind",
+    [
+        ("b200", "llama-3.3-70b", "measured"),
+        ("mi300x", "deepseek-r1", "measured"),
+        ("mi300x", "llama-3.3-70b", "pair"),  # each measured, never together
+        ("h200", "deepseek-r1", "pair"),
+        ("h100", "llama-3.3-70b", "gpu_sibling"),
+        ("mi355x", "llama-3.3-70b", "gpu_alone"),  # cdna4: no measured GPU of its die
+        ("mi300x", "gemma-3-27b", "model"),
+    ],  # fmt: skip
+)
+def test_a_gpu_and_model_measured_apart_are_a_pair(gpu, model, kind):
+    record = {**RECORD, "measured": PAIRS}
+    assert T.extrapolation(gpu, model, record) == kind
+    # A record from before the pairs were stored cannot tell: a measured GPU and model are "measured", as then.
+    older = {**RECORD, "measured": {k: v for k, v in PAIRS.items() if k != "pairs"}}
+    assert T.extrapolation(gpu, model, older) == ("measured" if kind == "pair" else kind)
+
+
+def test_a_pairs_error_is_read_from_the_pairs_held_out():
+    kinds = [*RECORD["scores"]["kind"],
+             {"group": "pair · inferencex", "rows": 106, "tpot": [0.12, 0.3], "throughput_per_gpu": [0.2, 0.5]},
+             {"group": "pair · amd-vllm-mi300x", "rows": 8, "throughput": [0.6, 0.7]},
+             {"group": "pair · trtllm-perf-overview", "rows": 40, "throughput": [0.1, 0.2]}]  # fmt: skip
+    record = {**RECORD, "scores": {**RECORD["scores"], "kind": kinds}}
+    # InferenceX's first, for every metric it has; the in-sample model's own rows are a "measured" answer's only.
+    assert T.kind_error("pair", "llama-3.3-70b", record) == {"rows": 106, "tpot": [0.12, 0.3],
+                                                              "throughput_per_gpu": [0.2, 0.5]}  # fmt: skip
+    # Without InferenceX's: the largest published source, TensorRT-LLM's 40 rows over AMD's 8.
+    kinds = [k for k in kinds if k["group"] != "pair · inferencex"]
+    record = {**RECORD, "scores": {**RECORD["scores"], "kind": kinds}}
+    assert T.kind_error("pair", None, record) == {"rows": 40, "throughput_per_gpu": [0.1, 0.2]}
+
+
+def test_a_measured_pair_states_its_own_rows_error():
+    pairs = [{"group": "mi300x · llama-3.3-70b", "rows": 4, "throughput": [0.27, 0.3]}]
+    record = {**RECORD, "scores": {**RECORD["scores"], "in-sample pair": pairs}}
+    own, everywhere = {"rows": 4, "throughput_per_gpu": [0.27, 0.3]}, {"rows": 4, "throughput_per_gpu": [0.05, 0.1]}
+    assert T.kind_error("measured", "llama-3.3-70b", record, gpu="mi300x") == own
+    # Another GPU's answer: the model's own rows on every GPU; a record without pairs' scores reads the same.
+    assert T.kind_error("measured", "llama-3.3-70b", record, gpu="h200") == everywhere
+    assert T.kind_error("measured", "llama-3.3-70b", RECORD, gpu="mi300x") == everywhere
+
+
+def test_a_pair_is_held_out_by_source_and_scored_where_gpu_and_model_stay_measured():
+    ix = pd.DataFrame({"hardware": ["h200", "h200", "mi300x"]})
+    llama, qwen = "llama-3.3-70b", "qwen3-235b-a22b"
+    pub = pd.DataFrame({"source": ["a", "a", "a", "b", "b", "c"],
+                        "gpu": ["h200", "mi300x", "h100", "h200", "h100", "b200"],
+                        "model": [llama, llama, llama, llama, qwen, llama]})  # fmt: skip
+    got = {name: (len(rest_ix), len(rest_pub), list(score_ix.index), list(score_pub.index))
+           for name, rest_ix, rest_pub, score_ix, score_pub in TF.pair_holdouts(ix, pub)}  # fmt: skip
+    # InferenceX's H200: DeepSeek-R1 on H200 measured nowhere else, both measured elsewhere. Its MI300X: the GPU
+    # stays measured in source a, so it is scored too. Source a: its H200 row is still measured in b; MI300X with
+    # Llama 70B becomes a pair (row 1); H100 with Llama 70B too (H100 stays in b, Llama in b and c). Source b:
+    # H200 with Llama stays measured in a, and Qwen leaves with it: nothing scored, no fit. Source c: B200 leaves
+    # with it.
+    assert got == {"inferencex h200": (1, 6, [0, 1], []), "inferencex mi300x": (2, 6, [2], []),
+                   "a": (3, 3, [], [1, 2])}  # fmt: skip
+
+
 def test_a_model_scored_on_throughput_reflects_that_band_for_tpot():
     assert T.kind_band("model", "throughput_per_gpu", RECORD) == [-0.3, 0.4]
     assert T.kind_band("model", "tpot", RECORD) == [-0.4, 0.3]  # TPOT = batch / throughput at a fixed batch
@@ -293,7 +362,8 @@ STORED = T.load_transfer_record()
 def test_the_shipped_fit_is_what_its_record_says():
     tr = T.load_transfer()
     assert set(tr.silicon) == {T.silicon_of(g) for g in STORED["measured"]["gpus"]}
-    assert set(STORED["bands"]) == {"measured", "gpu_sibling", "gpu_alone", "model"}
+    assert set(STORED["bands"]) == {"measured", "pair", "gpu_sibling", "gpu_alone", "model"}
+    assert ["mi300x", "deepseek-r1"] in STORED["measured"]["pairs"]
     for kind, c in STORED["coverage"].items():
         if isinstance(c, dict):  # widened bands hold the target share of the runs they did not see
             assert c["widened"] >= STORED["coverage"]["target"] > 0.5, kind
@@ -312,3 +382,44 @@ def test_the_shipped_fit_meets_its_published_targets():
     kinds = {e["group"]: e for e in STORED["scores"]["kind"]}
     assert kinds["measured · trtllm-perf-overview"]["throughput"][0] <= 0.15
     assert kinds["model · trtllm-perf-overview"]["throughput"][0] <= 0.20
+
+
+REAL = pytest.mark.skipif(
+    not os.environ.get("INFERX_TEST_MEASURED_DIR"),
+    reason="transfer.json's held-out pairs are InferenceX's rows' fit: set INFERX_TEST_MEASURED_DIR",
+)
+
+
+def _without_amds_table() -> tuple[dict, pd.DataFrame]:
+    """The shipped record as if AMD's vLLM table had not measured its pairs, and that table's Llama 3.3 70B rows."""
+    rows = published.load_published(only=["amd-vllm-mi300x"])
+    amd = set(zip(rows["gpu"], rows["model"], strict=True))
+    measured = {**STORED["measured"], "pairs": [p for p in STORED["measured"]["pairs"] if tuple(p) not in amd]}
+    return {**STORED, "measured": measured}, rows[rows["model"].eq("llama-3.3-70b")].reset_index(drop=True)
+
+
+@REAL
+def test_llama_70b_on_mi300x_states_about_the_error_its_rows_have():
+    """MI300X was measured with DeepSeek-R1 (InferenceX), Llama 3.3 70B on NVIDIA GPUs, and the two together in
+    AMD's vLLM table alone. As shipped the pair is measured and states its own rows' error (not the ±6 % of Llama
+    3.3 70B's rows on every GPU), within 1.5× of the shipped fit's error on them; without AMD's table it is a pair."""
+    assert T.extrapolation("h100", "deepseek-r1") == "pair"  # H100 measured with Llama, DeepSeek-R1 on H200, B200…
+    assert T.extrapolation("mi300x", "llama-3.3-70b") == "measured"
+    record, rows = _without_amds_table()
+    assert T.extrapolation("mi300x", "llama-3.3-70b", record) == "pair"
+    off = np.median(np.abs(TF.predict_published(T.load_transfer(), rows) / rows["out_tok_s_total"] - 1.0))
+    stated = T.kind_error("measured", "llama-3.3-70b", gpu="mi300x")["throughput_per_gpu"][0]
+    assert off / 1.5 <= stated <= off * 1.5, (stated, off)
+    everywhere = T.kind_error("measured", "llama-3.3-70b")["throughput_per_gpu"][0]
+    assert not off / 1.5 <= everywhere <= off * 1.5, (everywhere, off)  # what it stated before
+
+
+@REAL
+@pytest.mark.xfail(strict=True, reason="the pair kind states 35 % (InferenceX's MI300X runs held out); AMD's rows "
+                   "held out were 61 % off: 1.74×, docs/calibration.md")  # fmt: skip
+def test_a_pair_held_out_states_about_the_error_its_rows_had():
+    """With AMD's table held out, Llama 3.3 70B on MI300X is a pair: the kind's stated median error within 1.5× of
+    what the fit without that table was off by on the table's rows."""
+    held = {e["group"]: e for e in STORED["scores"]["held-out pair"]}["amd-vllm-mi300x"]["throughput"][0]
+    stated = T.kind_error("pair", "llama-3.3-70b")["throughput_per_gpu"][0]
+    assert held / 1.5 <= stated <= held * 1.5, (stated, held)

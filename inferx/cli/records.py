@@ -109,7 +109,7 @@ def calibration_record(scn: Scenario) -> dict:
 
     info = scenario_calibration(scn)
     record = {k: info[k] for k in ("gpu", "framework", "precision", "basis", "fitted_on", "acceptance_source")}
-    record["extrapolation"] = info["kind"]  # measured, gpu_sibling, gpu_alone or model (`transfer.KIND_WORDS`)
+    record["extrapolation"] = info["kind"]  # measured, pair, gpu_sibling, gpu_alone or model (`transfer.KIND_WORDS`)
     record["mtp"] = scn.mtp
     record["acceptance"] = _finite(info["acceptance"], 4)
     record["osl"] = scn.osl

@@ -130,7 +130,8 @@ def scenario_error(info: dict, tables: dict | None = None) -> dict | None:
     """The closest measured error for a `scenario_calibration`: its calibration key's runs, else its GPU's; for the
     transferable model, the runs held out as its kind of extrapolation."""
     if info.get("basis") == "transferred":
-        return {"group": KIND_WORDS[info["kind"]], **kind_error(info["kind"], info.get("model"))}
+        gpu = info["gpu"].partition(KEY_MARK)[0]
+        return {"group": KIND_WORDS[info["kind"]], **kind_error(info["kind"], info.get("model"), gpu=gpu)}
     own = measured_error(info["spread_key"], tables, STACK_GROUPING)
     return own or measured_error(info["gpu"].partition(KEY_MARK)[0], tables)
 

@@ -255,6 +255,7 @@ def load_transfer_record(path: Path | str = TRANSFER_FILE) -> dict:
 # What each kind of extrapolation means, in the words the page and the CLI print.
 KIND_WORDS = {
     "measured": "measured GPU and model (in sample)",
+    "pair": "GPU and model each measured, never together",
     "gpu_sibling": "GPU not measured; a GPU of the same die was",
     "gpu_alone": "GPU not measured, nor any of its die",
     "model": "model not measured",
@@ -263,12 +264,17 @@ KIND_WORDS = {
 
 def extrapolation(gpu: str, model_key: str, record: dict | None = None) -> str:
     """Which kind of extrapolation a prediction for this GPU and model is (`KIND_WORDS`): an unmeasured model
-    first (the larger error), then whether the GPU or a sibling of its die was measured."""
+    first (the larger error), then whether the GPU was measured with this model ("measured"), with others only
+    ("pair"), or a sibling of its die was measured.
+
+    A record written before the measured pairs were stored (no `measured.pairs`) cannot tell a pair from a
+    measured configuration: a measured GPU and model are "measured" there, as they were then."""
     measured = (record or load_transfer_record())["measured"]
     if model_key not in measured["models"]:
         return "model"
     if gpu in measured["gpus"]:
-        return "measured"
+        pairs = measured.get("pairs")
+        return "measured" if pairs is None or (gpu, model_key) in {tuple(p) for p in pairs} else "pair"
     if any(silicon_of(g) == silicon_of(gpu) for g in measured["gpus"]):
         return "gpu_sibling"
     return "gpu_alone"
@@ -287,12 +293,14 @@ def kind_band(kind: str, metric: str, record: dict | None = None):
     return None
 
 
-def kind_error(kind: str, model_key: str | None = None, record: dict | None = None) -> dict:
+def kind_error(kind: str, model_key: str | None = None, record: dict | None = None, gpu: str | None = None) -> dict:
     """{rows, metric: [median, p90]} of |predicted / measured − 1| over the runs of this kind of extrapolation:
-    held out as that kind, or in sample for "measured" (a published model's own rows where it has some, else
-    InferenceX's). InferenceX's metrics first; the published maximum throughput where InferenceX has none."""
+    held out as that kind, or in sample for "measured" (a published model's own rows on this GPU where the record
+    scored them, else its own rows on every GPU, else InferenceX's). InferenceX's metrics first; the published
+    maximum throughput where InferenceX has none."""
     record = record or load_transfer_record()
-    own = {entry["group"]: entry for entry in record["scores"]["in-sample model"]}.get(model_key)
+    pair = {entry["group"]: entry for entry in record["scores"].get("in-sample pair", [])}.get(f"{gpu} · {model_key}")
+    own = pair or {entry["group"]: entry for entry in record["scores"]["in-sample model"]}.get(model_key)
     if kind == "measured" and own is not None and model_key != "deepseek-r1":
         return _throughput_as_per_gpu(own)
     scores = {entry["group"]: entry for entry in record["scores"]["kind"]}

@@ -274,6 +274,10 @@ def errors(tr: T.Transfer, ix: pd.DataFrame, pub: pd.DataFrame) -> pd.DataFrame:
 # Kinds of extrapolation a prediction can be, and how `held_out` measures each.
 KINDS = {
     "measured": "a configuration the fit saw (in sample)",
+    "pair": (
+        "a GPU and a model each measured, never together (each published source, and InferenceX's runs of each "
+        "GPU, held out in turn; scored on the rows whose pair that left unmeasured)"
+    ),
     "gpu_sibling": "a GPU nobody measured, whose die a measured sibling shares (each GPU held out in turn)",
     "gpu_alone": "a GPU nobody measured, with no measured sibling (each GPU held out in turn)",
     "model": "a model nobody measured (each published model held out in turn)",
@@ -284,10 +288,46 @@ def _gpus(ix: pd.DataFrame, pub: pd.DataFrame) -> set:
     return set(ix["hardware"]) | set(pub["gpu"])
 
 
+def _models(ix: pd.DataFrame, pub: pd.DataFrame) -> set:
+    return ({"deepseek-r1"} if len(ix) else set()) | set(pub["model"])
+
+
+def _pairs(ix: pd.DataFrame, pub: pd.DataFrame) -> set:
+    """The (GPU, model) pairs measured together."""
+    return {(g, "deepseek-r1") for g in ix["hardware"]} | set(zip(pub["gpu"], pub["model"], strict=True))
+
+
+def _unmeasured_pair(rest_ix: pd.DataFrame, rest_pub: pd.DataFrame, gpu, model) -> np.ndarray:
+    """For each (GPU, model): the rest measured the GPU and the model, but never that pair?"""
+    pairs, gpus, models = _pairs(rest_ix, rest_pub), _gpus(rest_ix, rest_pub), _models(rest_ix, rest_pub)
+    return np.array([(g, m) not in pairs and g in gpus and m in models for g, m in zip(gpu, model, strict=True)],
+                    dtype=bool)  # fmt: skip
+
+
+def pair_holdouts(ix: pd.DataFrame, pub: pd.DataFrame) -> list:
+    """[(name, ix rows kept, pub rows kept, ix rows scored, pub rows scored)] of the pair kind: each published
+    source held out in turn, and InferenceX's runs of each GPU (all of InferenceX at once would take every
+    closed-loop stack with it). Scored are the rows held out whose (GPU, model) pair the rest never measured while
+    it measured the GPU and the model; a hold-out with none is left out (no fit)."""
+    out = []
+    no_ix, no_pub = pd.Series(False, index=ix.index), pd.Series(False, index=pub.index)
+    groups = [(f"inferencex {g}", ix["hardware"].eq(g), no_pub) for g in sorted(set(ix["hardware"]))]
+    groups += [(s, no_ix, pub["source"].eq(s)) for s in sorted(set(pub["source"]))]
+    for name, out_ix, out_pub in groups:
+        rest_ix, rest_pub = ix[~out_ix], pub[~out_pub]
+        held_ix, held_pub = ix[out_ix], pub[out_pub]
+        score_ix = held_ix[_unmeasured_pair(rest_ix, rest_pub, held_ix["hardware"], ["deepseek-r1"] * len(held_ix))]
+        score_pub = held_pub[_unmeasured_pair(rest_ix, rest_pub, held_pub["gpu"], held_pub["model"])]
+        if len(score_ix) + len(score_pub):
+            out.append((name, rest_ix, rest_pub, score_ix, score_pub))
+    return out
+
+
 def held_out(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict) -> pd.DataFrame:
     """`errors` of every row predicted by a fit without it: each GPU's rows by a fit without that GPU (kind
     gpu_sibling or gpu_alone, by whether another GPU of its die stays in the fit), each published model's by a fit
-    without that model (kind model)."""
+    without that model (kind model), and the rows of each `pair_holdouts` hold-out whose GPU and model stay
+    measured apart (kind pair)."""
     frames = []
     for gpu in sorted(_gpus(ix, pub)):
         train_ix, train_pub = ix[ix["hardware"] != gpu], pub[pub["gpu"] != gpu]
@@ -300,6 +340,10 @@ def held_out(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict) -> pd.DataFrame:
         log.info("held out: %s", key)
         tr = fit_transfer(ix, pub[pub["model"] != key], mtp)
         frames.append(errors(tr, ix.iloc[:0], pub[pub["model"] == key]).assign(kind="model", held_out=key))
+    for name, rest_ix, rest_pub, score_ix, score_pub in pair_holdouts(ix, pub):
+        log.info("held out: %s (pairs)", name)
+        tr = fit_transfer(rest_ix, rest_pub, mtp)
+        frames.append(errors(tr, score_ix, score_pub).assign(kind="pair", held_out=name))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -421,6 +465,7 @@ def transfer_record(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict, source: str)
         "measured": {
             "gpus": sorted(_gpus(ix, pub)),
             "models": sorted({"deepseek-r1"} | set(pub["model"])),
+            "pairs": [list(p) for p in sorted(_pairs(ix, pub))],
             "stacks": sorted(tr.stack),
         },
         "kinds": KINDS,
@@ -428,10 +473,12 @@ def transfer_record(ix: pd.DataFrame, pub: pd.DataFrame, mtp: dict, source: str)
         "coverage": {"target": COVERAGE_TARGET, **coverage},
         "scores": {
             "kind": table(everything.assign(group=everything["kind"] + " · " + everything["source"]), "group"),
-            "held-out GPU": table(held[held["kind"] != "model"], "held_out"),
+            "held-out GPU": table(held[held["kind"].isin(["gpu_sibling", "gpu_alone"])], "held_out"),
+            "held-out pair": table(held[held["kind"] == "pair"], "held_out"),
             "held-out model": table(held[held["kind"] == "model"], "held_out"),
             "in-sample model": table(inside, "model"),
             "in-sample GPU": table(inside, "gpu"),
+            "in-sample pair": table(inside.assign(pair=inside["gpu"] + " · " + inside["model"]), "pair"),
         },
         "sibling_lookup": {
             "note": (
