@@ -71,6 +71,8 @@ def test_dashboard_under_prefix_renders_and_responds(browser, prefixed):
 def test_embed_page_under_prefix(browser, prefixed):
     browser.get(prefixed.url + "embed/fig5?preset=b200x8")
     figure_data(browser, 5)
-    preset = browser.execute_script("return document.querySelector('#ctl-preset').textContent;")
+    # Waited for, not read once: under load the page's controls can be drawn a moment after its figure.
+    preset = wait_js(browser, "const p = document.querySelector('#ctl-preset'); return p && p.textContent;",
+                     what="the machine shortcut")  # fmt: skip
     assert "B200" in preset, preset
     assert severe_console_errors(browser) == []
